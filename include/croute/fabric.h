@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The core's plain model of an InfiniBand subnet: nodes (CAs, switches,
+ * routers), their ports, the links between them, GUIDs, LIDs with LMC and
+ * link rates. The plugin builds it from OpenSM's subnet, the command from
+ * topology files; engines and the estimator only ever read it.
+ *
+ * Nodes are addressed by their index in fabric->nodes. A switch has ports
+ * 0..num_ports (0 is its management port, which holds the switch's LID); a
+ * CA or router has ports 1..num_ports, each with its own LID and LMC.
+ */
+#ifndef CROUTE_FABRIC_H
+#define CROUTE_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CR_NO_PATH 255		/* LFT entry: no route (OSM_NO_PATH) */
+#define CR_NO_NODE UINT32_MAX	/* no node at the other end of a port */
+#define CR_MAX_PORTS 254	/* physical ports of one node, at most */
+#define CR_MAX_UCAST_LID 0xBFFF
+#define CR_MAX_LMC 7
+
+enum cr_node_type {
+	CR_NODE_CA = 1,
+	CR_NODE_SWITCH = 2,
+	CR_NODE_ROUTER = 3,
+};
+
+/* Signalling rate of one lane; the data rate follows from the encoding. */
+enum cr_speed {
+	CR_SPEED_UNKNOWN = 0,
+	CR_SPEED_SDR,
+	CR_SPEED_DDR,
+	CR_SPEED_QDR,
+	CR_SPEED_FDR10,
+	CR_SPEED_FDR,
+	CR_SPEED_EDR,
+	CR_SPEED_HDR,
+	CR_SPEED_NDR,
+};
+
+struct cr_port {
+	uint64_t guid;		/* switches: every port has port 0's GUID */
+	uint16_t lid;		/* base LID, 0 = none (switch ports > 0) */
+	uint8_t lmc;
+	uint8_t width;		/* active lanes: 1, 2, 4, 8, 12; 0 unknown */
+	enum cr_speed speed;
+	uint32_t remote;	/* node index at the other end, or CR_NO_NODE */
+	uint8_t remote_port;
+};
+
+struct cr_node {
+	enum cr_node_type type;
+	uint8_t num_ports;
+	uint64_t guid;
+	uint64_t sysimg_guid;	/* 0 when unknown: treated as the node GUID */
+	char *desc;		/* node description, never NULL once added */
+	struct cr_port *ports;	/* num_ports + 1 entries */
+	uint32_t lft_cap;	/* switches: LFT entries it holds, 0 unknown */
+	uint32_t sw_index;	/* switches: index in fabric->switches */
+};
+
+struct cr_fabric {
+	struct cr_node *nodes;
+	uint32_t num_nodes;
+	uint32_t nodes_alloc;
+
+	/* Filled by cr_fabric_finalize(). */
+	uint32_t *switches;	/* node indices of the switches, in node order */
+	uint32_t num_switches;
+	uint16_t max_lid;	/* highest LID in use */
+	uint32_t *lid_node;	/* LID -> node, max_lid + 1 entries */
+	uint8_t *lid_port;	/* LID -> port number on that node */
+};
+
+struct cr_fabric *cr_fabric_new(void);
+void cr_fabric_free(struct cr_fabric *f);
+
+/*
+ * Adds a node and returns its index, or CR_NO_NODE (with an error logged)
+ * when num_ports is out of range or memory runs out. Port GUIDs default to
+ * the node GUID for switches and to guid + port number for CAs and routers.
+ */
+uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
+			    uint64_t guid, unsigned num_ports, const char *desc);
+
+/* Cables port pa of node a to port pb of node b. -1 if either is taken. */
+int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
+		   unsigned pb);
+
+/*
+ * Checks the model (links symmetric, LIDs unique, aligned to their LMC and
+ * within range) and builds the switch list and the LID map. Returns 0, or
+ * -1 with the reason logged. Call again after changing LIDs or links.
+ */
+int cr_fabric_finalize(struct cr_fabric *f);
+
+/*
+ * Gives every switch one LID and every CA/router port 2^lmc aligned LIDs,
+ * in node order, starting at 1; then finalizes. For fabrics without LIDs.
+ */
+int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc);
+
+/* Node with this node GUID, or CR_NO_NODE. Linear: not for inner loops. */
+uint32_t cr_fabric_find_guid(const struct cr_fabric *f, uint64_t guid);
+/* Node and port owning this port GUID, or CR_NO_NODE. */
+uint32_t cr_fabric_find_port_guid(const struct cr_fabric *f, uint64_t guid,
+				  uint8_t *port);
+
+static inline bool cr_is_switch(const struct cr_fabric *f, uint32_t n)
+{
+	return f->nodes[n].type == CR_NODE_SWITCH;
+}
+
+/* The node on the far side of port p of node n, or CR_NO_NODE. */
+static inline uint32_t cr_remote(const struct cr_fabric *f, uint32_t n,
+				 unsigned p)
+{
+	return f->nodes[n].ports[p].remote;
+}
+
+/*
+ * The switch a LID is routed to: the switch itself for a switch LID, the
+ * switch cabled to the CA/router port otherwise (CR_NO_NODE if unattached
+ * or the LID is unused). out_port, when not NULL, receives the switch port
+ * that delivers the LID (0 for the switch's own LID).
+ */
+uint32_t cr_lid_switch(const struct cr_fabric *f, uint16_t lid,
+		       uint8_t *out_port);
+
+/* Link data rate in Mb/s (4x QDR = 32000), 0 when width or speed unknown. */
+uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed);
+/* "QDR" etc.; cr_speed_parse returns CR_SPEED_UNKNOWN when not a speed. */
+const char *cr_speed_name(enum cr_speed speed);
+enum cr_speed cr_speed_parse(const char *s, size_t len);
+
+const char *cr_node_type_name(enum cr_node_type type);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Fabric generators for `croute gen`. Hosts are named so that the natural
+ * sort of their descriptions is leaf by leaf, each leaf's hosts in port
+ * order. GUIDs are deterministic (a seed changes only the wiring).
+ */
+#ifndef CROUTE_GEN_H
+#define CROUTE_GEN_H
+
+#include <croute/fabric.h>
+
+struct cr_gen_params {
+	enum cr_speed speed;	/* default QDR */
+	unsigned width;		/* default 4 */
+	uint32_t seed;
+	unsigned hca_ports;	/* ports per host (1) */
+};
+
+/* k-ary n-tree: k^n hosts, n levels of k^(n-1) switches with 2k ports. */
+struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
+				    const struct cr_gen_params *p);
+/*
+ * Two-level tree: leaves with hosts_per_leaf hosts and uplinks uplinks
+ * each, spread over spines spines (uplinks % spines == 0, or a spine gets
+ * one more); scramble: each spine's ports toward the leaves are permuted
+ * with the seed, as on directors with scrambled spine wiring.
+ */
+struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
+				   unsigned uplinks, unsigned spines,
+				   bool scramble, const struct cr_gen_params *p);
+/* dims[0] x dims[1] (x dims[2]) torus or mesh, hosts per switch. */
+struct cr_fabric *cr_gen_torus(const unsigned *dims, unsigned ndims,
+			       bool wrap, unsigned hosts_per_switch,
+			       const struct cr_gen_params *p);
+/* Random connected graph of switches with degree <= links per switch. */
+struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
+				unsigned hosts_per_switch,
+				const struct cr_gen_params *p);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The core never prints: it reports through one sink that the plugin points
+ * at OSM_LOG and the command at stderr. Errors always name what was wrong
+ * (file and line, key and value, switch GUID).
+ */
+#ifndef CROUTE_LOG_H
+#define CROUTE_LOG_H
+
+enum cr_log_level {
+	CR_LOG_ERROR = 0,
+	CR_LOG_INFO,
+	CR_LOG_VERBOSE,
+	CR_LOG_DEBUG,
+};
+
+typedef void (*cr_log_fn)(void *arg, enum cr_log_level level,
+			  const char *msg);
+
+/* Sets the sink (NULL: stderr); level: the most verbose level delivered. */
+void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level);
+void cr_log(enum cr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define cr_err(...) cr_log(CR_LOG_ERROR, __VA_ARGS__)
+#define cr_info(...) cr_log(CR_LOG_INFO, __VA_ARGS__)
+#define cr_verbose(...) cr_log(CR_LOG_VERBOSE, __VA_ARGS__)
+#define cr_debug(...) cr_log(CR_LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Port selection: the one place where a switch chooses among equally good
+ * output ports toward a LID (DESIGN.md, "Port selection"). Engines supply
+ * the candidates; this module orders them (port number, or remote node
+ * GUID with remote_guid_sorting), prefers LMC diversity, and picks the least
+ * loaded, rotated by port_shifting or scattered by scatter_ports.
+ */
+#ifndef CROUTE_PORTSEL_H
+#define CROUTE_PORTSEL_H
+
+#include <croute/routing.h>
+
+struct cr_portsel;
+
+/*
+ * The selector reads r's LFTs (for the ports already chosen for the other
+ * LIDs of the same destination port) and keeps one route counter per
+ * switch port. NULL when memory runs out.
+ */
+struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
+				  const struct cr_options *o,
+				  const struct cr_routing *r);
+void cr_portsel_free(struct cr_portsel *ps);
+
+/* Do not count this route in the balance (switch LIDs, for example). */
+#define CR_PS_NOCOUNT 0x1
+
+/*
+ * Picks one of the n candidate ports (any order; duplicates not allowed) of
+ * switch node sw for destination lid, counts the route against it unless
+ * CR_PS_NOCOUNT, and returns it. n == 0 returns CR_NO_PATH.
+ */
+uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
+			const uint8_t *cands, unsigned n, uint16_t lid,
+			unsigned flags);
+
+/* Routes counted so far on port p of switch node sw. */
+uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw,
+			  unsigned p);
+
+/*
+ * Sorts ports in place into the selector's order for switch sw (port
+ * number, or remote GUID then remote port). Engines that walk ports in a
+ * fixed order (ftree's upward groups) use it to stay consistent.
+ */
+void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw,
+		      uint8_t *ports, unsigned n);
+
+/*
+ * The order in which an engine should route destination LIDs: CA/router
+ * LIDs leaf switch by leaf switch (switches in node order), each leaf's
+ * ports in port order, all LIDs of one port together; then the switch LIDs.
+ * With o->guid_order, those port GUIDs come first in the given order.
+ * Returns the count written to *lids (allocated), or -1.
+ */
+int cr_lid_order(const struct cr_fabric *f, const struct cr_options *o,
+		 uint16_t **lids);
+
+#endif

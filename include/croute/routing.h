@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Routing results, options and the engine table.
+ *
+ * An engine reads a finalized struct cr_fabric and fills a struct
+ * cr_routing: one LFT per switch (LID -> output port, CR_NO_PATH when none)
+ * and, for engines that use virtual layers, an SL per (source switch,
+ * destination LID) and an SL-to-VL map.
+ */
+#ifndef CROUTE_ROUTING_H
+#define CROUTE_ROUTING_H
+
+#include <croute/fabric.h>
+
+struct cr_guid_list {
+	uint64_t *guids;
+	size_t count;
+};
+
+struct cr_options {
+	bool port_shifting;
+	bool remote_guid_sorting;
+	uint32_t scatter_ports;		/* seed; 0 = off */
+	struct cr_guid_list root_guids;	/* updn, ftree */
+	struct cr_guid_list cn_guids;	/* ftree compute nodes */
+	struct cr_guid_list io_guids;	/* ftree I/O nodes */
+	struct cr_guid_list guid_order;	/* order in which to route port GUIDs */
+	uint8_t lash_start_vl;
+	uint8_t max_vls;		/* operational data VLs; 0 = 8 */
+};
+
+struct cr_routing {
+	uint32_t num_nodes;
+	uint16_t max_lid;
+	uint8_t **lft;		/* per node; NULL for non-switches */
+
+	/* Engines using virtual layers (cr-lash); sl == NULL otherwise. */
+	uint8_t **sl;		/* per switch node: SL of (switch, dst LID) */
+	uint8_t num_layers;
+	uint8_t sl2vl[16];
+
+	/* Engine by-products the plugin and the command dump. */
+	uint32_t *roots;	/* updn: root switch nodes */
+	uint32_t num_roots;
+	uint32_t *ca_order;	/* ftree: LIDs of CA ports, in CA order */
+	uint32_t num_ca_order;
+};
+
+/* Allocates empty LFTs (all CR_NO_PATH) for every switch of f. */
+struct cr_routing *cr_routing_new(const struct cr_fabric *f);
+void cr_routing_free(struct cr_routing *r);
+/* Resets every LFT to CR_NO_PATH and drops SLs and by-products. */
+void cr_routing_clear(struct cr_routing *r);
+/* Allocates r->sl (all 0) for every switch. */
+int cr_routing_alloc_sl(const struct cr_fabric *f, struct cr_routing *r);
+
+/*
+ * Hop count of the routed path from switch sw to lid, following the LFTs:
+ * 0 for the switch's own LID, 1 for a CA cabled to it. Returns -1 when the
+ * path does not arrive (no entry, dead port, loop).
+ */
+int cr_routing_hops(const struct cr_fabric *f, const struct cr_routing *r,
+		    uint32_t sw, uint16_t lid);
+
+/*
+ * Fills hops[switch index][lid] (num_switches x (max_lid + 1) bytes, the
+ * caller allocates) with every switch's routed hop count, 255 where none.
+ * Linear in the LFT size: each (switch, LID) is resolved once.
+ */
+int cr_routing_hop_table(const struct cr_fabric *f, const struct cr_routing *r,
+			 uint8_t *hops);
+
+struct cr_engine {
+	const char *name;	/* "minhop": "cr-minhop" is accepted too */
+	const char *summary;
+	int (*route)(const struct cr_fabric *f, const struct cr_options *o,
+		     struct cr_routing *r);
+};
+
+/* NULL-terminated list of the engines. */
+extern const struct cr_engine *const cr_engines[];
+/* Accepts "minhop" and "cr-minhop"; NULL when unknown. */
+const struct cr_engine *cr_engine_find(const char *name);
+
+/*
+ * Runs an engine: clears r, routes, and on failure clears r again so that
+ * nothing half-done is left behind. Returns 0 or a negative value.
+ */
+int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
+	     const struct cr_options *o, struct cr_routing *r);
+
+/* Each engine's entry point (src/core/<engine>.c). */
+int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r);
+int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
+		  struct cr_routing *r);
+int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
+		   struct cr_routing *r);
+int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
+		  struct cr_routing *r);
+
+void cr_options_init(struct cr_options *o);
+void cr_options_release(struct cr_options *o);
+int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid);
+bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid);
+void cr_guid_list_release(struct cr_guid_list *l);
+
+#endif

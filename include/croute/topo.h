@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Topology and table files: ibnetdiscover-format topologies (as
+ * ibnetdiscover prints them and as ibsim reads them), OpenSM's guid2lid
+ * file, and LFTs in opensm-lfts.dump or ibroute format. Readers name the
+ * file and line of the first error and return -1; writers go through a
+ * temporary file and rename, so no half-written file is left behind.
+ */
+#ifndef CROUTE_TOPO_H
+#define CROUTE_TOPO_H
+
+#include <stdio.h>
+#include <croute/routing.h>
+
+/* Reads a topology. The fabric is finalized when it carries LIDs. */
+struct cr_fabric *cr_topo_read(const char *path);
+struct cr_fabric *cr_topo_read_file(FILE *in, const char *name);
+/* Writes f in ibnetdiscover format, with LIDs when f has them. */
+int cr_topo_write(FILE *out, const struct cr_fabric *f);
+
+/* Sets LIDs from OpenSM's guid2lid file ("0xGUID base top" lines). */
+int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f);
+
+/* LFTs as OpenSM's opensm-lfts.dump writes them. */
+int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
+		      const struct cr_routing *r);
+/* Reads opensm-lfts.dump or ibroute output into r (sized for f). */
+int cr_lft_read(const char *path, const struct cr_fabric *f,
+		struct cr_routing *r);
+
+/* fopen(path.tmp) ... cr_file_commit renames it into place. */
+FILE *cr_file_create(const char *path, char **tmp_path);
+int cr_file_commit(FILE *fp, char *tmp_path, const char *path);
+void cr_file_abort(FILE *fp, char *tmp_path);
+
+#endif

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Verification of a routing, independent of the engine that produced it.
+ *
+ * Reachability, loops and hop counts come from the hop table the LFTs
+ * imply (src/core/routing.c): a path from a CA port is the path from the
+ * switch it is cabled to, so checking (switch, LID) pairs once covers every
+ * CA port, in O(switches x LIDs).
+ *
+ * Credit loops: the channel dependency graph has a vertex per directed
+ * switch-to-switch link and an edge c1 -> c2 whenever some LID is forwarded
+ * from c1 into c2. Every switch is taken as a possible source (switches send
+ * LID-routed traffic too), which can only add dependencies. With path SLs
+ * (cr-lash), a dependency belongs to the VLs of the sources whose paths use
+ * it, and each VL's graph must be acyclic on its own.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/check.h>
+#include <croute/hops.h>
+#include <croute/log.h>
+
+struct cdg {
+	const struct cr_fabric *f;
+	uint32_t *chan_base;	/* first channel of each switch index */
+	uint32_t num_chans;
+	uint64_t *out;		/* 4 words per channel: out-port bitmap */
+};
+
+static uint32_t chan_of(const struct cdg *g, uint32_t sw, unsigned p)
+{
+	return g->chan_base[g->f->nodes[sw].sw_index] + p;
+}
+
+static int cdg_init(struct cdg *g, const struct cr_fabric *f)
+{
+	memset(g, 0, sizeof(*g));
+	g->f = f;
+	g->chan_base = malloc((f->num_switches + 1) * sizeof(*g->chan_base));
+	if (!g->chan_base)
+		return -1;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		g->chan_base[s] = g->num_chans;
+		g->num_chans += f->nodes[f->switches[s]].num_ports + 1;
+	}
+	g->chan_base[f->num_switches] = g->num_chans;
+	g->out = calloc((size_t)g->num_chans * 4 + 1, sizeof(uint64_t));
+	return g->out ? 0 : -1;
+}
+
+static void cdg_free(struct cdg *g)
+{
+	free(g->chan_base);
+	free(g->out);
+}
+
+/*
+ * Iterative DFS with three colours. Returns the number of back edges found
+ * (0: acyclic); reports the first cycle's entry channel on out.
+ */
+static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
+			   unsigned max_report)
+{
+	const struct cr_fabric *f = g->f;
+	uint8_t *colour = calloc(g->num_chans + 1, 1);
+	uint32_t *stack = malloc(((size_t)g->num_chans + 1) * 2 *
+				 sizeof(*stack));
+	uint32_t *owner = malloc(((size_t)g->num_chans + 1) * sizeof(*owner));
+	uint64_t cycles = 0;
+
+	if (!colour || !stack || !owner) {
+		cycles = UINT64_MAX;
+		goto out;
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t c = g->chan_base[s]; c < g->chan_base[s + 1]; c++)
+			owner[c] = f->switches[s];
+	for (uint32_t root = 0; root < g->num_chans; root++) {
+		uint32_t depth = 0;
+
+		if (colour[root])
+			continue;
+		colour[root] = 1;
+		stack[0] = root;
+		stack[1] = 0;	/* next out-port to look at */
+		depth = 1;
+		while (depth) {
+			uint32_t c = stack[2 * (depth - 1)];
+			uint32_t *next = &stack[2 * (depth - 1) + 1];
+			const struct cr_node *from = &f->nodes[owner[c]];
+			unsigned p = c - g->chan_base[from->sw_index];
+			uint32_t to = from->ports[p].remote;
+			bool pushed = false;
+
+			while (*next < 256 && !pushed) {
+				unsigned q = (*next)++;
+				uint32_t d;
+
+				if (!(g->out[(size_t)c * 4 + q / 64] &
+				      (1ull << (q % 64))))
+					continue;
+				d = chan_of(g, to, q);
+				if (colour[d] == 1) {
+					if (out && cycles < max_report)
+						fprintf(out,
+							"credit loop: VL %u "
+							"through '%s' port %u "
+							"-> '%s' port %u\n",
+							vl, from->desc, p,
+							f->nodes[to].desc, q);
+					cycles++;
+				} else if (!colour[d]) {
+					colour[d] = 1;
+					stack[2 * depth] = d;
+					stack[2 * depth + 1] = 0;
+					depth++;
+					pushed = true;
+				}
+			}
+			if (!pushed) {
+				colour[c] = 2;
+				depth--;
+			}
+		}
+	}
+out:
+	free(colour);
+	free(stack);
+	free(owner);
+	return cycles;
+}
+
+/*
+ * For one LID: the set of SLs whose traffic crosses each switch toward it
+ * (a bit per SL), accumulated along the in-tree of paths. Switches are
+ * visited farthest first, so a switch's set is complete before it is
+ * passed on. Without path SLs every set is bit 0.
+ */
+static void sl_masks(const struct cr_fabric *f, const struct cr_routing *r,
+		     const uint8_t *hops, uint16_t lid, uint32_t *order,
+		     uint16_t *mask)
+{
+	size_t row = (size_t)f->max_lid + 1;
+	uint32_t ns = f->num_switches, k = 0;
+	uint32_t bucket[256] = { 0 };
+
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t sw = f->switches[s];
+
+		mask[s] = r->sl && r->sl[sw] ? 1u << (r->sl[sw][lid] & 15) : 1;
+		bucket[hops[s * row + lid]]++;
+	}
+	/* Counting sort by decreasing hop count; 255 (no path) first. */
+	for (int h = 255; h >= 0; h--) {
+		uint32_t c = bucket[h];
+
+		bucket[h] = k;
+		k += c;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		order[bucket[hops[s * row + lid]]++] = s;
+	for (uint32_t i = 0; i < ns; i++) {
+		uint32_t s = order[i], sw = f->switches[s];
+		uint8_t p = r->lft[sw][lid];
+		uint32_t m;
+
+		if (hops[s * row + lid] == CR_NO_PATH || p == 0 ||
+		    p > f->nodes[sw].num_ports)
+			continue;
+		m = f->nodes[sw].ports[p].remote;
+		if (m != CR_NO_NODE && cr_is_switch(f, m))
+			mask[f->nodes[m].sw_index] |= mask[s];
+	}
+}
+
+static int check_credit_loops(const struct cr_fabric *f,
+			      const struct cr_routing *r, const uint8_t *hops,
+			      FILE *out, unsigned max_report,
+			      struct cr_check_report *rep)
+{
+	uint32_t ns = f->num_switches;
+	uint16_t *mask = malloc((ns + 1) * sizeof(*mask));
+	uint32_t *order = malloc((ns + 1) * sizeof(*order));
+	uint16_t vls_used = 0;
+	struct cdg g = { 0 };
+	int ret = -1;
+
+	if (!mask || !order || cdg_init(&g, f))
+		goto oom;
+	/* Which VLs carry traffic at all (SL2VL maps SLs onto them). */
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t sw = f->switches[s];
+
+		if (!r->sl || !r->sl[sw]) {
+			vls_used |= 1;
+			continue;
+		}
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			vls_used |= 1u << (r->sl2vl[r->sl[sw][lid] & 15] & 15);
+	}
+	for (unsigned vl = 0; vl < 16; vl++) {
+		uint64_t cycles;
+
+		if (!(vls_used & (1u << vl)))
+			continue;
+		memset(g.out, 0, (size_t)g.num_chans * 4 * sizeof(uint64_t));
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			if (f->lid_node[lid] == CR_NO_NODE)
+				continue;
+			sl_masks(f, r, hops, lid, order, mask);
+			for (uint32_t s = 0; s < ns; s++) {
+				uint32_t sw = f->switches[s], m;
+				uint8_t p = r->lft[sw][lid], q;
+				bool on_vl = false;
+
+				if (p == 0 || p == CR_NO_PATH ||
+				    p > f->nodes[sw].num_ports)
+					continue;
+				m = f->nodes[sw].ports[p].remote;
+				if (m == CR_NO_NODE || !cr_is_switch(f, m))
+					continue;
+				q = r->lft[m][lid];
+				if (q == 0 || q == CR_NO_PATH ||
+				    q > f->nodes[m].num_ports)
+					continue;
+				for (unsigned sl = 0; sl < 16; sl++)
+					if ((mask[s] & (1u << sl)) &&
+					    (r->sl ? r->sl2vl[sl] & 15 : 0) ==
+						    vl)
+						on_vl = true;
+				if (on_vl)
+					g.out[(size_t)chan_of(&g, sw, p) * 4 +
+					      q / 64] |= 1ull << (q % 64);
+			}
+		}
+		cycles = cdg_cycles(&g, out, vl, max_report);
+		if (cycles == UINT64_MAX)
+			goto oom;
+		if (cycles)
+			rep->credit_loops++;
+	}
+	ret = 0;
+	goto out;
+oom:
+	cr_err("out of memory building the channel dependency graph");
+out:
+	if (mask && order && g.f)
+		cdg_free(&g);
+	free(mask);
+	free(order);
+	return ret;
+}
+
+/* Tells a dead end from a loop, for the report. */
+static bool path_loops(const struct cr_fabric *f, const struct cr_routing *r,
+		       uint32_t sw, uint16_t lid)
+{
+	for (uint32_t i = 0; i <= f->num_switches; i++) {
+		uint8_t p = r->lft[sw][lid];
+
+		if (p == 0 || p == CR_NO_PATH || p > f->nodes[sw].num_ports)
+			return false;
+		sw = f->nodes[sw].ports[p].remote;
+		if (sw == CR_NO_NODE || !cr_is_switch(f, sw))
+			return false;
+	}
+	return true;
+}
+
+int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
+	     unsigned flags, FILE *out, unsigned max_report,
+	     struct cr_check_report *rep)
+{
+	size_t row = (size_t)f->max_lid + 1;
+	uint32_t ns = f->num_switches;
+	uint8_t *hops = malloc(row * ns + 1);
+	uint8_t *dist = NULL;
+	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
+	uint64_t sum_hops = 0, reported_u = 0, reported_m = 0;
+	int ret = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	if (!hops || !cas || cr_routing_hop_table(f, r, hops))
+		goto oom;
+	if ((flags & CR_CHECK_MINIMAL) && !(dist = cr_switch_distances(f)))
+		goto oom;
+	/* CA ports per switch: each is a source for every LID. */
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *sw = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= sw->num_ports; p++)
+			if (sw->ports[p].remote != CR_NO_NODE &&
+			    !cr_is_switch(f, sw->ports[p].remote))
+				cas[s]++;
+		if (!cas[s] && (flags & CR_CHECK_SWITCHES))
+			cas[s] = 1;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t sw = f->switches[s];
+
+		if (!cas[s])
+			continue;
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t dst = f->lid_node[lid], d;
+			uint8_t h = hops[s * row + lid];
+			uint64_t pairs = cas[s];
+
+			if (dst == CR_NO_NODE)
+				continue;
+			/* A CA port does not route to its own LIDs. */
+			if (!cr_is_switch(f, dst) &&
+			    f->nodes[dst].ports[f->lid_port[lid]].remote == sw)
+				pairs--;
+			if (!pairs)
+				continue;
+			rep->pairs += pairs;
+			if (h == CR_NO_PATH) {
+				bool loop = path_loops(f, r, sw, lid);
+
+				if (loop)
+					rep->loops += pairs;
+				else
+					rep->unreachable += pairs;
+				if (out && reported_u++ < max_report)
+					fprintf(out,
+						"%s: from '%s' to LID %u "
+						"('%s')\n",
+						loop ? "loop" : "unreachable",
+						f->nodes[sw].desc, lid,
+						f->nodes[dst].desc);
+				continue;
+			}
+			sum_hops += (uint64_t)h * pairs;
+			if (h > rep->max_hops)
+				rep->max_hops = h;
+			if (!dist)
+				continue;
+			d = cr_lid_switch(f, lid, NULL);
+			if (d == CR_NO_NODE)
+				continue;
+			if (h > dist[(size_t)s * ns + f->nodes[d].sw_index] +
+					(cr_is_switch(f, dst) ? 0 : 1)) {
+				rep->non_minimal += pairs;
+				if (out && reported_m++ < max_report)
+					fprintf(out,
+						"non-minimal: from '%s' to LID"
+						" %u ('%s'): %u hops\n",
+						f->nodes[sw].desc, lid,
+						f->nodes[dst].desc, h);
+			}
+		}
+	}
+	if (rep->pairs > rep->unreachable + rep->loops)
+		rep->avg_hops = (double)sum_hops /
+				(rep->pairs - rep->unreachable - rep->loops);
+	if ((flags & CR_CHECK_CREDIT) &&
+	    check_credit_loops(f, r, hops, out, max_report, rep))
+		goto out;
+	ret = 0;
+	goto out;
+oom:
+	cr_err("out of memory checking the routing");
+out:
+	free(hops);
+	free(dist);
+	free(cas);
+	return ret;
+}

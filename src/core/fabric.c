@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The fabric model: construction, validation and the LID map. Everything
+ * an engine reads is checked here once (links symmetric, LIDs unique and
+ * LMC-aligned), so engines can trust the model without re-validating it.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <croute/fabric.h>
+#include <croute/log.h>
+
+struct cr_fabric *cr_fabric_new(void)
+{
+	return calloc(1, sizeof(struct cr_fabric));
+}
+
+static void fabric_drop_index(struct cr_fabric *f)
+{
+	free(f->switches);
+	free(f->lid_node);
+	free(f->lid_port);
+	f->switches = NULL;
+	f->lid_node = NULL;
+	f->lid_port = NULL;
+	f->num_switches = 0;
+	f->max_lid = 0;
+}
+
+void cr_fabric_free(struct cr_fabric *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		free(f->nodes[i].desc);
+		free(f->nodes[i].ports);
+	}
+	free(f->nodes);
+	fabric_drop_index(f);
+	free(f);
+}
+
+uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
+			    uint64_t guid, unsigned num_ports, const char *desc)
+{
+	struct cr_node *n;
+
+	if (num_ports < 1 || num_ports > CR_MAX_PORTS) {
+		cr_err("node 0x%016" PRIx64 ": %u ports (1..%u allowed)", guid,
+		       num_ports, CR_MAX_PORTS);
+		return CR_NO_NODE;
+	}
+	if (f->num_nodes == f->nodes_alloc) {
+		uint32_t cap = f->nodes_alloc ? f->nodes_alloc * 2 : 64;
+		struct cr_node *nodes = realloc(f->nodes, cap * sizeof(*nodes));
+
+		if (!nodes)
+			goto oom;
+		f->nodes = nodes;
+		f->nodes_alloc = cap;
+	}
+	n = &f->nodes[f->num_nodes];
+	memset(n, 0, sizeof(*n));
+	n->type = type;
+	n->guid = guid;
+	n->sysimg_guid = guid;
+	n->num_ports = num_ports;
+	n->sw_index = CR_NO_NODE;
+	n->desc = strdup(desc ? desc : "");
+	n->ports = calloc(num_ports + 1, sizeof(*n->ports));
+	if (!n->desc || !n->ports) {
+		free(n->desc);
+		free(n->ports);
+		goto oom;
+	}
+	for (unsigned p = 0; p <= num_ports; p++) {
+		n->ports[p].guid = type == CR_NODE_SWITCH ? guid : guid + p;
+		n->ports[p].remote = CR_NO_NODE;
+	}
+	return f->num_nodes++;
+oom:
+	cr_err("out of memory adding node 0x%016" PRIx64, guid);
+	return CR_NO_NODE;
+}
+
+int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
+		   unsigned pb)
+{
+	struct cr_port *x, *y;
+
+	if (a >= f->num_nodes || b >= f->num_nodes || !pa || !pb ||
+	    pa > f->nodes[a].num_ports || pb > f->nodes[b].num_ports ||
+	    (a == b && pa == pb)) {
+		cr_err("bad link %u/%u - %u/%u", a, pa, b, pb);
+		return -1;
+	}
+	x = &f->nodes[a].ports[pa];
+	y = &f->nodes[b].ports[pb];
+	if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
+		cr_err("port %u of '%s' or port %u of '%s' is already cabled",
+		       pa, f->nodes[a].desc, pb, f->nodes[b].desc);
+		return -1;
+	}
+	x->remote = b;
+	x->remote_port = pb;
+	y->remote = a;
+	y->remote_port = pa;
+	return 0;
+}
+
+static int check_lid(struct cr_fabric *f, uint32_t n, unsigned p)
+{
+	const struct cr_port *port = &f->nodes[n].ports[p];
+	uint32_t top = (uint32_t)port->lid + (1u << port->lmc) - 1;
+
+	if (port->lmc > CR_MAX_LMC || top > CR_MAX_UCAST_LID ||
+	    (port->lid & ((1u << port->lmc) - 1))) {
+		cr_err("'%s' port %u: LID %u with LMC %u is not a valid unicast"
+		       " LID range", f->nodes[n].desc, p, port->lid, port->lmc);
+		return -1;
+	}
+	for (uint32_t lid = port->lid; lid <= top; lid++) {
+		if (f->lid_node[lid] != CR_NO_NODE) {
+			cr_err("LID %u is used by both '%s' port %u and '%s'"
+			       " port %u", lid, f->nodes[f->lid_node[lid]].desc,
+			       f->lid_port[lid], f->nodes[n].desc, p);
+			return -1;
+		}
+		f->lid_node[lid] = n;
+		f->lid_port[lid] = p;
+	}
+	return 0;
+}
+
+/* Ports that carry LIDs: port 0 of a switch, every port of a CA/router. */
+static unsigned first_lid_port(const struct cr_node *n)
+{
+	return n->type == CR_NODE_SWITCH ? 0 : 1;
+}
+
+static unsigned last_lid_port(const struct cr_node *n)
+{
+	return n->type == CR_NODE_SWITCH ? 0 : n->num_ports;
+}
+
+int cr_fabric_finalize(struct cr_fabric *f)
+{
+	uint32_t max_lid = 0;
+
+	fabric_drop_index(f);
+	f->switches = malloc((f->num_nodes + 1) * sizeof(*f->switches));
+	if (!f->switches)
+		goto oom;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *n = &f->nodes[i];
+
+		n->sw_index = CR_NO_NODE;
+		if (n->type == CR_NODE_SWITCH) {
+			n->sw_index = f->num_switches;
+			f->switches[f->num_switches++] = i;
+		}
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			const struct cr_port *x = &n->ports[p];
+
+			if (x->remote == CR_NO_NODE)
+				continue;
+			if (x->remote >= f->num_nodes ||
+			    x->remote_port > f->nodes[x->remote].num_ports ||
+			    f->nodes[x->remote].ports[x->remote_port].remote !=
+				    i ||
+			    f->nodes[x->remote].ports[x->remote_port]
+					    .remote_port != p) {
+				cr_err("link from '%s' port %u is not symmetric",
+				       n->desc, p);
+				return -1;
+			}
+		}
+		for (unsigned p = first_lid_port(n); p <= last_lid_port(n);
+		     p++) {
+			const struct cr_port *x = &n->ports[p];
+			uint32_t top;
+
+			if (!x->lid)
+				continue;
+			top = (uint32_t)x->lid + (1u << (x->lmc & 7)) - 1;
+			if (top > max_lid)
+				max_lid = top;
+		}
+	}
+	if (max_lid > CR_MAX_UCAST_LID) {
+		cr_err("LID %u is beyond the unicast range (0x%x)", max_lid,
+		       CR_MAX_UCAST_LID);
+		return -1;
+	}
+	f->max_lid = max_lid;
+	f->lid_node = malloc((max_lid + 1) * sizeof(*f->lid_node));
+	f->lid_port = calloc(max_lid + 1, sizeof(*f->lid_port));
+	if (!f->lid_node || !f->lid_port)
+		goto oom;
+	for (uint32_t l = 0; l <= max_lid; l++)
+		f->lid_node[l] = CR_NO_NODE;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct cr_node *n = &f->nodes[i];
+
+		for (unsigned p = first_lid_port(n); p <= last_lid_port(n);
+		     p++)
+			if (n->ports[p].lid && check_lid(f, i, p))
+				return -1;
+	}
+	return 0;
+oom:
+	cr_err("out of memory indexing the fabric");
+	return -1;
+}
+
+int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
+{
+	uint32_t next = 1;
+	uint32_t step = 1u << lmc;
+
+	if (lmc > CR_MAX_LMC) {
+		cr_err("LMC %u is out of range (0..%u)", lmc, CR_MAX_LMC);
+		return -1;
+	}
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *n = &f->nodes[i];
+
+		for (unsigned p = 0; p <= n->num_ports; p++) {
+			n->ports[p].lid = 0;
+			n->ports[p].lmc = 0;
+		}
+		if (n->type == CR_NODE_SWITCH) {
+			n->ports[0].lid = next++;
+			continue;
+		}
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			next = (next + step - 1) & ~(step - 1);
+			if (next + step - 1 > CR_MAX_UCAST_LID) {
+				cr_err("the fabric needs more than %u LIDs",
+				       CR_MAX_UCAST_LID);
+				return -1;
+			}
+			n->ports[p].lid = next;
+			n->ports[p].lmc = lmc;
+			next += step;
+		}
+	}
+	return cr_fabric_finalize(f);
+}
+
+uint32_t cr_fabric_find_guid(const struct cr_fabric *f, uint64_t guid)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		if (f->nodes[i].guid == guid)
+			return i;
+	return CR_NO_NODE;
+}
+
+uint32_t cr_fabric_find_port_guid(const struct cr_fabric *f, uint64_t guid,
+				  uint8_t *port)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct cr_node *n = &f->nodes[i];
+
+		for (unsigned p = first_lid_port(n); p <= last_lid_port(n);
+		     p++) {
+			if (n->ports[p].guid == guid) {
+				if (port)
+					*port = p;
+				return i;
+			}
+		}
+	}
+	return CR_NO_NODE;
+}
+
+uint32_t cr_lid_switch(const struct cr_fabric *f, uint16_t lid,
+		       uint8_t *out_port)
+{
+	uint32_t n, sw;
+	uint8_t p;
+
+	if (lid == 0 || lid > f->max_lid || f->lid_node[lid] == CR_NO_NODE)
+		return CR_NO_NODE;
+	n = f->lid_node[lid];
+	p = f->lid_port[lid];
+	if (f->nodes[n].type == CR_NODE_SWITCH) {
+		if (out_port)
+			*out_port = 0;
+		return n;
+	}
+	sw = f->nodes[n].ports[p].remote;
+	if (sw == CR_NO_NODE || f->nodes[sw].type != CR_NODE_SWITCH)
+		return CR_NO_NODE;
+	if (out_port)
+		*out_port = f->nodes[n].ports[p].remote_port;
+	return sw;
+}
+
+static const struct {
+	const char *name;
+	uint32_t lane_kbps;	/* data rate of one lane after encoding */
+} speeds[] = {
+	[CR_SPEED_UNKNOWN] = { "?", 0 },
+	[CR_SPEED_SDR] = { "SDR", 2000000 },
+	[CR_SPEED_DDR] = { "DDR", 4000000 },
+	[CR_SPEED_QDR] = { "QDR", 8000000 },
+	[CR_SPEED_FDR10] = { "FDR10", 10000000 },
+	[CR_SPEED_FDR] = { "FDR", 13636364 },
+	[CR_SPEED_EDR] = { "EDR", 25000000 },
+	[CR_SPEED_HDR] = { "HDR", 50000000 },
+	[CR_SPEED_NDR] = { "NDR", 100000000 },
+};
+
+uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed)
+{
+	if ((unsigned)speed >= sizeof(speeds) / sizeof(speeds[0]))
+		return 0;
+	return (uint32_t)(((uint64_t)width * speeds[speed].lane_kbps + 500) /
+			  1000);
+}
+
+const char *cr_speed_name(enum cr_speed speed)
+{
+	if ((unsigned)speed >= sizeof(speeds) / sizeof(speeds[0]))
+		return "?";
+	return speeds[speed].name;
+}
+
+enum cr_speed cr_speed_parse(const char *s, size_t len)
+{
+	for (unsigned i = CR_SPEED_SDR; i < sizeof(speeds) / sizeof(speeds[0]);
+	     i++)
+		if (strlen(speeds[i].name) == len &&
+		    !strncasecmp(s, speeds[i].name, len))
+			return (enum cr_speed)i;
+	return CR_SPEED_UNKNOWN;
+}
+
+const char *cr_node_type_name(enum cr_node_type type)
+{
+	switch (type) {
+	case CR_NODE_CA:
+		return "Channel Adapter";
+	case CR_NODE_SWITCH:
+		return "Switch";
+	case CR_NODE_ROUTER:
+		return "Router";
+	}
+	return "Unknown";
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Output files appear whole or not at all: everything is written under a
+ * temporary name beside the target and renamed over it at the end, so a
+ * reader (OpenSM, a test, a second croute) never sees half a file and a
+ * failure leaves the old file in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <croute/log.h>
+#include <croute/topo.h>
+
+FILE *cr_file_create(const char *path, char **tmp_path)
+{
+	static unsigned serial;
+	size_t len = strlen(path) + 64;
+	char *tmp = malloc(len);
+	FILE *fp;
+	int fd = -1;
+
+	*tmp_path = NULL;
+	if (!tmp) {
+		cr_err("%s: out of memory", path);
+		return NULL;
+	}
+	/* The pid and a counter keep concurrent writers of one path apart. */
+	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
+		snprintf(tmp, len, "%s.tmp.%ld.%u", path, (long)getpid(),
+			 serial++);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		cr_err("%s: cannot create: %s", tmp, strerror(errno));
+		free(tmp);
+		return NULL;
+	}
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		cr_err("%s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	*tmp_path = tmp;
+	return fp;
+}
+
+int cr_file_commit(FILE *fp, char *tmp_path, const char *path)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(fp) || ferror(fp))
+		err = errno ? errno : EIO;
+	if (fclose(fp) && !err)
+		err = errno ? errno : EIO;
+	if (!err && rename(tmp_path, path))
+		err = errno;
+	if (err) {
+		cr_err("%s: cannot write: %s", path, strerror(err));
+		unlink(tmp_path);
+	}
+	free(tmp_path);
+	return err ? -1 : 0;
+}
+
+void cr_file_abort(FILE *fp, char *tmp_path)
+{
+	if (fp)
+		fclose(fp);
+	if (tmp_path) {
+		unlink(tmp_path);
+		free(tmp_path);
+	}
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * GUID -> 32-bit value hash map for the file readers: fabrics of tens of
+ * thousands of nodes are looked up once per line, where the linear
+ * cr_fabric_find_guid() would make reading quadratic. Internal to the core.
+ */
+#ifndef CROUTE_GUIDMAP_H
+#define CROUTE_GUIDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CR_GUIDMAP_NONE UINT32_MAX
+
+struct cr_guidmap {
+	uint64_t *keys;
+	uint32_t *vals;		/* CR_GUIDMAP_NONE marks a free slot */
+	size_t mask;
+	size_t count;
+};
+
+int cr_guidmap_init(struct cr_guidmap *m, size_t expect);
+void cr_guidmap_release(struct cr_guidmap *m);
+/* 0 when added, 1 when the key was there (value unchanged), -1 no memory. */
+int cr_guidmap_put(struct cr_guidmap *m, uint64_t key, uint32_t val);
+uint32_t cr_guidmap_get(const struct cr_guidmap *m, uint64_t key);
+
+/* Values naming a port: node index and port number in one word. */
+static inline uint32_t cr_guidmap_port(uint32_t node, unsigned port)
+{
+	return node << 8 | port;
+}
+
+#endif

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Progressive filling, event by event. Every unfrozen flow has the same
+ * rate t, which grows from 0. A link with remaining capacity R (capacity
+ * minus its frozen flows) and n unfrozen flows saturates when t = R / n;
+ * a flow with bound b freezes when t = b. The next event is the smallest
+ * of those: the links sit in a min-heap keyed by R / n, the flows in an
+ * array sorted by bound. When a flow freezes at t, each of its links
+ * loses t of R and one of n, and R / n cannot decrease (R / n >= t), so
+ * the heap only ever sifts keys down. Each flow freezes once and touches
+ * its path's links once: O(path entries x log links) per phase, however
+ * many distinct rates there are.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <croute/log.h>
+#include "maxmin.h"
+
+#define NONE UINT32_MAX
+
+struct bound_ix {
+	double bound;
+	uint32_t flow;
+};
+
+struct cr_maxmin {
+	uint32_t num_links;
+	uint32_t gen;
+	uint32_t *stamp;	/* == gen: the link is used in this solve */
+	uint32_t *cnt;		/* unfrozen flows on the link */
+	uint32_t *first;	/* the link's flows in lflows[] */
+	uint32_t *fill;
+	double *rem;		/* capacity left by the frozen flows */
+	double *level;		/* rem / cnt: heap key */
+	uint32_t *hpos;		/* index in heap[], NONE when out */
+	uint32_t *heap;
+	uint32_t heap_len;
+	uint32_t *touched;
+
+	uint32_t *lflows;	/* link -> flows, grouped by link */
+	size_t lflows_alloc;
+	struct bound_ix *order;
+	size_t order_alloc;
+};
+
+struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
+{
+	struct cr_maxmin *m = calloc(1, sizeof(*m));
+	size_t nl = num_links ? num_links : 1;
+
+	if (!m)
+		goto oom;
+	m->num_links = num_links;
+	m->stamp = calloc(nl, sizeof(*m->stamp));
+	m->cnt = malloc(nl * sizeof(*m->cnt));
+	m->first = malloc(nl * sizeof(*m->first));
+	m->fill = malloc(nl * sizeof(*m->fill));
+	m->rem = malloc(nl * sizeof(*m->rem));
+	m->level = malloc(nl * sizeof(*m->level));
+	m->hpos = malloc(nl * sizeof(*m->hpos));
+	m->heap = malloc(nl * sizeof(*m->heap));
+	m->touched = malloc(nl * sizeof(*m->touched));
+	if (!m->stamp || !m->cnt || !m->first || !m->fill || !m->rem ||
+	    !m->level || !m->hpos || !m->heap || !m->touched)
+		goto oom;
+	return m;
+oom:
+	cr_err("out of memory for the max-min solver (%u links)", num_links);
+	cr_maxmin_free(m);
+	return NULL;
+}
+
+void cr_maxmin_free(struct cr_maxmin *m)
+{
+	if (!m)
+		return;
+	free(m->stamp);
+	free(m->cnt);
+	free(m->first);
+	free(m->fill);
+	free(m->rem);
+	free(m->level);
+	free(m->hpos);
+	free(m->heap);
+	free(m->touched);
+	free(m->lflows);
+	free(m->order);
+	free(m);
+}
+
+static void heap_set(struct cr_maxmin *m, uint32_t i, uint32_t l)
+{
+	m->heap[i] = l;
+	m->hpos[l] = i;
+}
+
+static void sift_up(struct cr_maxmin *m, uint32_t i)
+{
+	uint32_t l = m->heap[i];
+
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (m->level[m->heap[parent]] <= m->level[l])
+			break;
+		heap_set(m, i, m->heap[parent]);
+		i = parent;
+	}
+	heap_set(m, i, l);
+}
+
+static void sift_down(struct cr_maxmin *m, uint32_t i)
+{
+	uint32_t l = m->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= m->heap_len)
+			break;
+		if (c + 1 < m->heap_len &&
+		    m->level[m->heap[c + 1]] < m->level[m->heap[c]])
+			c++;
+		if (m->level[l] <= m->level[m->heap[c]])
+			break;
+		heap_set(m, i, m->heap[c]);
+		i = c;
+	}
+	heap_set(m, i, l);
+}
+
+static void heap_remove(struct cr_maxmin *m, uint32_t l)
+{
+	uint32_t i = m->hpos[l];
+	uint32_t last = m->heap[--m->heap_len];
+
+	m->hpos[l] = NONE;
+	if (last == l)
+		return;
+	heap_set(m, i, last);
+	/* rounding may move the moved key either way */
+	sift_down(m, i);
+	sift_up(m, m->hpos[last]);
+}
+
+static void freeze(struct cr_maxmin *m, const uint32_t *start,
+		   const uint32_t *path, uint32_t f, double v, double *rate)
+{
+	rate[f] = v;
+	for (uint32_t k = start[f]; k < start[f + 1]; k++) {
+		uint32_t l = path[k];
+
+		m->rem[l] -= v;
+		m->cnt[l]--;
+		if (m->hpos[l] == NONE)
+			continue;
+		if (!m->cnt[l]) {
+			heap_remove(m, l);
+			continue;
+		}
+		m->level[l] = m->rem[l] / m->cnt[l];
+		sift_down(m, m->hpos[l]);
+		sift_up(m, m->hpos[l]);
+	}
+}
+
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct bound_ix *x = a, *y = b;
+
+	if (x->bound != y->bound)
+		return x->bound < y->bound ? -1 : 1;
+	return x->flow < y->flow ? -1 : x->flow > y->flow;
+}
+
+static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
+{
+	if (entries > m->lflows_alloc) {
+		uint32_t *p = realloc(m->lflows, entries * sizeof(*p));
+
+		if (!p)
+			return -1;
+		m->lflows = p;
+		m->lflows_alloc = entries;
+	}
+	if (n > m->order_alloc) {
+		struct bound_ix *o = realloc(m->order, n * sizeof(*o));
+
+		if (!o)
+			return -1;
+		m->order = o;
+		m->order_alloc = n;
+	}
+	return 0;
+}
+
+/* Counts each link's flows and lays out link -> flows. */
+static uint32_t index_links(struct cr_maxmin *m, const double *cap, size_t n,
+			    const uint32_t *start, const uint32_t *path)
+{
+	uint32_t ntouched = 0, off = 0;
+
+	if (++m->gen == 0) {
+		for (uint32_t l = 0; l < m->num_links; l++)
+			m->stamp[l] = 0;
+		m->gen = 1;
+	}
+	for (size_t f = 0; f < n; f++) {
+		for (uint32_t k = start[f]; k < start[f + 1]; k++) {
+			uint32_t l = path[k];
+
+			if (m->stamp[l] != m->gen) {
+				m->stamp[l] = m->gen;
+				m->cnt[l] = 0;
+				m->touched[ntouched++] = l;
+			}
+			m->cnt[l]++;
+		}
+	}
+	for (uint32_t i = 0; i < ntouched; i++) {
+		uint32_t l = m->touched[i];
+
+		m->first[l] = m->fill[l] = off;
+		off += m->cnt[l];
+		m->rem[l] = cap[l];
+		m->level[l] = cap[l] / m->cnt[l];
+	}
+	for (size_t f = 0; f < n; f++)
+		for (uint32_t k = start[f]; k < start[f + 1]; k++)
+			m->lflows[m->fill[path[k]]++] = (uint32_t)f;
+	return ntouched;
+}
+
+int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
+		    const uint32_t *start, const uint32_t *path,
+		    const double *bound, double *rate)
+{
+	uint32_t ntouched;
+	size_t next = 0, nb = 0;
+	double t = 0;
+
+	if (reserve(m, n, start[n])) {
+		cr_err("out of memory solving %zu flows", n);
+		return -1;
+	}
+	ntouched = index_links(m, cap, n, start, path);
+	m->heap_len = 0;
+	for (uint32_t i = 0; i < ntouched; i++) {
+		heap_set(m, m->heap_len, m->touched[i]);
+		m->heap_len++;
+	}
+	for (uint32_t i = m->heap_len / 2; i-- > 0;)
+		sift_down(m, i);
+
+	for (size_t f = 0; f < n; f++) {
+		rate[f] = -1;
+		if (start[f] == start[f + 1]) {
+			rate[f] = bound[f];
+			continue;
+		}
+		m->order[nb].bound = bound[f];
+		m->order[nb].flow = (uint32_t)f;
+		nb++;
+	}
+	qsort(m->order, nb, sizeof(*m->order), cmp_bound);
+
+	for (;;) {
+		double next_bound, next_level;
+		uint32_t l;
+
+		while (next < nb && rate[m->order[next].flow] >= 0)
+			next++;
+		next_bound = next < nb ? m->order[next].bound : INFINITY;
+		next_level = m->heap_len ? m->level[m->heap[0]] : INFINITY;
+		if (next == nb && !m->heap_len)
+			break;
+		if (next_bound <= next_level) {
+			/* the flow reaches its bound before any link fills */
+			t = next_bound > t ? next_bound : t;
+			freeze(m, start, path, m->order[next].flow, next_bound,
+			       rate);
+			continue;
+		}
+		/* the link fills: every flow still growing on it stops */
+		l = m->heap[0];
+
+		t = next_level > t ? next_level : t;
+		heap_remove(m, l);
+		for (uint32_t k = m->first[l]; k < m->fill[l]; k++) {
+			uint32_t f = m->lflows[k];
+
+			if (rate[f] < 0)
+				freeze(m, start, path, f, t, rate);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Routing options and GUID lists shared by the plugin and the command. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/routing.h>
+
+void cr_options_init(struct cr_options *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void cr_options_release(struct cr_options *o)
+{
+	cr_guid_list_release(&o->root_guids);
+	cr_guid_list_release(&o->cn_guids);
+	cr_guid_list_release(&o->io_guids);
+	cr_guid_list_release(&o->guid_order);
+}
+
+int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid)
+{
+	uint64_t *g;
+
+	/* Grow in powers of two: count is always below the allocation. */
+	if ((l->count & (l->count - 1)) == 0) {
+		g = realloc(l->guids, (l->count ? l->count * 2 : 1) *
+					      sizeof(*g));
+		if (!g)
+			return -1;
+		l->guids = g;
+	}
+	l->guids[l->count++] = guid;
+	return 0;
+}
+
+bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid)
+{
+	for (size_t i = 0; i < l->count; i++)
+		if (l->guids[i] == guid)
+			return true;
+	return false;
+}
+
+void cr_guid_list_release(struct cr_guid_list *l)
+{
+	free(l->guids);
+	l->guids = NULL;
+	l->count = 0;
+}

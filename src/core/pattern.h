@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Phase generation for the estimator: a pattern over a host order becomes
+ * phases of concurrent flows, one phase at a time, so that memory holds
+ * only one phase. Internal to the core.
+ */
+#ifndef CROUTE_PATTERN_H
+#define CROUTE_PATTERN_H
+
+#include <croute/estimate.h>
+
+struct cr_pattern_run {
+	const struct cr_pattern *p;
+	const struct cr_hosts *h;
+	uint32_t n;		/* hosts */
+	uint32_t num_phases;
+	uint32_t phases_total;	/* shift: N - 1 even when sampled */
+	size_t max_flows;	/* the largest phase */
+	uint32_t *labels;	/* shift: the k of each phase */
+	uint32_t *perm;		/* bisect: scratch permutation */
+	uint32_t fan;		/* fanin: senders */
+	struct cr_flow *file_flows;
+	size_t num_file_flows;
+};
+
+/* -1 (logged) on error: bad flows file, fewer than two hosts, memory. */
+int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
+		     const struct cr_pattern *p, const struct cr_hosts *h);
+/* Writes phase i's flows (at most max_flows) and its label; the count. */
+size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
+			struct cr_flow *out, uint32_t *label);
+void cr_pattern_stop(struct cr_pattern_run *pr);
+
+#endif

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * OpenSM's subnet -> the core's fabric model. Nodes are taken in node GUID
+ * order, not in the order of OpenSM's maps (keyed by GUIDs in network byte
+ * order) or of discovery, so the same fabric always gives the same model
+ * and the same routing, whatever port OpenSM runs on.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#include <iba/ib_types.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_port.h>
+
+#include <croute/log.h>
+
+static int node_guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = cl_ntoh64(osm_node_get_node_guid(*(osm_node_t *const *)a));
+	uint64_t y = cl_ntoh64(osm_node_get_node_guid(*(osm_node_t *const *)b));
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of node in the sorted array, or CR_NO_NODE. */
+static uint32_t node_index(osm_node_t *const *nodes, uint32_t count,
+			   const osm_node_t *node)
+{
+	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
+	uint32_t lo = 0, hi = count;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t g = cl_ntoh64(osm_node_get_node_guid(nodes[mid]));
+
+		if (g == guid)
+			return nodes[mid] == node ? mid : CR_NO_NODE;
+		if (g < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return CR_NO_NODE;
+}
+
+static enum cr_node_type node_type(const osm_node_t *node)
+{
+	switch (osm_node_get_type(node)) {
+	case IB_NODE_TYPE_CA:
+		return CR_NODE_CA;
+	case IB_NODE_TYPE_SWITCH:
+		return CR_NODE_SWITCH;
+	case IB_NODE_TYPE_ROUTER:
+		return CR_NODE_ROUTER;
+	default:
+		return 0;
+	}
+}
+
+static uint8_t width_lanes(uint8_t link_width_active)
+{
+	switch (link_width_active) {
+	case IB_LINK_WIDTH_ACTIVE_1X:
+		return 1;
+	case IB_LINK_WIDTH_ACTIVE_2X:
+		return 2;
+	case IB_LINK_WIDTH_ACTIVE_4X:
+		return 4;
+	case IB_LINK_WIDTH_ACTIVE_8X:
+		return 8;
+	case IB_LINK_WIDTH_ACTIVE_12X:
+		return 12;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The active speed, as OpenSM itself ranks it: an extended speed (FDR and
+ * up) when the port advertises extended speeds, else FDR10 from the
+ * Mellanox extended port info, else the base speed. A switch advertises
+ * its capabilities on port 0.
+ */
+static enum cr_speed port_speed(const osm_physp_t *physp,
+				const osm_physp_t *cap_physp)
+{
+	const ib_port_info_t *pi = &physp->port_info;
+
+	if (cap_physp &&
+	    (cap_physp->port_info.capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS)) {
+		switch (ib_port_info_get_link_speed_ext_active(pi)) {
+		case IB_LINK_SPEED_EXT_ACTIVE_14:
+			return CR_SPEED_FDR;
+		case IB_LINK_SPEED_EXT_ACTIVE_25:
+			return CR_SPEED_EDR;
+		case IB_LINK_SPEED_EXT_ACTIVE_50:
+			return CR_SPEED_HDR;
+		case 8:	/* 100 Gb/s per lane, newer than these headers */
+			return CR_SPEED_NDR;
+		default:
+			break;
+		}
+	}
+	if (physp->ext_port_info.link_speed_active & FDR10)
+		return CR_SPEED_FDR10;
+	switch (ib_port_info_get_link_speed_active(pi)) {
+	case IB_LINK_SPEED_ACTIVE_2_5:
+		return CR_SPEED_SDR;
+	case IB_LINK_SPEED_ACTIVE_5:
+		return CR_SPEED_DDR;
+	case IB_LINK_SPEED_ACTIVE_10:
+		return CR_SPEED_QDR;
+	default:
+		return CR_SPEED_UNKNOWN;
+	}
+}
+
+/* Data VLs a port runs (OperationalVLs 1..5 -> 1, 2, 4, 8, 15), 0 unknown. */
+static unsigned port_data_vls(const osm_physp_t *physp)
+{
+	unsigned op = ib_port_info_get_op_vls(&physp->port_info);
+
+	if (!op || op > 5)
+		return 0;
+	return op == 5 ? 15 : 1u << (op - 1);
+}
+
+static int add_node(struct cr_fabric *f, osm_node_t *node)
+{
+	enum cr_node_type type = node_type(node);
+	unsigned num_ports = osm_node_get_num_physp(node) - 1;
+	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
+	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
+	const osm_physp_t *cap = NULL;
+	struct cr_node *n;
+	uint32_t idx;
+
+	if (!type) {
+		cr_err("node 0x%016" PRIx64 " has unknown type %u", guid,
+		       osm_node_get_type(node));
+		return -1;
+	}
+	memcpy(desc, node->node_desc.description, IB_NODE_DESCRIPTION_SIZE);
+	desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+	idx = cr_fabric_add_node(f, type, guid, num_ports, desc);
+	if (idx == CR_NO_NODE)
+		return -1;
+	n = &f->nodes[idx];
+	n->sysimg_guid = cl_ntoh64(node->node_info.sys_guid);
+	if (!n->sysimg_guid)
+		n->sysimg_guid = guid;
+	if (type == CR_NODE_SWITCH) {
+		if (!node->sw) {
+			cr_err("switch 0x%016" PRIx64 " ('%s') has no switch"
+			       " data in OpenSM", guid, desc);
+			return -1;
+		}
+		n->lft_cap = cl_ntoh16(node->sw->switch_info.lin_cap);
+		cap = osm_node_get_physp_ptr(node, 0);
+	}
+	for (unsigned p = type == CR_NODE_SWITCH ? 0 : 1; p <= num_ports;
+	     p++) {
+		const osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
+		struct cr_port *cp = &n->ports[p];
+
+		/* Undiscovered ports have no GUID: do not invent one. */
+		if (!physp || !osm_physp_is_valid(physp)) {
+			cp->guid = 0;
+			continue;
+		}
+		cp->guid = cl_ntoh64(osm_physp_get_port_guid(physp));
+		if (p == 0)
+			continue;
+		cp->width = width_lanes(physp->port_info.link_width_active);
+		cp->speed = port_speed(physp, cap ? cap : physp);
+	}
+	return 0;
+}
+
+static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
+		     uint32_t count)
+{
+	struct cr_fabric *f = imp->f;
+	unsigned vls = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		const struct cr_node *n = &f->nodes[i];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			osm_physp_t *physp = osm_node_get_physp_ptr(nodes[i], p);
+			osm_physp_t *rem;
+			uint32_t j;
+			unsigned rp;
+
+			if (!physp || !osm_physp_is_valid(physp))
+				continue;
+			rem = osm_physp_get_remote(physp);
+			if (!rem)
+				continue;
+			j = node_index(nodes, count, rem->p_node);
+			rp = osm_physp_get_port_num(rem);
+			if (j == CR_NO_NODE) {
+				cr_err("'%s' port %u leads to a node OpenSM"
+				       " does not list", n->desc, p);
+				return -1;
+			}
+			/* Each link once, from its lower end. */
+			if (j < i || (j == i && rp <= p))
+				continue;
+			if (!osm_physp_is_healthy(physp) ||
+			    !osm_physp_is_healthy(rem)) {
+				cr_verbose("link '%s' port %u - '%s' port %u is"
+					   " unhealthy, not routed", n->desc,
+					   p, f->nodes[j].desc, rp);
+				imp->unhealthy++;
+				continue;
+			}
+			if (cr_fabric_link(f, i, p, j, rp) < 0)
+				return -1;
+			if (n->type == CR_NODE_SWITCH &&
+			    f->nodes[j].type == CR_NODE_SWITCH) {
+				unsigned a = port_data_vls(physp);
+				unsigned b = port_data_vls(rem);
+
+				if (a && (!vls || a < vls))
+					vls = a;
+				if (b && (!vls || b < vls))
+					vls = b;
+			}
+		}
+	}
+	imp->max_vls = vls;
+	return 0;
+}
+
+/* LIDs as OpenSM assigned them: one osm_port_t per end port. */
+static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
+		    osm_node_t *const *nodes, uint32_t count)
+{
+	cl_qmap_t *tbl = &subn->port_guid_tbl;
+
+	for (cl_map_item_t *it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it)) {
+		osm_port_t *port = (osm_port_t *)it;
+		uint16_t lid = cl_ntoh16(osm_port_get_base_lid(port));
+		uint32_t i;
+		unsigned p;
+
+		if (!lid || !port->p_physp)
+			continue;
+		i = node_index(nodes, count, port->p_node);
+		p = osm_physp_get_port_num(port->p_physp);
+		if (i == CR_NO_NODE || p > f->nodes[i].num_ports) {
+			cr_err("port 0x%016" PRIx64 " (LID %u) belongs to no"
+			       " known node", cl_ntoh64(osm_port_get_guid(port)),
+			       lid);
+			return -1;
+		}
+		if ((f->nodes[i].type == CR_NODE_SWITCH) != (p == 0)) {
+			cr_verbose("LID %u on '%s' port %u ignored: only"
+				   " switch port 0 and CA ports carry LIDs",
+				   lid, f->nodes[i].desc, p);
+			continue;
+		}
+		f->nodes[i].ports[p].lid = lid;
+		f->nodes[i].ports[p].lmc = osm_port_get_lmc(port);
+	}
+	return 0;
+}
+
+int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp)
+{
+	osm_subn_t *subn = &osm->subn;
+	cl_qmap_t *tbl = &subn->node_guid_tbl;
+	uint32_t count = cl_qmap_count(tbl), i = 0;
+	osm_node_t **nodes;
+
+	memset(imp, 0, sizeof(*imp));
+	nodes = malloc((count ? count : 1) * sizeof(*nodes));
+	imp->f = cr_fabric_new();
+	if (!nodes || !imp->f)
+		goto oom;
+	for (cl_map_item_t *it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it))
+		nodes[i++] = (osm_node_t *)it;
+	qsort(nodes, count, sizeof(*nodes), node_guid_cmp);
+
+	for (i = 0; i < count; i++)
+		if (add_node(imp->f, nodes[i]) < 0)
+			goto fail;
+	if (add_links(imp, nodes, count) < 0 ||
+	    add_lids(imp->f, subn, nodes, count) < 0 ||
+	    cr_fabric_finalize(imp->f) < 0)
+		goto fail;
+
+	imp->sw = calloc(imp->f->num_switches ? imp->f->num_switches : 1,
+			 sizeof(*imp->sw));
+	if (!imp->sw)
+		goto oom;
+	for (i = 0; i < imp->f->num_switches; i++)
+		imp->sw[i] = nodes[imp->f->switches[i]]->sw;
+	free(nodes);
+	return 0;
+oom:
+	cr_err("out of memory importing the subnet (%u nodes)", count);
+fail:
+	cr_err("cannot import OpenSM's subnet");
+	free(nodes);
+	cr_import_release(imp);
+	return -1;
+}
+
+void cr_import_release(struct cr_import *imp)
+{
+	cr_fabric_free(imp->f);
+	free(imp->sw);
+	imp->f = NULL;
+	imp->sw = NULL;
+}

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libcroute.so: an OpenSM event plugin whose create() registers croute's
+ * engines as external routing engines (cr-minhop, cr-updn, ...). Each
+ * engine run imports the subnet, routes it with the core and writes the
+ * LFTs and hop counts back into OpenSM's switches.
+ *
+ * OpenSM calls build_lid_matrices and then ucast_build_fwd_tables for one
+ * engine, both on the sweeper thread and under its exclusive subnet lock;
+ * the next engine of the -R list runs only when one of them fails. The
+ * first step imports and routes, the second installs; a failure in either
+ * leaves the switches as OpenSM prepared them.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_version.h>
+
+#include <croute/log.h>
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error "croute is written for OpenSM's event plugin interface version 2"
+#endif
+
+/* The core's messages go to OpenSM's log, at the matching level. */
+static void log_sink(void *arg, enum cr_log_level level, const char *msg)
+{
+	static const osm_log_level_t osm_level[] = {
+		[CR_LOG_ERROR] = OSM_LOG_ERROR,
+		[CR_LOG_INFO] = OSM_LOG_INFO,
+		[CR_LOG_VERBOSE] = OSM_LOG_VERBOSE,
+		[CR_LOG_DEBUG] = OSM_LOG_DEBUG,
+	};
+	osm_log_t *log = arg;
+	osm_log_level_t l = osm_level[level];
+
+	if (osm_log_is_active(log, l))
+		osm_log(log, l, "croute: %s%s\n",
+			level == CR_LOG_ERROR ? "ERR: " : "", msg);
+}
+
+/*
+ * The core formats a message only when its level is delivered: follow
+ * OpenSM's current flags (the console can change them at run time), so
+ * debug output costs nothing unless asked for.
+ */
+static void sync_log_level(osm_opensm_t *osm)
+{
+	enum cr_log_level level = CR_LOG_ERROR;
+
+	if (osm_log_is_active(&osm->log, OSM_LOG_DEBUG))
+		level = CR_LOG_DEBUG;
+	else if (osm_log_is_active(&osm->log, OSM_LOG_VERBOSE))
+		level = CR_LOG_VERBOSE;
+	else if (osm_log_is_active(&osm->log, OSM_LOG_INFO))
+		level = CR_LOG_INFO;
+	cr_log_set(log_sink, &osm->log, level);
+}
+
+static double elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1e3 +
+	       (now.tv_nsec - start->tv_nsec) / 1e6;
+}
+
+/* Drops the stored result (and the switch pointers of a run). */
+static void run_reset(struct cr_plugin *pl)
+{
+	cr_routing_free(pl->routing);
+	cr_fabric_free(pl->fabric);
+	free(pl->run_sw);
+	pl->routing = NULL;
+	pl->fabric = NULL;
+	pl->run_sw = NULL;
+	pl->run_engine = NULL;
+	pl->installed = false;
+}
+
+static void snapshot_free(struct cr_sl_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->lid_switch);
+	free(s->sl);
+	free(s);
+}
+
+/*
+ * Replaces the engine's snapshot. Only called from the engine callbacks,
+ * under OpenSM's exclusive lock, while SA threads (path_sl) wait on the
+ * shared side of the same lock: the old snapshot has no reader left.
+ */
+static void snapshot_publish(struct cr_plugin_engine *pe,
+			     struct cr_sl_snapshot *s)
+{
+	struct cr_sl_snapshot *old;
+
+	old = __atomic_exchange_n(&pe->snap, s, __ATOMIC_ACQ_REL);
+	snapshot_free(old);
+}
+
+static struct cr_sl_snapshot *snapshot_build(const struct cr_fabric *f,
+					     const struct cr_routing *r)
+{
+	struct cr_sl_snapshot *s = calloc(1, sizeof(*s));
+	size_t row = (size_t)f->max_lid + 1;
+
+	if (!s)
+		goto oom;
+	s->max_lid = f->max_lid;
+	s->num_switches = f->num_switches;
+	s->num_layers = r->num_layers;
+	memcpy(s->sl2vl, r->sl2vl, sizeof(s->sl2vl));
+	s->lid_switch = malloc(row * sizeof(*s->lid_switch));
+	s->sl = calloc(f->num_switches ? f->num_switches : 1, row);
+	if (!s->lid_switch || !s->sl)
+		goto oom;
+	s->lid_switch[0] = UINT32_MAX;
+	for (size_t lid = 1; lid < row; lid++) {
+		uint32_t sw = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		s->lid_switch[lid] =
+			sw == CR_NO_NODE ? UINT32_MAX : f->nodes[sw].sw_index;
+	}
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		const uint8_t *sl = r->sl[f->switches[i]];
+
+		if (sl)
+			memcpy(s->sl + i * row, sl, row);
+	}
+	return s;
+oom:
+	cr_err("out of memory saving the path SLs");
+	snapshot_free(s);
+	return NULL;
+}
+
+static uint32_t lids_in_use(const struct cr_fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (f->lid_node[lid] != CR_NO_NODE)
+			n++;
+	return n;
+}
+
+/* The first step: import the subnet and route it; nothing is written. */
+static int engine_build_lid_matrices(void *context)
+{
+	struct cr_plugin_engine *pe = context;
+	struct cr_plugin *pl = pe->pl;
+	osm_opensm_t *osm = pl->osm;
+	struct cr_import imp = { 0 };
+	struct cr_routing *r = NULL;
+	struct cr_options o;
+	enum cr_fail_stage fail;
+
+	sync_log_level(osm);
+	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
+	cr_options_init(&o);
+	run_reset(pl);
+	snapshot_publish(pe, NULL);
+	/*
+	 * OpenSM prepares the switches once per sweep, not per engine: an
+	 * engine that failed before this one may have left entries behind.
+	 */
+	cr_export_clear(&osm->subn);
+
+	cr_conf_read(pl, &pl->conf);
+	fail = cr_conf_fail_stage(&pl->conf, pe->e);
+	if (fail == CR_FAIL_IMPORT) {
+		cr_err("%s: failing before the import, as croute_fail_engine"
+		       " asks (test hook)", pe->name);
+		goto fail;
+	}
+	if (cr_conf_options(pl, &pl->conf, &o) < 0)
+		goto fail;
+	if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
+		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
+			" tables this engine needs (set qos TRUE or use -Q)",
+			pe->name);
+		pl->qos_warned = true;
+	}
+	if (cr_import_subnet(osm, &imp) < 0)
+		goto fail;
+	o.max_vls = imp.max_vls;
+	if (imp.unhealthy)
+		cr_info("%s: %u links OpenSM marked unhealthy are left out",
+			pe->name, imp.unhealthy);
+
+	r = cr_routing_new(imp.f);
+	if (!r)
+		goto fail;
+	if (cr_route(pe->e, imp.f, &o, r) < 0) {
+		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
+		       pe->name, imp.f->num_switches, imp.f->num_nodes);
+		goto fail;
+	}
+	if (fail == CR_FAIL_ROUTE) {
+		cr_err("%s: failing after routing, as croute_fail_engine asks"
+		       " (test hook)", pe->name);
+		goto fail;
+	}
+	cr_options_release(&o);
+	pl->fabric = imp.f;
+	pl->run_sw = imp.sw;
+	pl->routing = r;
+	pl->run_engine = pe;
+	return 0;
+fail:
+	cr_options_release(&o);
+	cr_routing_free(r);
+	cr_import_release(&imp);
+	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
+	       pe->name, elapsed_ms(&pl->run_start));
+	return -1;
+}
+
+/* The second step: install the result of the first. */
+static int engine_build_fwd_tables(void *context)
+{
+	struct cr_plugin_engine *pe = context;
+	struct cr_plugin *pl = pe->pl;
+	osm_opensm_t *osm = pl->osm;
+	const struct cr_fabric *f = pl->fabric;
+
+	if (pl->run_engine != pe || !f || !pl->routing) {
+		cr_err("%s: asked for forwarding tables without a routing",
+		       pe->name);
+		goto fail;
+	}
+	if (cr_export(osm, f, pl->routing, pl->run_sw) < 0)
+		goto fail;
+	if (cr_conf_fail_stage(&pl->conf, pe->e) == CR_FAIL_EXPORT) {
+		cr_err("%s: failing after writing the LFTs, as"
+		       " croute_fail_engine asks (test hook)", pe->name);
+		goto fail;
+	}
+	if (pl->routing->sl) {
+		struct cr_sl_snapshot *s = snapshot_build(f, pl->routing);
+
+		if (!s)
+			goto fail;
+		snapshot_publish(pe, s);
+	}
+	/* The switch pointers are only good while OpenSM holds its lock. */
+	free(pl->run_sw);
+	pl->run_sw = NULL;
+	pl->installed = true;
+	cr_info("%s: routed %u switches, %u LIDs in %.1f ms", pe->name,
+		f->num_switches, lids_in_use(f), elapsed_ms(&pl->run_start));
+	return 0;
+fail:
+	cr_export_clear(&osm->subn);
+	snapshot_publish(pe, NULL);
+	run_reset(pl);
+	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
+	       pe->name, elapsed_ms(&pl->run_start));
+	return -1;
+}
+
+/*
+ * Called from SA threads with LIDs in network order: reads only the
+ * immutable snapshot, never the fabric or OpenSM's tables.
+ */
+static uint8_t engine_path_sl(void *context, uint8_t path_sl_hint,
+			      const ib_net16_t slid, const ib_net16_t dlid)
+{
+	struct cr_plugin_engine *pe = context;
+	const struct cr_sl_snapshot *s;
+	uint16_t src = cl_ntoh16(slid), dst = cl_ntoh16(dlid);
+	uint32_t sw;
+
+	s = __atomic_load_n(&pe->snap, __ATOMIC_ACQUIRE);
+	if (!s || !src || !dst || src > s->max_lid || dst > s->max_lid)
+		return path_sl_hint;
+	sw = s->lid_switch[src];
+	if (sw == UINT32_MAX)
+		return path_sl_hint;
+	return s->sl[(size_t)sw * ((size_t)s->max_lid + 1) + dst];
+}
+
+/* The same SL-to-VL map on every port: layers are fabric-wide. */
+static void engine_update_sl2vl(void *context, osm_physp_t *port,
+				uint8_t in_port_num, uint8_t out_port_num,
+				ib_slvl_table_t *t)
+{
+	struct cr_plugin_engine *pe = context;
+	const struct cr_sl_snapshot *s;
+
+	s = __atomic_load_n(&pe->snap, __ATOMIC_ACQUIRE);
+	if (!s || !s->num_layers)
+		return;
+	for (uint8_t sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(t, sl, s->sl2vl[sl] & 0xf);
+}
+
+/*
+ * Called once per occurrence of the engine in the -R list, with the
+ * context shared by all of them: everything is freed in plugin_delete.
+ */
+static void engine_destroy(void *context)
+{
+	struct cr_plugin_engine *pe = context;
+
+	cr_verbose("%s: engine released", pe->name);
+}
+
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	struct cr_plugin_engine *pe = re->context;
+
+	re->build_lid_matrices = engine_build_lid_matrices;
+	re->ucast_build_fwd_tables = engine_build_fwd_tables;
+	re->destroy = engine_destroy;
+	/*
+	 * Only engines with virtual layers take over SLs and SL2VL: for the
+	 * others OpenSM's own QoS choices (and use_optimized_slvl) apply.
+	 */
+	if (pe->layers) {
+		re->path_sl = engine_path_sl;
+		re->update_sl2vl = engine_update_sl2vl;
+	}
+	cr_verbose("%s: set up as OpenSM routing engine", pe->name);
+	return 0;
+}
+
+/* LASH spreads paths over virtual layers; the other engines do not. */
+static bool engine_uses_layers(const struct cr_engine *e)
+{
+	return !strcmp(e->name, "lash");
+}
+
+static void plugin_delete(void *plugin_data)
+{
+	struct cr_plugin *pl = plugin_data;
+
+	if (!pl)
+		return;
+	run_reset(pl);
+	for (unsigned i = 0; i < pl->num_engines; i++)
+		snapshot_free(pl->engines[i].snap);
+	free(pl->engines);
+	free(pl);
+	/* Messages from here on must not reach a log that is going away. */
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+}
+
+static void *plugin_create(osm_opensm_t *osm)
+{
+	struct cr_plugin *pl;
+	unsigned n = 0, registered = 0;
+	char names[CR_PLUGIN_NAME_LEN * 8] = "";
+
+	sync_log_level(osm);
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		goto oom;
+	pl->osm = osm;
+	while (cr_engines[n])
+		n++;
+	pl->engines = calloc(n ? n : 1, sizeof(*pl->engines));
+	if (!pl->engines)
+		goto oom;
+	for (unsigned i = 0; i < n; i++) {
+		struct cr_plugin_engine *pe = &pl->engines[i];
+
+		pe->pl = pl;
+		pe->e = cr_engines[i];
+		pe->layers = engine_uses_layers(pe->e);
+		snprintf(pe->name, sizeof(pe->name), "cr-%s", pe->e->name);
+	}
+	pl->num_engines = n;
+
+	/*
+	 * Registration comes last: once an engine is registered OpenSM keeps
+	 * its context, so from here on create() must not fail (OpenSM would
+	 * unload the plugin under the registered pointers) unless nothing
+	 * got registered at all.
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		struct cr_plugin_engine *pe = &pl->engines[i];
+		external_routing_engine_module_t m = {
+			.name = pe->name,
+			.setup = engine_setup,
+			.context = pe,
+		};
+		cl_status_t st;
+
+		st = osm_register_external_routing_engine(osm, &m, pe);
+		if (st != CL_SUCCESS) {
+			cr_err("cannot register routing engine %s (%s)",
+			       pe->name, CL_STATUS_MSG(st));
+			continue;
+		}
+		registered++;
+		if (strlen(names) + strlen(pe->name) + 2 < sizeof(names)) {
+			strcat(names, " ");
+			strcat(names, pe->name);
+		}
+	}
+	if (!registered) {
+		cr_err("no routing engine registered; croute is not loaded");
+		plugin_delete(pl);
+		return NULL;
+	}
+	cr_info("croute %s loaded; routing engines:%s", PACKAGE_VERSION,
+		names);
+	return pl;
+oom:
+	cr_err("out of memory loading the plugin");
+	plugin_delete(pl);
+	return NULL;
+}
+
+static void plugin_report(void *plugin_data, osm_epi_event_id_t event_id,
+			  void *event_data)
+{
+	struct cr_plugin *pl = plugin_data;
+
+	/* After the LFTs are set: the moment for croute's dump files. */
+	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		cr_report_dumps(pl);
+}
+
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = plugin_create,
+	.delete = plugin_delete,
+	.report = plugin_report,
+};

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The OpenSM adapter: the only part of croute that includes OpenSM headers.
+ * plugin.c holds the event plugin and the engine callbacks; import.c turns
+ * OpenSM's subnet into a struct cr_fabric, export.c writes a result back
+ * into the switches, conf.c reads the options, report.c writes croute's
+ * dump files.
+ */
+#ifndef CROUTE_PLUGIN_H
+#define CROUTE_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_switch.h>
+
+#include <croute/routing.h>
+
+#define CR_PLUGIN_NAME_LEN 32
+#define CR_PLUGIN_MAX_FAIL 8
+
+/* Where the croute_fail_engine test hook makes an engine run fail. */
+enum cr_fail_stage {
+	CR_FAIL_NONE = 0,
+	CR_FAIL_IMPORT,		/* before anything is written */
+	CR_FAIL_ROUTE,		/* after the engine ran */
+	CR_FAIL_EXPORT,		/* after new_lft and the hops were written */
+};
+
+struct cr_fail_rule {
+	const struct cr_engine *engine;	/* NULL: every engine */
+	enum cr_fail_stage stage;
+};
+
+/* croute's own keys from opensm.conf, re-read at every routing run. */
+struct cr_plugin_conf {
+	bool remote_guid_sorting;
+	struct cr_fail_rule fail[CR_PLUGIN_MAX_FAIL];
+	unsigned num_fail;
+};
+
+/*
+ * What path_sl and update_sl2vl read, built once per routing run and never
+ * changed afterwards: SA threads read it while the next sweep may be
+ * preparing a new one.
+ */
+struct cr_sl_snapshot {
+	uint16_t max_lid;
+	uint32_t num_switches;
+	uint32_t *lid_switch;	/* LID -> switch index, UINT32_MAX: none */
+	uint8_t *sl;		/* [switch index * (max_lid + 1) + dst LID] */
+	uint8_t num_layers;
+	uint8_t sl2vl[16];
+};
+
+struct cr_plugin;
+
+/* One registered engine; its address is the context OpenSM hands back. */
+struct cr_plugin_engine {
+	struct cr_plugin *pl;
+	const struct cr_engine *e;
+	char name[CR_PLUGIN_NAME_LEN];	/* "cr-minhop" */
+	bool layers;			/* computes path SLs and SL2VL */
+	struct cr_sl_snapshot *snap;	/* atomic pointer, NULL: none */
+};
+
+/* Bits of cr_plugin.ignored_logged, one per OpenSM option croute ignores. */
+#define CR_IGNORED_MAX 32
+
+struct cr_plugin {
+	osm_opensm_t *osm;
+	struct cr_plugin_engine *engines;
+	unsigned num_engines;
+
+	struct cr_plugin_conf conf;
+	uint32_t ignored_logged;	/* options already reported */
+	bool qos_warned;
+
+	/*
+	 * The result of the latest run: set up by build_lid_matrices,
+	 * written to the switches by ucast_build_fwd_tables, kept for the
+	 * dump files (report) until the next run. The osm_switch_t pointers
+	 * are only valid during the run (under OpenSM's exclusive lock).
+	 */
+	struct cr_plugin_engine *run_engine;
+	struct cr_fabric *fabric;
+	struct cr_routing *routing;
+	osm_switch_t **run_sw;		/* per switch index */
+	struct timespec run_start;
+	bool installed;			/* LFTs written, run succeeded */
+};
+
+/* import.c */
+struct cr_import {
+	struct cr_fabric *f;
+	osm_switch_t **sw;	/* per switch index of f */
+	uint8_t max_vls;	/* least operational data VLs of switch links */
+	unsigned unhealthy;	/* links left out: OpenSM marked them unhealthy */
+};
+
+int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp);
+void cr_import_release(struct cr_import *imp);
+
+/* export.c */
+void cr_export_clear(osm_subn_t *subn);
+int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
+	      const struct cr_routing *r, osm_switch_t *const *sw);
+
+/* conf.c */
+int cr_conf_read(struct cr_plugin *pl, struct cr_plugin_conf *c);
+int cr_conf_options(struct cr_plugin *pl, const struct cr_plugin_conf *c,
+		    struct cr_options *o);
+enum cr_fail_stage cr_conf_fail_stage(const struct cr_plugin_conf *c,
+				      const struct cr_engine *e);
+
+/* report.c */
+void cr_report_dumps(struct cr_plugin *pl);
+
+#endif

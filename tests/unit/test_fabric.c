@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the fabric model, LID assignment and hop tables. */
+#include <string.h>
+
+#include "testutil.h"
+
+static void test_add_and_link(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t sw = tu_switch(f, 4, 1), h = tu_host(f, 1);
+
+	assert_int_equal(f->nodes[sw].ports[3].guid, f->nodes[sw].guid);
+	assert_int_equal(f->nodes[h].ports[1].guid, f->nodes[h].guid + 1);
+	tu_link(f, sw, 1, h, 1);
+	/* Both ends are taken now. */
+	assert_int_equal(cr_fabric_link(f, sw, 1, h, 1), -1);
+	assert_int_equal(cr_fabric_link(f, sw, 5, h, 1), -1);
+	assert_int_equal(cr_fabric_link(f, sw, 0, h, 1), -1);
+	assert_int_equal(cr_remote(f, sw, 1), h);
+	assert_int_equal(f->nodes[h].ports[1].remote_port, 1);
+	assert_int_equal(cr_fabric_add_node(f, CR_NODE_SWITCH, 9, 0, "x"),
+			 CR_NO_NODE);
+	assert_int_equal(cr_fabric_add_node(f, CR_NODE_SWITCH, 9, 255, "x"),
+			 CR_NO_NODE);
+	cr_fabric_free(f);
+}
+
+static void test_assign_lids(void **state)
+{
+	struct cr_fabric *f = tu_two_level(2, 3, 2, NULL, 2);
+	uint8_t port;
+
+	/* 4 switches with one LID each, 6 hosts with 4 aligned LIDs each. */
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *node = &f->nodes[n];
+
+		if (node->type == CR_NODE_SWITCH) {
+			assert_int_not_equal(node->ports[0].lid, 0);
+			continue;
+		}
+		assert_int_equal(node->ports[1].lmc, 2);
+		assert_int_equal(node->ports[1].lid % 4, 0);
+		for (unsigned l = 0; l < 4; l++) {
+			assert_int_equal(f->lid_node[node->ports[1].lid + l],
+					 n);
+			assert_int_equal(f->lid_port[node->ports[1].lid + l],
+					 1);
+		}
+		/* A host's LIDs are delivered by its leaf, on its port. */
+		assert_int_equal(cr_lid_switch(f, node->ports[1].lid + 3,
+					       &port),
+				 node->ports[1].remote);
+		assert_int_equal(port, node->ports[1].remote_port);
+	}
+	assert_int_equal(f->num_switches, 4);
+	assert_true(f->max_lid >= 4 + 6 * 4);
+	assert_int_equal(cr_lid_switch(f, 0, NULL), CR_NO_NODE);
+	cr_fabric_free(f);
+}
+
+static void test_finalize_rejects(void **state)
+{
+	struct cr_fabric *f = tu_two_level(2, 2, 1, NULL, 0);
+	uint32_t h = f->lid_node[f->max_lid];
+
+	/* Duplicate LID. */
+	f->nodes[0].ports[0].lid = f->nodes[1].ports[0].lid;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	/* Misaligned for its LMC. */
+	f->nodes[h].ports[1].lmc = 1;
+	f->nodes[h].ports[1].lid |= 1;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	/* Beyond the unicast range. */
+	f->nodes[h].ports[1].lmc = 0;
+	f->nodes[h].ports[1].lid = 0xC000;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	/* Asymmetric link. */
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	f->nodes[h].ports[1].remote_port = 7;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	cr_fabric_free(f);
+	/* LMC beyond 7. */
+	f = tu_two_level(1, 1, 1, NULL, 0);
+	assert_int_equal(cr_fabric_assign_lids(f, 8), -1);
+	cr_fabric_free(f);
+}
+
+static void test_link_rates(void **state)
+{
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_QDR), 32000);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_EDR), 100000);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_FDR), 54545);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_HDR), 200000);
+	assert_int_equal(cr_link_rate_mbps(1, CR_SPEED_SDR), 2000);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_UNKNOWN), 0);
+	assert_int_equal(cr_link_rate_mbps(0, CR_SPEED_QDR), 0);
+	assert_int_equal(cr_speed_parse("qdr", 3), CR_SPEED_QDR);
+	assert_int_equal(cr_speed_parse("FDR10", 5), CR_SPEED_FDR10);
+	assert_int_equal(cr_speed_parse("FDR10", 3), CR_SPEED_FDR);
+	assert_int_equal(cr_speed_parse("XDR", 3), CR_SPEED_UNKNOWN);
+	assert_string_equal(cr_speed_name(CR_SPEED_EDR), "EDR");
+}
+
+static void test_engine_names(void **state)
+{
+	assert_non_null(cr_engine_find("minhop"));
+	assert_ptr_equal(cr_engine_find("cr-minhop"),
+			 cr_engine_find("minhop"));
+	assert_non_null(cr_engine_find("cr-updn"));
+	assert_non_null(cr_engine_find("ftree"));
+	assert_non_null(cr_engine_find("lash"));
+	assert_null(cr_engine_find("cr-"));
+	assert_null(cr_engine_find("file"));
+	assert_null(cr_engine_find(NULL));
+}
+
+/* Hop tables follow the LFTs, including dead ends and loops. */
+static void test_hop_table(void **state)
+{
+	struct cr_fabric *f = tu_ring(4);
+	struct cr_routing *r = tu_route(f, "minhop", NULL);
+	size_t row = f->max_lid + 1;
+	uint8_t *hops = malloc(row * f->num_switches);
+	uint16_t lid0 = f->nodes[0].ports[0].lid;
+	uint16_t host2 = f->nodes[f->nodes[2].ports[3].remote].ports[1].lid;
+
+	assert_int_equal(cr_routing_hop_table(f, r, hops), 0);
+	assert_int_equal(hops[0 * row + lid0], 0);
+	assert_int_equal(hops[1 * row + lid0], 1);
+	assert_int_equal(hops[2 * row + lid0], 2);
+	assert_int_equal(hops[2 * row + host2], 1);
+	assert_int_equal(hops[0 * row + host2], 3);
+	assert_int_equal(cr_routing_hops(f, r, 0, host2), 3);
+	assert_int_equal(cr_routing_hops(f, r, 2, lid0), 2);
+
+	/* A loop between switches 0 and 1 toward host 2. */
+	r->lft[0][host2] = 1;	/* 0 -> 1 */
+	r->lft[1][host2] = 2;	/* 1 -> 0 */
+	assert_int_equal(cr_routing_hop_table(f, r, hops), 0);
+	assert_int_equal(hops[0 * row + host2], CR_NO_PATH);
+	assert_int_equal(hops[1 * row + host2], CR_NO_PATH);
+	assert_int_equal(hops[2 * row + host2], 1);
+	assert_int_equal(cr_routing_hops(f, r, 0, host2), -1);
+	/* A dead end: port 0 delivers only the switch's own LID. */
+	r->lft[3][host2] = 0;
+	assert_int_equal(cr_routing_hops(f, r, 3, host2), -1);
+	free(hops);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_and_link),
+		cmocka_unit_test(test_assign_lids),
+		cmocka_unit_test(test_finalize_rejects),
+		cmocka_unit_test(test_link_rates),
+		cmocka_unit_test(test_engine_names),
+		cmocka_unit_test(test_hop_table),
+	};
+
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

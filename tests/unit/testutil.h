@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Small fabric builders for unit tests, independent of the generators so
+ * that the generators themselves can be tested against them.
+ */
+#ifndef CROUTE_TESTUTIL_H
+#define CROUTE_TESTUTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <croute/fabric.h>
+#include <croute/log.h>
+#include <croute/routing.h>
+
+static inline uint32_t tu_switch(struct cr_fabric *f, unsigned ports,
+				 uint64_t guid)
+{
+	char desc[32];
+	uint32_t n;
+
+	snprintf(desc, sizeof(desc), "sw%04llu", (unsigned long long)guid);
+	n = cr_fabric_add_node(f, CR_NODE_SWITCH, 0x100000 + guid, ports,
+			       desc);
+	assert_int_not_equal(n, CR_NO_NODE);
+	return n;
+}
+
+static inline uint32_t tu_host(struct cr_fabric *f, uint64_t guid)
+{
+	char desc[32];
+	uint32_t n;
+
+	snprintf(desc, sizeof(desc), "h%04llu", (unsigned long long)guid);
+	n = cr_fabric_add_node(f, CR_NODE_CA, 0x200000 + guid * 4, 1, desc);
+	assert_int_not_equal(n, CR_NO_NODE);
+	return n;
+}
+
+static inline void tu_link(struct cr_fabric *f, uint32_t a, unsigned pa,
+			   uint32_t b, unsigned pb)
+{
+	assert_int_equal(cr_fabric_link(f, a, pa, b, pb), 0);
+	f->nodes[a].ports[pa].width = f->nodes[b].ports[pb].width = 4;
+	f->nodes[a].ports[pa].speed = f->nodes[b].ports[pb].speed =
+		CR_SPEED_QDR;
+}
+
+/*
+ * Two-level tree: `leaves` leaves with `hosts` hosts on ports 1..hosts and
+ * `spines` uplinks on ports hosts+1..; leaf l's uplink u goes to spine u,
+ * port l + 1, or to a permuted port when perm (spine-major, leaves x
+ * spines entries) is given.
+ */
+static inline struct cr_fabric *tu_two_level(unsigned leaves, unsigned hosts,
+					     unsigned spines,
+					     const unsigned *perm, unsigned lmc)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t *leaf = calloc(leaves, sizeof(*leaf));
+	uint32_t *spine = calloc(spines, sizeof(*spine));
+	uint64_t g = 1;
+
+	for (unsigned s = 0; s < spines; s++)
+		spine[s] = tu_switch(f, leaves, 1000 + s);
+	for (unsigned l = 0; l < leaves; l++) {
+		leaf[l] = tu_switch(f, hosts + spines, g++);
+		for (unsigned h = 0; h < hosts; h++)
+			tu_link(f, leaf[l], h + 1, tu_host(f, l * hosts + h),
+				1);
+	}
+	for (unsigned s = 0; s < spines; s++)
+		for (unsigned l = 0; l < leaves; l++)
+			tu_link(f, leaf[l], hosts + 1 + s, spine[s],
+				1 + (perm ? perm[s * leaves + l] : l));
+	free(leaf);
+	free(spine);
+	assert_int_equal(cr_fabric_assign_lids(f, lmc), 0);
+	return f;
+}
+
+/* A ring of n switches (ports 1 and 2) with one host each on port 3. */
+static inline struct cr_fabric *tu_ring(unsigned n)
+{
+	struct cr_fabric *f = cr_fabric_new();
+
+	for (unsigned i = 0; i < n; i++)
+		tu_switch(f, 3, i + 1);
+	for (unsigned i = 0; i < n; i++)
+		tu_link(f, i, 1, (i + 1) % n, 2);
+	for (unsigned i = 0; i < n; i++)
+		tu_link(f, i, 3, tu_host(f, i), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+/* Routes f with the named engine and default options, asserting success. */
+static inline struct cr_routing *tu_route(const struct cr_fabric *f,
+					  const char *engine,
+					  const struct cr_options *opts)
+{
+	struct cr_options defaults;
+	struct cr_routing *r = cr_routing_new(f);
+
+	cr_options_init(&defaults);
+	assert_non_null(r);
+	assert_int_equal(cr_route(cr_engine_find(engine), f,
+				  opts ? opts : &defaults, r),
+			 0);
+	return r;
+}
+
+#endif
