@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <croute/routing.h>
 
-/* ---- penalty factors ---------------------------------------------------- */
+/* ---- penalty factors -------------------------------------------------- */
 
 struct cr_penalty {
 	double be;	/* βe: reception */
@@ -35,7 +35,7 @@ void cr_penalty_default(struct cr_penalty *p);
  */
 int cr_penalty_parse(const char *s, const char *what, struct cr_penalty *p);
 
-/* ---- endpoints and host order ------------------------------------------- */
+/* ---- endpoints and host order ----------------------------------------- */
 
 /* A CA port: the source of a flow, or one host of a pattern. */
 struct cr_endpoint {
@@ -77,10 +77,10 @@ void cr_hosts_free(struct cr_hosts *h);
  */
 int cr_natural_cmp(const char *a, const char *b);
 
-/* ---- patterns ------------------------------------------------------------ */
+/* ---- patterns --------------------------------------------------------- */
 
 enum cr_pattern_kind {
-	CR_PAT_SHIFT,		/* phase k: host i sends to host (i + k) mod N */
+	CR_PAT_SHIFT,		/* phase k: host i sends to host i + k mod N */
 	CR_PAT_BISECT,		/* random perfect matchings, both directions */
 	CR_PAT_ALLTOALL,	/* one phase, every host to every other */
 	CR_PAT_FANIN,		/* k hosts to one, then that one to the k */
@@ -113,7 +113,7 @@ void cr_pattern_release(struct cr_pattern *p);
 void cr_pattern_list_free(struct cr_pattern *pats, int n);
 const char *cr_pattern_kind_name(enum cr_pattern_kind kind);
 
-/* ---- flows ---------------------------------------------------------------- */
+/* ---- flows ------------------------------------------------------------ */
 
 struct cr_flow {
 	uint32_t src_node;	/* a CA or router */
@@ -139,7 +139,7 @@ int cr_endpoint_parse(const struct cr_ep_index *ix, const char *tok,
 int cr_flows_read(const struct cr_fabric *f, const char *path,
 		  struct cr_flow **flows, size_t *n);
 
-/* ---- the estimator --------------------------------------------------------- */
+/* ---- the estimator ---------------------------------------------------- */
 
 struct cr_est_params {
 	struct cr_penalty pen;
@@ -185,6 +185,11 @@ struct cr_flow_est {
  * Scores one phase of n concurrent flows; out (n entries, may be NULL)
  * receives the detail. Returns the number of flows that do not arrive, or
  * -1 (logged) when memory runs out.
+ *
+ * Counting (Δs, Δe, Φ, Ω) is per node and covers the flows that arrive at
+ * another node: a flow that does not arrive moves nothing and gets rate
+ * 0; a flow between two ports of one CA is not network contention and
+ * keeps penalty 1, as SimGrid ignores such comms.
  */
 long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 		  struct cr_flow_est *out);
@@ -262,7 +267,7 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 				 const struct cr_hosts *hosts);
 void cr_est_result_free(struct cr_est_result *res);
 
-/* ---- reports --------------------------------------------------------------- */
+/* ---- reports ---------------------------------------------------------- */
 
 /* One line for a log: name, flows, avg and min, hottest link, unrouted. */
 void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len);

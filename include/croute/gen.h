@@ -22,8 +22,9 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 /*
  * Two-level tree: leaves with hosts_per_leaf hosts and uplinks uplinks
  * each, spread over spines spines (uplinks % spines == 0, or a spine gets
- * one more); scramble: each spine's ports toward the leaves are permuted
- * with the seed, as on directors with scrambled spine wiring.
+ * one more); scramble: each leaf's uplink ports reach the spines in an
+ * order permuted with the seed, and each spine's ports toward the leaves
+ * are permuted too, as on directors with scrambled spine wiring.
  */
 struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
 				   unsigned uplinks, unsigned spines,

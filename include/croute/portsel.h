@@ -25,6 +25,11 @@ void cr_portsel_free(struct cr_portsel *ps);
 
 /* Do not count this route in the balance (switch LIDs, for example). */
 #define CR_PS_NOCOUNT 0x1
+/*
+ * The engine routes LIDs in cr_lid_order(): with port_shifting, spread by
+ * destination (D-mod-k, see portsel.c) instead of OpenSM's rotation.
+ */
+#define CR_PS_SPREAD 0x2
 
 /*
  * Picks one of the n candidate ports (any order; duplicates not allowed) of

@@ -37,7 +37,7 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 			break;
 	}
 	if (fd < 0) {
-		cr_err("%s: cannot create: %s", tmp, strerror(errno));
+		cr_err("%s: cannot create: %s", path, strerror(errno));
 		free(tmp);
 		return NULL;
 	}

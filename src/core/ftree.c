@@ -1,11 +1,493 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Placeholder until the cr-ftree engine lands: refuses every fabric. */
+/*
+ * cr-ftree: fat-tree routing, congestion free for shift patterns.
+ *
+ * ftree_rank.c ranks the switches (roots 0, leaves highest) and refuses
+ * anything with a link between non-adjacent ranks. Compute-node ports are
+ * then numbered leaf by leaf (leaves in topology order, each leaf padded to
+ * the fullest leaf as OpenSM does with its dummy CAs), each leaf's ports in
+ * port order: that is the CA order, published in r->ca_order.
+ *
+ * Every destination switch D is routed in one pass over the switches:
+ * its ancestors (switches reachable upward from D) go down toward D, every
+ * other switch goes up toward the nearest ancestor, counting up-hops u().
+ * Among the parents one up-hop closer, the choice is D-mod-k: a switch at
+ * height h takes slot (index / divisor[h] + lmc offset) mod slots of its
+ * class, a slot being a parent shared by the whole class in GUID order.
+ * On a full-bisection tree in CA order this is the classic D-mod-k routing:
+ * every destination has one spanning tree, all its routes enter the leaf's
+ * ancestors through it, and no shift permutation puts two flows on a link.
+ * Parallel links count as parents of their own: the slot's link is digit
+ * / slots, and the link down from an ancestor is the one its child would
+ * take up, so a shift never doubles up on one cable either. When the
+ * slot's parent is no closer (failed link or switch), the port selection
+ * module picks the least loaded of the closer parents' ports, so degraded
+ * trees are routed with balance degrading gracefully. The further LIDs of
+ * a port (LMC) shift every digit by their offset, and so leave on
+ * disjoint upward paths where the tree has the ports.
+ *
+ * Guarantees: all CA routes are minimal up*-down* paths by rank, hence
+ * credit-loop free; every CA-attached switch reaches every CA LID, or the
+ * engine fails naming the switches. Switch LIDs are routed the same way but
+ * not counted in the balance; the few switch pairs without an up/down path
+ * (two roots, say) are sent, as in OpenSM, through one leaf that reaches
+ * every root. I/O nodes are routed after the compute nodes, so they do not
+ * move compute-node routes.
+ *
+ * Cost: O(links) per destination switch plus O(switches) per LID, with no
+ * scan over the ports of every switch per LID.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/portsel.h>
+
+#include "ftree_int.h"
+
+struct ft_dest {
+	uint16_t lid;
+	uint8_t dport;		/* D's port delivering it; 0 for D's own LID */
+	uint8_t offset;		/* LMC offset within the port's LIDs */
+	bool is_ca;
+	unsigned flags;		/* CR_PS_NOCOUNT for switch LIDs */
+	/* D-mod-k digit per height: index / divisor + LMC offset */
+	uint32_t digit[FT_MAX_HEIGHT + 1];
+	/* digit % and / the height's common slot count, precomputed */
+	uint32_t slot[FT_MAX_HEIGHT + 1];
+	uint32_t link[FT_MAX_HEIGHT + 1];
+};
+
+struct ft_router {
+	struct ft ft;
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_portsel *ps;
+	uint32_t *stamp;	/* == cur: an ancestor of D */
+	uint32_t cur;
+	uint8_t *u;		/* up-hops to the nearest ancestor */
+	uint32_t *dfirst;	/* ancestors: a group down toward D */
+	uint16_t *dcount;	/* ancestors: how many such groups */
+	uint32_t *queue;
+	bool *done;		/* switch LIDs routed */
+	bool need_turn;		/* some switch has no up/down path somewhere */
+	struct ft_dest *dests;
+	unsigned ndests;
+	unsigned cap_dests;
+};
+
+static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
+		    uint8_t offset, bool is_ca, unsigned flags, uint64_t idx)
+{
+	struct ft_dest *d;
+
+	if (rt->ndests == rt->cap_dests) {
+		unsigned cap = rt->cap_dests ? 2 * rt->cap_dests : 64;
+
+		d = realloc(rt->dests, cap * sizeof(*d));
+		if (!d)
+			return -1;
+		rt->dests = d;
+		rt->cap_dests = cap;
+	}
+	d = &rt->dests[rt->ndests++];
+	d->lid = lid;
+	d->dport = dport;
+	d->offset = offset;
+	d->is_ca = is_ca;
+	d->flags = flags;
+	for (int h = 0; h <= rt->ft.max_rank; h++) {
+		uint32_t c = rt->ft.common_slots[h];
+
+		d->digit[h] = (uint32_t)(idx / rt->ft.radix_div[h]) + offset;
+		d->slot[h] = c ? d->digit[h] % c : 0;
+		d->link[h] = c ? d->digit[h] / c : d->digit[h];
+	}
+	return 0;
+}
+
+/* All LIDs of port p of node n, delivered by D's port dport. */
+static int add_port(struct ft_router *rt, uint32_t n, unsigned p,
+		    uint8_t dport, bool is_ca, unsigned flags, uint64_t idx)
+{
+	const struct cr_port *port = &rt->f->nodes[n].ports[p];
+
+	if (!port->lid)
+		return 0;
+	for (unsigned k = 0; k < (1u << port->lmc); k++)
+		if (port->lid + k <= rt->f->max_lid &&
+		    add_dest(rt, port->lid + k, dport, k, is_ca, flags, idx))
+			return -1;
+	return 0;
+}
+
+/* Marks D's ancestors and counts everyone's up-hops to the nearest one. */
+static void mark_ancestors(struct ft_router *rt, uint32_t d)
+{
+	struct ft *ft = &rt->ft;
+	uint32_t n = 0;
+
+	rt->cur++;
+	rt->stamp[d] = rt->cur;
+	rt->dcount[d] = 0;
+	rt->queue[n++] = d;
+	for (uint32_t head = 0; head < n; head++) {
+		uint32_t x = rt->queue[head];
+		const struct ft_group *g = ft_up(ft, x);
+
+		for (unsigned i = 0; i < ft->sw[x].nup; i++) {
+			uint32_t p = g[i].remote;
+
+			if (rt->stamp[p] != rt->cur) {
+				rt->stamp[p] = rt->cur;
+				rt->dcount[p] = 0;
+				rt->queue[n++] = p;
+			}
+			rt->dcount[p]++;
+			rt->dfirst[p] = g[i].rev;
+		}
+	}
+	for (uint32_t i = 0; i < ft->ns; i++) {
+		uint32_t s = ft->by_rank[i];
+		const struct ft_group *g = ft_up(ft, s);
+		unsigned best = FT_INF;
+
+		if (rt->stamp[s] == rt->cur) {
+			rt->u[s] = 0;
+			continue;
+		}
+		for (unsigned j = 0; j < ft->sw[s].nup; j++)
+			if (rt->u[g[j].remote] + 1u < best)
+				best = rt->u[g[j].remote] + 1u;
+		rt->u[s] = best;
+	}
+}
+
+/* Ports of s's groups (up or down) leading to switches with u == want. */
+static unsigned gather(const struct ft_router *rt, uint32_t s, bool up,
+		       unsigned want, uint8_t *cands)
+{
+	const struct ft *ft = &rt->ft;
+	const struct ft_group *g = up ? ft_up(ft, s) : ft_down(ft, s);
+	unsigned ng = up ? ft->sw[s].nup : ft->sw[s].ndown, n = 0;
+
+	for (unsigned i = 0; i < ng; i++) {
+		if (rt->u[g[i].remote] != want)
+			continue;
+		if (!up && rt->stamp[g[i].remote] != rt->cur)
+			continue;
+		memcpy(cands + n, ft->ports + g[i].first, g[i].nports);
+		n += g[i].nports;
+	}
+	return n;
+}
+
+/*
+ * Link number `digit` (mod the group's size) of a group, in the port
+ * selection order. D-mod-k choices are not counted in the port selection
+ * module: its least-loaded picks only settle what D-mod-k cannot (failed
+ * links), and every slot carries the same D-mod-k load anyway.
+ */
+static inline uint8_t take(const struct ft *ft, const struct ft_group *g,
+			   uint32_t digit)
+{
+	if (g->nports == 1)
+		return ft->ports[g->first];
+	return ft->ports[g->first + digit % g->nports];
+}
+
+static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
+{
+	struct ft *ft = &rt->ft;
+	const struct ft_sw *sw = &ft->sw[s];
+	uint8_t *lft = rt->r->lft[sw->node];
+	uint8_t cands[CR_MAX_PORTS + 1];
+	unsigned nc = 0, us = rt->u[s];
+	int h = ft_height(ft, s);
+	const struct ft_group *up = ft_up(ft, s);
+	const int32_t *slots = ft->slots + sw->slot;
+	bool gathered = false;
+
+	if (s == d) {
+		for (unsigned i = 0; i < rt->ndests; i++)
+			lft[rt->dests[i].lid] = rt->dests[i].dport;
+		return 0;
+	}
+	if (us == 0) {
+		const struct ft_group *g = &ft->groups[rt->dfirst[s]];
+		const struct ft_sw *c = &ft->sw[g->remote];
+
+		if (rt->dcount[s] > 1) {
+			/* Several children lead to D: spread over all. */
+			nc = gather(rt, s, false, 0, cands);
+			for (unsigned i = 0; i < rt->ndests; i++)
+				lft[rt->dests[i].lid] = cr_portsel_pick(
+					rt->ps, sw->node, cands, nc,
+					rt->dests[i].lid, rt->dests[i].flags);
+			return 0;
+		}
+		/*
+		 * Parallel links down: the one the child would take up for
+		 * this destination, so that the flows a shift brings down
+		 * here stay on distinct cables.
+		 */
+		for (unsigned i = 0; i < rt->ndests; i++) {
+			const struct ft_dest *t = &rt->dests[i];
+			uint32_t x = t->link[h - 1];
+
+			if (c->nslots != ft->common_slots[h - 1])
+				x = t->digit[h - 1] / c->nslots;
+			lft[t->lid] = take(ft, g, x);
+		}
+		return 0;
+	}
+	if (us == FT_INF) {
+		for (unsigned i = 0; i < rt->ndests && sw->has_ca; i++) {
+			if (!rt->dests[i].is_ca)
+				continue;
+			cr_err("cr-ftree: switch 0x%016llx (rank %d) has CAs but no up/down path to LID %u on switch 0x%016llx (rank %d): not a routable fat tree",
+			       (unsigned long long)ft_guid(ft, s), sw->rank,
+			       rt->dests[i].lid,
+			       (unsigned long long)ft_guid(ft, d),
+			       ft->sw[d].rank);
+			return -1;
+		}
+		rt->need_turn = true;
+		return 0;
+	}
+	for (unsigned i = 0; i < rt->ndests; i++) {
+		const struct ft_dest *t = &rt->dests[i];
+		uint32_t slot = t->slot[h], link = t->link[h];
+
+		if (sw->nslots && sw->nslots != ft->common_slots[h]) {
+			slot = t->digit[h] % sw->nslots;
+			link = t->digit[h] / sw->nslots;
+		}
+		if (sw->nslots) {
+			int32_t j = slots[slot];
+			const struct ft_group *g = up + (j < 0 ? 0 : j);
+
+			if (j >= 0 && rt->u[g->remote] == us - 1) {
+				lft[t->lid] = take(ft, g, link);
+				continue;
+			}
+		}
+		if (!gathered) {
+			nc = gather(rt, s, true, us - 1, cands);
+			gathered = true;
+		}
+		lft[t->lid] = cr_portsel_pick(rt->ps, sw->node, cands, nc,
+					      t->lid, t->flags);
+	}
+	return 0;
+}
+
+/* Routes rt->dests, all delivered by switch d, on every switch. */
+static int route_dests(struct ft_router *rt, uint32_t d)
+{
+	if (!rt->ndests)
+		return 0;
+	mark_ancestors(rt, d);
+	for (uint32_t s = 0; s < rt->ft.ns; s++)
+		if (route_switch(rt, d, s))
+			return -1;
+	rt->ndests = 0;
+	return 0;
+}
+
+static int add_own_lids(struct ft_router *rt, uint32_t s)
+{
+	if (rt->done[s])
+		return 0;
+	rt->done[s] = true;
+	return add_port(rt, rt->ft.sw[s].node, 0, 0, false, CR_PS_NOCOUNT, s);
+}
+
+/* Compute nodes, leaf by leaf in CA order; each leaf's own LID with them. */
+static int route_cns(struct ft_router *rt)
+{
+	struct ft *ft = &rt->ft;
+	const struct cr_fabric *f = rt->f;
+	uint32_t *order = malloc(((size_t)f->max_lid + 1) * sizeof(*order));
+	uint32_t norder = 0;
+
+	if (!order)
+		return -1;
+	for (uint32_t i = 0; i < ft->nleaves; i++) {
+		uint32_t s = ft->leaves[i];
+		const struct cr_node *n = &f->nodes[ft->sw[s].node];
+		uint64_t idx = (uint64_t)i * ft->max_cn_per_leaf;
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+			uint8_t rp = n->ports[p].remote_port;
+
+			if (m == CR_NO_NODE || cr_is_switch(f, m) ||
+			    !ft_is_cn(ft, m, rp))
+				continue;
+			if (f->nodes[m].ports[rp].lid)
+				order[norder++] = f->nodes[m].ports[rp].lid;
+			if (add_port(rt, m, rp, p, true, 0, idx++))
+				goto fail;
+		}
+		if (add_own_lids(rt, s) || route_dests(rt, s))
+			goto fail;
+	}
+	rt->r->ca_order = order;
+	rt->r->num_ca_order = norder;
+	return 0;
+fail:
+	free(order);
+	return -1;
+}
+
+/* I/O and other non-compute ports, after the compute nodes; then switches. */
+static int route_rest(struct ft_router *rt)
+{
+	struct ft *ft = &rt->ft;
+	const struct cr_fabric *f = rt->f;
+	uint64_t idx = (uint64_t)ft->nleaves * ft->max_cn_per_leaf;
+
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		const struct cr_node *n = &f->nodes[ft->sw[s].node];
+
+		for (unsigned p = 1; p <= n->num_ports && ft->sw[s].has_ca;
+		     p++) {
+			uint32_t m = n->ports[p].remote;
+			uint8_t rp = n->ports[p].remote_port;
+
+			if (m == CR_NO_NODE || cr_is_switch(f, m) ||
+			    ft_is_cn(ft, m, rp))
+				continue;
+			if (add_port(rt, m, rp, p, true, 0, idx++))
+				return -1;
+		}
+		if (rt->ndests && (add_own_lids(rt, s) || route_dests(rt, s)))
+			return -1;
+	}
+	for (uint32_t s = 0; s < ft->ns; s++)
+		if (add_own_lids(rt, s) || route_dests(rt, s))
+			return -1;
+	return 0;
+}
+
+/* Number of root switches reachable upward from switch s. */
+static uint32_t roots_above(struct ft_router *rt, uint32_t s)
+{
+	struct ft *ft = &rt->ft;
+	uint32_t n = 0, roots = 0;
+
+	rt->cur++;
+	rt->stamp[s] = rt->cur;
+	rt->queue[n++] = s;
+	for (uint32_t head = 0; head < n; head++) {
+		uint32_t x = rt->queue[head];
+		const struct ft_group *g = ft_up(ft, x);
+
+		roots += ft->sw[x].rank == 0;
+		for (unsigned i = 0; i < ft->sw[x].nup; i++)
+			if (rt->stamp[g[i].remote] != rt->cur) {
+				rt->stamp[g[i].remote] = rt->cur;
+				rt->queue[n++] = g[i].remote;
+			}
+	}
+	return roots;
+}
+
+/*
+ * Switch pairs without an up/down path (a root toward another root, say)
+ * go toward one leaf that reaches every root, and on from there: all such
+ * down-to-up turns happen at that one leaf, as in OpenSM.
+ */
+static void route_turns(struct ft_router *rt)
+{
+	struct ft *ft = &rt->ft;
+	const struct cr_fabric *f = rt->f;
+	uint32_t nroots = 0, best = 0, turn = CR_NO_NODE;
+	const uint8_t *tlft;
+	uint16_t tlid;
+	uint64_t filled = 0;
+
+	for (uint32_t s = 0; s < ft->ns; s++)
+		nroots += ft->sw[s].rank == 0;
+	for (uint32_t i = 0; i < ft->nleaves && best < nroots; i++) {
+		uint32_t l = ft->leaves[i], n = roots_above(rt, l);
+
+		if (n > best && f->nodes[ft->sw[l].node].ports[0].lid) {
+			best = n;
+			turn = ft->leaves[i];
+		}
+	}
+	if (turn == CR_NO_NODE)
+		return;
+	tlid = f->nodes[ft->sw[turn].node].ports[0].lid;
+	tlft = rt->r->lft[ft->sw[turn].node];
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		uint8_t *lft = rt->r->lft[ft->sw[s].node];
+		uint8_t via = lft[tlid];
+
+		if (s == turn || via == CR_NO_PATH)
+			continue;
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			if (lft[lid] == CR_NO_PATH && tlft[lid] != CR_NO_PATH) {
+				lft[lid] = via;
+				filled++;
+			}
+	}
+	cr_verbose("cr-ftree: %llu switch-to-switch routes turn at leaf 0x%016llx",
+		   (unsigned long long)filled,
+		   (unsigned long long)ft_guid(ft, turn));
+}
 
 int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
-		  struct cr_routing *r)
+		   struct cr_routing *r)
 {
-	cr_err("cr-ftree is not implemented yet");
-	return -1;
+	struct ft_router rt = { .f = f, .r = r };
+	uint32_t ns = f->num_switches;
+	int ret = -1;
+
+	if (ft_build(&rt.ft, f, o))
+		goto out;
+	rt.ps = cr_portsel_new(f, o, r);
+	rt.stamp = calloc(ns, sizeof(*rt.stamp));
+	rt.u = malloc(ns);
+	rt.dfirst = malloc(ns * sizeof(*rt.dfirst));
+	rt.dcount = malloc(ns * sizeof(*rt.dcount));
+	rt.queue = malloc(ns * sizeof(*rt.queue));
+	rt.done = calloc(ns, sizeof(*rt.done));
+	if (!rt.ps || !rt.stamp || !rt.u || !rt.dfirst || !rt.dcount ||
+	    !rt.queue || !rt.done) {
+		cr_err("cr-ftree: out of memory");
+		goto out;
+	}
+	/* Parallel links in the port selection order, for take(). */
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct ft_sw *sw = &rt.ft.sw[s];
+		const struct ft_group *g = ft_up(&rt.ft, s);
+
+		for (unsigned i = 0; i < (unsigned)sw->nup + sw->ndown; i++)
+			cr_portsel_order(rt.ps, sw->node,
+					 rt.ft.ports + g[i].first, g[i].nports);
+	}
+	cr_verbose("cr-ftree: %u switches in %d ranks, %u leaves, up to %u compute ports per leaf",
+		   ns, rt.ft.max_rank + 1, rt.ft.nleaves,
+		   rt.ft.max_cn_per_leaf);
+	if (route_cns(&rt) || route_rest(&rt))
+		goto out;
+	if (rt.need_turn)
+		route_turns(&rt);
+	ret = 0;
+out:
+	if (ret)
+		cr_routing_clear(r);
+	ft_release(&rt.ft);
+	cr_portsel_free(rt.ps);
+	free(rt.stamp);
+	free(rt.u);
+	free(rt.dfirst);
+	free(rt.dcount);
+	free(rt.queue);
+	free(rt.done);
+	free(rt.dests);
+	return ret;
 }

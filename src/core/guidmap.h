@@ -14,7 +14,7 @@
 
 struct cr_guidmap {
 	uint64_t *keys;
-	uint32_t *vals;		/* CR_GUIDMAP_NONE marks a free slot */
+	uint32_t *vals; /* CR_GUIDMAP_NONE marks a free slot */
 	size_t mask;
 	size_t count;
 };

@@ -263,7 +263,8 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		m->order[nb].flow = (uint32_t)f;
 		nb++;
 	}
-	qsort(m->order, nb, sizeof(*m->order), cmp_bound);
+	if (nb)
+		qsort(m->order, nb, sizeof(*m->order), cmp_bound);
 
 	for (;;) {
 		double next_bound, next_level;

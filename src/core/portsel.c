@@ -7,12 +7,31 @@
  * Order: by port number, or with remote_guid_sorting by the GUID of the
  * node at the far end (then its port), so that switches cabled to spine
  * boards in scrambled port order still make consistent choices.
- * Pick: the least loaded candidate, first in order on ties; port_shifting
- * starts the scan at (sum of loads / candidates) mod candidates, as OpenSM
- * does, so consecutive LIDs do not line up on the same ports everywhere;
- * scatter_ports picks at random among the least loaded, from its seed.
+ * Pick: the least loaded candidate, first in order on ties; scatter_ports
+ * picks at random among the least loaded, from its seed.
  * LMC > 0: a port's further LIDs prefer candidates leading to a system
  * image, then a node, not yet used by its earlier LIDs on this switch.
+ *
+ * port_shifting. OpenSM starts the least-loaded scan at (sum of loads /
+ * candidates) mod candidates: a rotation by one every round of LIDs. That
+ * de-aligns LIDs routed in an arbitrary order, but the rotation depends on
+ * how many LIDs each switch has routed, which differs between leaves (a
+ * leaf does not route its own hosts upward): on a full two-level tree in
+ * leaf order the shift pattern loses 5% of its bandwidth, and multi-level
+ * trees stay aligned, every level rotating alike. Engines that route in
+ * cr_lid_order() pass CR_PS_SPREAD, and for them croute's port_shifting
+ * is destination-based (D-mod-k): with r the destination port's position
+ * in that order, n the candidates, and h the switch's distance from the
+ * nearest switch with CAs, an upward choice takes candidate
+ * (r / n^h + LID offset) mod n, a downward one (r + LID offset) mod n,
+ * whatever the loads. Every switch then makes the same choice for the same
+ * destination, each level uses its own digit of r, and a full tree routed
+ * leaf by leaf is free of contention for shift patterns at every level.
+ * When the number N of CA ports is no multiple of n, r is first stretched
+ * to r * N' / N (N' the next multiple of n), so that the shifts wrapping
+ * from the last host to the first stay contention free. Without
+ * CR_PS_SPREAD (cr-ftree, which does its own D-mod-k) port_shifting is
+ * OpenSM's rotation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +48,10 @@ struct cr_portsel {
 	size_t stride;		/* ports per switch row: max ports + 1 */
 	uint32_t *count;	/* [sw_index * stride + port] */
 	uint16_t *rank;		/* position of the port in the order */
+	/* port_shifting with CR_PS_SPREAD: */
+	uint32_t *dest_rank;	/* [lid]: its port's place in the LID order */
+	uint32_t num_ca_ranks;	/* CA ports in the order: ranks below this */
+	uint8_t *height;	/* [sw_index]: hops from a switch with CAs */
 };
 
 static int cmp_remote(const struct cr_fabric *f, const struct cr_node *n,
@@ -72,6 +95,90 @@ static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
 		rank[order[i]] = i + 1;
 }
 
+/* Position of each LID's port in cr_lid_order(), for D-mod-k spreading. */
+static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o)
+{
+	const struct cr_fabric *f = ps->f;
+	uint32_t pos = 0, prev_node = CR_NO_NODE;
+	uint8_t prev_port = 0;
+	uint16_t *lids;
+	int n = cr_lid_order(f, o, &lids);
+
+	if (n < 0)
+		return -1;
+	ps->dest_rank = calloc((size_t)f->max_lid + 1, sizeof(*ps->dest_rank));
+	if (!ps->dest_rank) {
+		free(lids);
+		return -1;
+	}
+	/* The LIDs of one port are consecutive in that order. */
+	for (int i = 0; i < n; i++) {
+		uint32_t node = f->lid_node[lids[i]];
+		uint8_t port = f->lid_port[lids[i]];
+
+		if (i && (node != prev_node || port != prev_port))
+			pos++;
+		prev_node = node;
+		prev_port = port;
+		ps->dest_rank[lids[i]] = pos;
+		if (!cr_is_switch(f, node))
+			ps->num_ca_ranks = pos + 1;
+	}
+	free(lids);
+	return 0;
+}
+
+/* BFS from the switches with CAs: a tree's leaves 0, their parents 1... */
+static int measure_heights(struct cr_portsel *ps)
+{
+	const struct cr_fabric *f = ps->f;
+	uint32_t ns = f->num_switches, head = 0, tail = 0;
+	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
+
+	ps->height = malloc(ns + 1);
+	if (!queue || !ps->height) {
+		free(queue);
+		return -1;
+	}
+	memset(ps->height, UINT8_MAX, ns + 1);
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m != CR_NO_NODE && !cr_is_switch(f, m)) {
+				ps->height[s] = 0;
+				queue[tail++] = s;
+				break;
+			}
+		}
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+			uint32_t t;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			t = f->nodes[m].sw_index;
+			if (ps->height[t] == UINT8_MAX && ps->height[s] < 254) {
+				ps->height[t] = ps->height[s] + 1;
+				queue[tail++] = t;
+			}
+		}
+	}
+	/* Parts without CAs: count as leaves. */
+	for (uint32_t s = 0; s < ns; s++)
+		if (ps->height[s] == UINT8_MAX)
+			ps->height[s] = 0;
+	free(queue);
+	return 0;
+}
+
 struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_routing *r)
@@ -99,6 +206,9 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank_ports(ps, &f->nodes[f->switches[s]],
 			   o->remote_guid_sorting);
+	if (ps->shifting && !ps->scatter &&
+	    (rank_destinations(ps, o) || measure_heights(ps)))
+		goto oom;
 	return ps;
 oom:
 	cr_err("out of memory for port selection");
@@ -112,6 +222,8 @@ void cr_portsel_free(struct cr_portsel *ps)
 		return;
 	free(ps->count);
 	free(ps->rank);
+	free(ps->dest_rank);
+	free(ps->height);
 	free(ps);
 }
 
@@ -198,6 +310,68 @@ static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 	return n;
 }
 
+/*
+ * croute's port_shifting (CR_PS_SPREAD): the D-mod-k index into the full
+ * candidate order, see the top of this file.
+ */
+static unsigned spread_index(const struct cr_portsel *ps, uint32_t sw,
+			     const uint8_t *order, unsigned n, uint16_t lid)
+{
+	const struct cr_fabric *f = ps->f;
+	const struct cr_node *node = &f->nodes[sw];
+	uint8_t h = ps->height[node->sw_index];
+	uint32_t far = node->ports[order[0]].remote;
+	uint64_t r = ps->dest_rank[lid], div = 1;
+	unsigned offset = 0;
+
+	if (f->lid_node[lid] != CR_NO_NODE) {
+		uint32_t dst = f->lid_node[lid];
+		uint8_t lmc = f->nodes[dst].ports[f->lid_port[lid]].lmc;
+
+		offset = lid & ((1u << lmc) - 1);
+	}
+	/*
+	 * Stretch the N CA ports over the next multiple of n, so that the
+	 * ranks of a shift's consecutive destinations, wrapping from the
+	 * last host to the first, still fall on distinct residues.
+	 */
+	if (r < ps->num_ca_ranks) {
+		uint64_t total = ps->num_ca_ranks;
+
+		r = r * ((total + n - 1) / n * n) / total;
+	}
+	/* Upward (away from the CAs): this level's digit of r. */
+	if (far != CR_NO_NODE && cr_is_switch(f, far) &&
+	    ps->height[f->nodes[far].sw_index] > h)
+		while (h-- && div <= r)
+			div *= n;
+	return (unsigned)((r / div + offset) % n);
+}
+
+/*
+ * The D-mod-k candidate, or with LMC > 0 the first after it (in the
+ * selector's order) that the diversity rule prefers.
+ */
+static uint8_t spread_pick(const struct cr_portsel *ps, uint32_t sw,
+			   const uint8_t *order, unsigned n, uint16_t lid)
+{
+	uint8_t keep[CR_MAX_PORTS + 1];
+	unsigned start = spread_index(ps, sw, order, n, lid), nk = n;
+
+	memcpy(keep, order, n);
+	if (lid && ps->f->lid_node[lid] != CR_NO_NODE)
+		nk = prefer_diverse(ps, sw, keep, n, lid);
+	if (nk == n)
+		return order[start];
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t p = order[(start + i) % n];
+
+		if (memchr(keep, p, nk))
+			return p;
+	}
+	return order[start];
+}
+
 uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			const uint8_t *cands, unsigned n, uint16_t lid,
 			unsigned flags)
@@ -218,6 +392,11 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	}
 	memcpy(order, cands, n);
 	cr_portsel_order(ps, sw, order, n);
+	if (ps->shifting && !ps->scatter && (flags & CR_PS_SPREAD) &&
+	    lid <= ps->f->max_lid) {
+		port = spread_pick(ps, sw, order, n, lid);
+		goto done;
+	}
 	if (!ps->scatter && lid && lid <= ps->f->max_lid &&
 	    ps->f->lid_node[lid] != CR_NO_NODE)
 		n = prefer_diverse(ps, sw, order, n, lid);

@@ -1,11 +1,638 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Placeholder until the cr-updn engine lands: refuses every fabric. */
+/*
+ * cr-updn: up*-down* routing over shortest legal paths.
+ *
+ * Roots come from o->root_guids (switch GUIDs, or CA GUIDs standing for
+ * the switches they are cabled to), else from a tree heuristic: the
+ * switches whose farthest CA switch is nearest (minimal host
+ * eccentricity), kept only if up*-down* from them gives every CA switch a
+ * legal path to every switch and a shortest one to every CA switch, as on
+ * fat trees and two-level directors. Otherwise (tori, random graphs, where
+ * every switch may look alike) one root per connected part: the switch of
+ * minimal eccentricity, lowest GUID on ties. With a single root every pair
+ * of switches has a legal path.
+ *
+ * Ranks are BFS distances from the roots; a link is "up" toward the
+ * smaller (rank, node GUID, index) key, which totally orders the switches.
+ * For each destination switch D a level-by-level BFS backward from D gives
+ * every switch W one label: its distance and its mode, DOWN if its route
+ * to D only goes down, UP if it starts upward. A switch may step up into
+ * any labelled switch but down only into a DOWN switch, and at equal
+ * distance DOWN wins (so more switches can be entered from above). W then
+ * forwards every LID of D to a neighbour one step closer, respecting the
+ * same rule: down into a DOWN switch if W is DOWN, up otherwise. The
+ * port-selection module chooses among those ports (switch LIDs are not
+ * counted in its balance), LIDs taken in cr_lid_order(): CA LIDs leaf by
+ * leaf in port order, so one leaf's hosts spread over its uplinks, then
+ * the switch LIDs. With port_shifting the choice is croute's
+ * destination-based D-mod-k spreading (CR_PS_SPREAD, see portsel.c).
+ *
+ * Guarantees. The LFT entry of W is the same for every packet, however it
+ * reached W, and it is legal for all of them: a packet enters an UP switch
+ * only from its CAs or by an up hop (down hops only enter DOWN switches),
+ * so going on upward is legal; from a DOWN switch it only goes down. Each
+ * hop lowers the distance label by one, so every route arrives. Up hops
+ * lower the key and down hops raise it, so every route is up* then down*:
+ * no switch is visited twice (no loops), and in the channel dependency
+ * graph a down channel never precedes an up channel; a cycle would need
+ * that (an all-up or all-down cycle would need the key to decrease or
+ * increase all the way round), so there are no credit loops on a single
+ * virtual lane. With one root R, every switch of R's part reaches every
+ * LID: the labelled switch of smallest key is R (any other has a labelled
+ * neighbour of smaller key: its next hop if UP, else its BFS parent, which
+ * may step down into it), and every switch reaches R by up hops (through
+ * its BFS parents), which are always allowed. With the automatic tree
+ * roots, the tree test guarantees that every CA switch reaches every
+ * switch, and every CA switch over a shortest path; only pairs of
+ * switches without CAs (two roots, say) may lack a legal path, as in
+ * OpenSM's updn without connect_roots. With roots from a list, pairs
+ * without a legal path are counted and logged, the ones that leave CAs
+ * without a route as errors.
+ *
+ * Cost: all-pairs switch distances for the roots, one BFS per destination
+ * switch (twice when the tree heuristic is checked), then O(LIDs x links).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/hops.h>
 #include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/portsel.h>
+
+#define NO_LABEL UINT16_MAX
+
+enum { MODE_UP = 0, MODE_DOWN = 1 };
+
+struct updn_adj {
+	uint32_t sw;		/* switch index of the neighbour */
+	uint8_t port;		/* local port toward it */
+};
+
+struct updn {
+	const struct cr_fabric *f;
+	uint32_t ns;
+	uint32_t *adj_start;	/* ns + 1 offsets into adj */
+	struct updn_adj *adj;
+	uint32_t *comp;		/* connected part: its lowest switch index */
+	bool *has_ca;
+	bool *is_root;
+	uint32_t *ord;		/* position in the total (rank, GUID) order */
+	uint32_t *rank;
+	/* Labels toward one destination switch, see label(). */
+	uint16_t *dist;
+	uint8_t *mode;
+	uint32_t *queue;
+	uint32_t labelled_for;
+};
+
+static uint64_t sw_guid(const struct updn *u, uint32_t s)
+{
+	return u->f->nodes[u->f->switches[s]].guid;
+}
+
+static int build_adjacency(struct updn *u)
+{
+	const struct cr_fabric *f = u->f;
+	size_t links = 0;
+
+	u->adj_start = calloc(u->ns + 1, sizeof(*u->adj_start));
+	u->has_ca = calloc(u->ns + 1, sizeof(*u->has_ca));
+	if (!u->adj_start || !u->has_ca)
+		return -1;
+	for (uint32_t s = 0; s < u->ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		u->adj_start[s] = links;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE)
+				continue;
+			if (cr_is_switch(f, m))
+				links++;
+			else
+				u->has_ca[s] = true;
+		}
+	}
+	u->adj_start[u->ns] = links;
+	u->adj = malloc((links + 1) * sizeof(*u->adj));
+	if (!u->adj)
+		return -1;
+	for (uint32_t s = 0; s < u->ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+		size_t k = u->adj_start[s];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			u->adj[k].sw = f->nodes[m].sw_index;
+			u->adj[k].port = p;
+			k++;
+		}
+	}
+	return 0;
+}
+
+static void find_components(struct updn *u)
+{
+	for (uint32_t s = 0; s < u->ns; s++)
+		u->comp[s] = CR_NO_NODE;
+	for (uint32_t s = 0; s < u->ns; s++) {
+		uint32_t head = 0, tail = 0;
+
+		if (u->comp[s] != CR_NO_NODE)
+			continue;
+		u->comp[s] = s;
+		u->queue[tail++] = s;
+		while (head < tail) {
+			uint32_t x = u->queue[head++];
+
+			for (uint32_t k = u->adj_start[x];
+			     k < u->adj_start[x + 1]; k++) {
+				uint32_t y = u->adj[k].sw;
+
+				if (u->comp[y] == CR_NO_NODE) {
+					u->comp[y] = s;
+					u->queue[tail++] = y;
+				}
+			}
+		}
+	}
+}
+
+struct updn_key {
+	uint32_t rank;
+	uint32_t sw;
+	uint64_t guid;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct updn_key *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/* Multi-source BFS from the roots, then the total order of the keys. */
+static int rank_switches(struct updn *u)
+{
+	struct updn_key *keys = malloc((u->ns + 1) * sizeof(*keys));
+	uint32_t head = 0, tail = 0;
+
+	if (!keys) {
+		cr_err("cr-updn: out of memory ranking %u switches", u->ns);
+		return -1;
+	}
+
+	for (uint32_t s = 0; s < u->ns; s++) {
+		u->rank[s] = UINT32_MAX;
+		if (u->is_root[s]) {
+			u->rank[s] = 0;
+			u->queue[tail++] = s;
+		}
+	}
+	while (head < tail) {
+		uint32_t x = u->queue[head++];
+
+		for (uint32_t k = u->adj_start[x]; k < u->adj_start[x + 1];
+		     k++) {
+			uint32_t y = u->adj[k].sw;
+
+			if (u->rank[y] == UINT32_MAX) {
+				u->rank[y] = u->rank[x] + 1;
+				u->queue[tail++] = y;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < u->ns; s++) {
+		keys[s].rank = u->rank[s];
+		keys[s].sw = s;
+		keys[s].guid = sw_guid(u, s);
+	}
+	qsort(keys, u->ns, sizeof(*keys), cmp_key);
+	for (uint32_t i = 0; i < u->ns; i++)
+		u->ord[keys[i].sw] = i;
+	free(keys);
+	u->labelled_for = CR_NO_NODE;
+	return 0;
+}
+
+/*
+ * Labels every switch for destination switch d: dist (NO_LABEL when it
+ * has no legal route) and mode. Level by level, so that a switch reached
+ * at the same distance both ways becomes DOWN.
+ */
+static void label(struct updn *u, uint32_t d)
+{
+	uint32_t head = 0, tail = 0, level_end;
+
+	if (u->labelled_for == d)
+		return;
+	for (uint32_t s = 0; s < u->ns; s++)
+		u->dist[s] = NO_LABEL;
+	u->dist[d] = 0;
+	u->mode[d] = MODE_DOWN;
+	u->queue[tail++] = d;
+	while (head < tail) {
+		level_end = tail;
+		for (; head < level_end; head++) {
+			uint32_t x = u->queue[head];
+			uint16_t next = u->dist[x] + 1;
+
+			for (uint32_t k = u->adj_start[x];
+			     k < u->adj_start[x + 1]; k++) {
+				uint32_t w = u->adj[k].sw;
+				/* The route would step w -> x. */
+				bool down = u->ord[x] > u->ord[w];
+
+				if (down && u->mode[x] != MODE_DOWN)
+					continue;
+				if (u->dist[w] == NO_LABEL) {
+					u->dist[w] = next;
+					u->mode[w] = down ? MODE_DOWN : MODE_UP;
+					u->queue[tail++] = w;
+				} else if (u->dist[w] == next && down) {
+					u->mode[w] = MODE_DOWN;
+				}
+			}
+		}
+	}
+	u->labelled_for = d;
+}
+
+/* Ports of switch w one legal step closer to the labelled destination. */
+static unsigned candidates(const struct updn *u, uint32_t w, uint8_t *cands)
+{
+	unsigned n = 0;
+
+	for (uint32_t k = u->adj_start[w]; k < u->adj_start[w + 1]; k++) {
+		uint32_t x = u->adj[k].sw;
+
+		if (u->dist[x] != u->dist[w] - 1)
+			continue;
+		if (u->mode[w] == MODE_DOWN
+			    ? u->ord[x] > u->ord[w] && u->mode[x] == MODE_DOWN
+			    : u->ord[x] < u->ord[w])
+			cands[n++] = u->adj[k].port;
+	}
+	return n;
+}
+
+/* Roots named by GUID: switches, or the switches cabling a CA's ports. */
+static int roots_from_guids(struct updn *u, const struct cr_guid_list *l)
+{
+	const struct cr_fabric *f = u->f;
+	unsigned unknown = 0;
+
+	for (size_t i = 0; i < l->count; i++) {
+		uint64_t g = l->guids[i];
+		uint8_t port = 0;
+		uint32_t n = cr_fabric_find_guid(f, g);
+		bool found = false;
+
+		if (n == CR_NO_NODE)
+			n = cr_fabric_find_port_guid(f, g, &port);
+		if (n == CR_NO_NODE) {
+			cr_err("cr-updn: root GUID 0x%016" PRIx64
+			       " is not in the fabric",
+			       g);
+			unknown++;
+			continue;
+		}
+		if (cr_is_switch(f, n)) {
+			u->is_root[f->nodes[n].sw_index] = true;
+			continue;
+		}
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			uint32_t m = f->nodes[n].ports[p].remote;
+
+			if ((port && p != port) || m == CR_NO_NODE ||
+			    !cr_is_switch(f, m))
+				continue;
+			u->is_root[f->nodes[m].sw_index] = true;
+			found = true;
+			cr_info("cr-updn: root GUID 0x%016" PRIx64
+				" is a %s: using its switch 0x%016" PRIx64
+				" (port %u)",
+				g, cr_node_type_name(f->nodes[n].type),
+				f->nodes[m].guid, p);
+		}
+		if (!found) {
+			cr_err("cr-updn: root GUID 0x%016" PRIx64
+			       " is a %s cabled to no switch",
+			       g, cr_node_type_name(f->nodes[n].type));
+			unknown++;
+		}
+	}
+	if (unknown) {
+		cr_err("cr-updn: %u of %zu root GUIDs unusable", unknown,
+		       l->count);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Per connected part: the switches at minimal distance from their
+ * farthest CA switch (host eccentricity). Parts without CAs get none, nor
+ * parts where every switch qualifies.
+ */
+static void tree_candidates(struct updn *u, const uint8_t *dist)
+{
+	uint32_t ns = u->ns;
+
+	for (uint32_t c = 0; c < ns; c++) {
+		unsigned best = CR_HOPS_INF, members = 0, chosen = 0;
+
+		if (u->comp[c] != c)
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint32_t s = c; s < ns; s++) {
+				unsigned ecc = 0;
+				bool any = false;
+
+				if (u->comp[s] != c)
+					continue;
+				for (uint32_t t = c; t < ns; t++) {
+					if (u->comp[t] != c || !u->has_ca[t])
+						continue;
+					any = true;
+					if (dist[(size_t)s * ns + t] > ecc)
+						ecc = dist[(size_t)s * ns + t];
+				}
+				if (!any)
+					break;
+				if (pass == 0 && ecc < best)
+					best = ecc;
+				else if (pass == 1 && ecc == best)
+					u->is_root[s] = true;
+				if (pass == 1) {
+					members++;
+					chosen += u->is_root[s];
+				}
+			}
+		}
+		/* All alike (a torus, a ring): no top to find. */
+		if (members > 1 && chosen == members)
+			for (uint32_t s = c; s < ns; s++)
+				if (u->comp[s] == c)
+					u->is_root[s] = false;
+	}
+}
+
+/* Per connected part without a root: its switch of minimal eccentricity. */
+static void single_roots(struct updn *u, const uint8_t *dist, bool all)
+{
+	uint32_t ns = u->ns;
+
+	for (uint32_t c = 0; c < ns; c++) {
+		uint32_t best = CR_NO_NODE;
+		unsigned best_ecc = 0;
+		bool has_root = false;
+
+		if (u->comp[c] != c)
+			continue;
+		for (uint32_t s = c; s < ns; s++) {
+			unsigned ecc = 0;
+
+			if (u->comp[s] != c)
+				continue;
+			if (u->is_root[s]) {
+				if (!all)
+					has_root = true;
+				u->is_root[s] = !all;
+			}
+			for (uint32_t t = c; t < ns; t++)
+				if (u->comp[t] == c &&
+				    dist[(size_t)s * ns + t] > ecc)
+					ecc = dist[(size_t)s * ns + t];
+			if (best == CR_NO_NODE || ecc < best_ecc ||
+			    (ecc == best_ecc &&
+			     sw_guid(u, s) < sw_guid(u, best))) {
+				best = s;
+				best_ecc = ecc;
+			}
+		}
+		if (has_root)
+			continue;
+		u->is_root[best] = true;
+		if (!all)
+			cr_info("cr-updn: no root in the part of switch 0x%016" PRIx64
+				": adding 0x%016" PRIx64,
+				sw_guid(u, c), sw_guid(u, best));
+	}
+}
+
+/*
+ * Whether the current roots serve the tree heuristic: every CA switch has
+ * a legal route to every switch of its part, and a shortest one to every
+ * CA switch.
+ */
+static bool roots_fit(struct updn *u, const uint8_t *dist)
+{
+	uint32_t ns = u->ns;
+
+	for (uint32_t d = 0; d < ns; d++) {
+		label(u, d);
+		for (uint32_t s = 0; s < ns; s++) {
+			if (!u->has_ca[s] || u->comp[s] != u->comp[d])
+				continue;
+			if (u->dist[s] == NO_LABEL)
+				return false;
+			if (u->has_ca[d] &&
+			    u->dist[s] != dist[(size_t)s * ns + d])
+				return false;
+		}
+	}
+	return true;
+}
+
+static int choose_roots(struct updn *u, const struct cr_options *o)
+{
+	uint8_t *dist;
+	unsigned count = 0;
+
+	if (o->root_guids.count) {
+		if (roots_from_guids(u, &o->root_guids))
+			return -1;
+		dist = cr_switch_distances(u->f);
+		if (!dist)
+			return -1;
+		single_roots(u, dist, false);
+		free(dist);
+		cr_info("cr-updn: roots from the root GUID list");
+		return rank_switches(u);
+	}
+	dist = cr_switch_distances(u->f);
+	if (!dist)
+		return -1;
+	tree_candidates(u, dist);
+	for (uint32_t s = 0; s < u->ns; s++)
+		count += u->is_root[s];
+	if (count > 1) {
+		/* Parts without CAs, or all alike, still need a root. */
+		single_roots(u, dist, false);
+		if (rank_switches(u))
+			goto fail;
+		if (roots_fit(u, dist)) {
+			cr_info("cr-updn: %u roots of minimal host eccentricity: every CA switch has a shortest legal path to every other (tree-like fabric)",
+				count);
+			free(dist);
+			return 0;
+		}
+		cr_info("cr-updn: the %u switches of minimal host eccentricity do not make a tree (no shortest or no legal path between some CA switches)",
+			count);
+	}
+	cr_info("cr-updn: one root per connected part: the switch of minimal eccentricity, lowest GUID on ties (no tree found: every pair of switches has a legal path through it)");
+	single_roots(u, dist, true);
+	if (rank_switches(u))
+		goto fail;
+	free(dist);
+	return 0;
+fail:
+	free(dist);
+	return -1;
+}
+
+static void updn_free(struct updn *u)
+{
+	free(u->adj_start);
+	free(u->adj);
+	free(u->comp);
+	free(u->has_ca);
+	free(u->is_root);
+	free(u->ord);
+	free(u->rank);
+	free(u->dist);
+	free(u->mode);
+	free(u->queue);
+}
+
+static int updn_init(struct updn *u, const struct cr_fabric *f)
+{
+	size_t n;
+
+	memset(u, 0, sizeof(*u));
+	u->f = f;
+	u->ns = f->num_switches;
+	n = u->ns + 1;
+	u->comp = malloc(n * sizeof(*u->comp));
+	u->is_root = calloc(n, sizeof(*u->is_root));
+	u->ord = malloc(n * sizeof(*u->ord));
+	u->rank = malloc(n * sizeof(*u->rank));
+	u->dist = malloc(n * sizeof(*u->dist));
+	u->mode = malloc(n);
+	u->queue = malloc(n * sizeof(*u->queue));
+	if (!u->comp || !u->is_root || !u->ord || !u->rank || !u->dist ||
+	    !u->mode || !u->queue || build_adjacency(u)) {
+		cr_err("cr-updn: out of memory for %u switches", u->ns);
+		return -1;
+	}
+	find_components(u);
+	return 0;
+}
+
+static int report_roots(struct updn *u, struct cr_routing *r)
+{
+	unsigned parts = 0;
+
+	r->num_roots = 0;
+	r->roots = malloc((u->ns + 1) * sizeof(*r->roots));
+	if (!r->roots) {
+		cr_err("cr-updn: out of memory for the root list");
+		return -1;
+	}
+	for (uint32_t s = 0; s < u->ns; s++) {
+		parts += u->comp[s] == s;
+		if (!u->is_root[s])
+			continue;
+		r->roots[r->num_roots++] = u->f->switches[s];
+		cr_info("cr-updn: root 0x%016" PRIx64 " \"%s\"", sw_guid(u, s),
+			u->f->nodes[u->f->switches[s]].desc);
+	}
+	if (parts > 1)
+		cr_info("cr-updn: the switches form %u disconnected parts: routing each part alone",
+			parts);
+	return 0;
+}
 
 int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r)
 {
-	cr_err("cr-updn is not implemented yet");
-	return -1;
+	struct cr_portsel *ps = NULL;
+	struct updn u;
+	uint16_t *lids = NULL;
+	uint64_t illegal = 0, illegal_ca = 0, apart = 0;
+	int nlids = -1, ret = -1;
+
+	if (updn_init(&u, f))
+		goto out;
+	if (!f->num_switches) {
+		cr_err("cr-updn: the fabric has no switch");
+		goto out;
+	}
+	if (choose_roots(&u, o) || report_roots(&u, r))
+		goto out;
+	ps = cr_portsel_new(f, o, r);
+	if (!ps)
+		goto out;
+	nlids = cr_lid_order(f, o, &lids);
+	if (nlids < 0)
+		goto out;
+	for (int i = 0; i < nlids; i++) {
+		uint16_t lid = lids[i];
+		uint8_t dport, cands[CR_MAX_PORTS];
+		uint32_t dn = cr_lid_switch(f, lid, &dport), d;
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD;
+
+		if (dn == CR_NO_NODE)
+			continue;
+		d = f->nodes[dn].sw_index;
+		label(&u, d);
+		r->lft[dn][lid] = dport;
+		for (uint32_t w = 0; w < u.ns; w++) {
+			unsigned nc;
+
+			if (w == d)
+				continue;
+			if (u.dist[w] == NO_LABEL) {
+				if (u.comp[w] != u.comp[d])
+					apart++;
+				else if (u.has_ca[w])
+					illegal_ca++;
+				else
+					illegal++;
+				continue;
+			}
+			nc = candidates(&u, w, cands);
+			r->lft[f->switches[w]][lid] = cr_portsel_pick(
+				ps, f->switches[w], cands, nc, lid, flags);
+		}
+	}
+	if (illegal_ca)
+		cr_err("cr-updn: %" PRIu64
+		       " (switch with CAs, LID) pairs have no legal up*/down* path with these roots: those LIDs are unreachable from some CAs",
+		       illegal_ca);
+	if (illegal)
+		cr_info("cr-updn: %" PRIu64
+			" (switch without CAs, LID) pairs have no legal up*/down* path (between roots, as in OpenSM's updn without connect_roots)%s",
+			illegal,
+			illegal_ca ? "" : "; every CA reaches every LID");
+	if (apart)
+		cr_info("cr-updn: %" PRIu64
+			" (switch, LID) pairs are in disconnected parts",
+			apart);
+	ret = 0;
+out:
+	free(lids);
+	cr_portsel_free(ps);
+	updn_free(&u);
+	return ret;
 }

@@ -65,7 +65,8 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 
 		if (!sw || !sw->new_lft || !sw->hops) {
 			cr_err("switch '%s' was not prepared for routing by"
-			       " OpenSM", f->nodes[f->switches[s]].desc);
+			       " OpenSM",
+			       f->nodes[f->switches[s]].desc);
 			goto out;
 		}
 		/* new_lft holds lft_size entries; OpenSM uses max_lid_ho. */
@@ -77,8 +78,8 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 			if (lft[lid] == CR_NO_PATH)
 				continue;
 			cr_err("switch 0x%016" PRIx64 ": LID %u is beyond its"
-			       " table (top %u, %u entries)", sw_guid(sw), lid,
-			       sw->max_lid_ho, sw->lft_size);
+			       " table (top %u, %u entries)",
+			       sw_guid(sw), lid, sw->max_lid_ho, sw->lft_size);
 			goto out;
 		}
 		for (unsigned lid = 1; lid <= top; lid++) {
@@ -88,8 +89,9 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 				continue;
 			if (port >= sw->num_ports) {
 				cr_err("switch 0x%016" PRIx64 ": LID %u routed"
-				       " to port %u of %u", sw_guid(sw), lid,
-				       port, sw->num_ports - 1u);
+				       " to port %u of %u",
+				       sw_guid(sw), lid, port,
+				       sw->num_ports - 1u);
 				goto out;
 			}
 			sw->new_lft[lid] = port;
@@ -97,8 +99,8 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 			    osm_switch_set_hops(sw, (uint16_t)lid, port,
 						h[lid])) {
 				cr_err("switch 0x%016" PRIx64 ": cannot set"
-				       " the hop count of LID %u", sw_guid(sw),
-				       lid);
+				       " the hop count of LID %u",
+				       sw_guid(sw), lid);
 				goto out;
 			}
 		}

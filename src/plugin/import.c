@@ -93,8 +93,8 @@ static enum cr_speed port_speed(const osm_physp_t *physp,
 {
 	const ib_port_info_t *pi = &physp->port_info;
 
-	if (cap_physp &&
-	    (cap_physp->port_info.capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS)) {
+	if (cap_physp && (cap_physp->port_info.capability_mask &
+			  IB_PORT_CAP_HAS_EXT_SPEEDS)) {
 		switch (ib_port_info_get_link_speed_ext_active(pi)) {
 		case IB_LINK_SPEED_EXT_ACTIVE_14:
 			return CR_SPEED_FDR;
@@ -102,7 +102,7 @@ static enum cr_speed port_speed(const osm_physp_t *physp,
 			return CR_SPEED_EDR;
 		case IB_LINK_SPEED_EXT_ACTIVE_50:
 			return CR_SPEED_HDR;
-		case 8:	/* 100 Gb/s per lane, newer than these headers */
+		case 8: /* 100 Gb/s per lane, newer than these headers */
 			return CR_SPEED_NDR;
 		default:
 			break;
@@ -159,14 +159,14 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 	if (type == CR_NODE_SWITCH) {
 		if (!node->sw) {
 			cr_err("switch 0x%016" PRIx64 " ('%s') has no switch"
-			       " data in OpenSM", guid, desc);
+			       " data in OpenSM",
+			       guid, desc);
 			return -1;
 		}
 		n->lft_cap = cl_ntoh16(node->sw->switch_info.lin_cap);
 		cap = osm_node_get_physp_ptr(node, 0);
 	}
-	for (unsigned p = type == CR_NODE_SWITCH ? 0 : 1; p <= num_ports;
-	     p++) {
+	for (unsigned p = type == CR_NODE_SWITCH ? 0 : 1; p <= num_ports; p++) {
 		const osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
 		struct cr_port *cp = &n->ports[p];
 
@@ -194,7 +194,8 @@ static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
 		const struct cr_node *n = &f->nodes[i];
 
 		for (unsigned p = 1; p <= n->num_ports; p++) {
-			osm_physp_t *physp = osm_node_get_physp_ptr(nodes[i], p);
+			osm_physp_t *physp =
+				osm_node_get_physp_ptr(nodes[i], p);
 			osm_physp_t *rem;
 			uint32_t j;
 			unsigned rp;
@@ -208,7 +209,8 @@ static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
 			rp = osm_physp_get_port_num(rem);
 			if (j == CR_NO_NODE) {
 				cr_err("'%s' port %u leads to a node OpenSM"
-				       " does not list", n->desc, p);
+				       " does not list",
+				       n->desc, p);
 				return -1;
 			}
 			/* Each link once, from its lower end. */
@@ -217,8 +219,8 @@ static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
 			if (!osm_physp_is_healthy(physp) ||
 			    !osm_physp_is_healthy(rem)) {
 				cr_verbose("link '%s' port %u - '%s' port %u is"
-					   " unhealthy, not routed", n->desc,
-					   p, f->nodes[j].desc, rp);
+					   " unhealthy, not routed",
+					   n->desc, p, f->nodes[j].desc, rp);
 				imp->unhealthy++;
 				continue;
 			}
@@ -259,8 +261,8 @@ static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
 		p = osm_physp_get_port_num(port->p_physp);
 		if (i == CR_NO_NODE || p > f->nodes[i].num_ports) {
 			cr_err("port 0x%016" PRIx64 " (LID %u) belongs to no"
-			       " known node", cl_ntoh64(osm_port_get_guid(port)),
-			       lid);
+			       " known node",
+			       cl_ntoh64(osm_port_get_guid(port)), lid);
 			return -1;
 		}
 		if ((f->nodes[i].type == CR_NODE_SWITCH) != (p == 0)) {

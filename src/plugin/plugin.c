@@ -165,7 +165,7 @@ static int engine_build_lid_matrices(void *context)
 	struct cr_plugin_engine *pe = context;
 	struct cr_plugin *pl = pe->pl;
 	osm_opensm_t *osm = pl->osm;
-	struct cr_import imp = { 0 };
+	struct cr_import imp = {0};
 	struct cr_routing *r = NULL;
 	struct cr_options o;
 	enum cr_fail_stage fail;
@@ -185,7 +185,8 @@ static int engine_build_lid_matrices(void *context)
 	fail = cr_conf_fail_stage(&pl->conf, pe->e);
 	if (fail == CR_FAIL_IMPORT) {
 		cr_err("%s: failing before the import, as croute_fail_engine"
-		       " asks (test hook)", pe->name);
+		       " asks (test hook)",
+		       pe->name);
 		goto fail;
 	}
 	if (cr_conf_options(pl, &pl->conf, &o) < 0)
@@ -198,6 +199,7 @@ static int engine_build_lid_matrices(void *context)
 	}
 	if (cr_import_subnet(osm, &imp) < 0)
 		goto fail;
+	pl->ms_import = elapsed_ms(&pl->run_start);
 	o.max_vls = imp.max_vls;
 	if (imp.unhealthy)
 		cr_info("%s: %u links OpenSM marked unhealthy are left out",
@@ -211,9 +213,11 @@ static int engine_build_lid_matrices(void *context)
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
 	}
+	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	if (fail == CR_FAIL_ROUTE) {
 		cr_err("%s: failing after routing, as croute_fail_engine asks"
-		       " (test hook)", pe->name);
+		       " (test hook)",
+		       pe->name);
 		goto fail;
 	}
 	cr_options_release(&o);
@@ -238,6 +242,7 @@ static int engine_build_fwd_tables(void *context)
 	struct cr_plugin *pl = pe->pl;
 	osm_opensm_t *osm = pl->osm;
 	const struct cr_fabric *f = pl->fabric;
+	double total;
 
 	if (pl->run_engine != pe || !f || !pl->routing) {
 		cr_err("%s: asked for forwarding tables without a routing",
@@ -248,7 +253,8 @@ static int engine_build_fwd_tables(void *context)
 		goto fail;
 	if (cr_conf_fail_stage(&pl->conf, pe->e) == CR_FAIL_EXPORT) {
 		cr_err("%s: failing after writing the LFTs, as"
-		       " croute_fail_engine asks (test hook)", pe->name);
+		       " croute_fail_engine asks (test hook)",
+		       pe->name);
 		goto fail;
 	}
 	if (pl->routing->sl) {
@@ -262,8 +268,11 @@ static int engine_build_fwd_tables(void *context)
 	free(pl->run_sw);
 	pl->run_sw = NULL;
 	pl->installed = true;
-	cr_info("%s: routed %u switches, %u LIDs in %.1f ms", pe->name,
-		f->num_switches, lids_in_use(f), elapsed_ms(&pl->run_start));
+	total = elapsed_ms(&pl->run_start);
+	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
+		" route %.1f, install %.1f)",
+		pe->name, f->num_switches, lids_in_use(f), total, pl->ms_import,
+		pl->ms_route, total - pl->ms_import - pl->ms_route);
 	return 0;
 fail:
 	cr_export_clear(&osm->subn);
@@ -419,8 +428,7 @@ static void *plugin_create(osm_opensm_t *osm)
 		plugin_delete(pl);
 		return NULL;
 	}
-	cr_info("croute %s loaded; routing engines:%s", PACKAGE_VERSION,
-		names);
+	cr_info("croute %s loaded; routing engines:%s", PACKAGE_VERSION, names);
 	return pl;
 oom:
 	cr_err("out of memory loading the plugin");

@@ -25,13 +25,13 @@
 /* Where the croute_fail_engine test hook makes an engine run fail. */
 enum cr_fail_stage {
 	CR_FAIL_NONE = 0,
-	CR_FAIL_IMPORT,		/* before anything is written */
-	CR_FAIL_ROUTE,		/* after the engine ran */
-	CR_FAIL_EXPORT,		/* after new_lft and the hops were written */
+	CR_FAIL_IMPORT, /* before anything is written */
+	CR_FAIL_ROUTE, /* after the engine ran */
+	CR_FAIL_EXPORT, /* after new_lft and the hops were written */
 };
 
 struct cr_fail_rule {
-	const struct cr_engine *engine;	/* NULL: every engine */
+	const struct cr_engine *engine; /* NULL: every engine */
 	enum cr_fail_stage stage;
 };
 
@@ -50,8 +50,8 @@ struct cr_plugin_conf {
 struct cr_sl_snapshot {
 	uint16_t max_lid;
 	uint32_t num_switches;
-	uint32_t *lid_switch;	/* LID -> switch index, UINT32_MAX: none */
-	uint8_t *sl;		/* [switch index * (max_lid + 1) + dst LID] */
+	uint32_t *lid_switch; /* LID -> switch index, UINT32_MAX: none */
+	uint8_t *sl; /* [switch index * (max_lid + 1) + dst LID] */
 	uint8_t num_layers;
 	uint8_t sl2vl[16];
 };
@@ -62,9 +62,9 @@ struct cr_plugin;
 struct cr_plugin_engine {
 	struct cr_plugin *pl;
 	const struct cr_engine *e;
-	char name[CR_PLUGIN_NAME_LEN];	/* "cr-minhop" */
-	bool layers;			/* computes path SLs and SL2VL */
-	struct cr_sl_snapshot *snap;	/* atomic pointer, NULL: none */
+	char name[CR_PLUGIN_NAME_LEN]; /* "cr-minhop" */
+	bool layers; /* computes path SLs and SL2VL */
+	struct cr_sl_snapshot *snap; /* atomic pointer, NULL: none */
 };
 
 /* Bits of cr_plugin.ignored_logged, one per OpenSM option croute ignores. */
@@ -76,7 +76,7 @@ struct cr_plugin {
 	unsigned num_engines;
 
 	struct cr_plugin_conf conf;
-	uint32_t ignored_logged;	/* options already reported */
+	uint32_t ignored_logged; /* options already reported */
 	bool qos_warned;
 
 	/*
@@ -88,17 +88,18 @@ struct cr_plugin {
 	struct cr_plugin_engine *run_engine;
 	struct cr_fabric *fabric;
 	struct cr_routing *routing;
-	osm_switch_t **run_sw;		/* per switch index */
+	osm_switch_t **run_sw; /* per switch index */
 	struct timespec run_start;
-	bool installed;			/* LFTs written, run succeeded */
+	double ms_import, ms_route; /* phases of the run, for the log */
+	bool installed; /* LFTs written, run succeeded */
 };
 
 /* import.c */
 struct cr_import {
 	struct cr_fabric *f;
-	osm_switch_t **sw;	/* per switch index of f */
-	uint8_t max_vls;	/* least operational data VLs of switch links */
-	unsigned unhealthy;	/* links left out: OpenSM marked them unhealthy */
+	osm_switch_t **sw; /* per switch index of f */
+	uint8_t max_vls; /* least operational data VLs of switch links */
+	unsigned unhealthy; /* links left out: OpenSM marked them unhealthy */
 };
 
 int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp);
@@ -110,7 +111,7 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sw);
 
 /* conf.c */
-int cr_conf_read(struct cr_plugin *pl, struct cr_plugin_conf *c);
+void cr_conf_read(struct cr_plugin *pl, struct cr_plugin_conf *c);
 int cr_conf_options(struct cr_plugin *pl, const struct cr_plugin_conf *c,
 		    struct cr_options *o);
 enum cr_fail_stage cr_conf_fail_stage(const struct cr_plugin_conf *c,

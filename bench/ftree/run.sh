@@ -1,0 +1,64 @@
+#!/bin/sh
+# OpenSM's built-in ftree against cr-ftree on the same fabric, in one ibsim
+# run (same LIDs): routing time of each, from opensm's own log ("building
+# routing with 'X'" to "X tables configured on all switches", so both
+# include everything the engine does), then reachability, minimal paths
+# and credit loops of each by `croute check`, and the offline time of
+# `croute route -e ftree` on the same topology.
+#
+# usage: bench/ftree/run.sh [croute gen arguments]   (default: ktree 8 3)
+#   bench/ftree/run.sh ktree 16 3    the issue's 4096 hosts, 768 switches
+# Environment: as tests/ibsim/lib.sh (top_builddir, top_srcdir,
+# CR_TEST_TIMEOUT, CR_KEEP).
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/ibsim/lib.sh"
+
+cr_init bench-ftree
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
+[ $# -gt 0 ] || set -- ktree 8 3
+topo=$CR_DIR/topo
+cr_gen "$topo" "$@"
+
+# routing_time LOG ENGINE: seconds between the two log lines (opensm's
+# timestamps: "Mon DD HH:MM:SS usec").
+routing_time() {
+	awk -v e="$2" '
+	function t() { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
+	index($0, "building routing with \047" e "\047") { t0 = t() }
+	index($0, ": " e " tables configured on all switches") { t1 = t() }
+	END { if (t0 && t1) printf "%.3f", t1 - t0; else print "?" }' "$1"
+}
+
+cr_conf
+cr_ibsim_start "$topo"
+for e in ftree cr-ftree; do
+	cr_opensm_once -R "$e" -D 0x47
+	cr_expect_log ": $e tables configured" "$e did not route the fabric"
+	eval "time_$(echo "$e" | tr - _)=$(routing_time "$CR_LOG" "$e")"
+	cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/lfts-$e"
+	"$CROUTE" check -t "$topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DIR/lfts-$e" --max-report 3 \
+		>"$CR_DIR/check-$e.out" 2>&1
+done
+cr_ibsim_stop
+
+offline=$( { "$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" -e ftree \
+	-o /dev/null; } 2>&1 | tail -n 1)
+
+echo "fabric: croute gen $*"
+printf "%-10s %12s  %s\n" engine "routing (s)" "check"
+for e in ftree cr-ftree; do
+	v=$(eval "echo \$time_$(echo "$e" | tr - _)")
+	printf "%-10s %12s  %s\n" "$e" "$v" "$(awk '
+		/unreachable:/ { u = $2 } /non-minimal/ { m = $3 }
+		/credit loops:/ { c = $3 } /result:/ { r = $2 }
+		END { printf "unreachable %s, non-minimal %s, credit loops %s: %s",
+		      u, m, c, r }' "$CR_DIR/check-$e.out")"
+done
+echo "ratio cr-ftree/ftree: $(awk -v a="$time_cr_ftree" -v b="$time_ftree" \
+	'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')"
+echo "offline croute route -e ftree: $offline"
+
+CR_STATUS=0
+exit 0

@@ -1,0 +1,114 @@
+#!/bin/sh
+# OpenSM's built-in updn against cr-updn on the same fabric, in one ibsim
+# run (same LIDs): built-in updn, built-in updn with port_shifting, and
+# cr-updn plain, with remote_guid_sorting, with port_shifting, with both.
+# For each: routing time from opensm's own log ("building routing with
+# 'X'" to "X tables configured on all switches"), and the shift pattern's
+# contention over the hosts in natural order of their descriptions (leaf
+# order for `croute gen` fabrics): shiftload.awk's flow count on opensm's
+# dumps, and `croute estimate`'s summary when the command has it.
+#
+# usage: bench/updn/run.sh [croute gen arguments]
+#   default: two-level --leaves 8 --hosts 8 --uplinks 8 --spines 8
+#            --scramble 1 (a small scrambled director)
+#   bench/updn/run.sh two-level --leaves 36 --hosts 18 --uplinks 18 \
+#       --spines 18 --scramble 1      a 648-port director
+#   bench/updn/run.sh ktree 4 3       a 3-level fat tree
+# Environment: as tests/ibsim/lib.sh (top_builddir, top_srcdir,
+# CR_TEST_TIMEOUT, CR_KEEP); CR_BENCH_REPEAT=N routes each configuration
+# N times and reports the shortest routing time (default 3).
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/ibsim/lib.sh"
+here=$top_srcdir/bench/updn
+
+cr_init bench-updn
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
+[ $# -gt 0 ] || set -- two-level --leaves 8 --hosts 8 --uplinks 8 \
+	--spines 8 --scramble 1
+topo=$CR_DIR/topo
+cr_gen "$topo" "$@"
+
+# routing_time LOG ENGINE: seconds between the two log lines (opensm's
+# timestamps: "Mon DD HH:MM:SS usec").
+routing_time() {
+	awk -v e="$2" '
+	function t() {
+		split($3, h, ":")
+		return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6
+	}
+	index($0, "building routing with \047" e "\047") { t0 = t() }
+	index($0, ": " e " tables configured on all switches") { t1 = t() }
+	END { if (t0 && t1) printf "%.4f", t1 - t0; else print "?" }' "$1"
+}
+
+# Hosts in natural order of their descriptions, as CA port LIDs.
+host_lids() {
+	awk '
+	/^\{ CA / {
+		match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
+		s = substr($0, RSTART + 1, RLENGTH - 1)
+		d = s; sub(/\} LID:.*/, "", d)
+		l = s; sub(/.*LID:/, "", l)
+		print d "\t" l
+	}' "$1" | sort -V | awk -F '\t' '{
+		v = 0; s = tolower($2)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		print v
+	}'
+}
+
+has_estimate=
+"$CROUTE" help estimate >/dev/null 2>&1 && has_estimate=1
+
+# The flow count always (it needs nothing but opensm's dumps), and the
+# estimator's summary when `croute estimate` is there.
+contention() {
+	host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
+	awk -f "$here/shiftload.awk" "$CR_DIR/hosts" \
+		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump"
+	if [ -n "$has_estimate" ]; then
+		printf "%34s" "estimate: "
+		"$CROUTE" estimate -t "$topo" --lids "$CR_GUID2LID" \
+			--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift \
+			2>&1 | tail -n 1
+	fi
+}
+
+cr_ibsim_start "$topo"
+results=$CR_DIR/results
+: >"$results"
+# name engine opensm.conf lines...
+run() {
+	name=$1
+	engine=$2
+	shift 2
+	cr_conf "$@"
+	best=
+	i=0
+	while [ $i -lt "${CR_BENCH_REPEAT:-3}" ]; do
+		cr_opensm_once -R "$engine" -D 0x47
+		cr_expect_log ": $engine tables configured" \
+			"$name: $engine did not route the fabric"
+		t=$(routing_time "$CR_LOG" "$engine")
+		best=$(awk -v a="$best" -v b="$t" 'BEGIN {
+			print (a == "" || (b != "?" && b + 0 < a + 0)) ? b : a }')
+		i=$((i + 1))
+	done
+	printf "%-22s %9s  %s\n" "$name" "$best" "$(contention)" >>"$results"
+}
+run updn updn
+run "updn port_shifting" updn "port_shifting TRUE"
+run cr-updn cr-updn
+run "cr-updn sorting" cr-updn "remote_guid_sorting TRUE"
+run "cr-updn shifting" cr-updn "port_shifting TRUE"
+run "cr-updn both" cr-updn "remote_guid_sorting TRUE" "port_shifting TRUE"
+cr_ibsim_stop
+
+echo "fabric: croute gen $*"
+printf "%-22s %9s  %s\n" engine "time (s)" "shift contention"
+cat "$results"
+
+CR_STATUS=0
+exit 0

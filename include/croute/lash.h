@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cr-lash's path SLs and SL-to-VL tables in the formats ibdmchk reads, so
+ * that its credit-loop check can model the layers (ibdmchk -c and -d):
+ *
+ *   path SLs:  "0x<source node GUID> <destination LID> <SL>" per line,
+ *              GUID in lower-case hex, LID and SL in decimal; every CA and
+ *              switch to every LID in use (ibdmchk wants every destination
+ *              of a source it knows).
+ *   SL2VL:     "0x<switch GUID> <in port> <out port> 0xVV 0xVV ... " per
+ *              line, eight bytes of two VLs each (SL 0 and 1 first), for
+ *              every pair of ports of every switch.
+ *
+ * The plugin writes them to croute-lash-sl.dump and croute-lash-sl2vl.dump
+ * in OpenSM's dump directory, the command on request.
+ */
+#ifndef CROUTE_LASH_H
+#define CROUTE_LASH_H
+
+#include <stdio.h>
+#include <croute/routing.h>
+
+/*
+ * Writes r's path SLs. A CA's SL toward a LID is that of the switch its
+ * first cabled port leads to. Returns 0, or -1 when r has no SLs or the
+ * write fails (logged).
+ */
+int cr_lash_write_psl(FILE *out, const struct cr_fabric *f,
+		      const struct cr_routing *r);
+
+/* Writes r->sl2vl as every switch's table for every port pair. */
+int cr_lash_write_sl2vl(FILE *out, const struct cr_fabric *f,
+			const struct cr_routing *r);
+
+/*
+ * The SL of the path from the port holding slid to dlid (what path_sl
+ * answers), or -1 when either LID is unknown or r has no SLs.
+ */
+int cr_lash_path_sl(const struct cr_fabric *f, const struct cr_routing *r,
+		    uint16_t slid, uint16_t dlid);
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * croute(1): one small file per command (cmd_<name>.c) over shared option,
+ * help and loading code (common.c), the way infiniband-diags builds its
+ * tools. A command is a struct cli_cmd named cli_cmd_<name>; main.c lists
+ * the commands in CLI_COMMANDS, one line each.
+ */
+#ifndef CROUTE_CLI_H
+#define CROUTE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <croute/routing.h>
+
+/* Exit statuses (DESIGN.md). */
+enum {
+	CLI_OK = 0, /* done, nothing wrong */
+	CLI_PROBLEMS = 1, /* a check or estimate found problems */
+	CLI_BAD = 2, /* bad input or usage */
+};
+
+/*
+ * Option keys: a printable key is also the short option; keys from
+ * CLI_KEY_LONG on are long-only. Shared options have fixed keys so that
+ * commands can combine them; a command's own long-only keys start at
+ * CLI_KEY_CMD.
+ */
+enum {
+	CLI_KEY_LONG = 256,
+	CLI_KEY_LIDS = CLI_KEY_LONG,
+	CLI_KEY_LMC,
+	CLI_KEY_PORT_SHIFTING,
+	CLI_KEY_REMOTE_GUID_SORTING,
+	CLI_KEY_SCATTER_PORTS,
+	CLI_KEY_ROOT_GUIDS,
+	CLI_KEY_CN_GUIDS,
+	CLI_KEY_IO_GUIDS,
+	CLI_KEY_LASH_START_VL,
+	CLI_KEY_CMD = 512,
+};
+
+struct cli_opt {
+	const char *name; /* long name, without "--" */
+	int key;
+	const char *arg; /* the argument's name in help; NULL: none */
+	const char *help;
+};
+
+/* clang-format off */
+#define CLI_OPT_END { NULL, 0, NULL, NULL }
+/* clang-format on */
+
+struct cli_cmd {
+	const char *name;
+	const char *synopsis; /* what follows "croute NAME" */
+	const char *summary; /* one line */
+	const char *details; /* more help text, or NULL */
+	/* option tables, NULL-terminated; -h and -v/-q are added to all */
+	const struct cli_opt *const *opts;
+	/* argv[0] is the command's name; returns an exit status */
+	int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+};
+
+/*
+ * Parses the options of cmd. handle gets each option's key and argument
+ * and returns 0, or -1 after reporting what is wrong. Returns the index of
+ * the first operand, -1 for a usage error (reported), or -2 after --help
+ * was printed.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
+	      int (*handle)(void *ctx, int key, const char *arg), void *ctx);
+void cli_help(const struct cli_cmd *cmd, FILE *out);
+/* Reports a usage error: "croute CMD: ..." and where to get help. */
+void cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Strict numbers: the whole argument, in range, or a reported error. */
+int cli_uint(const struct cli_cmd *cmd, const char *what, const char *arg,
+	     unsigned long max, unsigned long *out);
+
+/*
+ * What most commands share: the topology and its LIDs, the engine and its
+ * options. Fill it with cli_setup_opt() from the command's handler.
+ */
+struct cli_setup {
+	const struct cli_cmd *cmd;
+	const char *topo;
+	const char *lids; /* guid2lid file */
+	int lmc; /* -1: not given */
+	const char *engine; /* NULL: not given */
+	struct cr_options opts;
+	const char *root_guids, *cn_guids, *io_guids;
+};
+
+extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
+extern const struct cli_opt cli_engine_opts[]; /* --engine and its options */
+
+void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd);
+void cli_setup_release(struct cli_setup *s);
+/* 0 when taken, 1 when key is not a setup option, -1 on a bad value. */
+int cli_setup_opt(struct cli_setup *s, int key, const char *arg);
+/*
+ * Reads the topology and gives it LIDs: from --lids, else assigned with
+ * --lmc when given, else the file's own, else assigned with LMC 0.
+ */
+struct cr_fabric *cli_load(struct cli_setup *s);
+/*
+ * Routes f with the chosen engine (default minhop) and its options.
+ * *seconds receives the engine's run time. NULL on failure (reported).
+ */
+struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
+			     const struct cr_engine **engine, double *seconds);
+
+/* -o FILE: stdout when path is NULL or "-", else a file renamed in place. */
+FILE *cli_out_open(const char *path, char **tmp);
+/* Commits (ok) or discards the output; returns 0 or -1 (reported). */
+int cli_out_close(FILE *out, char *tmp, const char *path, bool ok);
+
+/* The log level the options asked for (-q: CR_LOG_ERROR). */
+extern int cli_verbosity;
+
+double cli_now(void);
+/* LIDs in use in a finalized fabric. */
+uint32_t cli_count_lids(const struct cr_fabric *f);
+
+#endif

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* croute check: verifies a routing, computed or read from a dump. */
+#include <inttypes.h>
+
+#include <croute/check.h>
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "cli.h"
+
+enum {
+	KEY_LFTS = CLI_KEY_CMD,
+	KEY_NO_CREDIT,
+	KEY_SWITCHES,
+	KEY_REQUIRE_MINIMAL,
+	KEY_MAX_REPORT,
+};
+
+static const struct cli_opt check_opts[] = {
+	{"lfts", KEY_LFTS, "FILE", "LFTs to check (opensm-lfts.dump, ibroute)"},
+	{"no-credit-loops", KEY_NO_CREDIT, NULL, "skip the credit loop search"},
+	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
+	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
+	 "count non-minimal paths as problems"},
+	{"max-report", KEY_MAX_REPORT, "N",
+	 "list N problems of each kind (10)"},
+	CLI_OPT_END,
+};
+
+static const struct cli_opt *const check_tables[] = {
+	cli_topo_opts, cli_engine_opts, check_opts, NULL};
+
+struct check_ctx {
+	struct cli_setup setup;
+	const char *lfts;
+	unsigned flags;
+	bool require_minimal;
+	unsigned long max_report;
+};
+
+static int check_opt(void *arg, int key, const char *val)
+{
+	struct check_ctx *c = arg;
+	int ret = cli_setup_opt(&c->setup, key, val);
+
+	if (ret <= 0)
+		return ret;
+	switch (key) {
+	case KEY_LFTS:
+		c->lfts = val;
+		break;
+	case KEY_NO_CREDIT:
+		c->flags &= ~CR_CHECK_CREDIT;
+		break;
+	case KEY_SWITCHES:
+		c->flags |= CR_CHECK_SWITCHES;
+		break;
+	case KEY_REQUIRE_MINIMAL:
+		c->require_minimal = true;
+		break;
+	case KEY_MAX_REPORT:
+		return cli_uint(c->setup.cmd, "--max-report", val, 1000000,
+				&c->max_report);
+	}
+	return 0;
+}
+
+static bool report(const struct check_ctx *c, const struct cr_check_report *r)
+{
+	bool bad = r->unreachable || r->loops || r->credit_loops ||
+		   (c->require_minimal && r->non_minimal);
+
+	printf("pairs checked:      %" PRIu64 "\n", r->pairs);
+	printf("unreachable:        %" PRIu64 "\n", r->unreachable);
+	printf("loops:              %" PRIu64 "\n", r->loops);
+	printf("non-minimal paths:  %" PRIu64 "\n", r->non_minimal);
+	if (c->flags & CR_CHECK_CREDIT)
+		printf("credit loops:       %" PRIu64 " virtual lane%s with a"
+		       " cycle\n",
+		       r->credit_loops, r->credit_loops == 1 ? "" : "s");
+	else
+		printf("credit loops:       not checked\n");
+	printf("hops:               max %u, average %.2f\n", r->max_hops,
+	       r->avg_hops);
+	printf("result:             %s\n", bad ? "PROBLEMS" : "OK");
+	return bad;
+}
+
+static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct check_ctx c = {
+		.flags = CR_CHECK_MINIMAL | CR_CHECK_CREDIT,
+		.max_report = 10,
+	};
+	struct cr_fabric *f = NULL;
+	struct cr_routing *r = NULL;
+	struct cr_check_report rep;
+	const struct cr_engine *e;
+	double secs;
+	int first, ret = CLI_BAD;
+
+	cli_setup_init(&c.setup, cmd);
+	first = cli_parse(cmd, argc, argv, check_opt, &c);
+	if (first < 0) {
+		ret = first == -2 ? CLI_OK : CLI_BAD;
+		goto out;
+	}
+	if (first < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+		goto out;
+	}
+	if (!c.lfts == !c.setup.engine) {
+		cli_usage_error(cmd,
+				"give either --lfts FILE or --engine NAME");
+		goto out;
+	}
+	f = cli_load(&c.setup);
+	if (!f)
+		goto out;
+	if (c.lfts) {
+		r = cr_routing_new(f);
+		if (r && cr_lft_read(c.lfts, f, r)) {
+			cr_routing_free(r);
+			r = NULL;
+		}
+	} else {
+		r = cli_route(&c.setup, f, &e, &secs);
+	}
+	if (!r)
+		goto out;
+	if (cr_check(f, r, c.flags, stdout, c.max_report, &rep)) {
+		cr_err("the check could not run");
+		goto out;
+	}
+	ret = report(&c, &rep) ? CLI_PROBLEMS : CLI_OK;
+out:
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	cli_setup_release(&c.setup);
+	return ret;
+}
+
+const struct cli_cmd cli_cmd_check = {
+	.name = "check",
+	.synopsis = "--topo FILE (--lfts FILE | --engine NAME) [options]",
+	.summary = "Check a routing: reachability, loops, hop counts, credit"
+		   " loops.",
+	.details = "Every CA port must reach every LID of the other CA ports"
+		   " and every switch LID.\nExit status 1 when LIDs are"
+		   " unreachable, paths loop or a virtual lane has a\ncredit"
+		   " loop. With --lfts, give the LIDs the tables were made for"
+		   " (--lids).\n",
+	.opts = check_tables,
+	.run = check_run,
+};

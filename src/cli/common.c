@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What every croute command shares: option parsing and help generated
+ * from one table per option group, the topology/LID loading rules, the
+ * engine and its options, and output files that appear only when whole.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "cli.h"
+
+static const struct cli_opt common_opts[] = {
+	{"verbose", 'v', NULL, "more messages on stderr (twice: debug)"},
+	{"quiet", 'q', NULL, "only errors on stderr"},
+	{"help", 'h', NULL, "show this help"},
+	CLI_OPT_END,
+};
+
+const struct cli_opt cli_topo_opts[] = {
+	{"topo", 't', "FILE", "topology in ibnetdiscover format ('-': stdin)"},
+	{"lids", CLI_KEY_LIDS, "FILE", "LIDs from OpenSM's guid2lid file"},
+	{"lmc", CLI_KEY_LMC, "N", "assign LIDs with LMC N, not the file's"},
+	CLI_OPT_END,
+};
+
+const struct cli_opt cli_engine_opts[] = {
+	{"engine", 'e', "NAME", "minhop, updn, ftree, lash (cr- optional)"},
+	{"port-shifting", CLI_KEY_PORT_SHIFTING, NULL,
+	 "rotate port choices across LIDs (OpenSM's port_shifting)"},
+	{"remote-guid-sorting", CLI_KEY_REMOTE_GUID_SORTING, NULL,
+	 "order equal ports by the GUID at their far end"},
+	{"scatter-ports", CLI_KEY_SCATTER_PORTS, "SEED",
+	 "pick randomly among the least loaded ports (0: off)"},
+	{"root-guids", CLI_KEY_ROOT_GUIDS, "FILE",
+	 "root switch GUIDs, one a line (updn, ftree)"},
+	{"cn-guids", CLI_KEY_CN_GUIDS, "FILE",
+	 "compute node port GUIDs, one a line (ftree)"},
+	{"io-guids", CLI_KEY_IO_GUIDS, "FILE",
+	 "I/O node port GUIDs, one a line (ftree)"},
+	{"lash-start-vl", CLI_KEY_LASH_START_VL, "VL",
+	 "first virtual lane lash uses (0..14)"},
+	CLI_OPT_END,
+};
+
+int cli_verbosity = CR_LOG_INFO;
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint32_t cli_count_lids(const struct cr_fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		n += f->lid_node[lid] != CR_NO_NODE;
+	return n;
+}
+
+void cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "croute %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'croute help %s'.\n", cmd->name);
+}
+
+int cli_uint(const struct cli_cmd *cmd, const char *what, const char *arg,
+	     unsigned long max, unsigned long *out)
+{
+	unsigned long long v;
+	char *e;
+
+	errno = 0;
+	v = isdigit((unsigned char)*arg) ? strtoull(arg, &e, 0) : 0;
+	if (!isdigit((unsigned char)*arg) || errno || *e || v > max) {
+		cli_usage_error(cmd, "%s: '%s' is not a number from 0 to %lu",
+				what, arg, max);
+		return -1;
+	}
+	*out = (unsigned long)v;
+	return 0;
+}
+
+static void help_table(const struct cli_opt *o, FILE *out)
+{
+	for (; o->name; o++) {
+		char left[64];
+		int n;
+
+		n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
+			     o->key < CLI_KEY_LONG ? '-' : ' ',
+			     o->key < CLI_KEY_LONG ? o->key : ' ',
+			     o->key < CLI_KEY_LONG ? ", " : "  ", o->name,
+			     o->arg ? " " : "", o->arg ? o->arg : "");
+		if (n < 30)
+			fprintf(out, "%-30s%s\n", left, o->help);
+		else
+			fprintf(out, "%s\n%30s%s\n", left, "", o->help);
+	}
+}
+
+void cli_help(const struct cli_cmd *cmd, FILE *out)
+{
+	fprintf(out, "Usage: croute %s %s\n\n%s\n", cmd->name, cmd->synopsis,
+		cmd->summary);
+	if (cmd->details)
+		fprintf(out, "\n%s", cmd->details);
+	fputs("\nOptions:\n", out);
+	for (unsigned i = 0; cmd->opts && cmd->opts[i]; i++)
+		help_table(cmd->opts[i], out);
+	help_table(common_opts, out);
+}
+
+static size_t count_opts(const struct cli_opt *o)
+{
+	size_t n = 0;
+
+	while (o[n].name)
+		n++;
+	return n;
+}
+
+static int add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo,
+		    char *so, size_t *nso)
+{
+	for (; o->name; o++) {
+		lo[*nlo] = (struct option){
+			o->name, o->arg ? required_argument : no_argument, NULL,
+			o->key};
+		(*nlo)++;
+		if (o->key < CLI_KEY_LONG) {
+			so[(*nso)++] = (char)o->key;
+			if (o->arg)
+				so[(*nso)++] = ':';
+		}
+	}
+	return 0;
+}
+
+static const struct cli_opt *find_opt(const struct cli_cmd *cmd, int key)
+{
+	for (unsigned i = 0; cmd->opts && cmd->opts[i]; i++)
+		for (const struct cli_opt *o = cmd->opts[i]; o->name; o++)
+			if (o->key == key)
+				return o;
+	return NULL;
+}
+
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
+	      int (*handle)(void *ctx, int key, const char *arg), void *ctx)
+{
+	size_t total = count_opts(common_opts), nlo = 0, nso = 0;
+	int verbosity = CR_LOG_INFO, ret = -1, c;
+	struct option *lo;
+	char *so;
+
+	for (unsigned i = 0; cmd->opts && cmd->opts[i]; i++)
+		total += count_opts(cmd->opts[i]);
+	lo = calloc(total + 1, sizeof(*lo));
+	so = calloc(3 * total + 2, 1);
+	if (!lo || !so) {
+		fprintf(stderr, "croute: out of memory\n");
+		goto out;
+	}
+	so[nso++] = ':'; /* missing arguments reported here */
+	for (unsigned i = 0; cmd->opts && cmd->opts[i]; i++)
+		add_opts(cmd->opts[i], lo, &nlo, so, &nso);
+	add_opts(common_opts, lo, &nlo, so, &nso);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const char *bad = optopt >= CLI_KEY_LONG || !optopt
+					  ? argv[optind - 1]
+					  : NULL;
+
+		switch (c) {
+		case 'h':
+			cli_help(cmd, stdout);
+			ret = -2;
+			goto out;
+		case 'v':
+			if (verbosity < CR_LOG_DEBUG)
+				verbosity++;
+			break;
+		case 'q':
+			verbosity = CR_LOG_ERROR;
+			break;
+		case '?':
+			if (bad)
+				cli_usage_error(cmd, "unknown option '%s'",
+						bad);
+			else
+				cli_usage_error(cmd, "unknown option '-%c'",
+						optopt);
+			goto out;
+		case ':':
+			if (bad)
+				cli_usage_error(cmd, "'%s' needs an argument",
+						bad);
+			else
+				cli_usage_error(cmd, "'-%c' needs an argument",
+						optopt);
+			goto out;
+		default:
+			if (!find_opt(cmd, c) || handle(ctx, c, optarg))
+				goto out;
+		}
+	}
+	cli_verbosity = verbosity;
+	cr_log_set(NULL, NULL, (enum cr_log_level)verbosity);
+	ret = optind;
+out:
+	free(lo);
+	free(so);
+	return ret;
+}
+
+void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd)
+{
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	s->lmc = -1;
+	cr_options_init(&s->opts);
+}
+
+void cli_setup_release(struct cli_setup *s)
+{
+	cr_options_release(&s->opts);
+}
+
+int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
+{
+	unsigned long v;
+
+	switch (key) {
+	case 't':
+		s->topo = arg;
+		return 0;
+	case CLI_KEY_LIDS:
+		s->lids = arg;
+		return 0;
+	case CLI_KEY_LMC:
+		if (cli_uint(s->cmd, "--lmc", arg, CR_MAX_LMC, &v))
+			return -1;
+		s->lmc = (int)v;
+		return 0;
+	case 'e':
+		if (!cr_engine_find(arg)) {
+			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
+			return -1;
+		}
+		s->engine = arg;
+		return 0;
+	case CLI_KEY_PORT_SHIFTING:
+		s->opts.port_shifting = true;
+		return 0;
+	case CLI_KEY_REMOTE_GUID_SORTING:
+		s->opts.remote_guid_sorting = true;
+		return 0;
+	case CLI_KEY_SCATTER_PORTS:
+		if (cli_uint(s->cmd, "--scatter-ports", arg, UINT32_MAX, &v))
+			return -1;
+		s->opts.scatter_ports = (uint32_t)v;
+		return 0;
+	case CLI_KEY_ROOT_GUIDS:
+		s->root_guids = arg;
+		return 0;
+	case CLI_KEY_CN_GUIDS:
+		s->cn_guids = arg;
+		return 0;
+	case CLI_KEY_IO_GUIDS:
+		s->io_guids = arg;
+		return 0;
+	case CLI_KEY_LASH_START_VL:
+		if (cli_uint(s->cmd, "--lash-start-vl", arg, 14, &v))
+			return -1;
+		s->opts.lash_start_vl = (uint8_t)v;
+		return 0;
+	}
+	return 1;
+}
+
+struct cr_fabric *cli_load(struct cli_setup *s)
+{
+	struct cr_fabric *f;
+	int err = 0;
+
+	if (!s->topo) {
+		cli_usage_error(s->cmd, "--topo FILE is required");
+		return NULL;
+	}
+	if (s->lids && s->lmc >= 0) {
+		cli_usage_error(s->cmd, "--lids and --lmc exclude each other");
+		return NULL;
+	}
+	f = cr_topo_read(s->topo);
+	if (!f)
+		return NULL;
+	if (s->lids)
+		err = cr_lids_read_guid2lid(s->lids, f);
+	else if (s->lmc >= 0 || !f->max_lid)
+		err = cr_fabric_assign_lids(f, s->lmc >= 0 ? s->lmc : 0);
+	if (err) {
+		cr_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* OpenSM's GUID files: one GUID a line; '#' starts a comment. */
+static int read_guids(const char *path, struct cr_guid_list *l)
+{
+	FILE *in;
+	char *buf = NULL;
+	size_t cap = 0;
+	unsigned line = 0;
+	int err = 0;
+
+	if (!path)
+		return 0;
+	in = fopen(path, "r");
+	if (!in) {
+		cr_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (!err && getline(&buf, &cap, in) >= 0) {
+		char *s = buf, *e;
+		unsigned long long guid;
+
+		line++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s || *s == '#')
+			continue;
+		errno = 0;
+		guid = strtoull(s, &e, 0);
+		while (isspace((unsigned char)*e))
+			e++;
+		if (e == s || errno || (*e && *e != '#')) {
+			cr_err("%s:%u: expected one GUID", path, line);
+			err = -1;
+		} else if (cr_guid_list_add(l, guid)) {
+			cr_err("%s: out of memory", path);
+			err = -1;
+		}
+	}
+	free(buf);
+	fclose(in);
+	return err;
+}
+
+struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
+			     const struct cr_engine **engine, double *seconds)
+{
+	const struct cr_engine *e =
+		cr_engine_find(s->engine ? s->engine : "minhop");
+	struct cr_routing *r;
+	double t0;
+
+	cr_guid_list_release(&s->opts.root_guids);
+	cr_guid_list_release(&s->opts.cn_guids);
+	cr_guid_list_release(&s->opts.io_guids);
+	if (read_guids(s->root_guids, &s->opts.root_guids) ||
+	    read_guids(s->cn_guids, &s->opts.cn_guids) ||
+	    read_guids(s->io_guids, &s->opts.io_guids))
+		return NULL;
+	r = cr_routing_new(f);
+	if (!r)
+		return NULL;
+	t0 = cli_now();
+	if (cr_route(e, f, &s->opts, r)) {
+		cr_err("cr-%s cannot route %s", e->name, s->topo);
+		cr_routing_free(r);
+		return NULL;
+	}
+	*seconds = cli_now() - t0;
+	*engine = e;
+	return r;
+}
+
+FILE *cli_out_open(const char *path, char **tmp)
+{
+	*tmp = NULL;
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	return cr_file_create(path, tmp);
+}
+
+int cli_out_close(FILE *out, char *tmp, const char *path, bool ok)
+{
+	if (!tmp) {
+		if (fflush(out) || ferror(out)) {
+			cr_err("cannot write the output: %s", strerror(errno));
+			return -1;
+		}
+		return ok ? 0 : -1;
+	}
+	if (!ok) {
+		cr_file_abort(out, tmp);
+		return -1;
+	}
+	return cr_file_commit(out, tmp, path);
+}

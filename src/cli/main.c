@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* croute(1): finds the command and runs it. */
+#include <stdio.h>
+#include <string.h>
+
+#include <config.h>
+
+#include "cli.h"
+
+/* One line per command: cmd_<name>.c defines struct cli_cmd cli_cmd_<name>. */
+#define CLI_COMMANDS(X) \
+	X(gen)          \
+	X(route)        \
+	X(check)
+
+#define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
+#define CLI_ENTRY(name) &cli_cmd_##name,
+
+CLI_COMMANDS(CLI_DECLARE)
+
+static const struct cli_cmd *const commands[] = {
+	CLI_COMMANDS(CLI_ENTRY) NULL,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: croute COMMAND [options] [arguments]\n"
+		     "       croute help COMMAND | --help | --version\n\n"
+		     "Routes InfiniBand fabrics offline with the engines of"
+		     " the OpenSM plugin\nlibcroute.so, from topology files."
+		     "\n\nCommands:\n");
+	for (unsigned i = 0; commands[i]; i++)
+		fprintf(out, "  %-10s%s\n", commands[i]->name,
+			commands[i]->summary);
+	fprintf(out, "\nExit status: 0 done, 1 problems found, 2 bad input"
+		     " or usage.\n");
+}
+
+static const struct cli_cmd *find(const char *name)
+{
+	for (unsigned i = 0; commands[i]; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	fprintf(stderr, "croute: unknown command '%s'\nTry 'croute --help'.\n",
+		name);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_BAD;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return CLI_OK;
+		}
+		cmd = find(argv[2]);
+		if (!cmd)
+			return CLI_BAD;
+		cli_help(cmd, stdout);
+		return CLI_OK;
+	}
+	cmd = find(argv[1]);
+	if (!cmd)
+		return CLI_BAD;
+	return cmd->run(cmd, argc - 1, argv + 1);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The estimator's context, shared by estimate.c (one phase) and
+ * est_run.c (patterns and their results). Internal to the core.
+ */
+#ifndef CROUTE_EST_INT_H
+#define CROUTE_EST_INT_H
+
+#include <croute/estimate.h>
+
+struct cr_maxmin;
+
+struct cr_est {
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	struct cr_est_params par;
+	uint32_t *base;		/* node -> its port 0's link number */
+	uint32_t num_links;
+	double *cap;		/* Mb/s; 0 for ports without a cable */
+	/* the walk's working set, flat: no pointer chasing per hop */
+	uint32_t *far;		/* link -> node at its end, or CR_NO_NODE */
+	uint8_t *far_port;	/* link -> port at its end */
+	uint8_t *is_switch;	/* node -> 1 for switches */
+
+	/* per node, valid when stamp == gen */
+	uint32_t gen;
+	uint32_t *stamp;
+	uint32_t *ds, *de, *phi;	/* Δs, Δe, Φ */
+	uint32_t *gfill;		/* destination groups in by_dst[] */
+	uint32_t *pair_stamp, *pair_cnt;	/* Ω of (sender, group) */
+	uint32_t pair_gen;
+	double *pout;
+
+	/*
+	 * per phase, grown to the largest phase; after cr_est_phase() they
+	 * hold its flows' detail (fe) and paths (path[start[i]..]) until
+	 * the next call
+	 */
+	size_t alloc;
+	uint32_t *start;	/* n + 1 */
+	uint32_t *dst;		/* destination node; CR_NO_NODE: not counted */
+	uint32_t *by_dst;
+	uint32_t *dsts;		/* distinct destination nodes */
+	double *bound, *rate;
+	struct cr_flow_est *fe;
+	uint32_t *path;
+	size_t path_alloc;
+
+	struct cr_maxmin *mm;
+};
+
+#endif

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A pattern's estimate: every phase through cr_est_phase(), folded into
+ * the figures a report needs (per phase and overall rates, link loads,
+ * the hottest links, flows without path, shift's sender x receiver
+ * matrix) without keeping any phase's flows once it is counted.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <croute/log.h>
+#include "est_int.h"
+#include "pattern.h"
+
+struct run_acc {
+	struct cr_est_result *res;
+	uint32_t *lstamp;	/* link counted in this phase when == phase */
+	uint32_t *lcnt;
+	uint32_t *mat_cnt;
+	double sum_frac, sum_gbps;
+};
+
+void cr_est_result_free(struct cr_est_result *res)
+{
+	if (!res)
+		return;
+	free(res->phase);
+	free(res->link_max_flows);
+	free(res->link_total_flows);
+	free(res->matrix);
+	free(res);
+}
+
+static void result_name(struct cr_est_result *res, const struct cr_pattern *p,
+			const struct cr_pattern_run *pr)
+{
+	const char *kind = cr_pattern_kind_name(p->kind);
+
+	if (p->kind == CR_PAT_FLOWS) {
+		const char *slash = strrchr(p->path, '/');
+
+		snprintf(res->name, sizeof(res->name), "flows:%s",
+			 slash ? slash + 1 : p->path);
+	} else if (p->kind == CR_PAT_SHIFT && pr->num_phases < pr->phases_total)
+		snprintf(res->name, sizeof(res->name), "shift:%u",
+			 pr->num_phases);
+	else if (p->kind == CR_PAT_BISECT)
+		snprintf(res->name, sizeof(res->name), "bisect:%u",
+			 pr->num_phases);
+	else if (p->kind == CR_PAT_FANIN)
+		snprintf(res->name, sizeof(res->name), "fanin:%u", pr->fan);
+	else
+		snprintf(res->name, sizeof(res->name), "%s", kind);
+}
+
+static int result_alloc(struct cr_est *e, struct cr_est_result *res,
+			const struct cr_pattern_run *pr, struct run_acc *acc)
+{
+	size_t cells;
+
+	res->phase = calloc(pr->num_phases, sizeof(*res->phase));
+	res->num_links = e->num_links;
+	res->link_max_flows = calloc(e->num_links + 1, sizeof(uint32_t));
+	res->link_total_flows = calloc(e->num_links + 1, sizeof(uint64_t));
+	acc->lstamp = calloc(e->num_links + 1, sizeof(uint32_t));
+	acc->lcnt = calloc(e->num_links + 1, sizeof(uint32_t));
+	if (!res->phase || !res->link_max_flows || !res->link_total_flows ||
+	    !acc->lstamp || !acc->lcnt)
+		return -1;
+	if (pr->p->kind != CR_PAT_SHIFT)
+		return 0;
+	res->mat_block = (pr->n + e->par.matrix_max - 1) / e->par.matrix_max;
+	res->mat_dim = (pr->n + res->mat_block - 1) / res->mat_block;
+	cells = (size_t)res->mat_dim * res->mat_dim;
+	res->matrix = calloc(cells, sizeof(*res->matrix));
+	acc->mat_cnt = calloc(cells, sizeof(*acc->mat_cnt));
+	return res->matrix && acc->mat_cnt ? 0 : -1;
+}
+
+/* Folds one phase's flows into the pattern's figures. */
+static void accumulate(struct cr_est *e, struct run_acc *acc,
+		       const struct cr_pattern_run *pr, uint32_t ph,
+		       const struct cr_flow *flows, size_t n, uint32_t label)
+{
+	struct cr_est_result *res = acc->res;
+	struct cr_est_phase_stat *st = &res->phase[ph];
+	double sf = 0, sg = 0;
+
+	st->label = label;
+	st->flows = (uint32_t)n;
+	st->min_frac = st->min_gbps = n ? INFINITY : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cr_flow_est *fe = &e->fe[i];
+		double frac = fe->inject > 0 ? fe->rate / fe->inject : 0;
+		double gbps = fe->rate / 1000;
+
+		sf += frac;
+		sg += gbps;
+		if (frac < st->min_frac)
+			st->min_frac = frac;
+		if (gbps < st->min_gbps)
+			st->min_gbps = gbps;
+		if (fe->status != CR_FLOW_OK) {
+			struct cr_est_unrouted *u;
+
+			st->unrouted++;
+			if (res->num_unrouted_kept < CR_EST_UNROUTED_KEPT) {
+				u = &res->unrouted_kept[res->num_unrouted_kept];
+				res->num_unrouted_kept++;
+				u->flow = flows[i];
+				u->phase = label;
+				u->stop_node = fe->stop_node;
+				u->stop_port = fe->stop_port;
+				u->status = fe->status;
+			}
+		}
+		for (uint32_t k = e->start[i]; k < e->start[i + 1]; k++) {
+			uint32_t l = e->path[k];
+
+			if (acc->lstamp[l] != ph + 1) {
+				acc->lstamp[l] = ph + 1;
+				acc->lcnt[l] = 0;
+			}
+			if (++acc->lcnt[l] > res->link_max_flows[l])
+				res->link_max_flows[l] = acc->lcnt[l];
+			res->link_total_flows[l]++;
+		}
+		if (res->matrix) {
+			/* shift flows come in host order: j -> j + k */
+			uint32_t b = res->mat_block;
+			size_t c = (size_t)(i / b) * res->mat_dim +
+				   ((i + label) % pr->n) / b;
+
+			res->matrix[c] += (float)frac;
+			acc->mat_cnt[c]++;
+		}
+	}
+	st->avg_frac = n ? sf / n : 0;
+	st->avg_gbps = n ? sg / n : 0;
+	acc->sum_frac += sf;
+	acc->sum_gbps += sg;
+	res->flows += n;
+	res->unrouted += st->unrouted;
+	if (st->min_frac < res->min_frac)
+		res->min_frac = st->min_frac;
+	if (st->min_gbps < res->min_gbps)
+		res->min_gbps = st->min_gbps;
+}
+
+static bool hotter(const struct cr_est_result *res, uint32_t a, uint32_t b)
+{
+	if (res->link_max_flows[a] != res->link_max_flows[b])
+		return res->link_max_flows[a] > res->link_max_flows[b];
+	if (res->link_total_flows[a] != res->link_total_flows[b])
+		return res->link_total_flows[a] > res->link_total_flows[b];
+	return a < b;
+}
+
+static void find_hot(struct cr_est *e, struct cr_est_result *res)
+{
+	uint32_t top[CR_EST_HOT];
+	unsigned n = 0;
+
+	for (uint32_t l = 0; l < e->num_links; l++) {
+		unsigned i;
+
+		if (!res->link_total_flows[l])
+			continue;
+		if (n == CR_EST_HOT && !hotter(res, l, top[n - 1]))
+			continue;
+		i = n < CR_EST_HOT ? n++ : n - 1;
+		while (i && hotter(res, l, top[i - 1])) {
+			top[i] = top[i - 1];
+			i--;
+		}
+		top[i] = l;
+	}
+	/* link number -> (node, port): base[] is sorted */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t lo = 0, hi = e->f->num_nodes;
+
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (e->base[mid] <= top[i])
+				lo = mid;
+			else
+				hi = mid;
+		}
+		res->hot[i].node = lo;
+		res->hot[i].port = (uint8_t)(top[i] - e->base[lo]);
+		res->hot[i].max_flows = res->link_max_flows[top[i]];
+		res->hot[i].total_flows = res->link_total_flows[top[i]];
+		res->hot[i].capacity = e->cap[top[i]];
+	}
+	res->num_hot = n;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
+				 const struct cr_hosts *hosts)
+{
+	struct cr_est_result *res = calloc(1, sizeof(*res));
+	struct run_acc acc = { .res = res };
+	struct cr_pattern_run pr;
+	struct cr_flow *flows = NULL;
+	struct timespec t0;
+	bool started = false;
+	size_t cells;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!res)
+		goto oom;
+	if (cr_pattern_start(&pr, e->f, p, hosts))
+		goto fail;
+	started = true;
+	res->kind = p->kind;
+	res->seed = p->seed;
+	res->hosts = pr.n;
+	res->num_phases = pr.num_phases;
+	res->phases_total = pr.phases_total;
+	res->min_frac = res->min_gbps = INFINITY;
+	result_name(res, p, &pr);
+	flows = malloc((pr.max_flows + 1) * sizeof(*flows));
+	if (!flows || result_alloc(e, res, &pr, &acc))
+		goto oom;
+	for (uint32_t ph = 0; ph < pr.num_phases; ph++) {
+		uint32_t label;
+		size_t n = cr_pattern_phase(&pr, ph, flows, &label);
+
+		if (cr_est_phase(e, flows, n, NULL) < 0)
+			goto fail;
+		accumulate(e, &acc, &pr, ph, flows, n, label);
+	}
+	if (!res->flows)
+		res->min_frac = res->min_gbps = 0;
+	res->avg_frac = res->flows ? acc.sum_frac / res->flows : 0;
+	res->avg_gbps = res->flows ? acc.sum_gbps / res->flows : 0;
+	cells = res->matrix ? (size_t)res->mat_dim * res->mat_dim : 0;
+	for (size_t c = 0; c < cells; c++) {
+		/* the average of the cell's flows; none: a host to itself */
+		if (acc.mat_cnt[c])
+			res->matrix[c] /= acc.mat_cnt[c];
+		else
+			res->matrix[c] = -1.0f;
+	}
+	find_hot(e, res);
+	res->seconds = seconds_since(&t0);
+	goto out;
+oom:
+	cr_err("out of memory estimating pattern %s",
+	       cr_pattern_kind_name(p->kind));
+fail:
+	cr_est_result_free(res);
+	res = NULL;
+out:
+	if (started)
+		cr_pattern_stop(&pr);
+	free(flows);
+	free(acc.lstamp);
+	free(acc.lcnt);
+	free(acc.mat_cnt);
+	return res;
+}

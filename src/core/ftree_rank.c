@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cr-ftree, part one: recognising the fat tree.
+ *
+ * Links between two switches are bundled into port groups. Switches are
+ * ranked by BFS, from the root GUIDs when given (roots are rank 0), else
+ * upward from the switches with CAs, which get the highest rank; when that
+ * breaks the rules and cn/io lists are given (I/O nodes on spines), upward
+ * from the switches with compute nodes only. A fat tree links only
+ * adjacent ranks; anything else (a torus, a random graph) is refused here
+ * with the two switches and their ranks named.
+ *
+ * For the D-mod-k choice, switches of one rank that share a parent form a
+ * class (in a k-ary n-tree: the leaves of a pod, or the middle switches of
+ * the same position in every pod); the parents of a class, in GUID order,
+ * are its slots. Every member maps slot i to the same parent, whatever its
+ * cabling, so the upward choices of all members agree (what makes shift
+ * patterns contention free); a member that lost the link to a slot's
+ * parent keeps the others' numbering.
+ *
+ * Leaves are ordered by topology position: grouped by the subtrees below
+ * each height (components of the switches up to that height), subtrees
+ * ordered by their smallest leaf GUID, so the leaves of a pod are
+ * consecutive in the CA order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/log.h>
+
+#include "ftree_int.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t *sorted_copy(const struct cr_guid_list *l, size_t *n)
+{
+	uint64_t *v;
+
+	*n = l->count;
+	if (!l->count)
+		return NULL;
+	v = malloc(l->count * sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, l->guids, l->count * sizeof(*v));
+	qsort(v, l->count, sizeof(*v), cmp_u64);
+	return v;
+}
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t guid)
+{
+	return n && bsearch(&guid, v, n, sizeof(*v), cmp_u64);
+}
+
+bool ft_is_cn(const struct ft *ft, uint32_t n, unsigned p)
+{
+	const struct cr_node *node = &ft->f->nodes[n];
+	uint64_t pg = node->ports[p].guid;
+
+	/* As in OpenSM: a cn list names the compute nodes; without one,
+	 * every CA is a compute node except the I/O nodes. */
+	if (ft->ncn)
+		return in_sorted(ft->cn_sorted, ft->ncn, node->guid) ||
+		       in_sorted(ft->cn_sorted, ft->ncn, pg);
+	return !in_sorted(ft->io_sorted, ft->nio, node->guid) &&
+	       !in_sorted(ft->io_sorted, ft->nio, pg);
+}
+
+struct link {
+	uint32_t remote;
+	uint8_t port;
+};
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct link *x = a, *y = b;
+
+	if (x->remote != y->remote)
+		return x->remote < y->remote ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* Bundles each switch's switch-to-switch links into port groups. */
+static int build_groups(struct ft *ft)
+{
+	const struct cr_fabric *f = ft->f;
+	size_t total = 0;
+	struct link *tmp = malloc((CR_MAX_PORTS + 1) * sizeof(*tmp));
+
+	for (uint32_t s = 0; s < ft->ns; s++)
+		total += f->nodes[f->switches[s]].num_ports;
+	ft->groups = malloc((total + 1) * sizeof(*ft->groups));
+	ft->ports = malloc(total + 1);
+	if (!tmp || !ft->groups || !ft->ports) {
+		free(tmp);
+		return -1;
+	}
+	ft->ngroups = 0;
+	total = 0;
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+		struct ft_sw *sw = &ft->sw[s];
+		unsigned k = 0;
+
+		sw->node = f->switches[s];
+		sw->rank = -1;
+		sw->groups = ft->ngroups;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE)
+				continue;
+			if (!cr_is_switch(f, m)) {
+				sw->has_ca = true;
+				if (ft_is_cn(ft, m, n->ports[p].remote_port))
+					sw->has_cn = true;
+				continue;
+			}
+			if (m == sw->node)
+				continue;	/* loopback cable: unusable */
+			tmp[k].remote = f->nodes[m].sw_index;
+			tmp[k++].port = p;
+		}
+		qsort(tmp, k, sizeof(*tmp), cmp_link);
+		for (unsigned i = 0; i < k; i++) {
+			struct ft_group *g;
+
+			if (!i || tmp[i].remote != tmp[i - 1].remote) {
+				g = &ft->groups[ft->ngroups++];
+				g->remote = tmp[i].remote;
+				g->first = total;
+				g->nports = 0;
+				sw->ndown++;	/* all "down" until ranked */
+			}
+			ft->ports[total++] = tmp[i].port;
+			ft->groups[ft->ngroups - 1].nports++;
+		}
+	}
+	free(tmp);
+	return 0;
+}
+
+/* BFS over switch links from the switches already at rank 0 in *queue. */
+static void bfs_rank(struct ft *ft, uint32_t *queue, uint32_t n)
+{
+	for (uint32_t head = 0; head < n; head++) {
+		uint32_t s = queue[head];
+		struct ft_group *g = &ft->groups[ft->sw[s].groups];
+
+		for (unsigned i = 0; i < ft->sw[s].ndown; i++) {
+			struct ft_sw *m = &ft->sw[g[i].remote];
+
+			if (m->rank >= 0)
+				continue;
+			m->rank = ft->sw[s].rank + 1;
+			queue[n++] = g[i].remote;
+		}
+	}
+}
+
+/*
+ * Ranks from the root GUIDs, else upward from the switches with CAs (all
+ * of them, as OpenSM does, so that I/O-only leaves stay leaves), or with
+ * cn_only from those with compute nodes (for I/O nodes on spines).
+ */
+static int rank_switches(struct ft *ft, bool cn_only)
+{
+	const struct cr_fabric *f = ft->f;
+	const struct cr_guid_list *roots = &ft->o->root_guids;
+	uint32_t *queue = malloc((ft->ns + 1) * sizeof(*queue));
+	uint32_t n = 0;
+	int max = 0;
+
+	if (!queue)
+		return -1;
+	for (uint32_t s = 0; s < ft->ns; s++)
+		ft->sw[s].rank = -1;
+	for (size_t i = 0; i < roots->count; i++) {
+		uint32_t node = cr_fabric_find_guid(f, roots->guids[i]);
+		uint32_t s;
+
+		/* A CA GUID stands for the switch it is cabled to. */
+		if (node != CR_NO_NODE && !cr_is_switch(f, node)) {
+			uint32_t m = f->nodes[node].ports[1].remote;
+
+			node = m != CR_NO_NODE && cr_is_switch(f, m) ?
+				       m :
+				       CR_NO_NODE;
+		}
+		if (node == CR_NO_NODE) {
+			cr_info("cr-ftree: root GUID 0x%016llx is not in the fabric, ignored",
+				(unsigned long long)roots->guids[i]);
+			continue;
+		}
+		s = f->nodes[node].sw_index;
+		if (ft->sw[s].rank < 0) {
+			ft->sw[s].rank = 0;
+			queue[n++] = s;
+		}
+	}
+	if (roots->count && !n) {
+		cr_err("cr-ftree: none of the %zu root GUIDs is a switch of the fabric",
+		       roots->count);
+		goto fail;
+	}
+	if (!n) {
+		/* Leaves first at "rank" 0, then turned upside down. */
+		for (uint32_t s = 0; s < ft->ns; s++)
+			if (cn_only ? ft->sw[s].has_cn : ft->sw[s].has_ca) {
+				ft->sw[s].rank = 0;
+				queue[n++] = s;
+			}
+		if (!n) {
+			cr_err("cr-ftree: no compute node is attached to any switch");
+			goto fail;
+		}
+	}
+	bfs_rank(ft, queue, n);
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		if (ft->sw[s].rank < 0) {
+			cr_err("cr-ftree: switch 0x%016llx is not connected to the tree: cannot rank it",
+			       (unsigned long long)ft_guid(ft, s));
+			goto fail;
+		}
+		if (ft->sw[s].rank > max)
+			max = ft->sw[s].rank;
+	}
+	if (max > FT_MAX_HEIGHT) {
+		cr_err("cr-ftree: %d switch ranks: too deep for a fat tree",
+		       max + 1);
+		goto fail;
+	}
+	if (!roots->count)
+		for (uint32_t s = 0; s < ft->ns; s++)
+			ft->sw[s].rank = max - ft->sw[s].rank;
+	ft->max_rank = max;
+	free(queue);
+	return 0;
+fail:
+	free(queue);
+	return -1;
+}
+
+/* Do links join adjacent ranks only? Names the first that does not. */
+static bool adjacent_ranks(const struct ft *ft, bool report)
+{
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		const struct ft_sw *sw = &ft->sw[s];
+		const struct ft_group *g = &ft->groups[sw->groups];
+
+		for (unsigned i = 0; i < sw->ndown; i++) {
+			const struct ft_sw *m = &ft->sw[g[i].remote];
+			int d = m->rank - sw->rank;
+
+			if (d == 1 || d == -1)
+				continue;
+			if (report)
+				cr_err("cr-ftree: not a fat tree: switch 0x%016llx (rank %d) port %u is linked to switch 0x%016llx (rank %d); links must join adjacent ranks",
+				       (unsigned long long)ft_guid(ft, s),
+				       sw->rank, ft->ports[g[i].first],
+				       (unsigned long long)ft_guid(ft,
+								   g[i].remote),
+				       m->rank);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Orders each switch's groups upward first, and links every group to its
+ * reverse. The ranks are adjacent_ranks().
+ */
+static void split_groups(struct ft *ft)
+{
+	struct ft_group tmp[CR_MAX_PORTS];
+
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		struct ft_sw *sw = &ft->sw[s];
+		struct ft_group *g = &ft->groups[sw->groups];
+		unsigned n = sw->ndown, up = 0, k = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			if (ft->sw[g[i].remote].rank < sw->rank)
+				tmp[k++] = g[i];
+		up = k;
+		for (unsigned i = 0; i < n; i++)
+			if (ft->sw[g[i].remote].rank > sw->rank)
+				tmp[k++] = g[i];
+		memcpy(g, tmp, n * sizeof(*g));
+		sw->nup = up;
+		sw->ndown = n - up;
+	}
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		struct ft_sw *sw = &ft->sw[s];
+		struct ft_group *g = &ft->groups[sw->groups];
+
+		for (unsigned i = 0; i < (unsigned)sw->nup + sw->ndown; i++) {
+			const struct ft_sw *m = &ft->sw[g[i].remote];
+			const struct ft_group *h = &ft->groups[m->groups];
+			unsigned j = 0;
+
+			while (h[j].remote != s)
+				j++;
+			g[i].rev = m->groups + j;
+		}
+	}
+}
+
+static uint32_t uf_find(uint32_t *uf, uint32_t x)
+{
+	while (uf[x] != x) {
+		uf[x] = uf[uf[x]];
+		x = uf[x];
+	}
+	return x;
+}
+
+static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+{
+	a = uf_find(uf, a);
+	b = uf_find(uf, b);
+	if (a != b)
+		uf[a < b ? b : a] = a < b ? a : b;
+}
+
+static const struct ft *sort_ft;	/* qsort has no context argument */
+
+static int cmp_guid(const void *a, const void *b)
+{
+	uint64_t x = ft_guid(sort_ft, *(const uint32_t *)a);
+	uint64_t y = ft_guid(sort_ft, *(const uint32_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Classes of switches sharing a parent, their parents in GUID order (the
+ * D-mod-k slots), and per height the divisor of the CA index: the product
+ * of the upward ports (slots times links per slot) of the heights below.
+ */
+static int build_slots(struct ft *ft)
+{
+	uint32_t ns = ft->ns;
+	uint32_t *uf = malloc(ns * sizeof(*uf));
+	uint32_t *members = malloc(ns * sizeof(*members));
+	uint32_t *parents = malloc(ns * sizeof(*parents));
+	int32_t *pos = malloc(ns * sizeof(*pos));
+	uint32_t *stamp = calloc(ns, sizeof(*stamp));
+	uint32_t *start = calloc(ns + 1, sizeof(*start));
+	uint32_t radix[FT_MAX_HEIGHT + 1] = { 0 };
+	size_t total = 0;
+	int ret = -1;
+
+	if (!uf || !members || !parents || !pos || !stamp || !start)
+		goto out;
+	for (uint32_t s = 0; s < ns; s++)
+		uf[s] = s;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct ft_group *g = ft_down(ft, s);
+
+		for (unsigned i = 1; i < ft->sw[s].ndown; i++)
+			uf_union(uf, g[0].remote, g[i].remote);
+	}
+	/* Members of each class together, by counting sort on the root. */
+	for (uint32_t s = 0; s < ns; s++) {
+		uf[s] = uf_find(uf, s);
+		start[uf[s] + 1]++;
+	}
+	for (uint32_t c = 0; c < ns; c++)
+		start[c + 1] += start[c];
+	for (uint32_t s = 0; s < ns; s++)
+		members[start[uf[s]]++] = s;
+	for (uint32_t c = ns; c > 0; c--)
+		start[c] = start[c - 1];
+	start[0] = 0;
+
+	/* Two rounds: sizes, then contents. */
+	for (int round = 0; round < 2; round++) {
+		size_t off = 0;
+
+		for (uint32_t c = 0; c < ns; c++) {
+			uint32_t np = 0;
+
+			if (start[c] == start[c + 1])
+				continue;
+			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
+				uint32_t s = members[i];
+				const struct ft_group *g = ft_up(ft, s);
+
+				for (unsigned j = 0; j < ft->sw[s].nup; j++)
+					if (stamp[g[j].remote] != c + 1 +
+						    round * ns) {
+						stamp[g[j].remote] =
+							c + 1 + round * ns;
+						parents[np++] = g[j].remote;
+					}
+			}
+			if (round == 0) {
+				total += (size_t)np * (start[c + 1] - start[c]);
+				continue;
+			}
+			sort_ft = ft;
+			qsort(parents, np, sizeof(*parents), cmp_guid);
+			for (uint32_t j = 0; j < np; j++)
+				pos[parents[j]] = j;
+			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
+				uint32_t s = members[i];
+				const struct ft_group *g = ft_up(ft, s);
+				int h = ft_height(ft, s);
+
+				unsigned width = 1;
+
+				ft->sw[s].slot = off;
+				ft->sw[s].nslots = np;
+				for (uint32_t j = 0; j < np; j++)
+					ft->slots[off + j] = -1;
+				for (unsigned j = 0; j < ft->sw[s].nup; j++) {
+					ft->slots[off + pos[g[j].remote]] = j;
+					if (g[j].nports > width)
+						width = g[j].nports;
+				}
+				off += np;
+				/* Parallel links count as parents too. */
+				if (np * width > radix[h])
+					radix[h] = np * width;
+			}
+		}
+		if (round == 0) {
+			ft->slots = malloc((total + 1) * sizeof(*ft->slots));
+			if (!ft->slots)
+				goto out;
+		}
+	}
+	/* Usually all switches of a height have as many slots. */
+	for (int h = 0; h <= FT_MAX_HEIGHT; h++)
+		ft->common_slots[h] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t *c = &ft->common_slots[ft_height(ft, s)];
+
+		if (*c == UINT32_MAX)
+			*c = ft->sw[s].nslots;
+		else if (*c != ft->sw[s].nslots)
+			*c = 0;
+	}
+	for (int h = 0; h <= FT_MAX_HEIGHT; h++)
+		if (ft->common_slots[h] == UINT32_MAX)
+			ft->common_slots[h] = 0;
+	ft->radix_div[0] = 1;
+	for (int h = 0; h < FT_MAX_HEIGHT; h++) {
+		uint64_t d = ft->radix_div[h] * (radix[h] ? radix[h] : 1);
+
+		ft->radix_div[h + 1] = d > (1ull << 40) ? (1ull << 40) : d;
+	}
+	ret = 0;
+out:
+	free(uf);
+	free(members);
+	free(parents);
+	free(pos);
+	free(stamp);
+	free(start);
+	return ret;
+}
+
+struct leaf_key {
+	uint32_t sw;
+	uint64_t key[FT_MAX_HEIGHT + 1];	/* [0]: own GUID */
+};
+
+static int key_levels;
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct leaf_key *x = a, *y = b;
+
+	for (int h = key_levels - 1; h >= 0; h--)
+		if (x->key[h] != y->key[h])
+			return x->key[h] < y->key[h] ? -1 : 1;
+	return 0;
+}
+
+/* Leaves grouped by the subtrees below each height (see the top). */
+static int order_leaves(struct ft *ft)
+{
+	uint32_t ns = ft->ns, nl = 0;
+	uint32_t *uf = malloc(ns * sizeof(*uf));
+	uint64_t *minleaf = malloc(ns * sizeof(*minleaf));
+	struct leaf_key *keys = malloc((ns + 1) * sizeof(*keys));
+	int top = ft->max_rank;
+	int ret = -1;
+
+	ft->leaves = malloc((ns + 1) * sizeof(*ft->leaves));
+	if (!uf || !minleaf || !keys || !ft->leaves)
+		goto out;
+	for (uint32_t s = 0; s < ns; s++)
+		if (ft->sw[s].has_cn) {
+			keys[nl].sw = s;
+			keys[nl++].key[0] = ft_guid(ft, s);
+		}
+	for (int h = 1; h < top; h++) {
+		for (uint32_t s = 0; s < ns; s++) {
+			uf[s] = s;
+			minleaf[s] = UINT64_MAX;
+		}
+		for (uint32_t s = 0; s < ns; s++) {
+			const struct ft_group *g = ft_down(ft, s);
+
+			if (ft_height(ft, s) > h)
+				continue;
+			for (unsigned i = 0; i < ft->sw[s].ndown; i++)
+				uf_union(uf, s, g[i].remote);
+		}
+		for (uint32_t i = 0; i < nl; i++) {
+			uint32_t c = uf_find(uf, keys[i].sw);
+
+			if (keys[i].key[0] < minleaf[c])
+				minleaf[c] = keys[i].key[0];
+		}
+		for (uint32_t i = 0; i < nl; i++)
+			keys[i].key[h] = minleaf[uf_find(uf, keys[i].sw)];
+	}
+	key_levels = top > 1 ? top : 1;
+	qsort(keys, nl, sizeof(*keys), cmp_leaf);
+	for (uint32_t i = 0; i < nl; i++)
+		ft->leaves[i] = keys[i].sw;
+	ft->nleaves = nl;
+	ret = 0;
+out:
+	free(uf);
+	free(minleaf);
+	free(keys);
+	return ret;
+}
+
+static void count_cns(struct ft *ft)
+{
+	const struct cr_fabric *f = ft->f;
+
+	ft->max_cn_per_leaf = 0;
+	for (uint32_t i = 0; i < ft->nleaves; i++) {
+		const struct cr_node *n = &f->nodes[ft->sw[ft->leaves[i]].node];
+		uint32_t c = 0;
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m != CR_NO_NODE && !cr_is_switch(f, m) &&
+			    ft_is_cn(ft, m, n->ports[p].remote_port))
+				c++;
+		}
+		if (c > ft->max_cn_per_leaf)
+			ft->max_cn_per_leaf = c;
+	}
+}
+
+int ft_build(struct ft *ft, const struct cr_fabric *f,
+	     const struct cr_options *o)
+{
+	memset(ft, 0, sizeof(*ft));
+	ft->f = f;
+	ft->o = o;
+	ft->ns = f->num_switches;
+	ft->sw = calloc(ft->ns + 1, sizeof(*ft->sw));
+	ft->by_rank = malloc((ft->ns + 1) * sizeof(*ft->by_rank));
+	ft->cn_sorted = sorted_copy(&o->cn_guids, &ft->ncn);
+	ft->io_sorted = sorted_copy(&o->io_guids, &ft->nio);
+	if (!ft->sw || !ft->by_rank || (o->cn_guids.count && !ft->cn_sorted) ||
+	    (o->io_guids.count && !ft->io_sorted))
+		goto oom;
+	if (!ft->ns) {
+		cr_err("cr-ftree: the fabric has no switch");
+		return -1;
+	}
+	if (build_groups(ft))
+		goto oom;
+	if (rank_switches(ft, false))
+		return -1;
+	if (!adjacent_ranks(ft, false) && !o->root_guids.count &&
+	    (o->cn_guids.count || o->io_guids.count)) {
+		cr_verbose("cr-ftree: ranking from every CA switch breaks the rules; ranking from the compute nodes' switches");
+		if (rank_switches(ft, true))
+			return -1;
+	}
+	if (!adjacent_ranks(ft, true))
+		return -1;
+	split_groups(ft);
+	/* Counting sort by rank: parents before children. */
+	{
+		uint32_t k = 0;
+
+		for (int r = 0; r <= ft->max_rank; r++)
+			for (uint32_t s = 0; s < ft->ns; s++)
+				if (ft->sw[s].rank == r)
+					ft->by_rank[k++] = s;
+	}
+	if (build_slots(ft) || order_leaves(ft))
+		goto oom;
+	count_cns(ft);
+	return 0;
+oom:
+	cr_err("cr-ftree: out of memory analysing the fat tree");
+	return -1;
+}
+
+void ft_release(struct ft *ft)
+{
+	free(ft->sw);
+	free(ft->groups);
+	free(ft->ports);
+	free(ft->slots);
+	free(ft->by_rank);
+	free(ft->cn_sorted);
+	free(ft->io_sorted);
+	free(ft->leaves);
+	memset(ft, 0, sizeof(*ft));
+}

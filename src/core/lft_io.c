@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Forwarding tables in OpenSM 3.3.23's opensm-lfts.dump format (what
+ * osm_dump.c writes, and what OpenSM's own "file" routing engine reads),
+ * and the output of infiniband-diags' ibroute, which a live fabric gives:
+ *
+ *   Unicast lids [0-6] of switch Lid 1 guid 0x0000000000200000 ('sw1'):
+ *   0x0001 000 # Switch portguid 0x0000000000200000: 'sw1'
+ *   6 lids dumped
+ *
+ *   Unicast lids [0x0-0x6] of switch Lid 1 guid 0x0000000000200000 (sw1):
+ *     Lid  Out   Destination
+ *          Port     Info
+ *   0x0001 000 : (Switch portguid 0x0000000000200000: 'sw1')
+ *   6 valid lids dumped
+ *
+ * Switches come in node GUID order, as OpenSM walks its switch table, so
+ * croute's dump and OpenSM's compare line by line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "guidmap.h"
+
+/* OpenSM prints node descriptions from the 64-byte NodeDescription. */
+#define DESC_MAX 64
+
+struct sw_key {
+	uint64_t guid;
+	uint32_t node;
+};
+
+static int by_guid(const void *a, const void *b)
+{
+	const struct sw_key *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static void dump_switch(FILE *out, const struct cr_fabric *f,
+			const struct cr_routing *r, uint32_t sw)
+{
+	const struct cr_node *n = &f->nodes[sw];
+	uint32_t max = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
+
+	fprintf(out,
+		"Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64
+		" ('%.*s'):\n",
+		f->max_lid, n->ports[0].lid, n->guid, DESC_MAX, n->desc);
+	for (uint32_t lid = 0; lid <= max; lid++) {
+		uint8_t port = r->lft[sw][lid];
+		uint32_t d;
+
+		/* OpenSM skips entries beyond the switch's ports (255). */
+		if (port > n->num_ports)
+			continue;
+		fprintf(out, "0x%04x %03u # ", lid, port);
+		d = f->lid_node[lid];
+		if (d == CR_NO_NODE) {
+			fputs("unknown node and type\n", out);
+			continue;
+		}
+		fprintf(out, "%s portguid 0x%016" PRIx64 ": '%.*s'\n",
+			cr_node_type_name(f->nodes[d].type),
+			f->nodes[d].ports[f->lid_port[lid]].guid, DESC_MAX,
+			f->nodes[d].desc);
+	}
+	fprintf(out, "%u lids dumped\n", f->max_lid);
+}
+
+int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
+		      const struct cr_routing *r)
+{
+	struct sw_key *order = malloc((f->num_switches + 1) * sizeof(*order));
+
+	if (!order) {
+		cr_err("out of memory writing the LFTs");
+		return -1;
+	}
+	for (uint32_t i = 0; i < f->num_switches; i++)
+		order[i] = (struct sw_key){f->nodes[f->switches[i]].guid,
+					   f->switches[i]};
+	qsort(order, f->num_switches, sizeof(*order), by_guid);
+	for (uint32_t i = 0; i < f->num_switches; i++)
+		if (r->lft[order[i].node])
+			dump_switch(out, f, r, order[i].node);
+	free(order);
+	if (fflush(out) || ferror(out)) {
+		cr_err("cannot write the LFTs: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct lft_reader {
+	const char *path;
+	unsigned line;
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_guidmap switches;
+	uint32_t cur; /* switch whose entries follow */
+	bool *seen; /* per node: a table was read */
+};
+
+#define lr_err(lr, fmt, ...) \
+	cr_err("%s:%u: " fmt, (lr)->path, (lr)->line, ##__VA_ARGS__)
+
+static int parse_header(struct lft_reader *lr, const char *s)
+{
+	const char *g = strstr(s, " guid 0x");
+	uint64_t guid;
+	uint32_t sw;
+	char *e;
+
+	if (!g) {
+		lr_err(lr, "no switch GUID in the table header");
+		return -1;
+	}
+	errno = 0;
+	guid = strtoull(g + 8, &e, 16);
+	if (e == g + 8 || errno || (*e && !isspace((unsigned char)*e))) {
+		lr_err(lr, "bad switch GUID in the table header");
+		return -1;
+	}
+	sw = cr_guidmap_get(&lr->switches, guid);
+	if (sw == CR_GUIDMAP_NONE) {
+		lr_err(lr, "switch 0x%016" PRIx64 " is not in the topology",
+		       guid);
+		return -1;
+	}
+	lr->cur = sw;
+	lr->seen[sw] = true;
+	return 0;
+}
+
+static int parse_entry(struct lft_reader *lr, const char *s)
+{
+	const struct cr_node *n;
+	unsigned long lid, port;
+	char *e;
+
+	if (lr->cur == CR_NO_NODE) {
+		lr_err(lr, "LFT entry before any \"Unicast lids\" header");
+		return -1;
+	}
+	n = &lr->f->nodes[lr->cur];
+	errno = 0;
+	lid = strtoul(s + 2, &e, 16);
+	if (e == s + 2 || errno || !isspace((unsigned char)*e) ||
+	    lid > 0xffff) {
+		lr_err(lr, "bad LID");
+		return -1;
+	}
+	s = e;
+	while (isspace((unsigned char)*s))
+		s++;
+	port = strtoul(s, &e, 10);
+	if (e == s || errno || (*e && !isspace((unsigned char)*e)) ||
+	    port > 255) {
+		lr_err(lr, "bad port number");
+		return -1;
+	}
+	if (port > n->num_ports) {
+		/* ibroute -a prints unrouted LIDs as "(illegal port)" */
+		if (port != CR_NO_PATH && !strstr(e, "illegal port")) {
+			lr_err(lr, "switch '%s' has no port %lu", n->desc,
+			       port);
+			return -1;
+		}
+		port = CR_NO_PATH;
+	}
+	if (lid <= lr->r->max_lid)
+		lr->r->lft[lr->cur][lid] = (uint8_t)port;
+	else if (port != CR_NO_PATH)
+		cr_debug("%s:%u: LID 0x%lx is beyond the fabric's LIDs",
+			 lr->path, lr->line, lid);
+	return 0;
+}
+
+static int parse_line(struct lft_reader *lr, const char *s)
+{
+	const char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '#')
+		return 0;
+	if (!strncmp(s, "Unicast lids", 12))
+		return parse_header(lr, s);
+	if (!strncmp(s, "0x", 2))
+		return parse_entry(lr, s);
+	if (!strncmp(s, "Multicast mlids", 15)) {
+		lr_err(lr, "this is a multicast table: give unicast LFTs");
+		return -1;
+	}
+	/* ibroute's column titles */
+	if (!strncmp(s, "Lid ", 4) || !strncmp(s, "Port ", 5))
+		return 0;
+	/* "N lids dumped", "N valid lids dumped": a table ends */
+	e = s;
+	while (isdigit((unsigned char)*e))
+		e++;
+	if (e > s && (!strncmp(e, " lids dumped", 12) ||
+		      !strncmp(e, " valid lids dumped", 18))) {
+		lr->cur = CR_NO_NODE;
+		return 0;
+	}
+	lr_err(lr, "unrecognized line: %.40s", s);
+	return -1;
+}
+
+int cr_lft_read(const char *path, const struct cr_fabric *f,
+		struct cr_routing *r)
+{
+	struct lft_reader lr = {
+		.path = path,
+		.f = f,
+		.r = r,
+		.cur = CR_NO_NODE,
+	};
+	char *buf = NULL;
+	size_t cap = 0;
+	uint32_t missing = 0, tables = 0;
+	int err = 0;
+	FILE *in = fopen(path, "r");
+
+	if (!in) {
+		cr_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	cr_routing_clear(r);
+	lr.seen = calloc(f->num_nodes + 1, sizeof(*lr.seen));
+	if (!lr.seen || cr_guidmap_init(&lr.switches, f->num_switches)) {
+		cr_err("%s: out of memory", path);
+		err = -1;
+	}
+	for (uint32_t i = 0; !err && i < f->num_switches; i++)
+		if (cr_guidmap_put(&lr.switches, f->nodes[f->switches[i]].guid,
+				   f->switches[i]) < 0)
+			err = -1;
+	while (!err && getline(&buf, &cap, in) >= 0) {
+		lr.line++;
+		err = parse_line(&lr, buf);
+	}
+	if (!err && ferror(in)) {
+		cr_err("%s: read error: %s", path, strerror(errno));
+		err = -1;
+	}
+	for (uint32_t i = 0; !err && i < f->num_switches; i++) {
+		if (lr.seen[f->switches[i]])
+			tables++;
+		else
+			missing++;
+	}
+	if (!err && !tables) {
+		cr_err("%s: no unicast forwarding tables", path);
+		err = -1;
+	}
+	if (!err && missing)
+		cr_info("%s: %u of %u switches have no table (no routes)", path,
+			missing, f->num_switches);
+	free(buf);
+	free(lr.seen);
+	fclose(in);
+	cr_guidmap_release(&lr.switches);
+	if (err)
+		cr_routing_clear(r);
+	return err;
+}

@@ -1,0 +1,976 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reads topologies in the two dialects of one format: what ibnetdiscover
+ * prints from a live fabric, and the plain net files ibsim reads
+ * (`Switch 8 "sw1"` / `[1] "h1"[1]`, no GUIDs).
+ *
+ * GUIDs are assigned exactly as ibsim 0.10 does (sim_net.c): a counter per
+ * node type, set by switchguid=/caguid=/rtguid= lines (or moved by
+ * `switchguid+N`), starting at 0x200000 for switches, 0x100000 for CAs and
+ * 0 for routers; a switch takes one GUID, a CA or router 1 + its port
+ * count. ibnetdiscover prints such a line before every node, so both
+ * dialects give the GUIDs ibsim would give for the same file. Node ids
+ * ("S-0002c9...", "sw1") are plain strings: they only name link ends.
+ *
+ * Unlike ibsim, a link may be listed from one side only (both sides must
+ * then agree), port lines may follow a header without a blank line, and a
+ * port missing its rate takes the file's default (ibsim's: 4x SDR).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "guidmap.h"
+
+/* ibsim's node type numbering, which indexes its GUID counters. */
+enum { SIM_CA = 1, SIM_SWITCH = 2, SIM_ROUTER = 3, SIM_TYPES };
+
+struct pending {
+	uint32_t node;
+	uint8_t port;
+	uint8_t rport;
+	size_t rid; /* offset of the remote id in the pool */
+	unsigned line;
+};
+
+struct node_info {
+	char *id;
+	unsigned line; /* of the header */
+	size_t port_base; /* index of its port 0 in ports[] */
+};
+
+struct port_info {
+	unsigned line; /* of the port's own port line, 0 = none */
+	unsigned link_line; /* of the line that cabled it */
+	uint16_t lid_hint; /* LID the far side's line gives for it */
+};
+
+struct reader {
+	FILE *in;
+	const char *name;
+	unsigned line;
+	struct cr_fabric *f;
+
+	struct node_info *nodes;
+	size_t nodes_alloc;
+	uint32_t *slots; /* id -> node, open addressing */
+	size_t slot_mask;
+	struct port_info *ports;
+	size_t ports_used, ports_alloc;
+
+	struct cr_guidmap guids; /* node GUIDs already taken */
+	uint64_t guid_abs[SIM_TYPES];
+	uint64_t guid_next[SIM_TYPES];
+	uint64_t sysimg; /* for the next node only, 0 = none */
+	uint8_t def_width;
+	enum cr_speed def_speed;
+
+	uint32_t cur; /* node whose port lines follow */
+	struct pending *links;
+	size_t nlinks, links_alloc;
+	char *pool;
+	size_t pool_len, pool_alloc;
+};
+
+#define rd_err(rd, fmt, ...) \
+	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
+
+static int grow(void **p, size_t *alloc, size_t need, size_t size)
+{
+	size_t cap = *alloc ? *alloc : 64;
+	void *q;
+
+	if (need <= *alloc)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	q = realloc(*p, cap * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*alloc = cap;
+	return 0;
+}
+
+/* FNV-1a: ids are short strings. */
+static size_t id_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return (size_t)(h ^ h >> 32);
+}
+
+static uint32_t id_find(const struct reader *rd, const char *id)
+{
+	if (!rd->slots)
+		return CR_NO_NODE;
+	for (size_t i = id_hash(id) & rd->slot_mask; rd->slots[i] != CR_NO_NODE;
+	     i = (i + 1) & rd->slot_mask)
+		if (!strcmp(rd->nodes[rd->slots[i]].id, id))
+			return rd->slots[i];
+	return CR_NO_NODE;
+}
+
+static void id_insert(struct reader *rd, uint32_t node)
+{
+	size_t i = id_hash(rd->nodes[node].id) & rd->slot_mask;
+
+	while (rd->slots[i] != CR_NO_NODE)
+		i = (i + 1) & rd->slot_mask;
+	rd->slots[i] = node;
+}
+
+/* Keeps the id table at most half full; call before adding node n. */
+static int id_reserve(struct reader *rd, uint32_t n)
+{
+	size_t size = rd->slot_mask + 1;
+	uint32_t *slots;
+
+	if (rd->slots && 2 * ((size_t)n + 1) <= size)
+		return 0;
+	size = rd->slots ? size * 2 : 1024;
+	slots = malloc(size * sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < size; i++)
+		slots[i] = CR_NO_NODE;
+	free(rd->slots);
+	rd->slots = slots;
+	rd->slot_mask = size - 1;
+	for (uint32_t i = 0; i < n; i++)
+		id_insert(rd, i);
+	return 0;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* s starts with the word kw, followed by a blank or the end. */
+static const char *word(const char *s, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	if (strncmp(s, kw, n) || (s[n] && s[n] != ' ' && s[n] != '\t'))
+		return NULL;
+	return s + n;
+}
+
+/* "kw=value" or "kw+value": returns the sign's position. */
+static const char *assignment(const char *s, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	if (strncmp(s, kw, n))
+		return NULL;
+	s = skip_ws(s + n);
+	return *s == '=' || *s == '+' ? s : NULL;
+}
+
+static int parse_u64(const char *s, const char **end, uint64_t *v)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 0);
+	if (errno || e == s)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+/* ibnetdiscover prints port GUIDs in hex without 0x: "(2c90200000001)". */
+static int parse_hex(const char *s, const char **end, uint64_t *v)
+{
+	char *e;
+
+	if (!isxdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 16);
+	if (errno || e == s)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+static int parse_uint(const char *s, const char **end, unsigned long max,
+		      unsigned long *v)
+{
+	uint64_t x;
+
+	if (parse_u64(s, end, &x) || x > max)
+		return -1;
+	*v = (unsigned long)x;
+	return 0;
+}
+
+/* "4xQDR" and friends; width 0 or CR_SPEED_UNKNOWN when not a rate. */
+static bool parse_rate(const char *s, size_t len, uint8_t *width,
+		       enum cr_speed *speed)
+{
+	size_t i = 0;
+	unsigned w = 0;
+
+	while (i < len && isdigit((unsigned char)s[i]) && w < 100)
+		w = w * 10 + (s[i++] - '0');
+	if (!i || i >= len || (s[i] != 'x' && s[i] != 'X'))
+		return false;
+	if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)
+		return false;
+	*width = w;
+	*speed = cr_speed_parse(s + i + 1, len - i - 1);
+	return true;
+}
+
+/* What the words of a line's tail say: LIDs in order, LMC, rate. */
+struct tail {
+	unsigned nlids;
+	unsigned long lid[2];
+	bool has_lmc;
+	unsigned long lmc;
+	uint8_t width;
+	enum cr_speed speed;
+};
+
+static int scan_tail(struct reader *rd, const char *s, const char *e,
+		     struct tail *t)
+{
+	while (s < e) {
+		const char *w, *end;
+		unsigned long v;
+
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		w = s;
+		while (s < e && !isspace((unsigned char)*s))
+			s++;
+		if (s == w)
+			break;
+		if ((s - w == 3 && !strncmp(w, "lid", 3)) ||
+		    (s - w == 3 && !strncmp(w, "lmc", 3))) {
+			bool is_lid = w[1] == 'i';
+			const char *num = skip_ws(s);
+
+			if (num >= e ||
+			    parse_uint(num, &end,
+				       is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
+				       &v)) {
+				rd_err(rd, "bad %s value",
+				       is_lid ? "LID" : "LMC");
+				return -1;
+			}
+			s = end;
+			if (!is_lid) {
+				t->has_lmc = true;
+				t->lmc = v;
+			} else if (t->nlids < 2) {
+				t->lid[t->nlids++] = v;
+			}
+			continue;
+		}
+		if (!t->width)
+			parse_rate(w, s - w, &t->width, &t->speed);
+	}
+	return 0;
+}
+
+/* ibsim's enable masks: the fastest setting a mask allows. */
+static uint8_t width_of_mask(unsigned long m)
+{
+	if (m & 8)
+		return 12;
+	if (m & 4)
+		return 8;
+	if (m & 2)
+		return 4;
+	if (m & 16)
+		return 2;
+	return m & 1 ? 1 : 0;
+}
+
+static enum cr_speed speed_of_mask(unsigned long m, unsigned long ext)
+{
+	if (ext & 4)
+		return CR_SPEED_HDR;
+	if (ext & 2)
+		return CR_SPEED_EDR;
+	if (ext & 1)
+		return CR_SPEED_FDR;
+	if (m & 4)
+		return CR_SPEED_QDR;
+	if (m & 2)
+		return CR_SPEED_DDR;
+	return m & 1 ? CR_SPEED_SDR : CR_SPEED_UNKNOWN;
+}
+
+/* The quoted string at s ("..."): copies it out, returns past the quote. */
+static const char *quoted(struct reader *rd, const char *s, char **out,
+			  const char *what)
+{
+	const char *e;
+
+	if (*s != '"' || !(e = strchr(s + 1, '"'))) {
+		rd_err(rd, "expected %s in double quotes", what);
+		return NULL;
+	}
+	*out = strndup(s + 1, e - s - 1);
+	if (!*out) {
+		rd_err(rd, "out of memory");
+		return NULL;
+	}
+	return e + 1;
+}
+
+static int check_id(struct reader *rd, const char *id)
+{
+	if (!*id) {
+		rd_err(rd, "empty node id");
+		return -1;
+	}
+	if (strchr(id, '@') || strchr(id, '#')) {
+		rd_err(rd,
+		       "node id \"%s\": '@' (ibsim aliases) and '#' are"
+		       " not supported in ids",
+		       id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The description after '#': quoted up to the line's last quote, so that
+ * a quote inside it does no harm; unquoted (ibsim) up to the keywords that
+ * may follow it. Without '#', ibsim uses the node id.
+ */
+static int header_desc(struct reader *rd, const char *rest, const char *id,
+		       char **desc, const char **tail)
+{
+	const char *h = strchr(rest, '#'), *e;
+
+	*tail = rest;
+	if (!h) {
+		*desc = strdup(id);
+		return *desc ? 0 : -1;
+	}
+	h = skip_ws(h + 1);
+	if (*h == '"') {
+		e = strrchr(h, '"');
+		if (e == h) {
+			rd_err(rd, "unterminated node description");
+			return -1;
+		}
+		h++;
+		*tail = e + 1;
+	} else {
+		static const char *const stops[] = {
+			" enhanced port ",
+			" base port ",
+			" lid ",
+			" lmc ",
+		};
+
+		e = h + strlen(h);
+		for (unsigned i = 0; i < sizeof(stops) / sizeof(stops[0]);
+		     i++) {
+			const char *x = strstr(h, stops[i]);
+
+			if (x && x < e)
+				e = x;
+		}
+		*tail = e;
+	}
+	/* ibsim names nodes with an empty description after their id. */
+	*desc = e > h ? strndup(h, e - h) : strdup(id);
+	return *desc ? 0 : -1;
+}
+
+static int add_node(struct reader *rd, int sim_type, const char *kw,
+		    const char *s)
+{
+	static const enum cr_node_type types[SIM_TYPES] = {
+		[SIM_CA] = CR_NODE_CA,
+		[SIM_SWITCH] = CR_NODE_SWITCH,
+		[SIM_ROUTER] = CR_NODE_ROUTER,
+	};
+	char *id = NULL, *desc = NULL;
+	const char *tail;
+	unsigned long nports;
+	struct tail t = {0};
+	uint64_t guid = rd->guid_next[sim_type];
+	uint32_t n, other;
+	int ret = -1;
+
+	s = skip_ws(s);
+	if (parse_uint(s, &s, 255, &nports) || nports < 1 ||
+	    nports > CR_MAX_PORTS) {
+		rd_err(rd, "'%s' needs a port count (1..%u) and a quoted id",
+		       kw, CR_MAX_PORTS);
+		return -1;
+	}
+	s = quoted(rd, skip_ws(s), &id, "the node id");
+	if (!s || check_id(rd, id))
+		goto out;
+	other = id_find(rd, id);
+	if (other != CR_NO_NODE) {
+		rd_err(rd, "node id \"%s\" is already used on line %u", id,
+		       rd->nodes[other].line);
+		goto out;
+	}
+	if (header_desc(rd, s, id, &desc, &tail))
+		goto out;
+	if (sim_type == SIM_SWITCH &&
+	    scan_tail(rd, tail, tail + strlen(tail), &t))
+		goto out;
+	n = rd->f->num_nodes;
+	other = cr_guidmap_get(&rd->guids, guid);
+	if (other != CR_GUIDMAP_NONE) {
+		rd_err(rd,
+		       "GUID 0x%016" PRIx64 " of \"%s\" is already taken"
+		       " by the node on line %u (check the *guid= lines)",
+		       guid, id, rd->nodes[other].line);
+		goto out;
+	}
+	if (id_reserve(rd, n) ||
+	    grow((void **)&rd->nodes, &rd->nodes_alloc, n + 1,
+		 sizeof(*rd->nodes)) ||
+	    grow((void **)&rd->ports, &rd->ports_alloc,
+		 rd->ports_used + nports + 1, sizeof(*rd->ports)) ||
+	    cr_guidmap_put(&rd->guids, guid, n) < 0)
+		goto oom;
+	if (cr_fabric_add_node(rd->f, types[sim_type], guid, nports, desc) !=
+	    n) {
+		rd_err(rd, "cannot add node \"%s\"", id);
+		goto out;
+	}
+	rd->nodes[n] = (struct node_info){
+		.id = id,
+		.line = rd->line,
+		.port_base = rd->ports_used,
+	};
+	id = NULL;
+	id_insert(rd, n);
+	memset(rd->ports + rd->ports_used, 0,
+	       (nports + 1) * sizeof(*rd->ports));
+	rd->ports_used += nports + 1;
+
+	if (rd->sysimg)
+		rd->f->nodes[n].sysimg_guid = rd->sysimg;
+	rd->sysimg = 0;
+	rd->guid_next[sim_type] += sim_type == SIM_SWITCH ? 1 : nports + 1;
+	if (t.nlids) {
+		rd->f->nodes[n].ports[0].lid = t.lid[0];
+		rd->f->nodes[n].ports[0].lmc = t.lmc;
+	}
+	rd->cur = n;
+	ret = 0;
+	goto out;
+oom:
+	rd_err(rd, "out of memory");
+out:
+	free(id);
+	free(desc);
+	return ret;
+}
+
+static int add_port_line(struct reader *rd, const char *s)
+{
+	struct cr_fabric *f = rd->f;
+	uint32_t n = rd->cur;
+	struct cr_node *node;
+	struct cr_port *port;
+	unsigned long p, rp = 1, mask;
+	unsigned long wmask = 0, smask = 0, emask = 0;
+	char *rid = NULL;
+	const char *c, *q1, *q2;
+	struct tail t = {0};
+	uint64_t guid;
+	size_t len;
+
+	if (n == CR_NO_NODE) {
+		rd_err(rd, "port line outside a node record");
+		return -1;
+	}
+	node = &f->nodes[n];
+	if (parse_uint(s + 1, &s, 255, &p) || *s != ']') {
+		rd_err(rd, "bad port number");
+		return -1;
+	}
+	if (p < 1 || p > node->num_ports) {
+		rd_err(rd, "port %lu of \"%s\" does not exist (ports 1..%u)", p,
+		       rd->nodes[n].id, node->num_ports);
+		return -1;
+	}
+	if (rd->ports[rd->nodes[n].port_base + p].line) {
+		rd_err(rd, "port %lu of \"%s\" is already listed on line %u", p,
+		       rd->nodes[n].id,
+		       rd->ports[rd->nodes[n].port_base + p].line);
+		return -1;
+	}
+	port = &node->ports[p];
+	s++;
+	if (!strncmp(s, "[ext", 4) && (c = strchr(s, ']')))
+		s = c + 1;
+	s = skip_ws(s);
+	if (*s == '(') {
+		/* This CA port's own GUID (ibsim would use node GUID + p). */
+		if (parse_hex(s + 1, &s, &guid) || *s != ')') {
+			rd_err(rd, "bad port GUID");
+			return -1;
+		}
+		if (node->type != CR_NODE_SWITCH)
+			port->guid = guid;
+		s = skip_ws(s + 1);
+	}
+	s = quoted(rd, s, &rid, "the remote node id");
+	if (!s)
+		return -1;
+	if (check_id(rd, rid))
+		goto fail;
+	if (*s == '[') {
+		if (parse_uint(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
+			rd_err(rd, "bad remote port number");
+			goto fail;
+		}
+		s++;
+	}
+	/* ibsim's per-port options (w=, s=, e=) come before any comment. */
+	c = strchr(s, '#');
+	for (const char *o = s; (o = strchr(o, '=')) && (!c || o < c); o++) {
+		const char *end;
+
+		if (o == s || parse_uint(o + 1, &end, 255, &mask)) {
+			rd_err(rd, "bad port option");
+			goto fail;
+		}
+		if (o[-1] == 'w')
+			wmask = mask;
+		else if (o[-1] == 's')
+			smask = mask;
+		else if (o[-1] == 'e')
+			emask = mask;
+	}
+	if (c) {
+		/* The remote description is quoted: only the rest counts. */
+		q1 = strchr(c, '"');
+		q2 = q1 ? strrchr(c, '"') : NULL;
+		if (q1 && q2 > q1) {
+			if (scan_tail(rd, c + 1, q1, &t) ||
+			    scan_tail(rd, q2 + 1, q2 + strlen(q2), &t))
+				goto fail;
+		} else if (scan_tail(rd, c + 1, c + strlen(c), &t)) {
+			goto fail;
+		}
+	}
+	if (node->type != CR_NODE_SWITCH && t.nlids) {
+		/* "# lid L lmc M ... lid RL": own LID first on CA lines. */
+		port->lid = t.lid[0];
+		port->lmc = t.has_lmc ? t.lmc : 0;
+		t.lid[0] = t.lid[1];
+		t.nlids--;
+	}
+	port->width = t.width ? t.width : width_of_mask(wmask);
+	port->speed = t.speed ? t.speed : speed_of_mask(smask, emask);
+	if (!port->width)
+		port->width = rd->def_width;
+	if (!port->speed)
+		port->speed = rd->def_speed;
+
+	len = strlen(rid) + 1;
+	if (grow((void **)&rd->links, &rd->links_alloc, rd->nlinks + 1,
+		 sizeof(*rd->links)) ||
+	    grow((void **)&rd->pool, &rd->pool_alloc, rd->pool_len + len, 1)) {
+		rd_err(rd, "out of memory");
+		goto fail;
+	}
+	memcpy(rd->pool + rd->pool_len, rid, len);
+	rd->links[rd->nlinks++] = (struct pending){
+		.node = n,
+		.port = p,
+		.rport = rp,
+		.rid = rd->pool_len,
+		.line = rd->line,
+	};
+	rd->pool_len += len;
+	rd->ports[rd->nodes[n].port_base + p].line = rd->line;
+	if (t.nlids)
+		rd->ports[rd->nodes[n].port_base + p].lid_hint = t.lid[0];
+	free(rid);
+	return 0;
+fail:
+	free(rid);
+	return -1;
+}
+
+/* switchguid=G sets ibsim's counter, switchguid+N moves it from the last G. */
+static int set_guid_base(struct reader *rd, int sim_type, const char *sign)
+{
+	uint64_t v;
+	const char *end;
+
+	if (parse_u64(skip_ws(sign + 1), &end, &v)) {
+		rd_err(rd, "bad GUID");
+		return -1;
+	}
+	if (*sign == '=')
+		rd->guid_abs[sim_type] = v;
+	rd->guid_next[sim_type] =
+		rd->guid_abs[sim_type] + (*sign == '+' ? v : 0);
+	return 0;
+}
+
+static int set_value(struct reader *rd, const char *sign, unsigned long max,
+		     unsigned long *v)
+{
+	const char *end;
+
+	if (*sign != '=' || parse_uint(skip_ws(sign + 1), &end, max, v)) {
+		rd_err(rd, "bad value");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_line(struct reader *rd, char *line)
+{
+	static const struct {
+		const char *kw;
+		int type;
+	} headers[] = {
+		{"Switch", SIM_SWITCH},
+		{"Hca", SIM_CA},
+		{"Ca", SIM_CA},
+		{"Rt", SIM_ROUTER},
+	};
+	static const struct {
+		const char *kw;
+		int type;
+	} bases[] = {
+		{"switchguid", SIM_SWITCH},
+		{"hcaguids", SIM_CA},
+		{"caguid", SIM_CA},
+		{"rtguid", SIM_ROUTER},
+	};
+	/* Lines of ibnetdiscover's grouped output (-g) and ibsim's knobs
+	 * that change nothing croute models. */
+	static const char *const ignored[] = {
+		"Chassis", "Non-Chassis", "Hostname:",
+		"vendid",  "devid",	  "pdebug",
+	};
+	static const char *const unsupported[] = {
+		"module",
+		"include",
+		"do",
+	};
+	const char *s = skip_ws(line), *x;
+	unsigned long v;
+
+	if (!*s) {
+		rd->cur = CR_NO_NODE;
+		return 0;
+	}
+	if (*s == '#')
+		return 0;
+	if (*s == '[')
+		return add_port_line(rd, s);
+	if (*s == '@') {
+		rd_err(rd, "ibsim aliases (@) are not supported");
+		return -1;
+	}
+	rd->cur = CR_NO_NODE;
+	for (unsigned i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
+		if ((x = word(s, headers[i].kw)))
+			return add_node(rd, headers[i].type, headers[i].kw, x);
+	for (unsigned i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if ((x = assignment(s, bases[i].kw)))
+			return set_guid_base(rd, bases[i].type, x);
+	if ((x = assignment(s, "sysimgguid"))) {
+		if (*x != '=' || parse_u64(skip_ws(x + 1), &x, &rd->sysimg)) {
+			rd_err(rd, "bad system image GUID");
+			return -1;
+		}
+		return 0;
+	}
+	if ((x = assignment(s, "width"))) {
+		if (set_value(rd, x, 31, &v))
+			return -1;
+		rd->def_width = width_of_mask(v);
+		return 0;
+	}
+	if ((x = assignment(s, "speed"))) {
+		if (set_value(rd, x, 7, &v))
+			return -1;
+		rd->def_speed = speed_of_mask(v, 0);
+		return 0;
+	}
+	if ((x = assignment(s, "extspeed"))) {
+		if (set_value(rd, x, 7, &v))
+			return -1;
+		if (v)
+			rd->def_speed = speed_of_mask(0, v);
+		return 0;
+	}
+	for (unsigned i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (!strncmp(s, ignored[i], strlen(ignored[i])))
+			return 0;
+	for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]);
+	     i++) {
+		if (word(s, unsupported[i]) || assignment(s, unsupported[i])) {
+			rd_err(rd, "ibsim's '%s' is not supported",
+			       unsupported[i]);
+			return -1;
+		}
+	}
+	rd_err(rd, "unrecognized line: %.40s", s);
+	return -1;
+}
+
+static struct port_info *port_info(struct reader *rd, uint32_t n, unsigned p)
+{
+	return &rd->ports[rd->nodes[n].port_base + p];
+}
+
+/* Cables the pending links; a link listed from both sides must agree. */
+static int resolve_links(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+
+	for (size_t i = 0; i < rd->nlinks; i++) {
+		const struct pending *l = &rd->links[i];
+		const char *rid = rd->pool + l->rid;
+		uint32_t b = id_find(rd, rid);
+		struct cr_port *x, *y;
+
+		rd->line = l->line;
+		if (b == CR_NO_NODE) {
+			rd_err(rd, "no node has the id \"%s\"", rid);
+			return -1;
+		}
+		if (l->rport > f->nodes[b].num_ports) {
+			rd_err(rd, "\"%s\" has no port %u (ports 1..%u)", rid,
+			       l->rport, f->nodes[b].num_ports);
+			return -1;
+		}
+		if (b == l->node && l->rport == l->port) {
+			rd_err(rd, "port %u is cabled to itself", l->port);
+			return -1;
+		}
+		x = &f->nodes[l->node].ports[l->port];
+		y = &f->nodes[b].ports[l->rport];
+		if (x->remote == b && x->remote_port == l->rport)
+			continue; /* listed from the other side too */
+		if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
+			uint32_t m = x->remote != CR_NO_NODE ? l->node : b;
+			unsigned q =
+				x->remote != CR_NO_NODE ? l->port : l->rport;
+			const struct cr_port *z = &f->nodes[m].ports[q];
+
+			rd_err(rd,
+			       "\"%s\"[%u] - \"%s\"[%u] contradicts"
+			       " line %u, which cables \"%s\"[%u] to"
+			       " \"%s\"[%u]",
+			       rd->nodes[l->node].id, l->port, rid, l->rport,
+			       port_info(rd, m, q)->link_line, rd->nodes[m].id,
+			       q, rd->nodes[z->remote].id, z->remote_port);
+			return -1;
+		}
+		if (cr_fabric_link(f, l->node, l->port, b, l->rport))
+			return -1;
+		port_info(rd, l->node, l->port)->link_line = l->line;
+		port_info(rd, b, l->rport)->link_line = l->line;
+	}
+	return 0;
+}
+
+static uint8_t min_nonzero(uint8_t a, uint8_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/*
+ * A link runs at the lower of what its two ends say, as ibsim computes the
+ * active width and speed; an end without a line takes the other's.
+ */
+static void settle_rates(struct cr_fabric *f)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			struct cr_port *x = &f->nodes[n].ports[p], *y;
+
+			if (x->remote == CR_NO_NODE) {
+				x->width = 0;
+				x->speed = CR_SPEED_UNKNOWN;
+				continue;
+			}
+			y = &f->nodes[x->remote].ports[x->remote_port];
+			x->width = y->width = min_nonzero(x->width, y->width);
+			x->speed = y->speed =
+				(enum cr_speed)min_nonzero(x->speed, y->speed);
+		}
+	}
+}
+
+/*
+ * LIDs are all or nothing: a file with some must give one to every switch
+ * and every cabled CA or router port (hints from the far side's lines fill
+ * ports that have no line of their own).
+ */
+static int settle_lids(struct reader *rd, bool *any)
+{
+	struct cr_fabric *f = rd->f;
+
+	*any = false;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		struct cr_node *node = &f->nodes[n];
+
+		for (unsigned p = 1; p <= node->num_ports; p++) {
+			struct cr_port *x = &node->ports[p];
+			struct cr_port *far;
+			uint16_t hint;
+
+			if (x->remote == CR_NO_NODE)
+				continue;
+			hint = port_info(rd, n, p)->lid_hint;
+			if (!hint)
+				continue;
+			far = &f->nodes[x->remote]
+				       .ports[cr_is_switch(f, x->remote)
+						      ? 0
+						      : x->remote_port];
+			if (!far->lid)
+				far->lid = hint;
+		}
+	}
+	for (uint32_t n = 0; n < f->num_nodes && !*any; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			if (f->nodes[n].ports[p].lid)
+				*any = true;
+	if (!*any)
+		return 0;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *node = &f->nodes[n];
+
+		rd->line = rd->nodes[n].line;
+		if (node->type == CR_NODE_SWITCH) {
+			if (!node->ports[0].lid) {
+				rd_err(rd,
+				       "switch \"%s\" has no LID, other"
+				       " nodes have",
+				       rd->nodes[n].id);
+				return -1;
+			}
+			continue;
+		}
+		for (unsigned p = 1; p <= node->num_ports; p++) {
+			if (node->ports[p].remote == CR_NO_NODE ||
+			    node->ports[p].lid)
+				continue;
+			if (port_info(rd, n, p)->line)
+				rd->line = port_info(rd, n, p)->line;
+			rd_err(rd,
+			       "port %u of \"%s\" has no LID, other nodes"
+			       " have",
+			       p, rd->nodes[n].id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void reader_release(struct reader *rd)
+{
+	for (size_t i = 0; rd->f && i < rd->f->num_nodes; i++)
+		free(rd->nodes[i].id);
+	free(rd->nodes);
+	free(rd->slots);
+	free(rd->ports);
+	free(rd->links);
+	free(rd->pool);
+	cr_guidmap_release(&rd->guids);
+}
+
+struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
+{
+	struct reader rd = {
+		.in = in,
+		.name = name,
+		.cur = CR_NO_NODE,
+		.guid_abs = {[SIM_CA] = 0x100000, [SIM_SWITCH] = 0x200000},
+		.guid_next = {[SIM_CA] = 0x100000, [SIM_SWITCH] = 0x200000},
+		.def_width = 4,
+		.def_speed = CR_SPEED_SDR,
+	};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	bool lids;
+	int err = 0;
+
+	rd.f = cr_fabric_new();
+	if (!rd.f) {
+		cr_err("%s: out of memory", name);
+		return NULL;
+	}
+	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+		rd.line++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		err = parse_line(&rd, line);
+	}
+	free(line);
+	if (!err && ferror(in)) {
+		cr_err("%s: read error: %s", name, strerror(errno));
+		err = -1;
+	}
+	if (!err && !rd.f->num_nodes) {
+		cr_err("%s: no nodes (not a topology file?)", name);
+		err = -1;
+	}
+	if (!err)
+		err = resolve_links(&rd);
+	if (!err) {
+		settle_rates(rd.f);
+		err = settle_lids(&rd, &lids);
+	}
+	if (!err && cr_fabric_finalize(rd.f)) {
+		cr_err("%s: the topology is not consistent (see above)", name);
+		err = -1;
+	}
+	reader_release(&rd);
+	if (err) {
+		cr_fabric_free(rd.f);
+		return NULL;
+	}
+	cr_verbose("%s: %u nodes, %u switches%s", name, rd.f->num_nodes,
+		   rd.f->num_switches, lids ? ", with LIDs" : "");
+	return rd.f;
+}
+
+struct cr_fabric *cr_topo_read(const char *path)
+{
+	struct cr_fabric *f;
+	FILE *in;
+
+	if (!strcmp(path, "-"))
+		return cr_topo_read_file(stdin, "<stdin>");
+	in = fopen(path, "r");
+	if (!in) {
+		cr_err("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = cr_topo_read_file(in, path);
+	fclose(in);
+	return f;
+}

@@ -1,0 +1,120 @@
+#!/bin/sh
+# The plugin under valgrind: one opensm (not -o) routes the same fabric
+# over several re-sweeps (SIGHUP), with links going down and up in ibsim,
+# engine failures forced through the croute_fail_engine test hook (so the
+# fall-through runs too) and its removal, then shuts down. valgrind must
+# report no error and no leak whose stack goes through croute's code.
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
+
+cr_need valgrind
+cr_init valgrind
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-120}
+
+# A sweep has ended when OpenSM says which engine's tables are in place.
+DONE=" tables configured on all switches|No routing engine able"
+
+cr_done_count() {
+	grep -E -c -- "$DONE" "$CR_LOG" 2>/dev/null
+}
+
+# cr_sweep: SIGHUP (a heavy sweep, and OpenSM and croute re-read their
+# configuration), wait until it has routed and no further sweep follows
+# (ibsim's traps can start one of their own).
+cr_sweep() {
+	n=$(cr_done_count)
+	pid=$(cr_opensm_pid)
+	[ -n "$pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$pid"
+	cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+		cr_fail "no routing after SIGHUP"
+	while :; do
+		n=$(cr_done_count)
+		sleep 2
+		[ "$(cr_done_count)" = "$n" ] && break
+	done
+}
+
+topo=$CR_DIR/fabric.topo
+cr_gen "$topo" two-level --leaves 4 --hosts 3 --uplinks 4 --spines 2 \
+	--scramble 3
+cr_ibsim_start "$topo"
+# The same base at every sweep: only the test hook changes.
+vconf() {
+	cr_conf "lmc 1" "sweep_interval 0" "connect_roots TRUE" "$@"
+}
+vconf
+
+CR_OSM_WRAP="valgrind --leak-check=full --show-leak-kinds=all
+	--errors-for-leak-kinds=definite,indirect --keep-debuginfo=yes
+	--num-callers=40 --log-file=$CR_DIR/valgrind.log"
+cr_opensm_start -R cr-minhop,cr-updn,minhop
+cr_wait_log "$CR_LOG" "$DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "opensm under valgrind did not route"
+cr_expect_log "croute: cr-minhop: routed"
+
+# Re-sweeps on an unchanged fabric.
+cr_sweep
+cr_sweep
+
+# A host and a spine link go down, then come back.
+leaf=$(awk '/^Switch/ && /leaf/ { print $3; exit }' "$topo" | tr -d '"')
+spine=$(awk '/^Switch/ && /spine/ { print $3; exit }' "$topo" | tr -d '"')
+[ -n "$leaf" ] && [ -n "$spine" ] || cr_fail "no leaf or spine in $topo"
+cr_ibsim_cmd "Unlink \"$leaf\"[1]"
+cr_ibsim_cmd "Unlink \"$spine\"[1]"
+cr_sweep
+cr_ibsim_cmd "ReLink \"$leaf\""
+cr_ibsim_cmd "ReLink \"$spine\""
+cr_sweep
+
+# Failures at every stage: the next engine of the list takes over.
+for stage in import route export; do
+	vconf "croute_fail_engine cr-minhop:$stage"
+	cr_sweep
+done
+vconf "croute_fail_engine all"
+cr_sweep
+cr_expect_log " minhop tables configured on all switches" \
+	"OpenSM's minhop never took over"
+vconf "croute_bogus_key 1"
+cr_sweep
+
+routed=$(grep -E -c "croute: cr-minhop: routed" "$CR_LOG")
+failed=$(grep -E -c "croute: ERR: cr-.* failed after" "$CR_LOG")
+cr_log "cr-minhop routed $routed times, croute engines failed $failed times"
+[ "$routed" -ge 5 ] || cr_fail "cr-minhop routed only $routed times"
+[ "$failed" -ge 4 ] || cr_fail "only $failed forced failures"
+# Said once per opensm, not at every sweep.
+n=$(grep -c "connect_roots is set, but croute" "$CR_LOG")
+[ "$n" = 1 ] || cr_fail "the ignored connect_roots was reported $n times"
+
+cr_opensm_stop "$CR_TIMEOUT"
+rc=$?
+[ $rc = 0 ] || cr_fail "opensm under valgrind exited with status $rc"
+cr_ibsim_stop
+
+vlog=$CR_DIR/valgrind.log
+grep -q "ERROR SUMMARY" "$vlog" || cr_fail "valgrind did not finish ($vlog)"
+
+# croute's code: the plugin's and the core's source files, and the library.
+ours=$(cd "$top_srcdir/src" && ls core/*.c plugin/*.c | sed 's|.*/||' |
+	tr '\n' '|' | sed 's/\./\\./g; s/|$//')
+awk -v ours="\\((${ours}):[0-9]+\\)|libcroute" '
+	# valgrind separates its reports with an empty "==PID== " line.
+	/^==[0-9]+== *$/ {
+		if (rec ~ ours && rec !~ /(ERROR|HEAP|LEAK) SUMMARY/)
+			print rec
+		rec = ""
+		next
+	}
+	{ rec = rec $0 "\n" }
+	END { if (rec ~ ours) print rec }
+' "$vlog" >"$CR_DIR/valgrind.ours"
+if [ -s "$CR_DIR/valgrind.ours" ]; then
+	head -n 60 "$CR_DIR/valgrind.ours"
+	cr_fail "valgrind reports errors or leaks in croute's code"
+fi
+grep -E "ERROR SUMMARY|definitely lost|indirectly lost" "$vlog" | head -n 3
+cr_log "no valgrind report involves croute: OK"
+exit 0

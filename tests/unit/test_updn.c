@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of cr-updn: root choice (trees, tori, rings, root GUID lists),
+ * complete reachability and freedom from credit loops on trees, tori,
+ * rings and random graphs, LMC, disconnected fabrics, and contention-free
+ * shift patterns on scrambled directors with remote-GUID sorting.
+ */
+#include <croute/check.h>
+#include <croute/estimate.h>
+#include <croute/gen.h>
+#include <croute/hops.h>
+#include <croute/portsel.h>
+
+#include "updn_fabrics.h"
+
+/*
+ * Complete from every CA port (and from every switch when there is one
+ * root: between several roots up*-down* has no legal path, as in OpenSM's
+ * updn without connect_roots), loop and credit-loop free, and minimal
+ * where asked.
+ */
+static void assert_sound(const struct cr_fabric *f, const struct cr_routing *r,
+			 bool minimal)
+{
+	struct cr_check_report rep;
+	unsigned flags = CR_CHECK_CREDIT;
+
+	if (minimal)
+		flags |= CR_CHECK_MINIMAL;
+	if (r->num_roots == 1)
+		flags |= CR_CHECK_SWITCHES;
+	assert_int_equal(cr_check(f, r, flags, stderr, 5, &rep), 0);
+	assert_true(rep.pairs > 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	if (minimal)
+		assert_int_equal(rep.non_minimal, 0);
+	/* And by an independent walk of the channel dependencies. */
+	assert_true(uf_no_credit_loop(f, r));
+}
+
+static bool is_root(const struct cr_routing *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < r->num_roots; i++)
+		if (r->roots[i] == n)
+			return true;
+	return false;
+}
+
+static void test_roots_two_level(void **state)
+{
+	struct cr_fabric *f = uf_director(6, 4, 4, 7, 0);
+	struct cr_routing *r = tu_route(f, "cr-updn", NULL);
+
+	/* The four spines, nothing else. */
+	assert_int_equal(r->num_roots, 4);
+	for (uint32_t i = 0; i < r->num_roots; i++)
+		assert_int_equal(f->nodes[r->roots[i]].num_ports, 6);
+	assert_sound(f, r, true);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static void test_roots_kary(void **state)
+{
+	struct cr_fabric *f = uf_kary(2, 3);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+
+	/* Level 0 (GUIDs 0x100000..0x100003) is the top of the tree. */
+	assert_int_equal(r->num_roots, 4);
+	for (uint32_t i = 0; i < r->num_roots; i++)
+		assert_true(f->nodes[r->roots[i]].guid < 0x100000 + 1000);
+	assert_sound(f, r, true);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* Every switch of a torus looks alike: one root, the lowest GUID. */
+static void test_roots_torus(void **state)
+{
+	struct cr_fabric *f = uf_torus(4, 4, true, 1);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+
+	assert_int_equal(r->num_roots, 1);
+	assert_int_equal(f->nodes[r->roots[0]].guid, 0x100001);
+	assert_sound(f, r, false);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static void test_roots_ring(void **state)
+{
+	struct cr_fabric *f = tu_ring(7);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+
+	assert_int_equal(r->num_roots, 1);
+	assert_sound(f, r, false);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* On a mesh the centre has the smallest eccentricity. */
+static void test_roots_mesh(void **state)
+{
+	struct cr_fabric *f = uf_torus(5, 5, false, 1);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+
+	assert_int_equal(r->num_roots, 1);
+	assert_int_equal(f->nodes[r->roots[0]].guid, 0x100000 + 13);
+	assert_sound(f, r, false);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static void test_roots_from_guids(void **state)
+{
+	struct cr_fabric *f = uf_torus(4, 3, true, 1);
+	struct cr_options o;
+	struct cr_routing *r;
+	uint32_t ca = CR_NO_NODE;
+
+	/* The host of switch 6 (index 5) stands for its switch. */
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].type == CR_NODE_CA &&
+		    f->nodes[n].ports[1].remote == 5)
+			ca = n;
+	assert_int_not_equal(ca, CR_NO_NODE);
+	cr_options_init(&o);
+	assert_int_equal(cr_guid_list_add(&o.root_guids, 0x100001), 0);
+	assert_int_equal(cr_guid_list_add(&o.root_guids, f->nodes[ca].guid), 0);
+	r = tu_route(f, "updn", &o);
+	assert_int_equal(r->num_roots, 2);
+	assert_true(is_root(r, 0));
+	assert_true(is_root(r, 5));
+	/*
+	 * Two roots on a torus may leave pairs without a legal path: only
+	 * freedom from credit loops is promised then.
+	 */
+	assert_true(uf_no_credit_loop(f, r));
+	cr_routing_free(r);
+	cr_options_release(&o);
+
+	/* A port GUID names its CA too. */
+	cr_options_init(&o);
+	assert_int_equal(
+		cr_guid_list_add(&o.root_guids, f->nodes[ca].ports[1].guid), 0);
+	r = tu_route(f, "updn", &o);
+	assert_int_equal(r->num_roots, 1);
+	assert_true(is_root(r, 5));
+	assert_sound(f, r, false);
+	cr_routing_free(r);
+	cr_options_release(&o);
+
+	/* Unknown GUIDs: an error, nothing routed. */
+	cr_options_init(&o);
+	assert_int_equal(cr_guid_list_add(&o.root_guids, 0xdeadbeef), 0);
+	r = cr_routing_new(f);
+	assert_true(cr_route(cr_engine_find("updn"), f, &o, r) < 0);
+	for (uint32_t lid = 0; lid <= f->max_lid; lid++)
+		assert_int_equal(r->lft[0][lid], CR_NO_PATH);
+	cr_routing_free(r);
+	cr_options_release(&o);
+	cr_fabric_free(f);
+}
+
+/* The independent check does see credit loops: min-hop on a ring. */
+static void test_cdg_check_sees_loops(void **state)
+{
+	struct cr_fabric *f = tu_ring(6);
+	struct cr_routing *r = tu_route(f, "minhop", NULL);
+
+	assert_false(uf_no_credit_loop(f, r));
+	cr_routing_free(r);
+	r = tu_route(f, "updn", NULL);
+	assert_true(uf_no_credit_loop(f, r));
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static void test_sound_everywhere(void **state)
+{
+	struct cr_fabric *fabrics[] = {
+		tu_ring(4),
+		tu_ring(9),
+		uf_torus(3, 3, true, 2),
+		uf_torus(4, 5, true, 1),
+		uf_torus(4, 4, false, 1),
+		uf_kary(3, 2),
+		uf_director(5, 3, 3, 0, 0),
+		uf_director(8, 4, 4, 3, 0),
+		uf_random(12, 6, 10, 1),
+		uf_random(20, 5, 30, 2),
+		uf_random(25, 8, 60, 3),
+		uf_random(16, 4, 8, 4),
+	};
+
+	for (unsigned i = 0; i < sizeof(fabrics) / sizeof(*fabrics); i++) {
+		struct cr_routing *r = tu_route(fabrics[i], "updn", NULL);
+
+		assert_sound(fabrics[i], r, false);
+		cr_routing_free(r);
+		cr_fabric_free(fabrics[i]);
+	}
+}
+
+/* Every LID of a port is routed; different LIDs take different spines. */
+static void test_lmc(void **state)
+{
+	struct cr_fabric *f = uf_director(4, 2, 4, 5, 2);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+
+	assert_sound(f, r, true);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sw = f->switches[s];
+
+		if (f->nodes[sw].num_ports != 6)
+			continue; /* spines */
+		for (uint32_t n = 0; n < f->num_nodes; n++) {
+			const struct cr_port *p = &f->nodes[n].ports[1];
+			uint32_t seen = 0;
+
+			if (f->nodes[n].type != CR_NODE_CA || p->remote == sw)
+				continue;
+			for (unsigned l = 0; l < 4; l++) {
+				uint8_t out = r->lft[sw][p->lid + l];
+
+				seen |= 1u << out;
+			}
+			/* Four LIDs over four distinct uplinks. */
+			assert_int_equal(__builtin_popcount(seen), 4);
+		}
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* Two rings without a link between them: each is routed on its own. */
+static void test_disconnected(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	struct cr_routing *r;
+
+	for (unsigned i = 0; i < 8; i++)
+		tu_switch(f, 3, i + 1);
+	for (unsigned i = 0; i < 4; i++) {
+		tu_link(f, i, 1, (i + 1) % 4, 2);
+		tu_link(f, 4 + i, 1, 4 + (i + 1) % 4, 2);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		tu_link(f, i, 3, tu_host(f, i), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "updn", NULL);
+	/* One root in each ring. */
+	assert_int_equal(r->num_roots, 2);
+	assert_true((r->roots[0] < 4) != (r->roots[1] < 4));
+	for (unsigned a = 0; a < 8; a++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t d = cr_lid_switch(f, lid, NULL);
+			int h = cr_routing_hops(f, r, a, lid);
+
+			if ((d < 4) == (a < 4))
+				assert_true(h >= 0);
+			else
+				assert_int_equal(r->lft[a][lid], CR_NO_PATH);
+		}
+	assert_true(uf_no_credit_loop(f, r));
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * The central goal: on a two-level director with scrambled spine wiring
+ * and full bisection, remote-GUID sorting makes every leaf use its uplinks
+ * in the same spine order, so with hosts in leaf order every flow of every
+ * shift has its links to itself (for cr-updn and cr-minhop).
+ */
+static void test_shift_scrambled_director(void **state)
+{
+	const char *engines[] = {"updn", "minhop"};
+
+	for (unsigned e = 0; e < 2; e++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct cr_fabric *f = uf_director(8, 6, 6, seed, 0);
+			struct cr_options o;
+			struct cr_routing *r;
+			unsigned bad;
+
+			cr_options_init(&o);
+			o.remote_guid_sorting = true;
+			r = tu_route(f, engines[e], &o);
+			assert_int_equal(uf_shift_contention(f, r, &bad), 1);
+			cr_routing_free(r);
+
+			/* Without sorting the scramble shows. */
+			o.remote_guid_sorting = false;
+			r = tu_route(f, engines[e], &o);
+			assert_true(uf_shift_contention(f, r, &bad) > 1);
+			cr_routing_free(r);
+			cr_fabric_free(f);
+		}
+	}
+}
+
+/* Shift-pattern bandwidth by the estimator: {average, minimum}. */
+static void shift_rates(const struct cr_fabric *f, const struct cr_routing *r,
+			double *avg, double *min)
+{
+	struct cr_pattern shift = {.kind = CR_PAT_SHIFT};
+	struct cr_est_params ep;
+	struct cr_hosts *hosts = cr_hosts_default(f);
+	struct cr_est *est;
+	struct cr_est_result *res;
+
+	cr_est_params_init(&ep);
+	assert_non_null(hosts);
+	est = cr_est_new(f, r, &ep);
+	assert_non_null(est);
+	res = cr_est_run(est, &shift, hosts);
+	assert_non_null(res);
+	assert_int_equal(res->unrouted, 0);
+	*avg = res->avg_frac;
+	*min = res->min_frac;
+	cr_est_result_free(res);
+	cr_est_free(est);
+	cr_hosts_free(hosts);
+}
+
+/*
+ * The same on `croute gen`'s scrambled director, hosts in the natural
+ * order of their names, scored by the estimator: every flow of every
+ * shift at the full injection rate, with or without port_shifting.
+ */
+static void test_shift_generated_director(void **state)
+{
+	const char *engines[] = {"updn", "minhop"};
+
+	for (uint32_t seed = 1; seed <= 2; seed++) {
+		struct cr_gen_params p = {.seed = seed};
+		struct cr_fabric *f = cr_gen_two_level(12, 8, 8, 8, true, &p);
+
+		assert_non_null(f);
+		assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+		for (unsigned e = 0; e < 2; e++) {
+			for (unsigned t = 0; t < 3; t++) {
+				struct cr_options o;
+				struct cr_routing *r;
+				double avg, min;
+
+				cr_options_init(&o);
+				o.remote_guid_sorting = t > 0;
+				/* minhop's port_shifting is the lead's call */
+				o.port_shifting = t == 2 && e == 0;
+				r = tu_route(f, engines[e], &o);
+				shift_rates(f, r, &avg, &min);
+				if (t == 0) {
+					assert_true(avg < 0.99);
+				} else {
+					assert_true(avg > 0.9999);
+					assert_true(min > 0.9999);
+				}
+				cr_routing_free(r);
+			}
+		}
+		cr_fabric_free(f);
+	}
+}
+
+/* An ordered director is contention free with or without sorting. */
+static void test_shift_ordered_director(void **state)
+{
+	struct cr_fabric *f = uf_director(6, 4, 4, 0, 0);
+	struct cr_options o;
+	struct cr_routing *r;
+
+	cr_options_init(&o);
+	r = tu_route(f, "updn", &o);
+	assert_int_equal(uf_shift_contention(f, r, NULL), 1);
+	cr_routing_free(r);
+	o.remote_guid_sorting = true;
+	r = tu_route(f, "updn", &o);
+	assert_int_equal(uf_shift_contention(f, r, NULL), 1);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * croute's port_shifting (destination-based, D-mod-k): full k-ary n-trees
+ * become free of shift contention, where plain least-loaded selection (and
+ * OpenSM's rotation) align the levels; so do two-level trees with fewer
+ * hosts than uplinks per leaf, also when the host count is no multiple of
+ * the uplinks (8 x 5 hosts over 6 uplinks: plain selection shares links
+ * in the shifts that wrap around from the last host to the first).
+ */
+static void test_shift_port_shifting(void **state)
+{
+	struct cr_fabric *fabrics[] = {
+		uf_kary(4, 3),
+		uf_kary(3, 4),
+		uf_kary(2, 5),
+		uf_director(12, 5, 6, 0, 0),
+		uf_director(12, 5, 6, 11, 0),
+		uf_director(10, 5, 6, 0, 0),
+		uf_director(8, 5, 6, 3, 0),
+		uf_director(7, 3, 4, 5, 0),
+	};
+
+	for (unsigned i = 0; i < sizeof(fabrics) / sizeof(*fabrics); i++) {
+		struct cr_fabric *f = fabrics[i];
+		struct cr_options o;
+		struct cr_routing *r;
+
+		cr_options_init(&o);
+		o.remote_guid_sorting = true;
+		r = tu_route(f, "updn", &o);
+		if (i < 3 || i == 5)
+			assert_true(uf_shift_contention(f, r, NULL) > 1);
+		cr_routing_free(r);
+		o.port_shifting = true;
+		r = tu_route(f, "updn", &o);
+		assert_int_equal(uf_shift_contention(f, r, NULL), 1);
+		assert_sound(f, r, true);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
+}
+
+/* LMC with port_shifting: complete, and the LIDs of a port diverse. */
+static void test_shift_lmc(void **state)
+{
+	struct cr_fabric *f = uf_director(4, 3, 4, 9, 2);
+	struct cr_options o;
+	struct cr_routing *r;
+
+	cr_options_init(&o);
+	o.port_shifting = true;
+	o.remote_guid_sorting = true;
+	r = tu_route(f, "updn", &o);
+	assert_sound(f, r, true);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sw = f->switches[s];
+
+		if (f->nodes[sw].num_ports != 7)
+			continue; /* spines */
+		for (uint32_t n = 0; n < f->num_nodes; n++) {
+			const struct cr_port *p = &f->nodes[n].ports[1];
+			uint32_t seen = 0;
+
+			if (f->nodes[n].type != CR_NODE_CA || p->remote == sw)
+				continue;
+			for (unsigned l = 0; l < 4; l++)
+				seen |= 1u << r->lft[sw][p->lid + l];
+			assert_int_equal(__builtin_popcount(seen), 4);
+		}
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roots_two_level),
+		cmocka_unit_test(test_roots_kary),
+		cmocka_unit_test(test_roots_torus),
+		cmocka_unit_test(test_roots_ring),
+		cmocka_unit_test(test_roots_mesh),
+		cmocka_unit_test(test_roots_from_guids),
+		cmocka_unit_test(test_cdg_check_sees_loops),
+		cmocka_unit_test(test_sound_everywhere),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_disconnected),
+		cmocka_unit_test(test_shift_scrambled_director),
+		cmocka_unit_test(test_shift_generated_director),
+		cmocka_unit_test(test_shift_ordered_director),
+		cmocka_unit_test(test_shift_port_shifting),
+		cmocka_unit_test(test_shift_lmc),
+	};
+
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
