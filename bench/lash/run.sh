@@ -4,8 +4,9 @@
 # reference. For each: whether the engine routed the fabric or OpenSM fell
 # back, the routing time from opensm's log ("building routing with 'X'" to
 # "X tables configured on all switches"), the layers (VLs) used, and the
-# shift pattern's contention (`croute estimate` when the command has it,
-# else bench/updn/shiftload.awk's flow count on opensm's dumps). Then
+# average shift and bisect bandwidth as fractions of the injection rate
+# (`croute estimate`; without it, bench/updn/shiftload.awk's flow count on
+# opensm's dumps). Then
 # cr-lash offline (`croute route`), whose summary line has its own time.
 #
 # usage: bench/lash/run.sh [croute gen arguments]
@@ -64,9 +65,13 @@ has_estimate=
 
 contention() {
 	if [ -n "$has_estimate" ]; then
+		# The summary table: "pattern phases flows avg min no-path".
 		"$CROUTE" estimate -t "$topo" --lids "$CR_GUID2LID" \
-			--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift \
-			2>&1 | tail -n 3 | tr '\n' ' '
+			--lfts "$CR_DUMP/opensm-lfts.dump" \
+			--pattern shift,bisect 2>/dev/null | awk '
+			/^shift / && !s { s = $4 }
+			/^bisect/ && !b { b = $4 }
+			END { printf "shift %s  bisect %s", s, b }'
 	elif [ -f "$top_srcdir/bench/updn/shiftload.awk" ]; then
 		awk '
 		/^\{ CA / {
@@ -124,7 +129,7 @@ cr_ibsim_stop
 
 echo "fabric: croute gen $*"
 printf "%-10s %-15s %9s %7s  %s\n" engine routed "time (s)" layers \
-	"shift contention"
+	"bandwidth (of injection)"
 cat "$results"
 echo "offline:"
 "$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \

@@ -9,10 +9,11 @@
  *              of a source it knows).
  *   SL2VL:     "0x<switch GUID> <in port> <out port> 0xVV 0xVV ... " per
  *              line, eight bytes of two VLs each (SL 0 and 1 first), for
- *              every pair of ports of every switch.
+ *              every pair of port 0 and cabled ports of every switch.
  *
- * The plugin writes them to croute-lash-sl.dump and croute-lash-sl2vl.dump
- * in OpenSM's dump directory, the command on request.
+ * Meant for the plugin (croute-lash-sl.dump and croute-lash-sl2vl.dump in
+ * OpenSM's dump directory) and the command. Give ibdmchk both files with
+ * the opensm-subnet.lst, opensm.fdbs and opensm.mcfdbs of the same sweep.
  */
 #ifndef CROUTE_LASH_H
 #define CROUTE_LASH_H

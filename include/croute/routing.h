@@ -75,6 +75,7 @@ struct cr_engine {
 	const char *summary;
 	int (*route)(const struct cr_fabric *f, const struct cr_options *o,
 		     struct cr_routing *r);
+	bool layered;		/* fills r->sl and r->sl2vl: needs QoS on */
 };
 
 /* NULL-terminated list of the engines. */

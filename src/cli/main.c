@@ -11,7 +11,9 @@
 #define CLI_COMMANDS(X) \
 	X(gen)          \
 	X(route)        \
-	X(check)
+	X(check)        \
+	X(estimate)     \
+	X(compare)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,

@@ -281,7 +281,7 @@ static int route_lid(struct lash *l, uint16_t lid)
 	const struct cr_fabric *f = l->f;
 	uint8_t dport;
 	uint32_t d = cr_lid_switch(f, lid, &dport);
-	unsigned flags = dport ? 0 : CR_PS_NOCOUNT;
+	unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD;
 	uint32_t dsw;
 
 	if (d == CR_NO_NODE)

@@ -320,7 +320,7 @@ static int roots_from_guids(struct updn *u, const struct cr_guid_list *l)
 			found = true;
 			cr_info("cr-updn: root GUID 0x%016" PRIx64
 				" is a %s: using its switch 0x%016" PRIx64
-				" (port %u)",
+				" (cabled to its port %u)",
 				g, cr_node_type_name(f->nodes[n].type),
 				f->nodes[m].guid, p);
 		}

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "estimate.h"
 
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
@@ -349,11 +350,6 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	return 0;
 }
 
-/* LASH spreads paths over virtual layers; the other engines do not. */
-static bool engine_uses_layers(const struct cr_engine *e)
-{
-	return !strcmp(e->name, "lash");
-}
 
 static void plugin_delete(void *plugin_data)
 {
@@ -361,6 +357,8 @@ static void plugin_delete(void *plugin_data)
 
 	if (!pl)
 		return;
+	/* Before the log goes: a running estimate still writes its dump. */
+	cr_estimate_stop(pl);
 	run_reset(pl);
 	for (unsigned i = 0; i < pl->num_engines; i++)
 		snapshot_free(pl->engines[i].snap);
@@ -391,7 +389,7 @@ static void *plugin_create(osm_opensm_t *osm)
 
 		pe->pl = pl;
 		pe->e = cr_engines[i];
-		pe->layers = engine_uses_layers(pe->e);
+		pe->layers = pe->e->layered;
 		snprintf(pe->name, sizeof(pe->name), "cr-%s", pe->e->name);
 	}
 	pl->num_engines = n;
@@ -444,6 +442,9 @@ static void plugin_report(void *plugin_data, osm_epi_event_id_t event_id,
 	/* After the LFTs are set: the moment for croute's dump files. */
 	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		cr_report_dumps(pl);
+	/* Then the contention estimate, on a thread of its own. */
+	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		cr_estimate_routing_done(pl);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -17,30 +17,10 @@
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_switch.h>
 
+#include <croute/conf.h>
 #include <croute/routing.h>
 
 #define CR_PLUGIN_NAME_LEN 32
-#define CR_PLUGIN_MAX_FAIL 8
-
-/* Where the croute_fail_engine test hook makes an engine run fail. */
-enum cr_fail_stage {
-	CR_FAIL_NONE = 0,
-	CR_FAIL_IMPORT, /* before anything is written */
-	CR_FAIL_ROUTE, /* after the engine ran */
-	CR_FAIL_EXPORT, /* after new_lft and the hops were written */
-};
-
-struct cr_fail_rule {
-	const struct cr_engine *engine; /* NULL: every engine */
-	enum cr_fail_stage stage;
-};
-
-/* croute's own keys from opensm.conf, re-read at every routing run. */
-struct cr_plugin_conf {
-	bool remote_guid_sorting;
-	struct cr_fail_rule fail[CR_PLUGIN_MAX_FAIL];
-	unsigned num_fail;
-};
 
 /*
  * What path_sl and update_sl2vl read, built once per routing run and never
@@ -75,7 +55,7 @@ struct cr_plugin {
 	struct cr_plugin_engine *engines;
 	unsigned num_engines;
 
-	struct cr_plugin_conf conf;
+	struct cr_conf conf; /* croute's keys, re-read every routing run */
 	uint32_t ignored_logged; /* options already reported */
 	bool qos_warned;
 
@@ -92,6 +72,8 @@ struct cr_plugin {
 	struct timespec run_start;
 	double ms_import, ms_route; /* phases of the run, for the log */
 	bool installed; /* LFTs written, run succeeded */
+
+	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
 };
 
 /* import.c */
@@ -111,11 +93,9 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sw);
 
 /* conf.c */
-void cr_conf_read(struct cr_plugin *pl, struct cr_plugin_conf *c);
-int cr_conf_options(struct cr_plugin *pl, const struct cr_plugin_conf *c,
+void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c);
+int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 		    struct cr_options *o);
-enum cr_fail_stage cr_conf_fail_stage(const struct cr_plugin_conf *c,
-				      const struct cr_engine *e);
 
 /* report.c */
 void cr_report_dumps(struct cr_plugin *pl);

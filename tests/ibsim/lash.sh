@@ -1,7 +1,8 @@
 #!/bin/sh
 # cr-lash under ibsim with a real opensm (-Q -R cr-lash): a 5x5 torus (two
-# layers), a random irregular fabric, a fat tree and the 6x6x6 torus that
-# OpenSM's own lash cannot fit in 8 VLs. Each routing must be cr-lash's
+# layers), a random irregular fabric, a fat tree, a two-level tree with
+# parallel links and the 6x6x6 torus that OpenSM's own lash cannot fit in
+# 8 VLs. Each routing must be cr-lash's
 # (no fall-through), complete over shortest paths, identical to what
 # `croute route` computes offline for the same LIDs, and free of credit
 # loops per layer by `croute check` (offline, with the SLs) and by ibdmchk
@@ -170,6 +171,10 @@ lash_case random 0
 cr_gen "$CR_DIR/ftree.topo" ktree 2 3
 # Switch-to-switch shortest paths turn down then up too: not always 1.
 lash_case ftree 0
+# Two cables between every leaf and spine: parallel links.
+cr_gen "$CR_DIR/parallel.topo" two-level --leaves 4 --hosts 4 --uplinks 4 \
+	--spines 2
+lash_case parallel 0
 
 # --- 6x6x6 torus: OpenSM's lash needs 9 VLs, cr-lash at most 8 -------------
 cr_gen "$CR_DIR/torus3d.topo" torus 6 6 6 --hosts 1

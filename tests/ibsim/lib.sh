@@ -9,7 +9,9 @@
 #
 # Environment: top_builddir and top_srcdir (set by make check; default: the
 # tree this file is in, built in place). CR_TEST_TIMEOUT: seconds one
-# opensm run may take (default 60).
+# opensm run may take (default 60). CR_LOG_FLAGS: opensm -D (default 0x43;
+# OpenSM writes its dump files only with 0x40). CR_KEEP=1: keep the test
+# directory.
 
 set -u
 
@@ -17,6 +19,7 @@ set -u
 : "${top_builddir:=$top_srcdir}"
 
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-60}
+CR_LOG_FLAGS=${CR_LOG_FLAGS:-0x43}
 CR_GRACE=5
 CROUTE=$top_builddir/src/cli/croute
 CR_PLUGIN_DIR=$top_builddir/.libs
@@ -68,6 +71,27 @@ cr_find_umad2sim() {
 		cr_skip "no libumad2sim.so (apt-get install libumad2sim0)"
 }
 
+# cr_children PID: the processes whose parent is PID (pgrep -P, or /proc
+# where procps is not installed, as in minimal containers).
+cr_children() {
+	if command -v pgrep >/dev/null 2>&1; then
+		pgrep -P "$1"
+		return 0
+	fi
+	for f in /proc/[0-9]*/stat; do
+		{ read -r line <"$f"; } 2>/dev/null || continue
+		# "pid (comm) state ppid ...": comm may hold blanks.
+		rest=${line##*) }
+		ppid=${rest#* }
+		ppid=${ppid%% *}
+		if [ "$ppid" = "$1" ]; then
+			f=${f#/proc/}
+			echo "${f%/stat}"
+		fi
+	done
+	return 0
+}
+
 # Kills a process we started, by its id: SIGTERM, then SIGKILL (it and its
 # direct children, e.g. the program under timeout(1)) after the grace time.
 cr_kill() {
@@ -81,7 +105,7 @@ cr_kill() {
 		i=$((i + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		for c in $(pgrep -P "$pid" 2>/dev/null); do
+		for c in $(cr_children "$pid"); do
 			kill -KILL "$c" 2>/dev/null
 		done
 		kill -KILL "$pid" 2>/dev/null
@@ -121,7 +145,7 @@ cr_dump_logs() {
 
 # cr_init NAME: checks the tools and sets up the test directory and traps.
 cr_init() {
-	cr_need opensm ibsim timeout pgrep
+	cr_need opensm ibsim timeout mkfifo
 	cr_find_umad2sim
 	[ -x "$CROUTE" ] || cr_fail "$CROUTE is not built"
 	[ -f "$CR_PLUGIN_DIR/libcroute.so" ] ||
@@ -237,7 +261,7 @@ cr_opensm_once() {
 	rm -f "$CR_DUMP"/opensm*
 	cr_log "opensm -o $*"
 	cr_osm_env timeout -k "$CR_GRACE" "$CR_TIMEOUT" \
-		opensm -o -F "$CR_CONF" -f "$CR_LOG" -D ${CR_D:-0x43} \
+		opensm -o -F "$CR_CONF" -f "$CR_LOG" -D "$CR_LOG_FLAGS" \
 		--dump_files_dir "$CR_DUMP" "$@" \
 		>"$CR_DIR/opensm-$CR_RUN.out" 2>&1
 	rc=$?
@@ -258,7 +282,7 @@ cr_opensm_start() {
 	# shellcheck disable=SC2086
 	env LD_PRELOAD="$CR_UMAD2SIM" LD_LIBRARY_PATH="$CR_LIBPATH" \
 		timeout -k "$CR_GRACE" 3600 ${CR_OSM_WRAP:-} \
-		opensm -F "$CR_CONF" -f "$CR_LOG" -D 0x43 \
+		opensm -F "$CR_CONF" -f "$CR_LOG" -D "$CR_LOG_FLAGS" \
 		--dump_files_dir "$CR_DUMP" "$@" \
 		>"$CR_DIR/opensm-$CR_RUN.out" 2>&1 &
 	CR_OSM_PID=$!
@@ -268,7 +292,7 @@ cr_opensm_start() {
 # signal it gets as an order to stop the command, and sends SIGKILL after
 # the grace time.
 cr_opensm_pid() {
-	pgrep -P "$CR_OSM_PID" | head -n 1
+	cr_children "$CR_OSM_PID" | head -n 1
 }
 
 # cr_opensm_stop [SECONDS]: SIGTERM, wait, SIGKILL; returns opensm's status.

@@ -11,25 +11,31 @@
 cr_need nm ldd
 cr_init plugin
 
-# --- Symbols: OpenSM resolves the plugin's undefined symbols at dlopen
-# time (RTLD_LAZY only defers functions), so a symbol nobody defines only
-# shows when the code path runs. Check them all now.
+# --- Symbols: the plugin's undefined symbols resolve against opensm, its
+# libraries and the plugin's own (some, like osm_switch_set_hops, only
+# opensm exports, so the link cannot check them). dlopen(RTLD_LAZY) defers
+# functions: a symbol nobody defines would only show, as a crash, when its
+# code path runs. Check them all now.
 opensm_bin=$(command -v opensm)
+plugin=$CR_PLUGIN_DIR/libcroute.so
 {
 	nm -D --defined-only "$opensm_bin"
-	ldd "$opensm_bin" | awk '/=>/ && $3 ~ /^\// { print $3 }' |
+	{
+		ldd "$opensm_bin"
+		LD_LIBRARY_PATH=$CR_LIBPATH ldd "$plugin"
+	} | awk '/=>/ && $3 ~ /^\// { print $3 }' | LC_ALL=C sort -u |
 		while read -r lib; do
 			nm -D --defined-only "$lib"
 		done
 } 2>/dev/null | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' |
 	LC_ALL=C sort -u >"$CR_DIR/provided"
-nm -D --undefined-only "$CR_PLUGIN_DIR/libcroute.so" |
+nm -D --undefined-only "$plugin" |
 	awk '$1 == "U" { sub(/@.*/, "", $2); print $2 }' |
 	LC_ALL=C sort -u >"$CR_DIR/needed"
 missing=$(LC_ALL=C comm -23 "$CR_DIR/needed" "$CR_DIR/provided")
 [ -z "$missing" ] ||
 	cr_fail "libcroute.so needs symbols opensm does not provide: $missing"
-exported=$(nm -D --defined-only "$CR_PLUGIN_DIR/libcroute.so" |
+exported=$(nm -D --defined-only "$plugin" |
 	awk '$2 != "A" { print $3 }' | sed 's/@.*//')
 [ "$exported" = osm_event_plugin ] ||
 	cr_fail "libcroute.so exports more than osm_event_plugin: $exported"

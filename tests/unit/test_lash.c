@@ -274,6 +274,29 @@ static void test_random(void **state)
 	}
 }
 
+/* Port selection options change the choices, never the guarantees. */
+static void test_options(void **state)
+{
+	static const unsigned d[] = { 6, 6 };
+	struct cr_options o;
+
+	for (int i = 0; i < 3; i++) {
+		struct cr_fabric *f = i ? random_graph(40, 5, 2, 20 + i, 0)
+					: torus(d, 2, true, 2);
+		struct cr_routing *r;
+
+		cr_options_init(&o);
+		o.port_shifting = i != 1;
+		o.remote_guid_sorting = i != 2;
+		o.scatter_ports = i == 1 ? 7 : 0;
+		r = tu_route(f, "cr-lash", &o);
+		assert_in_range(r->num_layers, 1, 8);
+		assert_sound(f, r);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
+}
+
 static void test_lmc(void **state)
 {
 	assert_in_range(layers_of(random_graph(24, 4, 1, 7, 2)), 1, 8);
@@ -353,6 +376,87 @@ static void test_check_sees_layers(void **state)
 	cr_fabric_free(f);
 }
 
+/* Doubled ring links: both cables of a pair carry routes. */
+static void test_parallel_links(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	struct cr_routing *r;
+
+	for (unsigned i = 0; i < 6; i++)
+		tu_switch(f, 6, i + 1);
+	for (unsigned i = 0; i < 6; i++) {
+		tu_link(f, i, 1, (i + 1) % 6, 3);
+		tu_link(f, i, 2, (i + 1) % 6, 4);
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		tu_link(f, i, 5, tu_host(f, 2 * i), 1);
+		tu_link(f, i, 6, tu_host(f, 2 * i + 1), 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "cr-lash", NULL);
+	assert_int_equal(r->num_layers, 2);
+	assert_sound(f, r);
+	for (uint32_t s = 0; s < 6; s++) {
+		unsigned use[7] = {0};
+
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			if (r->lft[s][lid] <= 6)
+				use[r->lft[s][lid]]++;
+		for (unsigned p = 1; p <= 4; p++)
+			assert_true(use[p] > 0);
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* One switch; two rings with no link between them; CAs back to back. */
+static void test_small_and_disconnected(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	struct cr_routing *r;
+	uint32_t a, b;
+
+	a = tu_switch(f, 4, 1);
+	tu_link(f, a, 1, tu_host(f, 1), 1);
+	tu_link(f, a, 2, tu_host(f, 2), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "cr-lash", NULL);
+	assert_int_equal(r->num_layers, 1);
+	assert_sound(f, r);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+
+	f = cr_fabric_new();
+	for (unsigned i = 0; i < 10; i++)
+		tu_switch(f, 3, i + 1);
+	for (unsigned i = 0; i < 5; i++) {
+		tu_link(f, i, 1, (i + 1) % 5, 2);
+		tu_link(f, 5 + i, 1, 5 + (i + 1) % 5, 2);
+	}
+	for (unsigned i = 0; i < 10; i++)
+		tu_link(f, i, 3, tu_host(f, i), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "cr-lash", NULL);
+	assert_int_equal(r->num_layers, 2);
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, lid, NULL);
+
+		assert_int_equal(r->lft[0][lid] == CR_NO_PATH, d >= 5);
+		assert_int_equal(r->lft[9][lid] == CR_NO_PATH, d < 5);
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+
+	f = cr_fabric_new();
+	a = tu_host(f, 1);
+	b = tu_host(f, 2);
+	tu_link(f, a, 1, b, 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "cr-lash", NULL);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 static void test_deterministic(void **state)
 {
 	struct cr_fabric *f = random_graph(40, 4, 2, 11, 0);
@@ -420,10 +524,13 @@ int main(void)
 		cmocka_unit_test(test_torus_2d),
 		cmocka_unit_test(test_torus_6x6x6),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_start_vl_and_local),
 		cmocka_unit_test(test_too_few_vls),
 		cmocka_unit_test(test_check_sees_layers),
+		cmocka_unit_test(test_parallel_links),
+		cmocka_unit_test(test_small_and_disconnected),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_dumps),
 	};

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * croute's own opensm.conf keys (remote_guid_sorting, croute_*) and the
+ * GUID list files OpenSM's keys name (root_guid_file, ...), parsed from
+ * text. The plugin reads the files and calls these; keeping the parsing
+ * out of the plugin lets it be unit-tested and fuzzed without OpenSM.
+ *
+ * Errors name the file and line, the key and the value; a bad value
+ * leaves the key as it was (the default, or an earlier line's value).
+ */
+#ifndef CROUTE_CONF_H
+#define CROUTE_CONF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <croute/est_conf.h>
+#include <croute/routing.h>
+
+#define CR_CONF_MAX_FAIL 8
+
+/* Where the croute_fail_engine test hook makes an engine run fail. */
+enum cr_fail_stage {
+	CR_FAIL_NONE = 0,
+	CR_FAIL_IMPORT, /* before anything is written */
+	CR_FAIL_ROUTE, /* after the engine ran */
+	CR_FAIL_EXPORT, /* after new_lft and the hops were written */
+};
+
+struct cr_fail_rule {
+	const struct cr_engine *engine; /* NULL: every engine */
+	enum cr_fail_stage stage;
+};
+
+/* croute's own keys from opensm.conf. */
+struct cr_conf {
+	bool remote_guid_sorting;
+	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
+	unsigned num_fail;
+	struct cr_est_conf est; /* the contention estimate (est_conf.h) */
+};
+
+void cr_conf_defaults(struct cr_conf *c);
+/*
+ * One line of opensm.conf (modified in place): "key value", '#' starts a
+ * comment. Keys that are not croute's are skipped silently (OpenSM owns
+ * them); an unknown croute_* key or a bad value is logged. Returns 0, or
+ * -1 when the line had an error.
+ */
+int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
+		       char *line);
+/* Every line of fp; returns the number of lines with an error. */
+int cr_conf_parse_file(struct cr_conf *c, FILE *fp, const char *path);
+/* The stage at which the test hook fails engine e, CR_FAIL_NONE if none. */
+enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
+				      const struct cr_engine *e);
+
+/*
+ * A GUID list file: one GUID a line (hex, 0x optional), '#' starts a
+ * comment, anything after the GUID and a blank is ignored as OpenSM's own
+ * parser does. key names the opensm.conf key in messages. Returns 0, or -1
+ * (logged with file and line) on the first bad line or out of memory; l
+ * then holds the GUIDs before it.
+ */
+int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
+		       struct cr_guid_list *l);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The contention estimate's opensm.conf keys (croute_estimate,
+ * croute_patterns, croute_penalty_factors): their values, parsing (the
+ * setters of include/croute/conf.h's key table) and the patterns they
+ * mean for a fabric of a given size. The plugin runs the estimate
+ * (src/plugin/estimate.c).
+ */
+#ifndef CROUTE_EST_CONF_H
+#define CROUTE_EST_CONF_H
+
+#include <stdbool.h>
+
+#include <croute/estimate.h>
+
+/* croute_estimate; zero is the default, so that a zeroed conf is right. */
+enum cr_est_mode {
+	CR_EST_MODE_SUMMARY = 0, /* a log line per pattern, the dump */
+	CR_EST_MODE_NONE, /* nothing at all */
+	CR_EST_MODE_FULL, /* the dump also lists every phase */
+};
+
+#define CR_EST_PATTERNS_DEFAULT "shift,bisect"
+#define CR_EST_PATTERNS_LEN 512
+/* Above this many hosts the default patterns sample shift's phases... */
+#define CR_EST_LARGE_HOSTS 2000
+/* ...this many of them. */
+#define CR_EST_LARGE_PHASES 64
+
+/* All-zero means every default. */
+struct cr_est_conf {
+	enum cr_est_mode mode;
+	char patterns[CR_EST_PATTERNS_LEN]; /* "": the default */
+	bool pen_set; /* else CR_PENALTY_DEFAULT */
+	struct cr_penalty pen;
+};
+
+struct cr_conf;
+
+/*
+ * Setters for the key table: 0, or -1 leaving the value as it was (the
+ * caller logs file, line, key and value).
+ */
+int cr_est_conf_mode(struct cr_conf *c, const char *val);
+int cr_est_conf_patterns(struct cr_conf *c, const char *val);
+int cr_est_conf_penalty(struct cr_conf *c, const char *val);
+
+/*
+ * The patterns to estimate on a fabric of `hosts` hosts: croute_patterns,
+ * else the default, where shift samples CR_EST_LARGE_PHASES phases when
+ * hosts > CR_EST_LARGE_HOSTS (*sampled is then set: say so in the log).
+ * Returns the count, or -1 (logged).
+ */
+int cr_est_conf_patterns_for(const struct cr_est_conf *c, uint32_t hosts,
+			     struct cr_pattern **pats, bool *sampled);
+
+#endif

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute compare: one fabric routed by several engines and port-selection
+ * toggles, side by side: routing time, reachability, credit loops and the
+ * estimated bandwidth of the patterns. The table an administrator reads to
+ * choose an engine. An engine that refuses the fabric is a row saying why,
+ * not a failure of the command.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/check.h>
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "est_cli.h"
+
+enum {
+	KEY_ENGINES = CLI_KEY_CMD,
+};
+
+static const struct cli_opt compare_opts[] = {
+	{"engines", KEY_ENGINES, "LIST",
+	 "ENGINE[+ps][+rgs],... (ps: --port-shifting, rgs:"
+	 " --remote-guid-sorting)"},
+	{"root-guids", CLI_KEY_ROOT_GUIDS, "FILE",
+	 "root switch GUIDs, one a line (updn, ftree)"},
+	{"cn-guids", CLI_KEY_CN_GUIDS, "FILE",
+	 "compute node port GUIDs, one a line (ftree)"},
+	{"io-guids", CLI_KEY_IO_GUIDS, "FILE",
+	 "I/O node port GUIDs, one a line (ftree)"},
+	CLI_OPT_END,
+};
+
+static const struct cli_opt *const compare_tables[] = {
+	cli_topo_opts, compare_opts, est_cli_opts, NULL,
+};
+
+/* Each engine plain; minhop and updn also with each toggle and both. */
+#define DEFAULT_ENGINES                                                      \
+	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs,"   \
+	"updn+ps+rgs,ftree,lash"
+
+struct compare_set {
+	const struct cr_engine *e;
+	bool ps, rgs;
+};
+
+struct compare_ctx {
+	struct cli_setup setup;
+	struct est_setup est;
+	const char *engines;
+};
+
+static int compare_opt(void *arg, int key, const char *val)
+{
+	struct compare_ctx *c = arg;
+	int ret = cli_setup_opt(&c->setup, key, val);
+
+	if (ret <= 0)
+		return ret;
+	ret = est_setup_opt(&c->est, key, val);
+	if (ret <= 0)
+		return ret;
+	c->engines = val; /* KEY_ENGINES, the only one left */
+	return 0;
+}
+
+static int parse_sets(const struct cli_cmd *cmd, const char *list,
+		      struct compare_set **sets)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	struct compare_set *out = NULL;
+	int n = 0;
+
+	if (!copy)
+		goto oom;
+	for (tok = strtok_r(copy, ", ", &save); tok;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		struct compare_set *grow = realloc(out, (n + 1) * sizeof(*out));
+		char *save2 = NULL, *part = strtok_r(tok, "+", &save2);
+
+		if (!grow)
+			goto oom;
+		out = grow;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].e = cr_engine_find(part);
+		if (!out[n].e) {
+			cli_usage_error(cmd, "--engines: unknown engine '%s'",
+					part);
+			goto fail;
+		}
+		while ((part = strtok_r(NULL, "+", &save2))) {
+			if (!strcmp(part, "ps") ||
+			    !strcmp(part, "port-shifting")) {
+				out[n].ps = true;
+			} else if (!strcmp(part, "rgs") ||
+				   !strcmp(part, "remote-guid-sorting")) {
+				out[n].rgs = true;
+			} else {
+				cli_usage_error(cmd,
+						"--engines: unknown toggle"
+						" '+%s' (ps, rgs)",
+						part);
+				goto fail;
+			}
+		}
+		n++;
+	}
+	if (!n) {
+		cli_usage_error(cmd, "--engines: the list is empty");
+		goto fail;
+	}
+	free(copy);
+	*sets = out;
+	return n;
+oom:
+	cr_err("out of memory");
+fail:
+	free(copy);
+	free(out);
+	return -1;
+}
+
+/*
+ * While an engine runs, its errors are kept, not printed: the first is
+ * the reason it gives for refusing the fabric, shown in the table.
+ */
+static char refusal[160];
+
+static void capture(void *arg, enum cr_log_level level, const char *msg)
+{
+	if (level == CR_LOG_ERROR && !refusal[0])
+		snprintf(refusal, sizeof(refusal), "%s", msg);
+	/* Ten engine runs' chatter would bury the table: -v shows it. */
+	if (cli_verbosity >= CR_LOG_VERBOSE && (int)level < cli_verbosity)
+		fprintf(stderr, "croute: %s\n", msg);
+}
+
+static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
+{
+	if (p->kind == CR_PAT_FLOWS)
+		snprintf(buf, len, "flows");
+	else if (p->count)
+		snprintf(buf, len, "%s:%u", cr_pattern_kind_name(p->kind),
+			 p->count);
+	else
+		snprintf(buf, len, "%s", cr_pattern_kind_name(p->kind));
+}
+
+static void print_header(const struct cr_pattern *pats, int npat)
+{
+	printf("%-10s %-8s %8s %11s %6s", "engine", "options", "time s",
+	       "unreachable", "loops");
+	for (int i = 0; i < npat; i++) {
+		char l[32], h[48];
+
+		pattern_label(&pats[i], l, sizeof(l));
+		snprintf(h, sizeof(h), "%s avg", l);
+		printf(" %11s %8s", h, "min");
+	}
+	printf("\n");
+}
+
+/*
+ * One row: route, check, estimate. Returns 1 when the engine refused, 0
+ * when it routed, -1 on an error that ends the command (bad input).
+ */
+static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
+		       const struct compare_set *s,
+		       const struct cr_pattern *pats, int npat)
+{
+	struct cr_check_report rep;
+	const struct cr_engine *e;
+	struct cr_routing *r;
+	struct cr_hosts *hosts = NULL;
+	struct cr_est *est = NULL;
+	const char *how;
+	char opts[16];
+	double secs = 0;
+	int ret = -1;
+
+	snprintf(opts, sizeof(opts), "%s%s%s", s->ps ? "ps" : "",
+		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "");
+	c->setup.engine = s->e->name;
+	c->setup.opts.port_shifting = s->ps;
+	c->setup.opts.remote_guid_sorting = s->rgs;
+	refusal[0] = '\0';
+	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
+	r = cli_route(&c->setup, f, &e, &secs);
+	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
+	printf("%-10s %-8s", s->e->name, opts[0] ? opts : "-");
+	if (!r) {
+		printf(" refused: %s\n", refusal[0] ? refusal : "(no reason)");
+		fflush(stdout);
+		return 1;
+	}
+	printf(" %8.3f", secs);
+	fflush(stdout);
+	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
+		printf("\n");
+		cr_err("cr-%s: the check could not run", s->e->name);
+		goto out;
+	}
+	printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
+	       rep.credit_loops);
+	est = cr_est_new(f, r, &c->est.par);
+	if (est)
+		hosts = est_setup_hosts(&c->est, f, r, &how);
+	if (!est || !hosts) {
+		printf("\n");
+		goto out;
+	}
+	for (int i = 0; i < npat; i++) {
+		struct cr_est_result *res = cr_est_run(est, &pats[i], hosts);
+
+		if (!res) {
+			printf("\n");
+			goto out;
+		}
+		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+		fflush(stdout);
+		cr_est_result_free(res);
+	}
+	printf("\n");
+	ret = 0;
+out:
+	cr_hosts_free(hosts);
+	cr_est_free(est);
+	cr_routing_free(r);
+	return ret;
+}
+
+static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct compare_ctx c = {0};
+	struct compare_set *sets = NULL;
+	struct cr_pattern *pats = NULL;
+	struct cr_fabric *f = NULL;
+	int first, nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
+
+	cli_setup_init(&c.setup, cmd);
+	est_setup_init(&c.est, cmd);
+	first = cli_parse(cmd, argc, argv, compare_opt, &c);
+	if (first < 0) {
+		ret = first == -2 ? CLI_OK : CLI_BAD;
+		goto out;
+	}
+	if (first < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+		goto out;
+	}
+	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES, &sets);
+	if (nsets < 0)
+		goto out;
+	npat = est_setup_patterns(&c.est, &pats);
+	if (npat < 0)
+		goto out;
+	f = cli_load(&c.setup);
+	if (!f)
+		goto out;
+	printf("# croute compare: %s, %u switches, %u LIDs\n"
+	       "# options: ps --port-shifting, rgs --remote-guid-sorting;"
+	       " unreachable: (CA port,\n# LID) pairs without a path, loops"
+	       " included; loops: virtual lanes with a\n# credit loop;"
+	       " rates: fractions of the injection rate\n",
+	       c.setup.topo, f->num_switches, cli_count_lids(f));
+	print_header(pats, npat);
+	for (int i = 0; i < nsets; i++) {
+		int r = compare_row(&c, f, &sets[i], pats, npat);
+
+		if (r < 0)
+			goto out;
+		routed += r == 0;
+	}
+	/* Nothing could route the fabric: that is a problem to report. */
+	ret = routed ? CLI_OK : CLI_PROBLEMS;
+out:
+	free(sets);
+	if (npat > 0)
+		cr_pattern_list_free(pats, npat);
+	cr_fabric_free(f);
+	est_setup_release(&c.est);
+	cli_setup_release(&c.setup);
+	return ret;
+}
+
+const struct cli_cmd cli_cmd_compare = {
+	.name = "compare",
+	.synopsis = "--topo FILE [--engines LIST] [--pattern LIST] [options]",
+	.summary = "Compare engines and port-selection toggles on one fabric.",
+	.details =
+		"Routes the fabric with each engine and toggle set of"
+		" --engines (default:\n" DEFAULT_ENGINES ")\nand prints one"
+		" table: routing time, unreachable (CA port, LID) pairs,"
+		" virtual\nlanes with a credit loop, and each pattern's average"
+		" and minimum flow rate\n(fraction of injection; default"
+		" patterns shift,bisect). An engine that cannot\nroute the"
+		" fabric shows \"refused\" and its reason. Use --phases K on"
+		" large fabrics.\nExit status 1 when no engine could route"
+		" the fabric.\n",
+	.opts = compare_tables,
+	.run = compare_run,
+};

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute estimate: the bandwidth traffic patterns get on a routing, by the
+ * InfiniBand penalty model. The routing comes from an engine or from LFTs
+ * (opensm-lfts.dump of any engine, OpenSM's own included, or ibroute
+ * output), so that OpenSM's routings are scored the same way as croute's.
+ * The text report per pattern is the one the plugin writes to
+ * croute-contention.dump, so the two compare line by line.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/est_html.h>
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#include "est_cli.h"
+
+enum {
+	KEY_LFTS = CLI_KEY_CMD,
+	KEY_JSON,
+	KEY_GBPS,
+	KEY_HTML,
+	KEY_MATRIX,
+};
+
+static const struct cli_opt estimate_opts[] = {
+	{"lfts", KEY_LFTS, "FILE", "LFTs to score (opensm-lfts.dump, ibroute)"},
+	{"json", KEY_JSON, NULL, "write the results as JSON"},
+	{"matrix", KEY_MATRIX, NULL, "JSON: include shift's matrix"},
+	{"gbps", KEY_GBPS, NULL, "summary in Gb/s, not fractions of injection"},
+	{"html", KEY_HTML, "FILE", "also write an HTML report with pictures"},
+	CLI_OPT_END,
+};
+
+static const struct cli_opt *const estimate_tables[] = {
+	cli_topo_opts, cli_engine_opts, est_cli_opts, estimate_opts, NULL,
+};
+
+struct estimate_ctx {
+	struct cli_setup setup;
+	struct est_setup est;
+	const char *lfts;
+	const char *html;
+	bool json, gbps, matrix;
+};
+
+static int estimate_opt(void *arg, int key, const char *val)
+{
+	struct estimate_ctx *c = arg;
+	int ret = cli_setup_opt(&c->setup, key, val);
+
+	if (ret <= 0)
+		return ret;
+	ret = est_setup_opt(&c->est, key, val);
+	if (ret <= 0)
+		return ret;
+	switch (key) {
+	case KEY_LFTS:
+		c->lfts = val;
+		break;
+	case KEY_JSON:
+		c->json = true;
+		break;
+	case KEY_GBPS:
+		c->gbps = true;
+		break;
+	case KEY_HTML:
+		c->html = val;
+		break;
+	case KEY_MATRIX:
+		c->matrix = true;
+		break;
+	}
+	return 0;
+}
+
+static void print_summary(const struct estimate_ctx *c,
+			  struct cr_est_result *const *res, int n)
+{
+	const char *unit = c->gbps ? "Gb/s" : "of injection";
+
+	printf("%-16s %11s %10s %10s %10s %8s  (rates %s)\n", "pattern",
+	       "phases", "flows", "avg", "min", "no path", unit);
+	for (int i = 0; i < n; i++) {
+		const struct cr_est_result *r = res[i];
+		char ph[24];
+
+		snprintf(ph, sizeof(ph), "%u/%u", r->num_phases,
+			 r->phases_total);
+		printf("%-16s %11s %10" PRIu64 " %10.4f %10.4f %8" PRIu64 "\n",
+		       r->name, ph, r->flows,
+		       c->gbps ? r->avg_gbps : r->avg_frac,
+		       c->gbps ? r->min_gbps : r->min_frac, r->unrouted);
+	}
+	printf("\n");
+}
+
+static int write_html(const struct estimate_ctx *c, const struct cr_fabric *f,
+		      struct cr_est_result *const *res, int n,
+		      const char *title)
+{
+	char *tmp = NULL;
+	FILE *out = cr_file_create(c->html, &tmp);
+
+	if (!out)
+		return -1;
+	if (cr_est_write_html(out, f, res, (unsigned)n, title)) {
+		cr_file_abort(out, tmp);
+		return -1;
+	}
+	return cr_file_commit(out, tmp, c->html);
+}
+
+static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct estimate_ctx c = {0};
+	struct cr_fabric *f = NULL;
+	struct cr_routing *r = NULL;
+	struct cr_hosts *hosts = NULL;
+	struct cr_pattern *pats = NULL;
+	struct cr_est_result **res = NULL;
+	struct cr_est *est = NULL;
+	const struct cr_engine *e = NULL;
+	const char *how = "";
+	char title[512];
+	uint64_t unrouted = 0;
+	double secs = 0;
+	int first, npat = 0, done = 0, ret = CLI_BAD;
+
+	cli_setup_init(&c.setup, cmd);
+	est_setup_init(&c.est, cmd);
+	first = cli_parse(cmd, argc, argv, estimate_opt, &c);
+	if (first < 0) {
+		ret = first == -2 ? CLI_OK : CLI_BAD;
+		goto out;
+	}
+	if (first < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+		goto out;
+	}
+	if (!c.lfts == !c.setup.engine) {
+		cli_usage_error(cmd,
+				"give either --lfts FILE or --engine NAME");
+		goto out;
+	}
+	npat = est_setup_patterns(&c.est, &pats);
+	if (npat < 0)
+		goto out;
+	f = cli_load(&c.setup);
+	if (!f)
+		goto out;
+	if (c.lfts) {
+		r = cr_routing_new(f);
+		if (r && cr_lft_read(c.lfts, f, r)) {
+			cr_routing_free(r);
+			r = NULL;
+		}
+	} else {
+		r = cli_route(&c.setup, f, &e, &secs);
+	}
+	if (!r)
+		goto out;
+	est = cr_est_new(f, r, &c.est.par);
+	if (!est)
+		goto out;
+	hosts = est_setup_hosts(&c.est, f, r, &how);
+	if (!hosts)
+		goto out;
+	res = calloc(npat, sizeof(*res));
+	if (!res) {
+		cr_err("out of memory");
+		goto out;
+	}
+	for (done = 0; done < npat; done++) {
+		res[done] = cr_est_run(est, &pats[done], hosts);
+		if (!res[done])
+			goto out;
+		unrouted += res[done]->unrouted;
+	}
+
+	if (c.lfts)
+		snprintf(title, sizeof(title), "%s, LFTs from %s",
+			 c.setup.topo, c.lfts);
+	else
+		snprintf(title, sizeof(title), "%s, routed by cr-%s%s%s",
+			 c.setup.topo, e->name,
+			 c.setup.opts.port_shifting ? " --port-shifting" : "",
+			 c.setup.opts.remote_guid_sorting
+				 ? " --remote-guid-sorting"
+				 : "");
+	if (c.json) {
+		if (cr_est_write_json(stdout, f, res, (unsigned)npat,
+				      CR_REPORT_PHASES |
+					      (c.matrix ? CR_REPORT_MATRIX
+							: 0)))
+			goto out;
+	} else {
+		printf("# croute estimate: %s\n", title);
+		if (e)
+			printf("# routing time %.3f s\n", secs);
+		printf("# %u hosts in the order of %s; penalty factors"
+		       " (be;bs;gr) %s\n\n",
+		       hosts->count, how,
+		       c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
+		print_summary(&c, res, npat);
+		for (int i = 0; i < npat; i++) {
+			if (cr_est_write_text(stdout, f, res[i],
+					      CR_REPORT_PHASES))
+				goto out;
+			printf("\n");
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		cr_err("cannot write the report");
+		goto out;
+	}
+	if (c.html && write_html(&c, f, res, npat, title))
+		goto out;
+	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
+out:
+	for (int i = 0; res && i < done; i++)
+		cr_est_result_free(res[i]);
+	free(res);
+	cr_est_free(est);
+	cr_hosts_free(hosts);
+	if (npat > 0)
+		cr_pattern_list_free(pats, npat);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	est_setup_release(&c.est);
+	cli_setup_release(&c.setup);
+	return ret;
+}
+
+const struct cli_cmd cli_cmd_estimate = {
+	.name = "estimate",
+	.synopsis = "--topo FILE (--lfts FILE | --engine NAME) [--pattern LIST]"
+		    " [options]",
+	.summary = "Estimate the bandwidth traffic patterns get on a routing.",
+	.details =
+		"The InfiniBand penalty model (as SimGrid's network/model:IB)"
+		" on the routed paths:\nmax-min fair rates of concurrent"
+		" flows, per pattern and phase. shift is mpiGraph's\npattern"
+		" (phase k: host i sends to host i+k), bisect random perfect"
+		" matchings both\nways, fanin K hosts to one and back, flows"
+		" a file of \"source destination\"\nlines (node descriptions,"
+		" GUIDs or LIDs). Hosts are in the order of --hosts,\nelse"
+		" --ca-order, else cr-ftree's CA order, else node descriptions"
+		" (natural sort).\nWith --lfts, give the LIDs the tables were"
+		" made for (--lids).\nExit status 1 when flows have no path.\n",
+	.opts = estimate_tables,
+	.run = estimate_run,
+};

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Options shared by `croute estimate` and `croute compare` (est_cli.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/log.h>
+
+#include "est_cli.h"
+
+const struct cli_opt est_cli_opts[] = {
+	{"pattern", EST_KEY_PATTERN, "LIST",
+	 "shift[:K], bisect[:R], alltoall, fanin[:K], flows:FILE; comma"
+	 " list (shift,bisect)"},
+	{"phases", EST_KEY_PHASES, "K",
+	 "shift: a seeded sample of K phases, not all N-1"},
+	{"seed", EST_KEY_SEED, "S", "seed of sampled phases and matchings (1)"},
+	{"penalty", EST_KEY_PENALTY, "\"be;bs;gr\"",
+	 "penalty factors (" CR_PENALTY_DEFAULT ")"},
+	{"hosts", EST_KEY_HOSTS, "FILE", "host order: one host a line"},
+	{"ca-order", EST_KEY_CA_ORDER, "FILE",
+	 "host order from croute-ftree-ca-order.dump"},
+	{"default-rate", EST_KEY_DEFAULT_RATE, "GBPS",
+	 "rate of links whose width or speed is unknown"},
+	CLI_OPT_END,
+};
+
+void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd)
+{
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	s->seed = 1;
+	cr_est_params_init(&s->par);
+}
+
+void est_setup_release(struct est_setup *s)
+{
+	free(s->patterns);
+	s->patterns = NULL;
+}
+
+/* --pattern may be given more than once: the lists add up. */
+static int add_patterns(struct est_setup *s, const char *arg)
+{
+	size_t old = s->patterns ? strlen(s->patterns) : 0;
+	char *p = realloc(s->patterns, old + strlen(arg) + 2);
+
+	if (!p) {
+		cr_err("out of memory");
+		return -1;
+	}
+	if (old)
+		p[old++] = ',';
+	strcpy(p + old, arg);
+	s->patterns = p;
+	return 0;
+}
+
+static int parse_rate(struct est_setup *s, const char *arg)
+{
+	char *end;
+	double gbps;
+
+	errno = 0;
+	gbps = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(gbps) || gbps <= 0 ||
+	    gbps > 4e6) {
+		cli_usage_error(s->cmd,
+				"--default-rate: '%s' is not a rate in Gb/s",
+				arg);
+		return -1;
+	}
+	s->par.default_rate_mbps = (uint32_t)lround(gbps * 1000);
+	if (!s->par.default_rate_mbps)
+		s->par.default_rate_mbps = 1;
+	return 0;
+}
+
+int est_setup_opt(struct est_setup *s, int key, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	switch (key) {
+	case EST_KEY_PATTERN:
+		return add_patterns(s, arg);
+	case EST_KEY_PHASES:
+		if (cli_uint(s->cmd, "--phases", arg, UINT32_MAX, &s->phases))
+			return -1;
+		if (!s->phases) {
+			cli_usage_error(s->cmd, "--phases: give at least 1");
+			return -1;
+		}
+		return 0;
+	case EST_KEY_SEED:
+		errno = 0;
+		v = isdigit((unsigned char)*arg) ? strtoull(arg, &end, 0) : 0;
+		if (!isdigit((unsigned char)*arg) || errno || *end) {
+			cli_usage_error(s->cmd, "--seed: '%s' is not a number",
+					arg);
+			return -1;
+		}
+		s->seed = v;
+		s->seed_set = true;
+		return 0;
+	case EST_KEY_PENALTY:
+		/* cr_penalty_parse names the option and the value. */
+		if (cr_penalty_parse(arg, "--penalty", &s->par.pen))
+			return -1;
+		s->penalty = arg;
+		return 0;
+	case EST_KEY_HOSTS:
+		s->hosts = arg;
+		return 0;
+	case EST_KEY_CA_ORDER:
+		s->ca_order = arg;
+		return 0;
+	case EST_KEY_DEFAULT_RATE:
+		return parse_rate(s, arg);
+	}
+	return 1;
+}
+
+int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
+{
+	int n = cr_pattern_list_parse(s->patterns ? s->patterns
+						  : "shift,bisect",
+				      pats);
+
+	for (int i = 0; i < n; i++) {
+		struct cr_pattern *p = &(*pats)[i];
+
+		if (s->phases && p->kind == CR_PAT_SHIFT && !p->count)
+			p->count = (uint32_t)s->phases;
+		if (s->seed_set)
+			p->seed = s->seed;
+	}
+	return n;
+}
+
+/*
+ * croute-ftree-ca-order.dump: "index 0xLID 0xPORTGUID port "desc"" lines
+ * after '#' comments. The port GUID, not the LID, names the host: the
+ * order stays right when the LIDs given with --lids are not the ones the
+ * dump was written with.
+ */
+static struct cr_hosts *read_ca_order(const struct cr_fabric *f,
+				      const char *path)
+{
+	struct cr_ep_index *ix = cr_ep_index_new(f);
+	struct cr_hosts *h = NULL;
+	uint32_t *lids = NULL;
+	size_t n = 0, cap = 0, bufcap = 0;
+	unsigned line = 0;
+	char *buf = NULL;
+	FILE *in;
+
+	if (!ix)
+		return NULL;
+	in = fopen(path, "r");
+	if (!in) {
+		cr_err("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	while (getline(&buf, &bufcap, in) >= 0) {
+		char guid[32];
+		struct cr_endpoint ep;
+		const char *why;
+		unsigned idx, lid;
+
+		line++;
+		if (buf[strspn(buf, " \t\r\n")] == '#' ||
+		    !buf[strspn(buf, " \t\r\n")])
+			continue;
+		if (sscanf(buf, "%u %x %31s", &idx, &lid, guid) != 3) {
+			cr_err("%s:%u: expected \"index 0xLID 0xPORT_GUID"
+			       " port \\\"description\\\"\"",
+			       path, line);
+			goto out;
+		}
+		if (cr_endpoint_parse(ix, guid, false, &ep, &why)) {
+			cr_err("%s:%u: port GUID %s: %s", path, line, guid,
+			       why);
+			goto out;
+		}
+		if (n == cap) {
+			uint32_t *grow;
+
+			cap = cap ? 2 * cap : 256;
+			grow = realloc(lids, cap * sizeof(*lids));
+			if (!grow) {
+				cr_err("out of memory reading %s", path);
+				goto out;
+			}
+			lids = grow;
+		}
+		lids[n++] = ep.lid;
+	}
+	if (!n)
+		cr_err("%s: no CA port in the file", path);
+	else
+		h = cr_hosts_from_lids(f, lids, n);
+out:
+	if (in)
+		fclose(in);
+	free(buf);
+	free(lids);
+	cr_ep_index_free(ix);
+	return h;
+}
+
+struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
+				 const struct cr_routing *r, const char **how)
+{
+	if (s->hosts && s->ca_order) {
+		cli_usage_error(s->cmd, "--hosts and --ca-order exclude each"
+					" other");
+		return NULL;
+	}
+	if (s->hosts) {
+		*how = "host list";
+		return cr_hosts_read(f, s->hosts);
+	}
+	if (s->ca_order) {
+		*how = "CA order file";
+		return read_ca_order(f, s->ca_order);
+	}
+	if (r && r->ca_order && r->num_ca_order)
+		*how = "the engine's CA order";
+	else
+		*how = "node descriptions, natural sort";
+	return cr_hosts_for(f, r, NULL);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What `croute estimate` and `croute compare` share: the pattern, penalty,
+ * host order and link rate options, and turning them into patterns, host
+ * orders and estimator parameters.
+ */
+#ifndef CROUTE_EST_CLI_H
+#define CROUTE_EST_CLI_H
+
+#include <croute/estimate.h>
+
+#include "cli.h"
+
+/* Long-only keys, clear of the commands' own (CLI_KEY_CMD on). */
+enum {
+	EST_KEY_PATTERN = CLI_KEY_CMD + 100,
+	EST_KEY_PHASES,
+	EST_KEY_SEED,
+	EST_KEY_PENALTY,
+	EST_KEY_HOSTS,
+	EST_KEY_CA_ORDER,
+	EST_KEY_DEFAULT_RATE,
+};
+
+extern const struct cli_opt est_cli_opts[];
+
+struct est_setup {
+	const struct cli_cmd *cmd;
+	struct cr_est_params par;
+	char *patterns; /* the --pattern lists, joined by commas */
+	unsigned long phases; /* 0: not given */
+	unsigned long long seed;
+	bool seed_set;
+	const char *penalty; /* the text, for reports */
+	const char *hosts; /* host list file */
+	const char *ca_order; /* croute-ftree-ca-order.dump */
+};
+
+void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd);
+void est_setup_release(struct est_setup *s);
+/* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
+int est_setup_opt(struct est_setup *s, int key, const char *arg);
+/*
+ * The patterns (default "shift,bisect"), with --phases and --seed applied.
+ * Returns the count, or -1 (reported).
+ */
+int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats);
+/*
+ * The host order: --hosts, else --ca-order, else the routing's own CA
+ * order, else node descriptions. *how says which. NULL (reported).
+ */
+struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
+				 const struct cr_routing *r, const char **how);
+
+#endif

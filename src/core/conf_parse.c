@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Parsing croute's opensm.conf keys and GUID list files. The plugin owns
+ * the I/O (which file, when); this owns the text, so that a malformed
+ * opensm.conf can be fuzzed and unit-tested without OpenSM. OpenSM reports
+ * croute's keys as unrecognized tokens and goes on; croute reports its own
+ * mistakes (unknown croute_* key, malformed value) and keeps the previous
+ * value.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <croute/conf.h>
+#include <croute/log.h>
+
+static int parse_bool(const char *val, bool *out)
+{
+	if (!strcasecmp(val, "TRUE")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(val, "FALSE")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
+}
+
+static int set_remote_guid_sorting(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->remote_guid_sorting);
+}
+
+static enum cr_fail_stage parse_stage(const char *s)
+{
+	if (!strcmp(s, "import"))
+		return CR_FAIL_IMPORT;
+	if (!strcmp(s, "route"))
+		return CR_FAIL_ROUTE;
+	if (!strcmp(s, "export"))
+		return CR_FAIL_EXPORT;
+	return CR_FAIL_NONE;
+}
+
+/*
+ * Test hook: "ENGINE[:STAGE][,ENGINE[:STAGE]...]" or "none". ENGINE is an
+ * engine name (minhop or cr-minhop) or "all"; STAGE is import, route or
+ * export (the default: the worst case, after the switches were written).
+ * Lets the tests check that OpenSM's fall-through to the next engine finds
+ * the switches exactly as it prepared them.
+ */
+static int set_fail_engine(struct cr_conf *c, const char *val)
+{
+	char buf[256], *save = NULL, *tok;
+	struct cr_conf tmp = {0};
+
+	if (strlen(val) >= sizeof(buf))
+		return -1;
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		struct cr_fail_rule *rule = &tmp.fail[tmp.num_fail];
+		char *colon = strchr(tok, ':');
+
+		if (!strcmp(tok, "none"))
+			continue;
+		if (tmp.num_fail == CR_CONF_MAX_FAIL)
+			return -1;
+		rule->stage = CR_FAIL_EXPORT;
+		if (colon) {
+			*colon = '\0';
+			rule->stage = parse_stage(colon + 1);
+			if (rule->stage == CR_FAIL_NONE)
+				return -1;
+		}
+		if (strcmp(tok, "all")) {
+			rule->engine = cr_engine_find(tok);
+			if (!rule->engine)
+				return -1;
+		}
+		tmp.num_fail++;
+	}
+	memcpy(c->fail, tmp.fail, sizeof(c->fail));
+	c->num_fail = tmp.num_fail;
+	return 0;
+}
+
+struct conf_key {
+	const char *name;
+	int (*set)(struct cr_conf *c, const char *val);
+	const char *expect; /* for the error message */
+};
+
+/* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
+static const struct conf_key conf_keys[] = {
+	{"remote_guid_sorting", set_remote_guid_sorting, "TRUE or FALSE"},
+	{"croute_fail_engine", set_fail_engine,
+	 "ENGINE[:import|route|export][,...], all or none"},
+	/* The contention estimate: src/core/est_conf.c. */
+	{"croute_estimate", cr_est_conf_mode, "none, summary or full"},
+	{"croute_patterns", cr_est_conf_patterns,
+	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall,"
+	 " fanin[:K], flows:FILE)"},
+	{"croute_penalty_factors", cr_est_conf_penalty,
+	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},
+};
+
+void cr_conf_defaults(struct cr_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->remote_guid_sorting = false;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
+		       char *line)
+{
+	char *hash = strchr(line, '#');
+	char *key, *val;
+	size_t len;
+
+	if (hash)
+		*hash = '\0';
+	key = trim(line);
+	if (!*key)
+		return 0;
+	len = strcspn(key, " \t");
+	val = key + len;
+	if (*val)
+		*val++ = '\0';
+	val = trim(val);
+
+	for (size_t i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		if (strcmp(k->name, key))
+			continue;
+		if (k->set(c, val) < 0) {
+			cr_err("%s:%u: %s '%s' is not valid (expected %s);"
+			       " using the default",
+			       path, lineno, key, val, k->expect);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strncmp(key, "croute_", 7)) {
+		cr_err("%s:%u: unknown key %s (value '%s') ignored", path,
+		       lineno, key, val);
+		return -1;
+	}
+	return 0;
+}
+
+int cr_conf_parse_file(struct cr_conf *c, FILE *fp, const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int errors = 0;
+
+	while (getline(&line, &cap, fp) >= 0)
+		if (cr_conf_parse_line(c, path, ++lineno, line))
+			errors++;
+	free(line);
+	return errors;
+}
+
+enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
+				      const struct cr_engine *e)
+{
+	for (unsigned i = 0; i < c->num_fail; i++)
+		if (!c->fail[i].engine || c->fail[i].engine == e)
+			return c->fail[i].stage;
+	return CR_FAIL_NONE;
+}
+
+int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
+		       struct cr_guid_list *l)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	while (getline(&line, &cap, fp) >= 0) {
+		char *hash = strchr(line, '#'), *s, *end;
+		unsigned long long guid;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		s = trim(line);
+		if (!*s)
+			continue;
+		/* strtoull would take "-1" as 0xffffffffffffffff. */
+		errno = 0;
+		guid = isxdigit((unsigned char)*s) ? strtoull(s, &end, 16) : 0;
+		if (errno || !guid ||
+		    (*end && !isspace((unsigned char)*end))) {
+			cr_err("%s:%u: '%s' is not a GUID (%s)", path, lineno,
+			       s, key);
+			ret = -1;
+			break;
+		}
+		if (cr_guid_list_add(l, guid) < 0) {
+			cr_err("out of memory reading %s", path);
+			ret = -1;
+			break;
+		}
+	}
+	free(line);
+	return ret;
+}

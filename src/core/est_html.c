@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The estimate as one HTML file (see include/croute/est_html.h). The
+ * matrix is a PNG rather than SVG because it can hold a million cells; the
+ * histograms are SVG because they are a few dozen bars and stay sharp.
+ * Rates are shown as fractions of the injection rate on a fixed 0..1
+ * scale, so pictures of two routings compare at a glance.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/est_html.h>
+#include <croute/log.h>
+
+void cr_image_release(struct cr_image *img)
+{
+	free(img->rgb);
+	img->rgb = NULL;
+	img->width = img->height = 0;
+}
+
+/*
+ * A perceptually ordered ramp (viridis' anchor colours): readable in grey
+ * print and by colour-blind readers, unlike a rainbow.
+ */
+static const uint8_t ramp[][3] = {
+	{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98},
+	{253, 231, 37},
+};
+#define RAMP_STEPS (sizeof(ramp) / sizeof(ramp[0]) - 1)
+
+void cr_est_colour(double v, uint8_t rgb[3])
+{
+	double x;
+	unsigned i;
+
+	if (v < 0 || isnan(v)) {
+		rgb[0] = rgb[1] = rgb[2] = 215;
+		return;
+	}
+	if (v > 1)
+		v = 1;
+	x = v * RAMP_STEPS;
+	i = (unsigned)x;
+	if (i >= RAMP_STEPS)
+		i = RAMP_STEPS - 1;
+	x -= i;
+	for (unsigned c = 0; c < 3; c++)
+		rgb[c] = (uint8_t)lround(ramp[i][c] +
+					 x * (ramp[i + 1][c] - ramp[i][c]));
+}
+
+/* Hosts in block i of a matrix with blocks of b of n hosts. */
+static uint32_t block_size(uint32_t i, uint32_t b, uint32_t n)
+{
+	uint32_t lo = i * b, hi = lo + b;
+
+	if (lo >= n)
+		return 0;
+	return (hi > n ? n : hi) - lo;
+}
+
+int cr_matrix_reduce(const float *m, uint32_t dim, uint32_t block,
+		     uint32_t hosts, uint32_t max_cells, float **out,
+		     uint32_t *out_dim)
+{
+	uint32_t r, od;
+	double *sum, *wsum;
+	float *o;
+
+	if (!max_cells)
+		max_cells = 1;
+	if (!block)
+		block = 1;
+	if (!hosts)
+		hosts = dim * block;
+	r = (dim + max_cells - 1) / max_cells;
+	if (!r)
+		r = 1;
+	od = (dim + r - 1) / r;
+	o = malloc((size_t)od * od * sizeof(*o) + 1);
+	sum = calloc((size_t)od * od + 1, sizeof(*sum));
+	wsum = calloc((size_t)od * od + 1, sizeof(*wsum));
+	if (!o || !sum || !wsum) {
+		free(o);
+		free(sum);
+		free(wsum);
+		cr_err("out of memory drawing the matrix");
+		return -1;
+	}
+	for (uint32_t i = 0; i < dim; i++) {
+		double si = block_size(i, block, hosts);
+
+		for (uint32_t j = 0; j < dim; j++) {
+			float v = m[(size_t)i * dim + j];
+			double w = si * block_size(j, block, hosts);
+			size_t c = (size_t)(i / r) * od + j / r;
+
+			if (i == j)
+				w -= si; /* a host does not send to itself */
+			if (v < 0 || w <= 0)
+				continue;
+			sum[c] += w * v;
+			wsum[c] += w;
+		}
+	}
+	for (size_t c = 0; c < (size_t)od * od; c++)
+		o[c] = wsum[c] > 0 ? (float)(sum[c] / wsum[c]) : -1.0f;
+	free(sum);
+	free(wsum);
+	*out = o;
+	*out_dim = od;
+	return 0;
+}
+
+int cr_est_matrix_image(const struct cr_est_result *res, uint32_t max_cells,
+			uint32_t min_px, struct cr_image *img)
+{
+	uint32_t od, scale = 1;
+	float *m;
+
+	memset(img, 0, sizeof(*img));
+	if (!res->matrix || !res->mat_dim)
+		return -1;
+	if (cr_matrix_reduce(res->matrix, res->mat_dim, res->mat_block,
+			     res->hosts,
+			     max_cells ? max_cells : CR_HTML_MATRIX_PX, &m,
+			     &od))
+		return -1;
+	if (min_px > od)
+		scale = min_px / od;
+	img->width = img->height = od * scale;
+	img->rgb = malloc((size_t)img->width * img->height * 3);
+	if (!img->rgb) {
+		free(m);
+		cr_err("out of memory drawing the matrix");
+		return -1;
+	}
+	for (uint32_t y = 0; y < img->height; y++)
+		for (uint32_t x = 0; x < img->width; x++)
+			cr_est_colour(m[(size_t)(y / scale) * od + x / scale],
+				      img->rgb + ((size_t)y * img->width + x) *
+							 3);
+	free(m);
+	return 0;
+}
+
+struct membuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void png_mem_write(png_structp png, png_bytep data, png_size_t len)
+{
+	struct membuf *b = png_get_io_ptr(png);
+
+	if (b->oom)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void png_mem_flush(png_structp png)
+{
+}
+
+int cr_png_encode(const struct cr_image *img, uint8_t **buf, size_t *len)
+{
+	struct membuf b = {0};
+	png_structp png;
+	png_infop info = NULL;
+
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info) {
+		png_destroy_write_struct(&png, NULL);
+		cr_err("out of memory encoding a PNG image");
+		return -1;
+	}
+	/* libpng reports its errors by longjmp, here. */
+	if (setjmp(png_jmpbuf(png))) {
+		png_destroy_write_struct(&png, &info);
+		free(b.p);
+		cr_err("libpng could not encode a %" PRIu32 "x%" PRIu32
+		       " image",
+		       img->width, img->height);
+		return -1;
+	}
+	png_set_write_fn(png, &b, png_mem_write, png_mem_flush);
+	png_set_IHDR(png, info, img->width, img->height, 8, PNG_COLOR_TYPE_RGB,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	for (uint32_t y = 0; y < img->height; y++)
+		png_write_row(png, img->rgb + (size_t)y * img->width * 3);
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	if (b.oom) {
+		free(b.p);
+		cr_err("out of memory encoding a PNG image");
+		return -1;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static void put_base64(FILE *out, const uint8_t *p, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | p[i + 1] << 8 | p[i + 2];
+
+		fputc(tab[v >> 18], out);
+		fputc(tab[(v >> 12) & 63], out);
+		fputc(tab[(v >> 6) & 63], out);
+		fputc(tab[v & 63], out);
+		if ((i / 3) % 19 == 18)
+			fputc('\n', out); /* 76 columns, as MIME has it */
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16;
+
+		if (i + 1 < n)
+			v |= p[i + 1] << 8;
+		fputc(tab[v >> 18], out);
+		fputc(tab[(v >> 12) & 63], out);
+		fputc(i + 1 < n ? tab[(v >> 6) & 63] : '=', out);
+		fputc('=', out);
+	}
+}
+
+static void put_html(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+static const char *node_desc(const struct cr_fabric *f, uint32_t n)
+{
+	return n < f->num_nodes ? f->nodes[n].desc : "?";
+}
+
+static void html_head(FILE *out, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\">\n<title>croute: ",
+	      out);
+	put_html(out, title);
+	fputs("</title>\n<style>\n"
+	      "body { font-family: sans-serif; margin: 2em; color: #222; }\n"
+	      "table { border-collapse: collapse; margin: 1em 0; }\n"
+	      "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; }\n"
+	      "td.n { text-align: right; font-family: monospace; }\n"
+	      "img.matrix { image-rendering: pixelated;"
+	      " image-rendering: crisp-edges; border: 1px solid #888; }\n"
+	      ".fig { display: flex; align-items: flex-start; gap: 1.5em; }\n"
+	      ".note { color: #555; font-size: 90%; }\n"
+	      "</style>\n</head>\n<body>\n<h1>Contention estimate</h1>\n<p>",
+	      out);
+	put_html(out, title);
+	fputs("</p>\n<p class=\"note\">InfiniBand penalty model (max-min"
+	      " fair rates under the penalties of J. Vienne's model, as in"
+	      " SimGrid's network/model:IB). Rates are fractions of each"
+	      " flow's injection rate.</p>\n",
+	      out);
+}
+
+static void html_summary(FILE *out, struct cr_est_result *const *res,
+			 unsigned n)
+{
+	fputs("<table>\n<tr><th>pattern</th><th>phases</th><th>flows</th>"
+	      "<th>avg</th><th>min</th><th>avg Gb/s</th><th>min Gb/s</th>"
+	      "<th>without path</th><th>hottest link (flows)</th></tr>\n",
+	      out);
+	for (unsigned i = 0; i < n; i++) {
+		const struct cr_est_result *r = res[i];
+
+		fputs("<tr><td>", out);
+		put_html(out, r->name);
+		fprintf(out,
+			"</td><td class=\"n\">%u of %u</td>"
+			"<td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
+			"<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+			"<td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%u</td></tr>\n",
+			r->num_phases, r->phases_total, r->flows, r->avg_frac,
+			r->min_frac, r->avg_gbps, r->min_gbps, r->unrouted,
+			r->num_hot ? r->hot[0].max_flows : 0);
+	}
+	fputs("</table>\n", out);
+}
+
+/* The colour scale: the ramp as an SVG gradient, ticks every quarter. */
+static void html_legend(FILE *out, uint32_t height)
+{
+	const unsigned w = 24, top = 8;
+	uint32_t h = height > 64 ? height - 2 * top : 48;
+
+	fprintf(out,
+		"<svg width=\"90\" height=\"%u\" role=\"img\""
+		" aria-label=\"colour scale\">\n"
+		"<defs><linearGradient id=\"ramp\" x1=\"0\" y1=\"1\""
+		" x2=\"0\" y2=\"0\">\n",
+		h + 2 * top);
+	for (unsigned i = 0; i <= 20; i++) {
+		uint8_t c[3];
+
+		cr_est_colour(i / 20.0, c);
+		fprintf(out,
+			"<stop offset=\"%.2f\" stop-color=\"#%02x%02x%02x\"/>\n",
+			i / 20.0, c[0], c[1], c[2]);
+	}
+	fprintf(out,
+		"</linearGradient></defs>\n"
+		"<rect x=\"0\" y=\"%u\" width=\"%u\" height=\"%u\""
+		" fill=\"url(#ramp)\" stroke=\"#888\"/>\n",
+		top, w, h);
+	for (unsigned i = 0; i <= 4; i++) {
+		double y = top + h - h * i / 4.0;
+
+		fprintf(out,
+			"<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\""
+			" stroke=\"#222\"/>"
+			"<text x=\"%u\" y=\"%.1f\" font-size=\"12\">%.2f</text>\n",
+			w, y, w + 5, y, w + 8, y + 4, i / 4.0);
+	}
+	fputs("</svg>\n", out);
+}
+
+static int html_matrix(FILE *out, const struct cr_est_result *r)
+{
+	struct cr_image img;
+	uint8_t *png = NULL;
+	size_t len;
+
+	if (cr_est_matrix_image(r, CR_HTML_MATRIX_PX, CR_HTML_MATRIX_MIN_PX,
+				&img))
+		return -1;
+	if (cr_png_encode(&img, &png, &len)) {
+		cr_image_release(&img);
+		return -1;
+	}
+	fputs("<h2>", out);
+	put_html(out, r->name);
+	fprintf(out,
+		": sender &times; receiver bandwidth</h2>\n"
+		"<p class=\"note\">Row: sender, column: receiver, hosts in"
+		" the pattern's order (%u hosts",
+		r->hosts);
+	if (r->mat_block > 1 || (uint64_t)img.width < r->mat_dim)
+		fprintf(out, "; each pixel the average over a block of hosts");
+	fprintf(out, "). Grey: no flow (a host to itself%s).</p>\n",
+		r->num_phases < r->phases_total ? ", or a phase not sampled"
+						: "");
+	fprintf(out,
+		"<div class=\"fig\"><img class=\"matrix\" width=\"%u\""
+		" height=\"%u\" alt=\"sender x receiver matrix\""
+		" src=\"data:image/png;base64,\n",
+		img.width, img.height);
+	put_base64(out, png, len);
+	fputs("\">\n", out);
+	html_legend(out, img.height);
+	fputs("</div>\n", out);
+	free(png);
+	cr_image_release(&img);
+	return 0;
+}
+
+/*
+ * Histogram of link loads: for each directed link that carried a flow,
+ * the most flows it carried at once in one phase. Up to 40 bars; beyond,
+ * bars cover ranges of loads.
+ */
+static void html_histogram(FILE *out, const struct cr_est_result *r)
+{
+	const unsigned W = 640, H = 240, L = 56, B = 40, T = 10;
+	uint32_t maxload = 0, idle = 0, bins, width = 1, peak = 0;
+	uint32_t *count;
+
+	for (uint32_t l = 0; l < r->num_links; l++) {
+		if (!r->link_total_flows[l])
+			idle++;
+		else if (r->link_max_flows[l] > maxload)
+			maxload = r->link_max_flows[l];
+	}
+	fputs("<h3>", out);
+	put_html(out, r->name);
+	fprintf(out,
+		": link loads</h3>\n<p class=\"note\">Directed links by the"
+		" most flows they carry at once in one phase; %u of %u links"
+		" carry none.</p>\n",
+		idle, r->num_links);
+	if (!maxload)
+		return;
+	while ((maxload + width - 1) / width > 40)
+		width++;
+	bins = (maxload + width - 1) / width;
+	count = calloc(bins, sizeof(*count));
+	if (!count)
+		return;
+	for (uint32_t l = 0; l < r->num_links; l++)
+		if (r->link_total_flows[l] && r->link_max_flows[l])
+			count[(r->link_max_flows[l] - 1) / width]++;
+	for (uint32_t b = 0; b < bins; b++)
+		if (count[b] > peak)
+			peak = count[b];
+	fprintf(out,
+		"<svg width=\"%u\" height=\"%u\" role=\"img\""
+		" aria-label=\"histogram of link loads\""
+		" font-size=\"11\">\n"
+		"<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\""
+		" stroke=\"#222\"/>\n"
+		"<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\""
+		" stroke=\"#222\"/>\n",
+		W, H, L, T, L, H - B, L, H - B, W - 4, H - B);
+	for (uint32_t b = 0; b < bins; b++) {
+		double bw = (double)(W - L - 8) / bins;
+		double h = (double)(H - B - T) * count[b] / peak;
+		double x = L + b * bw + 1;
+		uint32_t lo = b * width + 1, hi = (b + 1) * width;
+
+		fprintf(out,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+			" height=\"%.1f\" fill=\"#3b528b\"><title>%u",
+			x, H - B - h, bw - 2, h, lo);
+		if (hi > lo)
+			fprintf(out, "-%u", hi);
+		fprintf(out, " flows: %u links</title></rect>\n", count[b]);
+		if (bins <= 20 || b % ((bins + 9) / 10) == 0)
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%u\""
+				" text-anchor=\"middle\">%u</text>\n",
+				x + bw / 2 - 1, H - B + 14, lo);
+	}
+	fprintf(out,
+		"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">flows on"
+		" the link (most in one phase)</text>\n"
+		"<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%u</text>\n"
+		"<text x=\"%u\" y=\"%u\" text-anchor=\"end\">0</text>\n"
+		"<text x=\"12\" y=\"%u\" transform=\"rotate(-90 12 %u)\""
+		" text-anchor=\"middle\">links</text>\n</svg>\n",
+		(W + L) / 2, H - 6, L - 4, T + 4, peak, L - 4, H - B,
+		(H - B + T) / 2, (H - B + T) / 2);
+	free(count);
+}
+
+static void html_hot(FILE *out, const struct cr_fabric *f,
+		     const struct cr_est_result *r)
+{
+	if (!r->num_hot)
+		return;
+	fputs("<table>\n<tr><th>most flows in one phase</th>"
+	      "<th>flows in all phases</th><th>capacity</th><th>link</th>"
+	      "</tr>\n",
+	      out);
+	for (unsigned i = 0; i < r->num_hot; i++) {
+		const struct cr_est_link *l = &r->hot[i];
+		const struct cr_port *p = &f->nodes[l->node].ports[l->port];
+
+		fprintf(out,
+			"<tr><td class=\"n\">%u</td><td class=\"n\">%" PRIu64
+			"</td><td class=\"n\">%.2f Gb/s</td><td>",
+			l->max_flows, l->total_flows, l->capacity / 1000);
+		put_html(out, node_desc(f, l->node));
+		fprintf(out, " port %u &rarr; ", l->port);
+		put_html(out, node_desc(f, p->remote));
+		fprintf(out, " port %u</td></tr>\n", p->remote_port);
+	}
+	fputs("</table>\n", out);
+}
+
+int cr_est_write_html(FILE *out, const struct cr_fabric *f,
+		      struct cr_est_result *const *res, unsigned n,
+		      const char *title)
+{
+	int err = 0;
+
+	html_head(out, title);
+	html_summary(out, res, n);
+	for (unsigned i = 0; i < n; i++)
+		if (res[i]->matrix && html_matrix(out, res[i]))
+			err = -1;
+	fputs("<h2>Link loads</h2>\n", out);
+	for (unsigned i = 0; i < n; i++) {
+		html_histogram(out, res[i]);
+		html_hot(out, f, res[i]);
+	}
+	fputs("</body>\n</html>\n", out);
+	if (ferror(out)) {
+		cr_err("cannot write the HTML report");
+		err = -1;
+	}
+	return err;
+}

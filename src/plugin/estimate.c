@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The contention estimate of every routing a croute engine installs.
+ *
+ * At OSM_EVENT_ID_UCAST_ROUTING_DONE (the LFTs are already set) report()
+ * copies the plugin's own model of the fabric and of the routing, and
+ * hands the copy to a worker thread: the estimate of a large fabric takes
+ * seconds, and the sweeper thread must not wait for it. The thread never
+ * touches OpenSM's structures; it logs through osm_log, which is thread
+ * safe, and writes croute-contention.dump through a temporary file.
+ *
+ * One job runs at a time. A routing that completes while an estimate runs
+ * replaces the queued job (only the newest routing is worth estimating)
+ * and marks the running one superseded: it stops at its next pattern and
+ * writes nothing. The plugin's delete drops the queued job and joins the
+ * thread, letting the running estimate finish, so that `opensm -o` leaves
+ * a complete dump behind. With croute_estimate none nothing is copied and
+ * no thread is started.
+ *
+ * croute-contention.dump: '#' comment lines (engine, hosts, factors),
+ * then each pattern's report as `croute estimate` prints it, so that the
+ * two compare line by line (but for the timing in parentheses).
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+#include "estimate.h"
+
+#include <complib/cl_nodenamemap.h>
+
+#include <croute/est_conf.h>
+#include <croute/log.h>
+#include <croute/topo.h>
+
+#define CONTENTION_DUMP "croute-contention.dump"
+
+/* ---- jobs ------------------------------------------------------------- */
+
+struct est_job {
+	struct cr_fabric *f; /* NULL: only remove a stale dump */
+	struct cr_routing *r;
+	struct cr_est_conf conf;
+	char engine[CR_PLUGIN_NAME_LEN];
+	char *path; /* the dump */
+	char *name_map; /* node_name_map_name, or NULL */
+};
+
+struct cr_est_worker {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool thread_live; /* created and not joined yet */
+	bool busy; /* the thread is in its loop */
+	bool cancel; /* the running job is superseded (atomic) */
+	struct est_job *pending;
+};
+
+static void job_free(struct est_job *j)
+{
+	if (!j)
+		return;
+	cr_routing_free(j->r);
+	cr_fabric_free(j->f);
+	free(j->path);
+	free(j->name_map);
+	free(j);
+}
+
+/*
+ * A deep copy through the model's own API, node for node, so that node
+ * and switch indices (and so the routing's tables) stay valid.
+ */
+static struct cr_fabric *fabric_copy(const struct cr_fabric *src)
+{
+	struct cr_fabric *f = cr_fabric_new();
+
+	if (!f)
+		return NULL;
+	for (uint32_t n = 0; n < src->num_nodes; n++) {
+		const struct cr_node *s = &src->nodes[n];
+		struct cr_node *d;
+
+		if (cr_fabric_add_node(f, s->type, s->guid, s->num_ports,
+				       s->desc) != n)
+			goto fail;
+		d = &f->nodes[n];
+		d->sysimg_guid = s->sysimg_guid;
+		d->lft_cap = s->lft_cap;
+		for (unsigned p = 0; p <= s->num_ports; p++) {
+			d->ports[p].guid = s->ports[p].guid;
+			d->ports[p].lid = s->ports[p].lid;
+			d->ports[p].lmc = s->ports[p].lmc;
+			d->ports[p].width = s->ports[p].width;
+			d->ports[p].speed = s->ports[p].speed;
+		}
+	}
+	for (uint32_t n = 0; n < src->num_nodes; n++) {
+		const struct cr_node *s = &src->nodes[n];
+
+		for (unsigned p = 1; p <= s->num_ports; p++) {
+			uint32_t m = s->ports[p].remote;
+			unsigned q = s->ports[p].remote_port;
+
+			if (m == CR_NO_NODE || m < n || (m == n && q < p))
+				continue;
+			if (cr_fabric_link(f, n, p, m, q))
+				goto fail;
+		}
+	}
+	if (cr_fabric_finalize(f))
+		goto fail;
+	return f;
+fail:
+	cr_fabric_free(f);
+	return NULL;
+}
+
+static struct cr_routing *routing_copy(const struct cr_fabric *f,
+				       const struct cr_routing *src)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	size_t row = (size_t)src->max_lid + 1;
+
+	if (!r)
+		return NULL;
+	if (r->max_lid != src->max_lid || r->num_nodes != src->num_nodes)
+		goto fail;
+	for (uint32_t n = 0; n < src->num_nodes; n++)
+		if (r->lft[n] && src->lft[n])
+			memcpy(r->lft[n], src->lft[n], row);
+	/* The estimator needs the tables and cr-ftree's host order only. */
+	if (src->ca_order && src->num_ca_order) {
+		r->ca_order = malloc(src->num_ca_order * sizeof(*r->ca_order));
+		if (!r->ca_order)
+			goto fail;
+		memcpy(r->ca_order, src->ca_order,
+		       src->num_ca_order * sizeof(*r->ca_order));
+		r->num_ca_order = src->num_ca_order;
+	}
+	return r;
+fail:
+	cr_routing_free(r);
+	return NULL;
+}
+
+static char *dump_path(const char *dir)
+{
+	size_t len = strlen(dir) + sizeof(CONTENTION_DUMP) + 2;
+	char *path = malloc(len);
+
+	if (path)
+		snprintf(path, len, "%s/%s", dir, CONTENTION_DUMP);
+	return path;
+}
+
+/* ---- the estimate, on the worker thread ------------------------------- */
+
+static bool job_cancelled(struct cr_est_worker *w)
+{
+	return __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
+}
+
+static void remove_dump(const char *path)
+{
+	if (unlink(path) < 0 && errno != ENOENT)
+		cr_err("cannot remove the stale %s: %s", path,
+		       strerror(errno));
+}
+
+/* Names from OpenSM's node name map, for the report only. */
+static void apply_name_map(struct est_job *j)
+{
+	nn_map_t *map;
+
+	if (!j->name_map)
+		return;
+	map = open_node_name_map(j->name_map);
+	if (!map)
+		return;
+	for (uint32_t n = 0; n < j->f->num_nodes; n++) {
+		struct cr_node *node = &j->f->nodes[n];
+		char *name = remap_node_name(map, node->guid, node->desc);
+
+		if (!name)
+			continue;
+		free(node->desc);
+		node->desc = name;
+	}
+	close_node_name_map(map);
+}
+
+static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
+		      const char *how, const struct cr_penalty *pen,
+		      struct cr_est_result *const *res, int n)
+{
+	unsigned flags = j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES
+							  : 0;
+	char *tmp = NULL;
+	FILE *fp;
+
+	fp = cr_file_create(j->path, &tmp);
+	if (!fp)
+		return -1;
+	fprintf(fp,
+		"# %s: contention estimate of the routing %s installed\n"
+		"# %u switches, %u hosts in the order of %s\n"
+		"# penalty factors (be;bs;gr) %.6g;%.6g;%.6g\n\n",
+		CONTENTION_DUMP, j->engine, j->f->num_switches, hosts->count,
+		how, pen->be, pen->bs, pen->gr);
+	for (int i = 0; i < n; i++) {
+		if (!res[i])
+			continue;
+		cr_est_write_text(fp, j->f, res[i], flags);
+		fputc('\n', fp);
+	}
+	return cr_file_commit(fp, tmp, j->path);
+}
+
+static int job_patterns(struct est_job *j, uint32_t hosts,
+			struct cr_pattern **pats)
+{
+	bool sampled;
+	int n = cr_est_conf_patterns_for(&j->conf, hosts, pats, &sampled);
+
+	if (sampled)
+		cr_info("contention estimate: %u hosts, so shift is estimated"
+			" on %u sampled phases (croute_patterns chooses)",
+			hosts, CR_EST_LARGE_PHASES);
+	return n;
+}
+
+static void run_job(struct cr_est_worker *w, struct est_job *j)
+{
+	struct cr_est_params par;
+	struct cr_est_result **res = NULL;
+	struct cr_pattern *pats = NULL;
+	struct cr_hosts *hosts = NULL;
+	struct cr_est *est = NULL;
+	struct timespec t0, t1;
+	const char *how;
+	int n = 0, done = 0;
+
+	if (!j->f) {
+		remove_dump(j->path);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_est_params_init(&par);
+	if (j->conf.pen_set)
+		par.pen = j->conf.pen;
+	how = j->r->ca_order && j->r->num_ca_order
+		      ? "the engine's CA order"
+		      : "node descriptions, natural sort";
+	hosts = cr_hosts_for(j->f, j->r, NULL);
+	if (!hosts)
+		goto fail;
+	n = job_patterns(j, hosts->count, &pats);
+	if (n < 0)
+		goto fail;
+	est = cr_est_new(j->f, j->r, &par);
+	res = calloc(n, sizeof(*res));
+	if (!est || !res)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		char line[256];
+
+		if (job_cancelled(w)) {
+			cr_verbose("contention estimate of %s's routing"
+				   " superseded by a newer routing",
+				   j->engine);
+			goto out;
+		}
+		res[i] = cr_est_run(est, &pats[i], hosts);
+		if (!res[i])
+			continue; /* logged; the other patterns still count */
+		done++;
+		cr_est_summary(res[i], line, sizeof(line));
+		cr_info("contention estimate (%s): %s", j->engine, line);
+	}
+	if (!done)
+		goto fail;
+	apply_name_map(j);
+	if (write_dump(j, hosts, how, &par.pen, res, n))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_verbose("wrote %s in %.2f s", j->path,
+		   (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	goto out;
+fail:
+	cr_err("no contention estimate of %s's routing; %s removed", j->engine,
+	       j->path);
+	remove_dump(j->path);
+out:
+	for (int i = 0; res && i < n; i++)
+		cr_est_result_free(res[i]);
+	free(res);
+	cr_est_free(est);
+	if (n > 0)
+		cr_pattern_list_free(pats, n);
+	cr_hosts_free(hosts);
+}
+
+static void *worker_main(void *arg)
+{
+	struct cr_est_worker *w = arg;
+
+	for (;;) {
+		struct est_job *j;
+
+		pthread_mutex_lock(&w->lock);
+		j = w->pending;
+		w->pending = NULL;
+		if (!j) {
+			w->busy = false;
+			pthread_mutex_unlock(&w->lock);
+			return NULL;
+		}
+		__atomic_store_n(&w->cancel, false, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&w->lock);
+		run_job(w, j);
+		job_free(j);
+	}
+}
+
+/* ---- the sweeper's side ----------------------------------------------- */
+
+static struct cr_est_worker *worker_get(struct cr_plugin *pl)
+{
+	struct cr_est_worker *w = pl->est_worker;
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w || pthread_mutex_init(&w->lock, NULL)) {
+		free(w);
+		cr_err("out of memory starting the contention estimate");
+		return NULL;
+	}
+	pl->est_worker = w;
+	return w;
+}
+
+/* Queues j (taking it), replacing a queued job, superseding a running one. */
+static void submit(struct cr_plugin *pl, struct est_job *j)
+{
+	struct cr_est_worker *w = worker_get(pl);
+	int err;
+
+	if (!w) {
+		job_free(j);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	job_free(w->pending);
+	w->pending = j;
+	if (w->busy) {
+		/* The thread takes the new job when the old one stops. */
+		__atomic_store_n(&w->cancel, true, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->busy = true;
+	pthread_mutex_unlock(&w->lock);
+	/* The previous thread has left its loop: this join does not wait. */
+	if (w->thread_live)
+		pthread_join(w->thread, NULL);
+	w->thread_live = false;
+	err = pthread_create(&w->thread, NULL, worker_main, w);
+	if (err) {
+		cr_err("cannot start the contention estimate thread: %s",
+		       strerror(err));
+		pthread_mutex_lock(&w->lock);
+		job_free(w->pending);
+		w->pending = NULL;
+		w->busy = false;
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->thread_live = true;
+}
+
+void cr_estimate_routing_done(struct cr_plugin *pl)
+{
+	const struct osm_routing_engine *used = pl->osm->routing_engine_used;
+	const char *dir = pl->osm->subn.opt.dump_files_dir;
+	const char *map = pl->osm->subn.opt.node_name_map_name;
+	const struct cr_est_conf *c = &pl->conf.est;
+	struct est_job *j;
+	bool ours;
+
+	if (!dir || !*dir)
+		return;
+	ours = pl->installed && pl->fabric && pl->routing && used &&
+	       used->context == (void *)pl->run_engine;
+	if (c->mode == CR_EST_MODE_NONE && !pl->est_worker) {
+		/* Nothing runs, nothing queued: no thread needed. */
+		char *path = dump_path(dir);
+
+		if (path)
+			remove_dump(path);
+		free(path);
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		goto oom;
+	j->path = dump_path(dir);
+	if (!j->path)
+		goto oom;
+	/*
+	 * Not croute's tables, or no estimate wanted: the job only removes
+	 * a dump that would describe a routing that is gone; queued, so
+	 * that an estimate still running cannot rename one into place
+	 * afterwards.
+	 */
+	if (ours && c->mode != CR_EST_MODE_NONE) {
+		j->conf = *c;
+		snprintf(j->engine, sizeof(j->engine), "%s",
+			 pl->run_engine->name);
+		if (map && *map) {
+			j->name_map = strdup(map);
+			if (!j->name_map)
+				goto oom;
+		}
+		j->f = fabric_copy(pl->fabric);
+		if (!j->f)
+			goto oom;
+		j->r = routing_copy(j->f, pl->routing);
+		if (!j->r)
+			goto oom;
+	}
+	submit(pl, j);
+	return;
+oom:
+	cr_err("out of memory copying the routing for the contention"
+	       " estimate; none this time");
+	job_free(j);
+}
+
+void cr_estimate_stop(struct cr_plugin *pl)
+{
+	struct cr_est_worker *w = pl->est_worker;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	job_free(w->pending);
+	w->pending = NULL;
+	pthread_mutex_unlock(&w->lock);
+	if (w->thread_live)
+		pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	pl->est_worker = NULL;
+}

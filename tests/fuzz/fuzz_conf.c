@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the plugin parses from operator-edited files, on arbitrary bytes.
+ * The first byte picks the parser:
+ *   c  opensm.conf (croute's keys among OpenSM's)
+ *   g  a GUID list file (root_guid_file, cn_guid_file, ...)
+ * anything else: both, on the whole input.
+ */
+#include "fuzz.h"
+
+#include <croute/conf.h>
+
+static void conf(const uint8_t *data, size_t size)
+{
+	struct cr_conf c;
+	FILE *in = fmemopen((void *)data, size, "r");
+
+	if (!in)
+		return;
+	cr_conf_defaults(&c);
+	cr_conf_parse_file(&c, in, "fuzz");
+	fclose(in);
+	/* The hook's rules must name real engines (or all). */
+	if (c.num_fail > CR_CONF_MAX_FAIL)
+		abort();
+	for (unsigned i = 0; cr_engines[i]; i++)
+		cr_conf_fail_stage(&c, cr_engines[i]);
+}
+
+static void guids(const uint8_t *data, size_t size)
+{
+	struct cr_guid_list l = {0};
+	FILE *in = fmemopen((void *)data, size, "r");
+
+	if (!in)
+		return;
+	cr_guid_file_parse(in, "fuzz", "root_guid_file", &l);
+	fclose(in);
+	for (size_t i = 0; i < l.count; i++)
+		if (!l.guids[i])
+			abort(); /* 0 is never a GUID */
+	cr_guid_list_release(&l);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_quiet();
+	if (size < 2)
+		return 0;
+	switch (data[0]) {
+	case 'c':
+		conf(data + 1, size - 1);
+		break;
+	case 'g':
+		guids(data + 1, size - 1);
+		break;
+	default:
+		conf(data, size);
+		guids(data, size);
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,135 @@
+#!/bin/sh
+# The plugin's contention estimate through a real opensm on an ibsim fat
+# tree: after an opensm -o run by cr-minhop, croute-contention.dump is
+# complete (the plugin's delete waits for the estimate thread) and its
+# figures equal `croute estimate --lfts` on the LFTs opensm dumped, with
+# the same patterns, seed and penalty factors; one INFO line per pattern
+# is logged. A bad croute_penalty_factors value is an error naming the key
+# and the defaults are used; croute_estimate none writes nothing and
+# removes an earlier dump; a fallback to OpenSM's own engine removes it too.
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
+
+cr_init estimate
+
+DUMP_FILE=$CR_DUMP/croute-contention.dump
+
+# cr_est_norm FILE: the per-pattern reports of a dump or of croute
+# estimate's output, without the run times, which differ.
+cr_est_norm() {
+	sed -n '/^pattern [^ ]*: /,$p' "$1" |
+		sed -e 's/ ([0-9.]* s)$//' -e 's/[ \t]*$//' | grep -v '^$'
+}
+
+# cr_est_compare NAME ARGS...: the dump against croute estimate ARGS on
+# the dumped LFTs.
+cr_est_compare() {
+	name=$1
+	shift
+	[ -f "$DUMP_FILE" ] || cr_fail "$name: no croute-contention.dump"
+	"$CROUTE" estimate --topo "$topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DUMP/opensm-lfts.dump" "$@" \
+		>"$CR_DIR/$name.offline" 2>"$CR_DIR/$name.err"
+	rc=$?
+	[ $rc = 0 ] ||
+		cr_fail "$name: croute estimate exited $rc: $(cat "$CR_DIR/$name.err")"
+	cr_est_norm "$DUMP_FILE" >"$CR_DIR/$name.plugin.norm"
+	cr_est_norm "$CR_DIR/$name.offline" >"$CR_DIR/$name.offline.norm"
+	[ -s "$CR_DIR/$name.plugin.norm" ] || cr_fail "$name: empty dump"
+	cmp -s "$CR_DIR/$name.plugin.norm" "$CR_DIR/$name.offline.norm" || {
+		diff "$CR_DIR/$name.plugin.norm" "$CR_DIR/$name.offline.norm" |
+			head -n 20
+		cr_fail "$name: the plugin's estimate differs from croute estimate's"
+	}
+}
+
+topo=$CR_DIR/tree.topo
+cr_gen "$topo" two-level --leaves 4 --hosts 4 --uplinks 4 --spines 4 \
+	--scramble 3
+rm -f "$CR_GUID2LID"
+cr_ibsim_start "$topo"
+
+# --- full report, several patterns -----------------------------------------
+cr_log "=== full"
+cr_conf "croute_estimate full" "croute_patterns shift,bisect:4,fanin:3"
+cr_opensm_once -R cr-minhop
+cr_expect_log "cr-minhop tables configured on all switches"
+cr_reject_log "croute: ERR"
+for p in "shift: 15 phases" "bisect:4: 4 phases" "fanin:3: 2 phases"; do
+	cr_expect_log "croute: contention estimate \(cr-minhop\): $p" \
+		"no INFO line for $p"
+done
+grep -q "^  k  *flows" "$DUMP_FILE" || cr_fail "full: no per-phase table"
+cr_est_compare full --pattern shift,bisect:4,fanin:3
+
+# --- the default: summary, shift and bisect --------------------------------
+cr_log "=== summary"
+cr_conf
+cr_opensm_once -R cr-minhop
+cr_reject_log "croute: ERR"
+cr_expect_log "croute: contention estimate \(cr-minhop\): shift: "
+cr_expect_log "croute: contention estimate \(cr-minhop\): bisect:10: "
+grep -q "^  k  *flows" "$DUMP_FILE" && cr_fail "summary: per-phase table"
+grep -q "penalty factors (be;bs;gr) 0.965;0.925;1.35$" "$DUMP_FILE" ||
+	cr_fail "summary: not the default penalty factors"
+# The offline report has the per-phase table; the dump does not.
+cr_est_norm "$DUMP_FILE" >"$CR_DIR/summary.plugin.norm"
+"$CROUTE" estimate --topo "$topo" --lids "$CR_GUID2LID" \
+	--lfts "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/summary.offline" ||
+	cr_fail "summary: croute estimate failed"
+cr_est_norm "$CR_DIR/summary.offline" | grep -v '^  [0-9k]' |
+	grep -v '^  phase ' >"$CR_DIR/summary.offline.norm"
+cmp -s "$CR_DIR/summary.plugin.norm" "$CR_DIR/summary.offline.norm" || {
+	diff "$CR_DIR/summary.plugin.norm" "$CR_DIR/summary.offline.norm" |
+		head -n 20
+	cr_fail "summary: the plugin's estimate differs from croute estimate's"
+}
+
+# --- other penalty factors reach the model ---------------------------------
+cr_log "=== penalty"
+cr_conf "croute_estimate full" "croute_penalty_factors 0.9;0.8;1.5" \
+	"croute_patterns fanin:4,bisect:2"
+cr_opensm_once -R cr-minhop
+cr_reject_log "croute: ERR"
+grep -q "penalty factors (be;bs;gr) 0.9;0.8;1.5$" "$DUMP_FILE" ||
+	cr_fail "penalty: the factors are not in the dump"
+cr_est_compare penalty --pattern fanin:4,bisect:2 --penalty "0.9;0.8;1.5"
+
+# --- a bad value: an error naming the key, then the defaults ---------------
+cr_log "=== bad penalty"
+cr_conf "croute_estimate full" "croute_penalty_factors 0.9;-1;x" \
+	"croute_patterns fanin:4"
+cr_opensm_once -R cr-minhop
+cr_expect_log "croute: ERR: .*croute_penalty_factors '0.9;-1;x' is not valid" \
+	"no error naming croute_penalty_factors"
+grep -q "penalty factors (be;bs;gr) 0.965;0.925;1.35$" "$DUMP_FILE" ||
+	cr_fail "bad penalty: the defaults were not used"
+cr_est_compare badpen --pattern fanin:4
+
+cr_conf "croute_estimate sometimes"
+cr_opensm_once -R cr-minhop
+cr_expect_log "croute: ERR: .*croute_estimate 'sometimes' is not valid" \
+	"no error naming croute_estimate"
+[ -f "$DUMP_FILE" ] || cr_fail "bad croute_estimate: no default estimate"
+
+# --- none: nothing estimated, the old dump removed -------------------------
+cr_log "=== none"
+cr_conf "croute_estimate none"
+cr_opensm_once -R cr-minhop
+cr_reject_log "contention estimate"
+[ -f "$DUMP_FILE" ] && cr_fail "none: croute-contention.dump is still there"
+
+# --- a fallback to OpenSM's engine: no estimate of tables not croute's -----
+cr_log "=== fallback"
+cr_conf
+cr_opensm_once -R cr-minhop
+[ -f "$DUMP_FILE" ] || cr_fail "fallback: no dump before the fallback"
+cr_conf "croute_fail_engine cr-minhop:route"
+cr_opensm_once -R cr-minhop,minhop
+cr_expect_log " minhop tables configured on all switches"
+cr_reject_log "contention estimate"
+[ -f "$DUMP_FILE" ] && cr_fail "fallback: a dump of a routing that is gone"
+
+cr_ibsim_stop
+cr_log "all OK"
+exit 0
