@@ -16,10 +16,12 @@
 #   bench/updn/run.sh ktree 4 3       a 3-level fat tree
 # Environment: as tests/ibsim/lib.sh (top_builddir, top_srcdir,
 # CR_TEST_TIMEOUT, CR_KEEP); CR_BENCH_REPEAT=N routes each configuration
-# N times and reports the shortest routing time (default 3).
+# N times and reports the shortest routing time (default 3), and its ratio
+# to built-in updn's (the machines are shared: compare ratios).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 here=$top_srcdir/bench/updn
 
 cr_init bench-updn
@@ -28,19 +30,6 @@ CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 	--spines 8 --scramble 1
 topo=$CR_DIR/topo
 cr_gen "$topo" "$@"
-
-# routing_time LOG ENGINE: seconds between the two log lines (opensm's
-# timestamps: "Mon DD HH:MM:SS usec").
-routing_time() {
-	awk -v e="$2" '
-	function t() {
-		split($3, h, ":")
-		return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6
-	}
-	index($0, "building routing with \047" e "\047") { t0 = t() }
-	index($0, ": " e " tables configured on all switches") { t1 = t() }
-	END { if (t0 && t1) printf "%.4f", t1 - t0; else print "?" }' "$1"
-}
 
 # Hosts in natural order of their descriptions, as CA port LIDs.
 host_lids() {
@@ -69,35 +58,42 @@ contention() {
 	awk -f "$here/shiftload.awk" "$CR_DIR/hosts" \
 		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump"
 	if [ -n "$has_estimate" ]; then
-		printf "%34s" "estimate: "
 		"$CROUTE" estimate -t "$topo" --lids "$CR_GUID2LID" \
 			--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift \
-			2>&1 | tail -n 1
+			2>/dev/null | awk '$1 == "shift" && NF >= 5 {
+				printf "%41sestimate: shift avg %s min %s\n", "",
+				       $4, $5
+				exit
+			}'
 	fi
 }
 
 cr_ibsim_start "$topo"
 results=$CR_DIR/results
 : >"$results"
-# name engine opensm.conf lines...
+# run NAME ENGINE [opensm.conf lines...]: the best routing time of
+# CR_BENCH_REPEAT sweeps, its ratio to built-in updn's, the contention.
 run() {
 	name=$1
 	engine=$2
 	shift 2
 	cr_conf "$@"
-	best=
+	times=
 	i=0
 	while [ $i -lt "${CR_BENCH_REPEAT:-3}" ]; do
 		cr_opensm_once -R "$engine" -D 0x47
 		cr_expect_log ": $engine tables configured" \
 			"$name: $engine did not route the fabric"
-		t=$(routing_time "$CR_LOG" "$engine")
-		best=$(awk -v a="$best" -v b="$t" 'BEGIN {
-			print (a == "" || (b != "?" && b + 0 < a + 0)) ? b : a }')
+		times="$times $(bench_routing_time "$CR_LOG" "$engine")"
 		i=$((i + 1))
 	done
-	printf "%-22s %9s  %s\n" "$name" "$best" "$(contention)" >>"$results"
+	# shellcheck disable=SC2086
+	best=$(bench_min $times)
+	[ "$engine" = updn ] && [ -z "${t_updn:-}" ] && t_updn=$best
+	printf "%-22s %9s %6s  %s\n" "$name" "$best" \
+		"$(bench_ratio "$best" "$t_updn")" "$(contention)" >>"$results"
 }
+t_updn=
 run updn updn
 run "updn port_shifting" updn "port_shifting TRUE"
 run cr-updn cr-updn
@@ -107,7 +103,7 @@ run "cr-updn both" cr-updn "remote_guid_sorting TRUE" "port_shifting TRUE"
 cr_ibsim_stop
 
 echo "fabric: croute gen $*"
-printf "%-22s %9s  %s\n" engine "time (s)" "shift contention"
+printf "%-22s %9s %6s  %s\n" engine "time (s)" "/updn" "shift contention"
 cat "$results"
 
 CR_STATUS=0

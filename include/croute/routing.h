@@ -27,6 +27,7 @@ struct cr_options {
 	struct cr_guid_list guid_order;	/* order in which to route port GUIDs */
 	uint8_t lash_start_vl;
 	uint8_t max_vls;		/* operational data VLs; 0 = 8 */
+	bool lash_balance;		/* lash: balance first, fewest layers next */
 };
 
 struct cr_routing {

@@ -34,12 +34,15 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static const struct cli_opt *const compare_tables[] = {
-	cli_topo_opts, compare_opts, est_cli_opts, NULL,
+	cli_topo_opts,
+	compare_opts,
+	est_cli_opts,
+	NULL,
 };
 
 /* Each engine plain; minhop and updn also with each toggle and both. */
-#define DEFAULT_ENGINES                                                      \
-	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs,"   \
+#define DEFAULT_ENGINES                                                    \
+	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs," \
 	"updn+ps+rgs,ftree,lash"
 
 struct compare_set {

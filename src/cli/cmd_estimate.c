@@ -181,8 +181,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 
 	if (c.lfts)
-		snprintf(title, sizeof(title), "%s, LFTs from %s",
-			 c.setup.topo, c.lfts);
+		snprintf(title, sizeof(title), "%s, LFTs from %s", c.setup.topo,
+			 c.lfts);
 	else
 		snprintf(title, sizeof(title), "%s, routed by cr-%s%s%s",
 			 c.setup.topo, e->name,
@@ -191,10 +191,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 				 ? " --remote-guid-sorting"
 				 : "");
 	if (c.json) {
-		if (cr_est_write_json(stdout, f, res, (unsigned)npat,
-				      CR_REPORT_PHASES |
-					      (c.matrix ? CR_REPORT_MATRIX
-							: 0)))
+		if (cr_est_write_json(
+			    stdout, f, res, (unsigned)npat,
+			    CR_REPORT_PHASES |
+				    (c.matrix ? CR_REPORT_MATRIX : 0)))
 			goto out;
 	} else {
 		printf("# croute estimate: %s\n", title);

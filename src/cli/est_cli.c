@@ -125,9 +125,8 @@ int est_setup_opt(struct est_setup *s, int key, const char *arg)
 
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 {
-	int n = cr_pattern_list_parse(s->patterns ? s->patterns
-						  : "shift,bisect",
-				      pats);
+	int n = cr_pattern_list_parse(
+		s->patterns ? s->patterns : "shift,bisect", pats);
 
 	for (int i = 0; i < n; i++) {
 		struct cr_pattern *p = &(*pats)[i];

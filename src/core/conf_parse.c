@@ -209,8 +209,7 @@ int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
 		/* strtoull would take "-1" as 0xffffffffffffffff. */
 		errno = 0;
 		guid = isxdigit((unsigned char)*s) ? strtoull(s, &end, 16) : 0;
-		if (errno || !guid ||
-		    (*end && !isspace((unsigned char)*end))) {
+		if (errno || !guid || (*end && !isspace((unsigned char)*end))) {
 			cr_err("%s:%u: '%s' is not a GUID (%s)", path, lineno,
 			       s, key);
 			ret = -1;

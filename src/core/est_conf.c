@@ -73,9 +73,8 @@ int cr_est_conf_patterns_for(const struct cr_est_conf *c, uint32_t hosts,
 			     struct cr_pattern **pats, bool *sampled)
 {
 	bool dflt = !c->patterns[0];
-	int n = cr_pattern_list_parse(dflt ? CR_EST_PATTERNS_DEFAULT
-					   : c->patterns,
-				      pats);
+	int n = cr_pattern_list_parse(
+		dflt ? CR_EST_PATTERNS_DEFAULT : c->patterns, pats);
 
 	*sampled = false;
 	if (n < 0 || !dflt || hosts <= CR_EST_LARGE_HOSTS)

@@ -27,8 +27,8 @@ void cr_image_release(struct cr_image *img)
  * print and by colour-blind readers, unlike a rainbow.
  */
 static const uint8_t ramp[][3] = {
-	{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98},
-	{253, 231, 37},
+	{68, 1, 84},   {59, 82, 139},  {33, 145, 140},
+	{94, 201, 98}, {253, 231, 37},
 };
 #define RAMP_STEPS (sizeof(ramp) / sizeof(ramp[0]) - 1)
 
@@ -125,10 +125,9 @@ int cr_est_matrix_image(const struct cr_est_result *res, uint32_t max_cells,
 	memset(img, 0, sizeof(*img));
 	if (!res->matrix || !res->mat_dim)
 		return -1;
-	if (cr_matrix_reduce(res->matrix, res->mat_dim, res->mat_block,
-			     res->hosts,
-			     max_cells ? max_cells : CR_HTML_MATRIX_PX, &m,
-			     &od))
+	if (cr_matrix_reduce(
+		    res->matrix, res->mat_dim, res->mat_block, res->hosts,
+		    max_cells ? max_cells : CR_HTML_MATRIX_PX, &m, &od))
 		return -1;
 	if (min_px > od)
 		scale = min_px / od;
@@ -142,8 +141,8 @@ int cr_est_matrix_image(const struct cr_est_result *res, uint32_t max_cells,
 	for (uint32_t y = 0; y < img->height; y++)
 		for (uint32_t x = 0; x < img->width; x++)
 			cr_est_colour(m[(size_t)(y / scale) * od + x / scale],
-				      img->rgb + ((size_t)y * img->width + x) *
-							 3);
+				      img->rgb +
+					      ((size_t)y * img->width + x) * 3);
 	free(m);
 	return 0;
 }
@@ -347,7 +346,8 @@ static void html_legend(FILE *out, uint32_t height)
 
 		cr_est_colour(i / 20.0, c);
 		fprintf(out,
-			"<stop offset=\"%.2f\" stop-color=\"#%02x%02x%02x\"/>\n",
+			"<stop offset=\"%.2f\" "
+			"stop-color=\"#%02x%02x%02x\"/>\n",
 			i / 20.0, c[0], c[1], c[2]);
 	}
 	fprintf(out,
@@ -361,7 +361,8 @@ static void html_legend(FILE *out, uint32_t height)
 		fprintf(out,
 			"<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\""
 			" stroke=\"#222\"/>"
-			"<text x=\"%u\" y=\"%.1f\" font-size=\"12\">%.2f</text>\n",
+			"<text x=\"%u\" y=\"%.1f\" "
+			"font-size=\"12\">%.2f</text>\n",
 			w, y, w + 5, y, w + 8, y + 4, i / 4.0);
 	}
 	fputs("</svg>\n", out);
@@ -413,7 +414,7 @@ static int html_matrix(FILE *out, const struct cr_est_result *r)
  */
 static void html_histogram(FILE *out, const struct cr_est_result *r)
 {
-	const unsigned W = 640, H = 240, L = 56, B = 40, T = 10;
+	const unsigned W = 640, H = 240, L = 56, B = 40, T = 18;
 	uint32_t maxload = 0, idle = 0, bins, width = 1, peak = 0;
 	uint32_t *count;
 
@@ -466,6 +467,13 @@ static void html_histogram(FILE *out, const struct cr_est_result *r)
 		if (hi > lo)
 			fprintf(out, "-%u", hi);
 		fprintf(out, " flows: %u links</title></rect>\n", count[b]);
+		/* Counts on the bars: a few hot links next to thousands of
+		 * quiet ones would not show otherwise. */
+		if (count[b] && bins <= 24)
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\""
+				" text-anchor=\"middle\">%u</text>\n",
+				x + bw / 2 - 1, H - B - h - 3, count[b]);
 		if (bins <= 20 || b % ((bins + 9) / 10) == 0)
 			fprintf(out,
 				"<text x=\"%.1f\" y=\"%u\""

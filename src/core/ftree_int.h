@@ -3,7 +3,7 @@
  * cr-ftree's private view of a fat tree: switches with ranks, their links
  * bundled into port groups (all ports to one neighbour switch), split into
  * upward and downward groups, and what the D-mod-k choice needs (classes of
- * switches sharing parents, each with its parents in GUID order).
+ * switches sharing parents, each with its parents in column order).
  * ftree_rank.c builds it, ftree.c routes with it.
  */
 #ifndef CROUTE_FTREE_INT_H
@@ -45,7 +45,8 @@ struct ft {
 	uint32_t *by_rank;		/* switch indices, rank 0 first */
 	int max_rank;
 	uint64_t radix_div[FT_MAX_HEIGHT + 1];	/* D-mod-k divisor by height */
-	uint32_t common_slots[FT_MAX_HEIGHT + 1]; /* of all, or 0 if they differ */
+	/* slots of every switch of a height, 0 when they differ */
+	uint32_t common_slots[FT_MAX_HEIGHT + 1];
 
 	uint64_t *cn_sorted;		/* sorted cn / io GUID lists */
 	size_t ncn;

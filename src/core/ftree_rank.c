@@ -12,7 +12,8 @@
  *
  * For the D-mod-k choice, switches of one rank that share a parent form a
  * class (in a k-ary n-tree: the leaves of a pod, or the middle switches of
- * the same position in every pod); the parents of a class, in GUID order,
+ * the same position in every pod); the parents of a class, in column
+ * order (column_keys(): the same order in every pod, whatever the GUIDs),
  * are its slots. Every member maps slot i to the same parent, whatever its
  * cabling, so the upward choices of all members agree (what makes shift
  * patterns contention free); a member that lost the link to a slot's
@@ -189,8 +190,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 			uint32_t m = f->nodes[node].ports[1].remote;
 
 			node = m != CR_NO_NODE && cr_is_switch(f, m) ?
-				       m :
-				       CR_NO_NODE;
+				       m : CR_NO_NODE;
 		}
 		if (node == CR_NO_NODE) {
 			cr_info("cr-ftree: root GUID 0x%016llx is not in the fabric, ignored",
@@ -222,11 +222,16 @@ static int rank_switches(struct ft *ft, bool cn_only)
 	}
 	bfs_rank(ft, queue, n);
 	for (uint32_t s = 0; s < ft->ns; s++) {
-		if (ft->sw[s].rank < 0) {
-			cr_err("cr-ftree: switch 0x%016llx is not connected to the tree: cannot rank it",
+		/* As OpenSM does, a switch cut off from the tree is left
+		 * out, unless CAs hang on it. */
+		if (ft->sw[s].rank < 0 && ft->sw[s].has_ca) {
+			cr_err("cr-ftree: switch 0x%016llx has CAs but no link to the tree's switches",
 			       (unsigned long long)ft_guid(ft, s));
 			goto fail;
 		}
+		if (ft->sw[s].rank < 0)
+			cr_info("cr-ftree: switch 0x%016llx has no link to the tree's switches: left without routes",
+				(unsigned long long)ft_guid(ft, s));
 		if (ft->sw[s].rank > max)
 			max = ft->sw[s].rank;
 	}
@@ -237,7 +242,8 @@ static int rank_switches(struct ft *ft, bool cn_only)
 	}
 	if (!roots->count)
 		for (uint32_t s = 0; s < ft->ns; s++)
-			ft->sw[s].rank = max - ft->sw[s].rank;
+			if (ft->sw[s].rank >= 0)
+				ft->sw[s].rank = max - ft->sw[s].rank;
 	ft->max_rank = max;
 	free(queue);
 	return 0;
@@ -253,7 +259,7 @@ static bool adjacent_ranks(const struct ft *ft, bool report)
 		const struct ft_sw *sw = &ft->sw[s];
 		const struct ft_group *g = &ft->groups[sw->groups];
 
-		for (unsigned i = 0; i < sw->ndown; i++) {
+		for (unsigned i = 0; i < sw->ndown && sw->rank >= 0; i++) {
 			const struct ft_sw *m = &ft->sw[g[i].remote];
 			int d = m->rank - sw->rank;
 
@@ -329,18 +335,63 @@ static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
 		uf[a < b ? b : a] = a < b ? a : b;
 }
 
-static const struct ft *sort_ft;	/* qsort has no context argument */
+/* qsort has no context argument */
+static const struct ft *sort_ft;
+static const uint64_t *sort_key;
 
-static int cmp_guid(const void *a, const void *b)
+/* By column key, then GUID. */
+static int cmp_column(const void *a, const void *b)
 {
-	uint64_t x = ft_guid(sort_ft, *(const uint32_t *)a);
-	uint64_t y = ft_guid(sort_ft, *(const uint32_t *)b);
+	uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
+	uint64_t x = sort_key[p], y = sort_key[q];
 
+	if (x == y) {
+		x = ft_guid(sort_ft, p);
+		y = ft_guid(sort_ft, q);
+	}
 	return x < y ? -1 : x > y;
 }
 
 /*
- * Classes of switches sharing a parent, their parents in GUID order (the
+ * Column keys. In a k-ary n-tree, middle switch j of every pod serves the
+ * same roots, so "j" is what a pod's leaves must agree on, whatever the
+ * GUIDs: a switch's key is the smallest key among the parents of its
+ * class (its own GUID at the top), the same for middle switch j of every
+ * pod. Slots sorted by (key, GUID) then come in the same order everywhere.
+ */
+static void column_keys(const struct ft *ft, const uint32_t *cls,
+			const uint32_t *members, const uint32_t *start,
+			uint64_t *key, uint64_t *cls_key)
+{
+	for (uint32_t s = 0; s < ft->ns; s++) {
+		key[s] = ft_guid(ft, s);
+		cls_key[s] = 0;	/* not yet known */
+	}
+	for (uint32_t i = 0; i < ft->ns; i++) {
+		uint32_t s = ft->by_rank[i], c = cls[s];
+
+		if (!ft->sw[s].nup)
+			continue;
+		if (!cls_key[c]) {
+			uint64_t min = UINT64_MAX;
+
+			for (uint32_t m = start[c]; m < start[c + 1]; m++) {
+				const struct ft_group *g =
+					ft_up(ft, members[m]);
+
+				for (unsigned j = 0; j < ft->sw[members[m]].nup;
+				     j++)
+					if (key[g[j].remote] < min)
+						min = key[g[j].remote];
+			}
+			cls_key[c] = min ? min : 1;
+		}
+		key[s] = cls_key[c];
+	}
+}
+
+/*
+ * Classes of switches sharing a parent, their parents in column order (the
  * D-mod-k slots), and per height the divisor of the CA index: the product
  * of the upward ports (slots times links per slot) of the heights below.
  */
@@ -353,11 +404,14 @@ static int build_slots(struct ft *ft)
 	int32_t *pos = malloc(ns * sizeof(*pos));
 	uint32_t *stamp = calloc(ns, sizeof(*stamp));
 	uint32_t *start = calloc(ns + 1, sizeof(*start));
+	uint64_t *key = malloc(ns * sizeof(*key));
+	uint64_t *cls_key = malloc(ns * sizeof(*cls_key));
 	uint32_t radix[FT_MAX_HEIGHT + 1] = { 0 };
 	size_t total = 0;
 	int ret = -1;
 
-	if (!uf || !members || !parents || !pos || !stamp || !start)
+	if (!uf || !members || !parents || !pos || !stamp || !start || !key ||
+	    !cls_key)
 		goto out;
 	for (uint32_t s = 0; s < ns; s++)
 		uf[s] = s;
@@ -379,6 +433,7 @@ static int build_slots(struct ft *ft)
 	for (uint32_t c = ns; c > 0; c--)
 		start[c] = start[c - 1];
 	start[0] = 0;
+	column_keys(ft, uf, members, start, key, cls_key);
 
 	/* Two rounds: sizes, then contents. */
 	for (int round = 0; round < 2; round++) {
@@ -394,8 +449,8 @@ static int build_slots(struct ft *ft)
 				const struct ft_group *g = ft_up(ft, s);
 
 				for (unsigned j = 0; j < ft->sw[s].nup; j++)
-					if (stamp[g[j].remote] != c + 1 +
-						    round * ns) {
+					if (stamp[g[j].remote] !=
+					    c + 1 + round * ns) {
 						stamp[g[j].remote] =
 							c + 1 + round * ns;
 						parents[np++] = g[j].remote;
@@ -406,14 +461,14 @@ static int build_slots(struct ft *ft)
 				continue;
 			}
 			sort_ft = ft;
-			qsort(parents, np, sizeof(*parents), cmp_guid);
+			sort_key = key;
+			qsort(parents, np, sizeof(*parents), cmp_column);
 			for (uint32_t j = 0; j < np; j++)
 				pos[parents[j]] = j;
 			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
 				uint32_t s = members[i];
 				const struct ft_group *g = ft_up(ft, s);
 				int h = ft_height(ft, s);
-
 				unsigned width = 1;
 
 				ft->sw[s].slot = off;
@@ -426,6 +481,8 @@ static int build_slots(struct ft *ft)
 						width = g[j].nports;
 				}
 				off += np;
+				if (ft->sw[s].rank < 0)
+					continue;	/* left out */
 				/* Parallel links count as parents too. */
 				if (np * width > radix[h])
 					radix[h] = np * width;
@@ -441,8 +498,11 @@ static int build_slots(struct ft *ft)
 	for (int h = 0; h <= FT_MAX_HEIGHT; h++)
 		ft->common_slots[h] = UINT32_MAX;
 	for (uint32_t s = 0; s < ns; s++) {
-		uint32_t *c = &ft->common_slots[ft_height(ft, s)];
+		uint32_t *c;
 
+		if (ft->sw[s].rank < 0)
+			continue;
+		c = &ft->common_slots[ft_height(ft, s)];
 		if (*c == UINT32_MAX)
 			*c = ft->sw[s].nslots;
 		else if (*c != ft->sw[s].nslots)
@@ -465,6 +525,8 @@ out:
 	free(pos);
 	free(stamp);
 	free(start);
+	free(key);
+	free(cls_key);
 	return ret;
 }
 

@@ -17,7 +17,9 @@
  * sparse. Otherwise it takes the lowest layer any choice fits in, the
  * whole path's dependencies then joining that layer. Among the choices
  * that reach the chosen layer, the port-selection module balances the
- * load. Acyclicity is maintained incrementally (lash_cdg.c).
+ * load. Acyclicity is maintained incrementally (lash_cdg.c). A switch's
+ * own LID reuses the tree and layers of a CA LID on that switch, adding no
+ * dependency at all.
  *
  * If that needs more layers than the VLs allow, two more passes are tried:
  * plain first fit (lowest layer first), then the port-order preference of
@@ -27,6 +29,14 @@
  * On a 6x6x6 torus the first pass needs 3 layers (4 with 4 hosts per
  * switch) where OpenSM's lash needs 9; random graphs need more layers the
  * sparser and larger they are (1000 switches of 8 links: 9, of 10: 7).
+ *
+ * Fewest layers cost some balance: on tori, about 9% of the shift
+ * bandwidth min-hop gets. With lash_balance, a "balanced" pass comes
+ * first: every candidate that fits a layer in use (its neighbour's, or
+ * the lowest the whole path fits in) competes in the port selection, and
+ * a new layer opens only when none fits. It matches min-hop's bandwidth
+ * but spends the VLs (8 on the 6x6x6 torus with 2 hosts per switch); when
+ * it needs more than there are, the passes above follow.
  *
  * Guarantees: every switch-reachable LID is routed from every switch over
  * a minimal path; every layer's dependency graph is acyclic; CA-to-CA
@@ -51,6 +61,7 @@
 #define LASH_NO_LAYER 0xff
 
 enum lash_mode {
+	LASH_BALANCED,	/* any port that fits a layer in use */
 	LASH_OWN_FIRST,	/* a neighbour's own layer, else the lowest */
 	LASH_LOWEST,	/* the lowest layer any choice fits in */
 	LASH_ORDERED,	/* the first port in order, lowest layer for it */
@@ -58,6 +69,7 @@ enum lash_mode {
 };
 
 static const char *const mode_names[LASH_MODES] = {
+	"balanced",
 	"own-layer-first",
 	"first-fit",
 	"port-ordered",
@@ -82,6 +94,7 @@ struct lash {
 	uint32_t norder;
 	uint32_t *next;		/* switch index -> channel taken */
 	uint8_t *lay;		/* switch index -> layer of its path */
+	uint16_t *ref_lid;	/* switch index -> a CA LID routed to it */
 	uint32_t chain[CR_HOPS_INF + 1]; /* channels of a path on trial */
 };
 
@@ -207,6 +220,8 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 	uint8_t cands[CR_MAX_PORTS];
 	uint8_t layer[CR_MAX_PORTS];
 	unsigned nc = 0, n = 0, best = LASH_NO_LAYER;
+	bool all;
+	int first;
 	uint8_t port;
 	uint32_t c;
 
@@ -233,10 +248,12 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 	}
 	/*
 	 * A layer per candidate port; ports to the same neighbour share the
-	 * channel, hence the verdict.
+	 * channel, hence the verdict. Pass 0 keeps to the layers in use (the
+	 * neighbour's own, or for the balanced mode any); pass 1 takes the
+	 * lowest layer, a new one if need be.
 	 */
-	for (int pass = l->mode == LASH_OWN_FIRST ? 0 : 1;
-	     pass < 2 && best == LASH_NO_LAYER; pass++) {
+	first = l->mode == LASH_OWN_FIRST || l->mode == LASH_BALANCED ? 0 : 1;
+	for (int pass = first; pass < 2 && best == LASH_NO_LAYER; pass++) {
 		for (unsigned i = 0; i < nc; i++) {
 			uint32_t t = far_switch(l, node, cands[i]);
 			unsigned y = LASH_NO_LAYER;
@@ -246,12 +263,19 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 				if (far_switch(l, node, cands[j]) == t)
 					break;
 			c = cr_lash_graph_chan(&l->g, v, t);
-			if (j < i)
+			if (j < i) {
 				y = layer[j];
-			else if (pass == 0)
-				y = own_layer(l, c);
-			else
+			} else if (pass == 1) {
 				y = lowest_layer(l, c);
+			} else {
+				y = own_layer(l, c);
+				if (y == LASH_NO_LAYER &&
+				    l->mode == LASH_BALANCED) {
+					y = lowest_layer(l, c);
+					if (y >= l->used)
+						y = LASH_NO_LAYER;
+				}
+			}
 			layer[i] = y;
 			if (y < best)
 				best = y;
@@ -259,11 +283,21 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 	}
 	if (best == LASH_NO_LAYER)
 		return -1;
+	/*
+	 * The candidates of the lowest layer; in the balanced mode's pass 0,
+	 * every candidate that fits a layer in use.
+	 */
+	all = l->mode == LASH_BALANCED && best < l->used;
 	n = 0;
 	for (unsigned i = 0; i < nc; i++)
-		if (layer[i] == best)
+		if (layer[i] == best || (all && layer[i] != LASH_NO_LAYER)) {
+			layer[n] = layer[i];
 			cands[n++] = cands[i];
+		}
 	port = cr_portsel_pick(l->ps, node, cands, n, lid, flags);
+	for (unsigned i = 0; i < n; i++)
+		if (cands[i] == port)
+			best = layer[i];
 	c = cr_lash_graph_chan(&l->g, v, far_switch(l, node, port));
 	if (!path_fits(l, best, c, true))
 		return -1;	/* cannot happen: it fitted a moment ago */
@@ -283,10 +317,28 @@ static int route_lid(struct lash *l, uint16_t lid)
 	uint32_t d = cr_lid_switch(f, lid, &dport);
 	unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD;
 	uint32_t dsw;
+	uint16_t ref;
 
 	if (d == CR_NO_NODE)
 		return 0;
 	dsw = f->nodes[d].sw_index;
+	ref = l->ref_lid[dsw];
+	if (!dport && ref) {
+		/*
+		 * A switch's own LID takes the tree and layers of a CA LID
+		 * on it: not one dependency more, and switch LIDs carry too
+		 * little traffic to be worth a balance of their own.
+		 */
+		for (uint32_t s = 0; s < l->ns; s++) {
+			uint32_t n = f->switches[s];
+
+			l->r->lft[n][lid] = s == dsw ? 0 : l->r->lft[n][ref];
+			l->r->sl[n][lid] = l->r->sl[n][ref];
+		}
+		return 0;
+	}
+	if (dport && !ref)
+		l->ref_lid[dsw] = lid;
 	if (dsw != l->dsw)
 		order_by_distance(l, dsw);
 	l->r->lft[d][lid] = dport;
@@ -309,6 +361,7 @@ static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
 	l->cdg = cr_cdg_new(&l->g, l->limit);
 	l->used = 0;
 	l->dsw = UINT32_MAX;
+	memset(l->ref_lid, 0, (l->ns + 1) * sizeof(*l->ref_lid));
 	if (!l->ps || !l->cdg || cr_routing_alloc_sl(l->f, l->r) < 0)
 		return -2;
 	for (int i = 0; i < nlids; i++)
@@ -340,7 +393,8 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 	l.order = malloc((l.ns + 1) * sizeof(*l.order));
 	l.next = malloc((l.ns + 1) * sizeof(*l.next));
 	l.lay = malloc(l.ns + 1);
-	if (!l.dist || !l.order || !l.next || !l.lay) {
+	l.ref_lid = malloc((l.ns + 1) * sizeof(*l.ref_lid));
+	if (!l.dist || !l.order || !l.next || !l.lay || !l.ref_lid) {
 		cr_err("cr-lash: out of memory");
 		goto out;
 	}
@@ -352,10 +406,12 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 
 	avail = l.limit;
 	for (l.mode = 0; l.mode < LASH_MODES; l.mode++) {
+		if (l.mode == LASH_BALANCED && !o->lash_balance)
+			continue;
 		/*
-		 * The first pass may go on up to 15 layers: with no more
-		 * than avail it is what a pass capped at avail gives, and
-		 * with more it tells how many the fabric would need.
+		 * The own-layer-first pass may go on up to 15 layers: with
+		 * no more than avail it is what a pass capped at avail gives,
+		 * and with more it tells how many the fabric would need.
 		 */
 		l.limit = l.mode == LASH_OWN_FIRST ? 15u - o->lash_start_vl
 						   : avail;
@@ -402,6 +458,7 @@ out:
 	free(l.order);
 	free(l.next);
 	free(l.lay);
+	free(l.ref_lid);
 	cr_portsel_free(l.ps);
 	cr_cdg_free(l.cdg);
 	cr_lash_graph_release(&l.g);

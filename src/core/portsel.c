@@ -95,12 +95,59 @@ static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
 		rank[order[i]] = i + 1;
 }
 
-/* Position of each LID's port in cr_lid_order(), for D-mod-k spreading. */
-static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The leaves of D-mod-k: switches with at least half (rounded up) the
+ * median number of CAs of the switches with CAs, so that a management node
+ * cabled to a core switch does not make it a leaf. Fills leaf[sw_index].
+ */
+static int find_leaves(const struct cr_fabric *f, bool *leaf)
+{
+	uint32_t ns = f->num_switches, nca = 0, threshold;
+	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
+	uint32_t *sorted = malloc((ns + 1) * sizeof(*sorted));
+
+	if (!cas || !sorted) {
+		free(cas);
+		free(sorted);
+		return -1;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			cas[s] += m != CR_NO_NODE && !cr_is_switch(f, m);
+		}
+		if (cas[s])
+			sorted[nca++] = cas[s];
+	}
+	qsort(sorted, nca, sizeof(*sorted), cmp_u32);
+	/* Half the median, rounded up: 2 of 3, 9 of 18, 1 of 1. */
+	threshold = nca ? (sorted[nca / 2] + 1) / 2 : 1;
+	for (uint32_t s = 0; s < ns; s++)
+		leaf[s] = cas[s] >= threshold;
+	free(cas);
+	free(sorted);
+	return 0;
+}
+
+/*
+ * Position of each LID's port in cr_lid_order(), for D-mod-k spreading:
+ * the CA ports of leaves first, then the other CA ports, then switches.
+ */
+static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o,
+			     const bool *leaf)
 {
 	const struct cr_fabric *f = ps->f;
-	uint32_t pos = 0, prev_node = CR_NO_NODE;
-	uint8_t prev_port = 0;
+	uint32_t pos = 0;
 	uint16_t *lids;
 	int n = cr_lid_order(f, o, &lids);
 
@@ -112,24 +159,40 @@ static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o)
 		return -1;
 	}
 	/* The LIDs of one port are consecutive in that order. */
-	for (int i = 0; i < n; i++) {
-		uint32_t node = f->lid_node[lids[i]];
-		uint8_t port = f->lid_port[lids[i]];
+	for (int pass = 0; pass < 3; pass++) {
+		uint32_t prev_node = CR_NO_NODE;
+		uint8_t prev_port = 0;
 
-		if (i && (node != prev_node || port != prev_port))
+		for (int i = 0; i < n; i++) {
+			uint32_t node = f->lid_node[lids[i]];
+			uint8_t port = f->lid_port[lids[i]];
+			uint32_t sw = cr_lid_switch(f, lids[i], NULL);
+			int kind = cr_is_switch(f, node) ? 2 :
+				   sw != CR_NO_NODE &&
+						   leaf[f->nodes[sw].sw_index] ?
+							 0 :
+							 1;
+
+			if (kind != pass)
+				continue;
+			if (prev_node != CR_NO_NODE &&
+			    (node != prev_node || port != prev_port))
+				pos++;
+			prev_node = node;
+			prev_port = port;
+			ps->dest_rank[lids[i]] = pos;
+		}
+		if (prev_node != CR_NO_NODE)
 			pos++;
-		prev_node = node;
-		prev_port = port;
-		ps->dest_rank[lids[i]] = pos;
-		if (!cr_is_switch(f, node))
-			ps->num_ca_ranks = pos + 1;
+		if (pass == 0)
+			ps->num_ca_ranks = pos;
 	}
 	free(lids);
 	return 0;
 }
 
-/* BFS from the switches with CAs: a tree's leaves 0, their parents 1... */
-static int measure_heights(struct cr_portsel *ps)
+/* BFS from the leaves: a tree's leaves 0, their parents 1... */
+static int measure_heights(struct cr_portsel *ps, const bool *leaf)
 {
 	const struct cr_fabric *f = ps->f;
 	uint32_t ns = f->num_switches, head = 0, tail = 0;
@@ -142,16 +205,9 @@ static int measure_heights(struct cr_portsel *ps)
 	}
 	memset(ps->height, UINT8_MAX, ns + 1);
 	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			if (m != CR_NO_NODE && !cr_is_switch(f, m)) {
-				ps->height[s] = 0;
-				queue[tail++] = s;
-				break;
-			}
+		if (leaf[s]) {
+			ps->height[s] = 0;
+			queue[tail++] = s;
 		}
 	}
 	while (head < tail) {
@@ -177,6 +233,19 @@ static int measure_heights(struct cr_portsel *ps)
 			ps->height[s] = 0;
 	free(queue);
 	return 0;
+}
+
+/* What croute's port_shifting needs: leaves, heights, destination ranks. */
+static int prepare_spread(struct cr_portsel *ps, const struct cr_options *o)
+{
+	bool *leaf = calloc(ps->f->num_switches + 1, sizeof(*leaf));
+	int ret = -1;
+
+	if (leaf && !find_leaves(ps->f, leaf) && !measure_heights(ps, leaf) &&
+	    !rank_destinations(ps, o, leaf))
+		ret = 0;
+	free(leaf);
+	return ret;
 }
 
 struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
@@ -206,8 +275,7 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank_ports(ps, &f->nodes[f->switches[s]],
 			   o->remote_guid_sorting);
-	if (ps->shifting && !ps->scatter &&
-	    (rank_destinations(ps, o) || measure_heights(ps)))
+	if (ps->shifting && !ps->scatter && prepare_spread(ps, o))
 		goto oom;
 	return ps;
 oom:

@@ -4,13 +4,19 @@
  *
  * Roots come from o->root_guids (switch GUIDs, or CA GUIDs standing for
  * the switches they are cabled to), else from a tree heuristic: the
- * switches whose farthest CA switch is nearest (minimal host
- * eccentricity), kept only if up*-down* from them gives every CA switch a
- * legal path to every switch and a shortest one to every CA switch, as on
- * fat trees and two-level directors. Otherwise (tori, random graphs, where
- * every switch may look alike) one root per connected part: the switch of
- * minimal eccentricity, lowest GUID on ties. With a single root every pair
- * of switches has a legal path.
+ * switches whose farthest leaf is nearest (minimal host eccentricity; a
+ * leaf has at least half the median number of CAs of the switches with
+ * CAs, so a management node on a core switch does not count), kept only
+ * if up*-down* from them gives every CA switch a legal path to every
+ * switch and a shortest one to every CA switch, as on fat trees and
+ * two-level directors. When management nodes on core switches spoil that,
+ * the candidates without CAs are tried (complete, but those switches carry
+ * no transit), then the candidates again asking shortest paths only from
+ * and to leaves (some CAs off the leaves then lack routes: logged).
+ * Otherwise (tori, random graphs, where every switch may look alike) one
+ * root per connected part: the switch of minimal eccentricity, lowest
+ * GUID on ties. With a single root every pair of switches has a legal
+ * path.
  *
  * Ranks are BFS distances from the roots; a link is "up" toward the
  * smaller (rank, node GUID, index) key, which totally orders the switches.
@@ -43,11 +49,11 @@
  * may step down into it), and every switch reaches R by up hops (through
  * its BFS parents), which are always allowed. With the automatic tree
  * roots, the tree test guarantees that every CA switch reaches every
- * switch, and every CA switch over a shortest path; only pairs of
- * switches without CAs (two roots, say) may lack a legal path, as in
- * OpenSM's updn without connect_roots. With roots from a list, pairs
- * without a legal path are counted and logged, the ones that leave CAs
- * without a route as errors.
+ * switch, and every leaf every CA switch over a shortest path; only pairs
+ * of switches without CAs (two roots, say) may lack a legal path, as in
+ * OpenSM's updn without connect_roots, except in the last resort above.
+ * Pairs without a legal path are counted and logged, the ones that leave
+ * CAs without a route as errors (also with roots from a list).
  *
  * Cost: all-pairs switch distances for the roots, one BFS per destination
  * switch (twice when the tree heuristic is checked), then O(LIDs x links).
@@ -76,6 +82,7 @@ struct updn {
 	struct updn_adj *adj;
 	uint32_t *comp;		/* connected part: its lowest switch index */
 	bool *has_ca;
+	bool *leaf;		/* see find_leaves() */
 	bool *is_root;
 	uint32_t *ord;		/* position in the total (rank, GUID) order */
 	uint32_t *rank;
@@ -339,44 +346,98 @@ static int roots_from_guids(struct updn *u, const struct cr_guid_list *l)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The leaves: switches with at least half (rounded up) the median number of
+ * CAs of the switches with CAs, so that a management node cabled to a core
+ * switch does not make it a leaf (nor make the tree look like no tree).
+ */
+static int find_leaves(struct updn *u)
+{
+	const struct cr_fabric *f = u->f;
+	uint32_t *cas = calloc(u->ns + 1, sizeof(*cas));
+	uint32_t *sorted = malloc((u->ns + 1) * sizeof(*sorted));
+	uint32_t nca = 0, threshold;
+
+	if (!cas || !sorted) {
+		free(cas);
+		free(sorted);
+		cr_err("cr-updn: out of memory for %u switches", u->ns);
+		return -1;
+	}
+	for (uint32_t s = 0; s < u->ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			cas[s] += m != CR_NO_NODE && !cr_is_switch(f, m);
+		}
+		if (cas[s])
+			sorted[nca++] = cas[s];
+	}
+	qsort(sorted, nca, sizeof(*sorted), cmp_u32);
+	/* Half the median, rounded up: 2 of 3, 9 of 18, 1 of 1. */
+	threshold = nca ? (sorted[nca / 2] + 1) / 2 : 1;
+	for (uint32_t s = 0; s < u->ns; s++)
+		u->leaf[s] = cas[s] >= threshold;
+	free(cas);
+	free(sorted);
+	return 0;
+}
+
 /*
  * Per connected part: the switches at minimal distance from their
- * farthest CA switch (host eccentricity). Parts without CAs get none, nor
+ * farthest leaf (host eccentricity). Parts without leaves get none, nor
  * parts where every switch qualifies.
  */
-static void tree_candidates(struct updn *u, const uint8_t *dist)
+static int tree_candidates(struct updn *u, const uint8_t *dist)
 {
-	uint32_t ns = u->ns;
+	uint32_t ns = u->ns, nl = 0;
+	uint32_t *leaves = malloc((ns + 1) * sizeof(*leaves));
+	unsigned *ecc = malloc((ns + 1) * sizeof(*ecc));
 
+	if (!leaves || !ecc) {
+		free(leaves);
+		free(ecc);
+		cr_err("cr-updn: out of memory for %u switches", ns);
+		return -1;
+	}
+	for (uint32_t t = 0; t < ns; t++)
+		if (u->leaf[t])
+			leaves[nl++] = t;
+	for (uint32_t s = 0; s < ns; s++) {
+		ecc[s] = CR_HOPS_INF;
+		for (uint32_t i = 0; i < nl; i++) {
+			uint8_t d = dist[(size_t)s * ns + leaves[i]];
+
+			if (u->comp[leaves[i]] != u->comp[s])
+				continue;
+			if (ecc[s] == CR_HOPS_INF || d > ecc[s])
+				ecc[s] = d;
+		}
+	}
 	for (uint32_t c = 0; c < ns; c++) {
 		unsigned best = CR_HOPS_INF, members = 0, chosen = 0;
 
 		if (u->comp[c] != c)
 			continue;
-		for (int pass = 0; pass < 2; pass++) {
-			for (uint32_t s = c; s < ns; s++) {
-				unsigned ecc = 0;
-				bool any = false;
-
-				if (u->comp[s] != c)
-					continue;
-				for (uint32_t t = c; t < ns; t++) {
-					if (u->comp[t] != c || !u->has_ca[t])
-						continue;
-					any = true;
-					if (dist[(size_t)s * ns + t] > ecc)
-						ecc = dist[(size_t)s * ns + t];
-				}
-				if (!any)
-					break;
-				if (pass == 0 && ecc < best)
-					best = ecc;
-				else if (pass == 1 && ecc == best)
-					u->is_root[s] = true;
-				if (pass == 1) {
-					members++;
-					chosen += u->is_root[s];
-				}
+		for (uint32_t s = c; s < ns; s++)
+			if (u->comp[s] == c && ecc[s] < best)
+				best = ecc[s];
+		for (uint32_t s = c; s < ns; s++) {
+			if (u->comp[s] != c)
+				continue;
+			members++;
+			if (best != CR_HOPS_INF && ecc[s] == best) {
+				u->is_root[s] = true;
+				chosen++;
 			}
 		}
 		/* All alike (a torus, a ring): no top to find. */
@@ -385,6 +446,9 @@ static void tree_candidates(struct updn *u, const uint8_t *dist)
 				if (u->comp[s] == c)
 					u->is_root[s] = false;
 	}
+	free(leaves);
+	free(ecc);
+	return 0;
 }
 
 /* Per connected part without a root: its switch of minimal eccentricity. */
@@ -430,23 +494,38 @@ static void single_roots(struct updn *u, const uint8_t *dist, bool all)
 	}
 }
 
+/* How much of a tree roots_fit() asks for. */
+enum fit {
+	FIT_STRICT,	/* every CA switch: legal paths to every switch, */
+			/* shortest to every CA switch */
+	FIT_LEGAL,	/* shortest only from and to leaves */
+	FIT_LEAVES,	/* only from and to leaves */
+};
+
 /*
- * Whether the current roots serve the tree heuristic: every CA switch has
- * a legal route to every switch of its part, and a shortest one to every
- * CA switch.
+ * Whether the current roots serve the tree heuristic, see enum fit. Below
+ * FIT_STRICT, CA switches that are not leaves (a core switch with a
+ * management node) may lose bandwidth or, with FIT_LEAVES, their paths to
+ * each other and to the other roots' own LIDs, as in OpenSM's updn
+ * without connect_roots: the routing run logs the CA pairs left without a
+ * route as errors.
  */
-static bool roots_fit(struct updn *u, const uint8_t *dist)
+static bool roots_fit(struct updn *u, const uint8_t *dist, enum fit fit)
 {
 	uint32_t ns = u->ns;
 
 	for (uint32_t d = 0; d < ns; d++) {
 		label(u, d);
 		for (uint32_t s = 0; s < ns; s++) {
+			bool leafy = u->leaf[s] || u->leaf[d];
+			bool shortest = fit == FIT_STRICT || leafy;
+			bool legal = u->leaf[s] || fit != FIT_LEAVES || leafy;
+
 			if (!u->has_ca[s] || u->comp[s] != u->comp[d])
 				continue;
-			if (u->dist[s] == NO_LABEL)
+			if (legal && u->dist[s] == NO_LABEL)
 				return false;
-			if (u->has_ca[d] &&
+			if (u->has_ca[d] && shortest &&
 			    u->dist[s] != dist[(size_t)s * ns + d])
 				return false;
 		}
@@ -457,7 +536,8 @@ static bool roots_fit(struct updn *u, const uint8_t *dist)
 static int choose_roots(struct updn *u, const struct cr_options *o)
 {
 	uint8_t *dist;
-	unsigned count = 0;
+	bool *candidate = NULL;
+	unsigned count = 0, with_ca = 0;
 
 	if (o->root_guids.count) {
 		if (roots_from_guids(u, &o->root_guids))
@@ -473,30 +553,74 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 	dist = cr_switch_distances(u->f);
 	if (!dist)
 		return -1;
-	tree_candidates(u, dist);
-	for (uint32_t s = 0; s < u->ns; s++)
+	if (tree_candidates(u, dist))
+		goto fail;
+	candidate = malloc(u->ns + 1);
+	if (!candidate) {
+		cr_err("cr-updn: out of memory for %u switches", u->ns);
+		goto fail;
+	}
+	for (uint32_t s = 0; s < u->ns; s++) {
+		candidate[s] = u->is_root[s];
 		count += u->is_root[s];
-	if (count > 1) {
+		with_ca += u->is_root[s] && u->has_ca[s];
+	}
+	/*
+	 * The candidates; without those that have CAs (two roots with
+	 * management nodes cannot reach each other); the candidates again,
+	 * leaving such CA pairs without a route rather than every leaf
+	 * without bandwidth.
+	 */
+	for (int attempt = 0; count > 1 && attempt < 3; attempt++) {
+		static const enum fit fits[] = { FIT_STRICT, FIT_LEGAL,
+						 FIT_LEAVES };
+		static const char *const what[] = {
+			"every CA switch has a legal path to every switch, a shortest one to every CA switch",
+			"every CA switch has a legal path to every switch, a shortest one from and to leaves",
+			"every leaf has a legal path to every switch, a shortest one to every CA switch; some CA switches off the leaves lack paths",
+		};
+		unsigned dropped = 0;
+
+		if (attempt && !with_ca)
+			break;
+
+		for (uint32_t s = 0; s < u->ns; s++) {
+			if (attempt == 2)
+				u->is_root[s] = candidate[s];
+			else if (attempt == 1 && u->is_root[s] &&
+				 u->has_ca[s]) {
+				u->is_root[s] = false;
+				dropped++;
+			}
+		}
+		if (attempt == 1 && (!dropped || dropped == count))
+			continue;
 		/* Parts without CAs, or all alike, still need a root. */
 		single_roots(u, dist, false);
 		if (rank_switches(u))
 			goto fail;
-		if (roots_fit(u, dist)) {
-			cr_info("cr-updn: %u roots of minimal host eccentricity: every CA switch has a shortest legal path to every other (tree-like fabric)",
-				count);
+		if (roots_fit(u, dist, fits[attempt])) {
+			cr_info("cr-updn: %u roots of minimal host eccentricity%s: %s (tree-like fabric)",
+				count - dropped,
+				dropped ? " without CAs" : "", what[attempt]);
+			free(candidate);
 			free(dist);
 			return 0;
 		}
-		cr_info("cr-updn: the %u switches of minimal host eccentricity do not make a tree (no shortest or no legal path between some CA switches)",
-			count);
+		cr_info("cr-updn: the %u switches of minimal host eccentricity%s do not make a tree (%s)",
+			count - dropped, dropped ? " without CAs" : "",
+			attempt == 2 ? "some leaf lacks a legal or a shortest path" :
+				       "some CA switch lacks a legal or a shortest path");
 	}
 	cr_info("cr-updn: one root per connected part: the switch of minimal eccentricity, lowest GUID on ties (no tree found: every pair of switches has a legal path through it)");
 	single_roots(u, dist, true);
 	if (rank_switches(u))
 		goto fail;
+	free(candidate);
 	free(dist);
 	return 0;
 fail:
+	free(candidate);
 	free(dist);
 	return -1;
 }
@@ -507,6 +631,7 @@ static void updn_free(struct updn *u)
 	free(u->adj);
 	free(u->comp);
 	free(u->has_ca);
+	free(u->leaf);
 	free(u->is_root);
 	free(u->ord);
 	free(u->rank);
@@ -530,11 +655,14 @@ static int updn_init(struct updn *u, const struct cr_fabric *f)
 	u->dist = malloc(n * sizeof(*u->dist));
 	u->mode = malloc(n);
 	u->queue = malloc(n * sizeof(*u->queue));
+	u->leaf = calloc(n, sizeof(*u->leaf));
 	if (!u->comp || !u->is_root || !u->ord || !u->rank || !u->dist ||
-	    !u->mode || !u->queue || build_adjacency(u)) {
+	    !u->mode || !u->queue || !u->leaf || build_adjacency(u)) {
 		cr_err("cr-updn: out of memory for %u switches", u->ns);
 		return -1;
 	}
+	if (find_leaves(u))
+		return -1;
 	find_components(u);
 	return 0;
 }
@@ -575,7 +703,8 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	if (updn_init(&u, f))
 		goto out;
 	if (!f->num_switches) {
-		cr_err("cr-updn: the fabric has no switch");
+		cr_info("cr-updn: no switch, nothing to route");
+		ret = 0;
 		goto out;
 	}
 	if (choose_roots(&u, o) || report_roots(&u, r))
@@ -618,7 +747,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	}
 	if (illegal_ca)
 		cr_err("cr-updn: %" PRIu64
-		       " (switch with CAs, LID) pairs have no legal up*/down* path with these roots: those LIDs are unreachable from some CAs",
+		       " (switch with CAs, LID) pairs have no legal up*/down* path with these roots: LIDs some CAs cannot reach (CAs on core switches? cable them to leaves, or give root_guid_file)",
 		       illegal_ca);
 	if (illegal)
 		cr_info("cr-updn: %" PRIu64

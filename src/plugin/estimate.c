@@ -173,8 +173,7 @@ static bool job_cancelled(struct cr_est_worker *w)
 static void remove_dump(const char *path)
 {
 	if (unlink(path) < 0 && errno != ENOENT)
-		cr_err("cannot remove the stale %s: %s", path,
-		       strerror(errno));
+		cr_err("cannot remove the stale %s: %s", path, strerror(errno));
 }
 
 /* Names from OpenSM's node name map, for the report only. */
@@ -203,8 +202,8 @@ static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
 		      const char *how, const struct cr_penalty *pen,
 		      struct cr_est_result *const *res, int n)
 {
-	unsigned flags = j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES
-							  : 0;
+	unsigned flags =
+		j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES : 0;
 	char *tmp = NULL;
 	FILE *fp;
 

@@ -10,6 +10,7 @@
 
 /* memfd_create; fuzz.h comes first in every target. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

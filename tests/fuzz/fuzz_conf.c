@@ -4,7 +4,8 @@
  * The first byte picks the parser:
  *   c  opensm.conf (croute's keys among OpenSM's)
  *   g  a GUID list file (root_guid_file, cn_guid_file, ...)
- * anything else: both, on the whole input.
+ *   l  OpenSM's guid2lid cache, for the fixed fabric (croute --lids)
+ * anything else: the first two, on the whole input.
  */
 #include "fuzz.h"
 
@@ -42,6 +43,20 @@ static void guids(const uint8_t *data, size_t size)
 	cr_guid_list_release(&l);
 }
 
+static void guid2lid(const uint8_t *data, size_t size)
+{
+	/* The reader replaces every LID: a fresh fabric each time. */
+	struct cr_fabric *f = fuzz_fabric();
+	const char *path = fuzz_memfd_path(data, size);
+
+	if (path && !cr_lids_read_guid2lid(path, f)) {
+		/* Accepted LIDs must make a consistent fabric. */
+		if (cr_fabric_finalize(f))
+			abort();
+	}
+	cr_fabric_free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_quiet();
@@ -53,6 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'g':
 		guids(data + 1, size - 1);
+		break;
+	case 'l':
+		guid2lid(data + 1, size - 1);
 		break;
 	default:
 		conf(data, size);

@@ -130,6 +130,18 @@ cr_expect_log " minhop tables configured on all switches"
 cr_reject_log "contention estimate"
 [ -f "$DUMP_FILE" ] && cr_fail "fallback: a dump of a routing that is gone"
 
+# --- names from OpenSM's node name map, in the report only -----------------
+cr_log "=== node name map"
+awk '/^switchguid=/ { sub(/^switchguid=/, ""); sub(/\(.*/, ""); g = $0 }
+	/^Switch/ { split($0, q, "\""); print g, "\"SW-" toupper(q[4]) "\"" }' \
+	"$topo" >"$CR_DIR/names.map"
+grep -q '"SW-SPINE-0"' "$CR_DIR/names.map" || cr_fail "no node name map"
+cr_conf "node_name_map_name $CR_DIR/names.map"
+cr_opensm_once -R cr-minhop
+cr_reject_log "croute: ERR"
+grep -q "'SW-LEAF-[0-9]*' port" "$DUMP_FILE" ||
+	cr_fail "node name map: the report does not use the mapped names"
+
 cr_ibsim_stop
 cr_log "all OK"
 exit 0

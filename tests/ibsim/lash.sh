@@ -1,15 +1,15 @@
 #!/bin/sh
 # cr-lash under ibsim with a real opensm (-Q -R cr-lash): a 5x5 torus (two
-# layers), a random irregular fabric, a fat tree, a two-level tree with
-# parallel links and the 6x6x6 torus that OpenSM's own lash cannot fit in
-# 8 VLs. Each routing must be cr-lash's
-# (no fall-through), complete over shortest paths, identical to what
-# `croute route` computes offline for the same LIDs, and free of credit
-# loops per layer by `croute check` (offline, with the SLs) and by ibdmchk
-# with the path-SL and SL2VL dumps when the plugin writes them. On the
-# torus, `saquery -p` between hosts returns the SL cr-lash assigned
-# (lash_start_vl 1 shifts them off OpenSM's default SL 0). Last, too few
-# VLs: a clear error with the numbers, and OpenSM falls back.
+# layers), a random irregular fabric (LMC 0 and 1), a fat tree, a two-level
+# tree with parallel links and the 6x6x6 torus that OpenSM's own lash cannot
+# fit in 8 VLs. Each routing must be cr-lash's (no fall-through), complete
+# over shortest paths, identical to what `croute route` computes offline
+# for the same LIDs, and free of credit loops per layer by `croute check`
+# (offline, with the SLs) and by ibdmchk with the path-SL and SL2VL dumps
+# when the plugin writes them. On the torus, `saquery -p` between hosts
+# returns the SL cr-lash assigned (lash_start_vl 1 shifts them off OpenSM's
+# default SL 0). Last, too few VLs: a clear error with the numbers, and
+# OpenSM falls back.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
@@ -80,13 +80,17 @@ lash_verify() {
 	fi
 }
 
-# lash_case NAME START_VL: routes $CR_DIR/NAME.topo with one sweep.
+# lash_case NAME START_VL [opensm.conf lines...]: routes $CR_DIR/NAME.topo
+# with one sweep.
 lash_case() {
+	name=$1
+	start=$2
+	shift 2
 	rm -f "$CR_GUID2LID"
-	cr_ibsim_start "$CR_DIR/$1.topo"
-	cr_conf "qos TRUE" "lash_start_vl $2"
+	cr_ibsim_start "$CR_DIR/$name.topo"
+	cr_conf "qos TRUE" "lash_start_vl $start" "$@"
 	cr_opensm_once -Q -R cr-lash
-	lash_verify "$1" "$CR_DIR/$1.topo" "$2"
+	lash_verify "$name" "$CR_DIR/$name.topo" "$start"
 	cr_ibsim_stop
 }
 
@@ -128,7 +132,7 @@ done <"$CR_DIR/ca-guids"
 seen_sls=
 pairs=0
 while read -r slid sguid; do
-	while read -r dlid dguid; do
+	while read -r dlid _; do
 		[ "$slid" = "$dlid" ] && continue
 		# A few pairs per source keep the test short.
 		[ $(((slid + dlid) % 8)) = 0 ] || continue
@@ -139,8 +143,9 @@ while read -r slid sguid; do
 			head -n 1)
 		[ -n "$sl" ] || cr_fail "no SL in saquery's answer: $out"
 		sl=$((sl))
-		[ "$sl" -ge 1 ] && [ "$sl" -le "$LASH_LAYERS" ] ||
+		if [ "$sl" -lt 1 ] || [ "$sl" -gt "$LASH_LAYERS" ]; then
 			cr_fail "$slid -> $dlid: SL $sl outside 1..$LASH_LAYERS"
+		fi
 		if [ -s "$CR_DUMP/croute-lash-sl.dump" ]; then
 			want=$(awk -v g="$sguid" -v l="$dlid" '
 				function norm(x) { x = tolower(x); sub(/^0x0*/, "", x)
@@ -158,7 +163,7 @@ while read -r slid sguid; do
 	done <"$CR_DIR/host-lids"
 done <"$CR_DIR/host-lids"
 [ "$pairs" -ge 10 ] || cr_fail "$name: only $pairs path records checked"
-[ "$(echo $seen_sls | wc -w)" -ge 2 ] ||
+[ "$(echo "$seen_sls" | wc -w)" -ge 2 ] ||
 	cr_fail "$name: every path record has SL$seen_sls: not the layers"
 cr_log "$name: $pairs path records, SLs$seen_sls"
 cr_opensm_stop 10
@@ -168,6 +173,9 @@ cr_ibsim_stop
 cr_gen "$CR_DIR/random.topo" random --switches 24 --links 4 --hosts 1 \
 	--seed 5
 lash_case random 0
+# LMC 1: each LID of a port has its own tree and layers.
+cp "$CR_DIR/random.topo" "$CR_DIR/random-lmc.topo"
+lash_case random-lmc 2 "lmc 1"
 cr_gen "$CR_DIR/ftree.topo" ktree 2 3
 # Switch-to-switch shortest paths turn down then up too: not always 1.
 lash_case ftree 0

@@ -1,12 +1,16 @@
 #!/bin/sh
-# cr-updn under ibsim with a real opensm (-R cr-updn): a three-level fat
-# tree, a two-level director with scrambled spine wiring (with
-# remote_guid_sorting and port_shifting), a torus, a random fabric, and a
-# root GUID file naming a CA. Each routing must be complete and free of
-# credit loops by `croute check` and by ibdmchk (Debian's ibutils; it may
-# crash after its report, so its "credit loops" line is read, not its exit
-# status), and cr-updn must have routed it (no fall-through to another
-# engine). A negative control shows the checks see min-hop's credit loops.
+# cr-updn under ibsim with a real opensm (-R cr-updn): two three-level fat
+# trees (the second with port_shifting), a two-level director with
+# scrambled spine wiring (remote_guid_sorting and port_shifting; also with
+# LMC 2), a torus, a random fabric, and root GUID files (a CA's GUID on
+# the torus, the spines' on the director). Each routing must be complete
+# and free of credit loops by `croute check` and by ibdmchk (Debian's
+# ibutils; it may crash after its report, so its "credit loops" line is
+# read, not its exit status), and cr-updn must have routed it (no
+# fall-through to another engine). On the director and on the second
+# tree, no two flows of any shift may share a link (hosts in the order of
+# their names). A negative control shows the checks see min-hop's credit
+# loops.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -63,37 +67,49 @@ updn_case() {
 	cr_ibsim_stop
 }
 
+# updn_shift_free NAME: in the last sweep, every flow of every shift has
+# its links to itself (hosts in the order of their names), counted on
+# opensm's own dumps.
+updn_shift_free() {
+	awk '/^\{ CA / {
+		match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
+		s = substr($0, RSTART + 1, RLENGTH - 1)
+		d = s; sub(/\} LID:.*/, "", d)
+		l = s; sub(/.*LID:/, "", l)
+		print d "\t" l
+	}' "$CR_DUMP/opensm-subnet.lst" | sort -V | awk -F '\t' '{
+		v = 0; s = tolower($2)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		print v
+	}' >"$CR_DIR/hosts"
+	load=$(awk -f "$top_srcdir/bench/updn/shiftload.awk" "$CR_DIR/hosts" \
+		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump")
+	cr_log "$1 shift: $load"
+	case $load in
+	"worst 1 "*" lost 0") ;;
+	*) cr_fail "$1: shifts share links ($load)" ;;
+	esac
+}
+
 cr_gen "$CR_DIR/ftree.topo" ktree 2 3
 updn_case ftree
 # The top level of the tree is the root set.
 [ "$(grep -c '^0x' "$CR_DUMP/croute-updn-roots.dump")" = 4 ] ||
 	cr_fail "ftree: expected the 4 top switches as roots"
 
+# croute's port_shifting (D-mod-k) on a 3-level tree: no shared link in
+# any shift, where least-loaded picks (and OpenSM's rotation) align the
+# levels.
+cr_gen "$CR_DIR/ftree3.topo" ktree 3 3
+updn_case ftree3 "port_shifting TRUE"
+updn_shift_free ftree3
+
 cr_gen "$CR_DIR/director.topo" two-level --leaves 6 --hosts 4 \
 	--uplinks 4 --spines 4 --scramble 7
 updn_case director "remote_guid_sorting TRUE" "port_shifting TRUE"
 cr_expect_log "tree-like fabric" "director: the spines were not found"
-# The goal: every flow of every shift has its links to itself (hosts in
-# the order of their names), counted on opensm's own dumps.
-awk '/^\{ CA / {
-	match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
-	s = substr($0, RSTART + 1, RLENGTH - 1)
-	d = s; sub(/\} LID:.*/, "", d)
-	l = s; sub(/.*LID:/, "", l)
-	print d "\t" l
-}' "$CR_DUMP/opensm-subnet.lst" | sort -V | awk -F '\t' '{
-	v = 0; s = tolower($2)
-	for (i = 1; i <= length(s); i++)
-		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-	print v
-}' >"$CR_DIR/hosts"
-load=$(awk -f "$top_srcdir/bench/updn/shiftload.awk" "$CR_DIR/hosts" \
-	"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump")
-cr_log "director shift: $load"
-case $load in
-"worst 1 "*" lost 0") ;;
-*) cr_fail "director: shifts share links ($load)" ;;
-esac
+updn_shift_free director
 
 cr_gen "$CR_DIR/director-lmc.topo" two-level --leaves 4 --hosts 3 \
 	--uplinks 3 --spines 3 --scramble 2

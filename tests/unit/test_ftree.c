@@ -151,6 +151,26 @@ static void assert_ca_minimal(const struct cr_fabric *f,
 	free(dist);
 }
 
+/* Every CA-attached switch reaches every CA LID. */
+static void assert_ca_complete(const struct cr_fabric *f,
+			       const struct cr_routing *r)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sw = f->switches[s];
+		bool has_ca = false;
+
+		for (unsigned p = 1; p <= f->nodes[sw].num_ports; p++) {
+			uint32_t m = f->nodes[sw].ports[p].remote;
+
+			has_ca |= m != CR_NO_NODE && !cr_is_switch(f, m);
+		}
+		for (uint16_t lid = 1; has_ca && lid <= f->max_lid; lid++)
+			if (f->lid_node[lid] != CR_NO_NODE &&
+			    !cr_is_switch(f, f->lid_node[lid]))
+				assert_true(cr_routing_hops(f, r, sw, lid) > 0);
+	}
+}
+
 /*
  * Worst number of flows on one switch output port over the phases of the
  * shift pattern in CA order (phase k: host i sends to host i + k), each
@@ -225,6 +245,76 @@ static void test_kary_ntrees(void **state)
 	check_full_tree(kary(4, 3, 0), NULL);	/* 3 levels */
 	check_full_tree(kary(2, 4, 0), NULL);	/* 4 levels */
 	check_full_tree(kary(3, 4, 0), NULL);
+}
+
+/*
+ * The largest 3-level tree of k-port switches: k pods of k/2 leaves and
+ * k/2 middle switches, (k/2)^2 roots using all k ports (k-ary n-trees'
+ * roots use half); middle switch j of every pod goes to roots j*k/2.. .
+ */
+static struct cr_fabric *pod_tree_guids(unsigned k, unsigned stride)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	unsigned h = k / 2, roots = h * h, mids = roots, leaves = mids + k * h;
+	unsigned n = roots + 2 * k * h;
+
+	/* stride prime to n: GUIDs a permutation, unrelated to position */
+	for (unsigned i = 0; i < n; i++)
+		tu_switch(f, k, (uint64_t)i * stride % n);
+	for (unsigned p = 0; p < k; p++)
+		for (unsigned j = 0; j < h; j++) {
+			uint32_t mid = mids + p * h + j;
+
+			for (unsigned t = 0; t < h; t++)
+				tu_link(f, j * h + t, p + 1, mid, h + t + 1);
+			for (unsigned l = 0; l < h; l++)
+				tu_link(f, mid, l + 1, leaves + p * h + l,
+					h + j + 1);
+		}
+	for (unsigned l = 0; l < k * h; l++)
+		for (unsigned i = 0; i < h; i++)
+			tu_link(f, leaves + l, i + 1, tu_host(f, l * h + i), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static struct cr_fabric *pod_tree(unsigned k)
+{
+	return pod_tree_guids(k, 1);
+}
+
+static void test_pod_tree(void **state)
+{
+	struct cr_fabric *f = pod_tree(8), *g;
+	bool *drop = calloc(f->num_nodes, sizeof(*drop));
+	struct cr_routing *r;
+
+	/* Half the roots: 2:1 between middle and top, 1:1 below. */
+	for (unsigned j = 0; j < 4; j++)
+		for (unsigned t = 2; t < 4; t++)
+			drop[j * 4 + t] = true;
+	g = copy_without(f, drop, NULL, 0, 0);
+	r = route(g, NULL);
+	assert_sound(g, r, true);
+	assert_int_equal(shift_contention(g, r), 2);
+	cr_routing_free(r);
+	cr_fabric_free(g);
+	free(drop);
+	check_full_tree(f, NULL);
+	/* Switch GUIDs in no relation to the topology: the CA order follows
+	 * the topology, and the slots agree anyway. */
+	check_full_tree(pod_tree_guids(8, 37), NULL);
+}
+
+static void test_one_switch(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t sw = tu_switch(f, 8, 1);
+
+	for (unsigned h = 0; h < 6; h++)
+		tu_link(f, sw, h + 1, tu_host(f, h), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	check_full_tree(f, NULL);
 }
 
 static void test_two_level(void **state)
@@ -496,6 +586,88 @@ static void test_degraded(void **state)
 	free(drop);
 }
 
+static unsigned turn_notes;
+
+static void count_turn_notes(void *arg, enum cr_log_level level,
+			     const char *msg)
+{
+	turn_notes += strstr(msg, "degraded tree:") != NULL;
+}
+
+/*
+ * Random failures on the 8-port pod tree: up to 23 links between middle
+ * switches and roots, and 2 of those switches. CAs must still all reach
+ * each other, with no loop and no credit loop (switch routes without an
+ * up/down path may be left out in such trees, never looped).
+ */
+static void test_degraded_random(void **state)
+{
+	uint64_t rng = 1;
+	unsigned refused = 0;
+	struct cr_options o;
+
+	cr_options_init(&o);
+	turn_notes = 0;
+	cr_log_set(count_turn_notes, NULL, CR_LOG_INFO);
+	for (unsigned seed = 0; seed < 300; seed++) {
+		struct cr_fabric *f = pod_tree(8), *g;
+		bool *drop = calloc(f->num_nodes, sizeof(*drop));
+		uint32_t cut[2 * 24];
+		unsigned ncut = 0, n;
+		struct cr_check_report rep;
+		struct cr_routing *r;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		n = (rng >> 33) % 24;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t sw;
+			unsigned p;
+
+			rng = rng * 6364136223846793005ull + 1;
+			sw = (rng >> 33) % 48;	/* roots and middles */
+			p = 1 + (rng >> 20) % 8;
+			/* links to the roots only: a leaf keeps its hosts
+			 * reachable (else the tree is refused, rightly) */
+			if (sw >= 16 && p <= 4)
+				continue;
+			cut[2 * ncut] = sw;
+			cut[2 * ncut++ + 1] = p;
+		}
+		rng = rng * 6364136223846793005ull + 1;
+		for (unsigned i = 0; i < (rng >> 33) % 3; i++) {
+			uint32_t sw = (rng >> (20 + 7 * i)) % 48;
+
+			drop[sw] = true;
+		}
+		g = copy_without(f, drop, cut, ncut, 0);
+		r = cr_routing_new(g);
+		if (cr_route(cr_engine_find("ftree"), g, &o, r)) {
+			/* Some CA lost every up/down path: refused, clean. */
+			for (uint32_t i = 0; i < g->num_switches; i++)
+				for (uint32_t l = 0; l <= g->max_lid; l++)
+					assert_int_equal(
+						r->lft[g->switches[i]][l],
+						CR_NO_PATH);
+			refused++;
+		} else {
+			assert_int_equal(cr_check(g, r, CR_CHECK_CREDIT,
+						  NULL, 0, &rep),
+					 0);
+			assert_int_equal(rep.loops, 0);
+			assert_int_equal(rep.credit_loops, 0);
+			assert_ca_complete(g, r);
+		}
+		cr_routing_free(r);
+		cr_fabric_free(g);
+		cr_fabric_free(f);
+		free(drop);
+	}
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	/* Some of them needed their switch-to-switch turns checked. */
+	assert_true(turn_notes > 0);
+	assert_true(refused < 30);
+}
+
 static void assert_refused(struct cr_fabric *f)
 {
 	struct cr_options o;
@@ -532,6 +704,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kary_ntrees),
+		cmocka_unit_test(test_one_switch),
+		cmocka_unit_test(test_pod_tree),
 		cmocka_unit_test(test_two_level),
 		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_missing_hosts),
@@ -540,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_io_placement),
 		cmocka_unit_test(test_lmc2),
 		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_degraded_random),
 		cmocka_unit_test(test_not_fat_trees),
 	};
 

@@ -297,6 +297,32 @@ static void test_options(void **state)
 	}
 }
 
+/* Balance first: more layers allowed, never more than the VLs. */
+static void test_balance(void **state)
+{
+	static const unsigned d[] = { 6, 6, 6 };
+	struct cr_options o;
+
+	for (int i = 0; i < 3; i++) {
+		struct cr_fabric *f = i == 0   ? torus(d, 3, true, 2)
+				      : i == 1 ? tu_ring(7)
+					       : random_graph(60, 4, 2, 31, 0);
+		struct cr_routing *r;
+
+		cr_options_init(&o);
+		o.lash_balance = true;
+		o.max_vls = 8;
+		o.lash_start_vl = 1;
+		r = tu_route(f, "cr-lash", &o);
+		assert_in_range(r->num_layers, 1, 7);
+		if (i == 1)
+			assert_int_equal(r->num_layers, 2);
+		assert_sound(f, r);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
+}
+
 static void test_lmc(void **state)
 {
 	assert_in_range(layers_of(random_graph(24, 4, 1, 7, 2)), 1, 8);
@@ -332,6 +358,33 @@ static void test_start_vl_and_local(void **state)
 					 f->nodes[10].ports[1].lid),
 			 r->sl[0][f->nodes[10].ports[1].lid]);
 	assert_int_equal(cr_lash_path_sl(f, r, 0, 1), -1);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* A switch's LID follows the tree and layers of a CA on it. */
+static void test_switch_lids(void **state)
+{
+	static const unsigned d[] = { 5, 4 };
+	struct cr_fabric *f = torus(d, 2, true, 1);
+	struct cr_routing *r = tu_route(f, "cr-lash", NULL);
+
+	for (uint32_t t = 0; t < f->num_switches; t++) {
+		uint32_t dst = f->switches[t];
+		uint16_t swlid = f->nodes[dst].ports[0].lid;
+		uint16_t calid =
+			f->nodes[f->nodes[dst].ports[5].remote].ports[1].lid;
+
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint32_t src = f->switches[s];
+
+			if (src != dst)
+				assert_int_equal(r->lft[src][swlid],
+						 r->lft[src][calid]);
+			assert_int_equal(r->sl[src][swlid], r->sl[src][calid]);
+		}
+	}
+	assert_sound(f, r);
 	cr_routing_free(r);
 	cr_fabric_free(f);
 }
@@ -525,8 +578,10 @@ int main(void)
 		cmocka_unit_test(test_torus_6x6x6),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_balance),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_start_vl_and_local),
+		cmocka_unit_test(test_switch_lids),
 		cmocka_unit_test(test_too_few_vls),
 		cmocka_unit_test(test_check_sees_layers),
 		cmocka_unit_test(test_parallel_links),

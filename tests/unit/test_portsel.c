@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests of the port-selection rules (DESIGN.md, "Port selection"):
- * least-loaded pick in port order, the RFC's port_shifting table,
- * remote-GUID ordering, reproducible scatter_ports, LMC diversity, and the
- * LID order engines route in.
+ * least-loaded pick in port order, the RFC's port_shifting table (OpenSM's
+ * rotation, for engines without CR_PS_SPREAD), croute's destination-based
+ * port_shifting (CR_PS_SPREAD), remote-GUID ordering, reproducible
+ * scatter_ports, LMC diversity, and the LID order engines route in.
  */
 #include <string.h>
 
@@ -70,7 +71,7 @@ static void test_round_robin(void **state)
 	assert_string_equal(t[2], "3 6 9");
 }
 
-/* The RFC's table: A: 1 6 8, B: 2 4 9, C: 3 5 7. */
+/* OpenSM's rotation gives the RFC's table: A: 1 6 8, B: 2 4 9, C: 3 5 7. */
 static void test_port_shifting_rfc(void **state)
 {
 	char t[3][16];

@@ -283,24 +283,20 @@ static inline bool uf_no_credit_loop(const struct cr_fabric *f,
 }
 
 /*
- * Shift pattern over the CAs in node order (leaf order in these
- * builders): phase k, host i sends to host (i + k) mod N. Returns the
- * most flows any directed link carries in any phase (1: every flow gets
- * its full link); *bad_phases receives the phases where some link carries
- * more than one flow.
+ * Shift pattern over the nh hosts (CA nodes) in that order: phase k, host
+ * i sends to host (i + k) mod nh. Returns the most flows any directed link
+ * carries in any phase (1: every flow gets its full link); *bad_phases
+ * receives the phases where some link carries more than one flow.
  */
-static inline unsigned uf_shift_contention(const struct cr_fabric *f,
-					   const struct cr_routing *r,
-					   unsigned *bad_phases)
+static inline unsigned uf_shift_contention_of(const struct cr_fabric *f,
+					      const struct cr_routing *r,
+					      const uint32_t *hosts,
+					      unsigned nh, unsigned *bad_phases)
 {
-	uint32_t *hosts = calloc(f->num_nodes, sizeof(*hosts));
-	unsigned nh = 0, worst = 0, bad = 0;
+	unsigned worst = 0, bad = 0;
 	size_t stride = 256;
 	uint32_t *load = calloc((size_t)f->num_nodes * stride, sizeof(*load));
 
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		if (f->nodes[n].type == CR_NODE_CA)
-			hosts[nh++] = n;
 	for (unsigned k = 1; k < nh; k++) {
 		unsigned phase_max = 0;
 
@@ -331,10 +327,25 @@ static inline unsigned uf_shift_contention(const struct cr_fabric *f,
 		if (phase_max > worst)
 			worst = phase_max;
 	}
-	free(hosts);
 	free(load);
 	if (bad_phases)
 		*bad_phases = bad;
+	return worst;
+}
+
+/* The same over every CA in node order (leaf order in these builders). */
+static inline unsigned uf_shift_contention(const struct cr_fabric *f,
+					   const struct cr_routing *r,
+					   unsigned *bad_phases)
+{
+	uint32_t *hosts = calloc(f->num_nodes, sizeof(*hosts));
+	unsigned nh = 0, worst;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].type == CR_NODE_CA)
+			hosts[nh++] = n;
+	worst = uf_shift_contention_of(f, r, hosts, nh, bad_phases);
+	free(hosts);
 	return worst;
 }
 
