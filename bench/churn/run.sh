@@ -5,7 +5,8 @@
 # console, every engine routes it with one opensm sweep (-o, same LIDs
 # from guid2lid), and its tables are compared with its tables on the
 # intact fabric. Forced: entries that pointed into a failed port, or whose
-# LID left. Unforced%: changed entries among those that did not have to.
+# LID or switch left. Unforced%: changed entries among those that did not
+# have to.
 # After each repair every engine must produce its original tables again
 # ("back" column; OpenSM's engines included).
 #

@@ -22,8 +22,8 @@ enum {
 
 static const struct cli_opt compare_opts[] = {
 	{"engines", KEY_ENGINES, "LIST",
-	 "ENGINE[+ps][+rgs],... (ps: --port-shifting, rgs:"
-	 " --remote-guid-sorting)"},
+	 "ENGINE[+ps][+rgs][+bal],... (ps: --port-shifting, rgs:"
+	 " --remote-guid-sorting, bal: --lash-balance)"},
 	{"root-guids", CLI_KEY_ROOT_GUIDS, "FILE",
 	 "root switch GUIDs, one a line (updn, ftree)"},
 	{"cn-guids", CLI_KEY_CN_GUIDS, "FILE",
@@ -47,7 +47,7 @@ static const struct cli_opt *const compare_tables[] = {
 
 struct compare_set {
 	const struct cr_engine *e;
-	bool ps, rgs;
+	bool ps, rgs, bal;
 };
 
 struct compare_ctx {
@@ -101,10 +101,13 @@ static int parse_sets(const struct cli_cmd *cmd, const char *list,
 			} else if (!strcmp(part, "rgs") ||
 				   !strcmp(part, "remote-guid-sorting")) {
 				out[n].rgs = true;
+			} else if (!strcmp(part, "bal") ||
+				   !strcmp(part, "lash-balance")) {
+				out[n].bal = true;
 			} else {
 				cli_usage_error(cmd,
 						"--engines: unknown toggle"
-						" '+%s' (ps, rgs)",
+						" '+%s' (ps, rgs, bal)",
 						part);
 				goto fail;
 			}
@@ -184,11 +187,13 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	double secs = 0;
 	int ret = -1;
 
-	snprintf(opts, sizeof(opts), "%s%s%s", s->ps ? "ps" : "",
-		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "");
+	snprintf(opts, sizeof(opts), "%s%s%s%s%s", s->ps ? "ps" : "",
+		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
+		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "");
 	c->setup.engine = s->e->name;
 	c->setup.opts.port_shifting = s->ps;
 	c->setup.opts.remote_guid_sorting = s->rgs;
+	c->setup.opts.lash_balance = s->bal;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
@@ -264,10 +269,11 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	printf("# croute compare: %s, %u switches, %u LIDs\n"
-	       "# options: ps --port-shifting, rgs --remote-guid-sorting;"
-	       " unreachable: (CA port,\n# LID) pairs without a path, loops"
-	       " included; loops: virtual lanes with a\n# credit loop;"
-	       " rates: fractions of the injection rate\n",
+	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
+	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
+	       " without a path, loops included; loops:\n# virtual lanes"
+	       " with a credit loop; rates: fractions of the injection"
+	       " rate\n",
 	       c.setup.topo, f->num_switches, cli_count_lids(f));
 	print_header(pats, npat);
 	for (int i = 0; i < nsets; i++) {

@@ -1,12 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* croute route: routes a topology offline, writes opensm-lfts.dump. */
+/*
+ * croute route: routes a topology offline, writes opensm-lfts.dump and,
+ * for lash, the path-SL and SL2VL files the plugin dumps.
+ */
+#include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
 #include "cli.h"
 
+enum {
+	KEY_LASH_SL = CLI_KEY_CMD,
+	KEY_LASH_SL2VL,
+};
+
 static const struct cli_opt route_opts[] = {
 	{"output", 'o', "FILE", "write the LFTs to FILE (default: stdout)"},
+	{"lash-sl", KEY_LASH_SL, "FILE",
+	 "lash: write the path SLs (croute-lash-sl.dump, ibdmchk -c)"},
+	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE",
+	 "lash: write the SL2VL tables (croute-lash-sl2vl.dump, ibdmchk -d)"},
 	CLI_OPT_END,
 };
 
@@ -20,6 +33,7 @@ static const struct cli_opt *const route_tables[] = {
 struct route_ctx {
 	struct cli_setup setup;
 	const char *output;
+	const char *lash_sl, *lash_sl2vl;
 };
 
 static int route_opt(void *arg, int key, const char *val)
@@ -29,8 +43,36 @@ static int route_opt(void *arg, int key, const char *val)
 
 	if (ret <= 0)
 		return ret;
-	c->output = val; /* 'o', the only one left */
+	switch (key) {
+	case KEY_LASH_SL:
+		c->lash_sl = val;
+		break;
+	case KEY_LASH_SL2VL:
+		c->lash_sl2vl = val;
+		break;
+	default:
+		c->output = val; /* 'o', the only one left */
+	}
 	return 0;
+}
+
+typedef int (*lash_writer)(FILE *out, const struct cr_fabric *f,
+			   const struct cr_routing *r);
+
+/* One of the layer files, whole or not at all; 0 or -1 (reported). */
+static int write_lash_file(const char *path, lash_writer fn,
+			   const struct cr_fabric *f,
+			   const struct cr_routing *r)
+{
+	char *tmp;
+	FILE *out;
+
+	if (!path)
+		return 0;
+	out = cli_out_open(path, &tmp);
+	if (!out)
+		return -1;
+	return cli_out_close(out, tmp, path, !fn(out, f, r));
 }
 
 static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -54,6 +96,16 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
 		goto out;
 	}
+	/* Only a layered engine has SLs to write: say so before routing. */
+	if ((c.lash_sl || c.lash_sl2vl) &&
+	    !cr_engine_find(c.setup.engine ? c.setup.engine : "minhop")
+		     ->layered) {
+		cli_usage_error(cmd,
+				"--lash-sl and --lash-sl2vl need a layered"
+				" engine (--engine lash), not '%s'",
+				c.setup.engine ? c.setup.engine : "minhop");
+		goto out;
+	}
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
@@ -64,6 +116,9 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!out)
 		goto out;
 	if (cli_out_close(out, tmp, c.output, !cr_lft_write_dump(out, f, r)))
+		goto out;
+	if (write_lash_file(c.lash_sl, cr_lash_write_psl, f, r) ||
+	    write_lash_file(c.lash_sl2vl, cr_lash_write_sl2vl, f, r))
 		goto out;
 	if (cli_verbosity >= CR_LOG_INFO)
 		fprintf(stderr,
@@ -87,7 +142,8 @@ const struct cli_cmd cli_cmd_route = {
 	.details = "LIDs come from --lids, else are assigned with --lmc, else"
 		   " are the topology's,\nelse are assigned with LMC 0 in node"
 		   " order. A one-line summary with the\nrouting time goes to"
-		   " stderr.\n",
+		   " stderr. With lash, --lash-sl and --lash-sl2vl write the\n"
+		   "files ibdmchk -c and -d read, as the plugin dumps them.\n",
 	.opts = route_tables,
 	.run = route_run,
 };

@@ -34,7 +34,7 @@ const struct cli_opt cli_topo_opts[] = {
 const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME", "minhop, updn, ftree, lash (cr- optional)"},
 	{"port-shifting", CLI_KEY_PORT_SHIFTING, NULL,
-	 "rotate port choices across LIDs (OpenSM's port_shifting)"},
+	 "spread destinations over equal ports (port_shifting, croute(8))"},
 	{"remote-guid-sorting", CLI_KEY_REMOTE_GUID_SORTING, NULL,
 	 "order equal ports by the GUID at their far end"},
 	{"scatter-ports", CLI_KEY_SCATTER_PORTS, "SEED",
@@ -47,6 +47,8 @@ const struct cli_opt cli_engine_opts[] = {
 	 "I/O node port GUIDs, one a line (ftree)"},
 	{"lash-start-vl", CLI_KEY_LASH_START_VL, "VL",
 	 "first virtual lane lash uses (0..14)"},
+	{"lash-balance", CLI_KEY_LASH_BALANCE, NULL,
+	 "lash: balance over more layers before fewest layers"},
 	CLI_OPT_END,
 };
 
@@ -291,6 +293,9 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		if (cli_uint(s->cmd, "--lash-start-vl", arg, 14, &v))
 			return -1;
 		s->opts.lash_start_vl = (uint8_t)v;
+		return 0;
+	case CLI_KEY_LASH_BALANCE:
+		s->opts.lash_balance = true;
 		return 0;
 	}
 	return 1;

@@ -34,6 +34,16 @@ static int set_remote_guid_sorting(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->remote_guid_sorting);
 }
 
+static int set_lash_balance(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->lash_balance);
+}
+
+static int set_lash_sl_dump(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->lash_sl_dump);
+}
+
 static enum cr_fail_stage parse_stage(const char *s)
 {
 	if (!strcmp(s, "import"))
@@ -97,6 +107,8 @@ struct conf_key {
 /* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
 static const struct conf_key conf_keys[] = {
 	{"remote_guid_sorting", set_remote_guid_sorting, "TRUE or FALSE"},
+	{"croute_lash_balance", set_lash_balance, "TRUE or FALSE"},
+	{"croute_lash_sl_dump", set_lash_sl_dump, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/est_conf.c. */
@@ -112,6 +124,7 @@ void cr_conf_defaults(struct cr_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->remote_guid_sorting = false;
+	c->lash_sl_dump = true;
 }
 
 static char *trim(char *s)

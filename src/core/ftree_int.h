@@ -42,7 +42,8 @@ struct ft {
 	uint32_t ngroups;
 	uint8_t *ports;
 	int32_t *slots;		/* class position -> up group offset, -1 */
-	uint32_t *by_rank;		/* switch indices, rank 0 first */
+	uint32_t *by_rank;		/* ranked switch indices, rank 0 first */
+	uint32_t nranked;		/* all but those left out of the tree */
 	int max_rank;
 	uint64_t radix_div[FT_MAX_HEIGHT + 1];	/* D-mod-k divisor by height */
 	/* slots of every switch of a height, 0 when they differ */

@@ -298,9 +298,10 @@ static void split_groups(struct ft *ft)
 		for (unsigned i = 0; i < n; i++)
 			if (ft->sw[g[i].remote].rank > sw->rank)
 				tmp[k++] = g[i];
-		memcpy(g, tmp, n * sizeof(*g));
+		/* k < n only on switches left out of the tree */
+		memcpy(g, tmp, k * sizeof(*g));
 		sw->nup = up;
-		sw->ndown = n - up;
+		sw->ndown = k - up;
 	}
 	for (uint32_t s = 0; s < ft->ns; s++) {
 		struct ft_sw *sw = &ft->sw[s];
@@ -367,7 +368,7 @@ static void column_keys(const struct ft *ft, const uint32_t *cls,
 		key[s] = ft_guid(ft, s);
 		cls_key[s] = 0;	/* not yet known */
 	}
-	for (uint32_t i = 0; i < ft->ns; i++) {
+	for (uint32_t i = 0; i < ft->nranked; i++) {
 		uint32_t s = ft->by_rank[i], c = cls[s];
 
 		if (!ft->sw[s].nup)
@@ -652,15 +653,11 @@ int ft_build(struct ft *ft, const struct cr_fabric *f,
 	if (!adjacent_ranks(ft, true))
 		return -1;
 	split_groups(ft);
-	/* Counting sort by rank: parents before children. */
-	{
-		uint32_t k = 0;
-
-		for (int r = 0; r <= ft->max_rank; r++)
-			for (uint32_t s = 0; s < ft->ns; s++)
-				if (ft->sw[s].rank == r)
-					ft->by_rank[k++] = s;
-	}
+	/* Sorted by rank: parents before children. */
+	for (int r = 0; r <= ft->max_rank; r++)
+		for (uint32_t s = 0; s < ft->ns; s++)
+			if (ft->sw[s].rank == r)
+				ft->by_rank[ft->nranked++] = s;
 	if (build_slots(ft) || order_leaves(ft))
 		goto oom;
 	count_cns(ft);

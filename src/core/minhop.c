@@ -34,7 +34,7 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		uint16_t lid = lids[i];
 		uint8_t dport;
 		uint32_t d = cr_lid_switch(f, lid, &dport);
-		unsigned flags = dport ? 0 : CR_PS_NOCOUNT;
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD;
 		uint32_t di;
 
 		if (d == CR_NO_NODE)

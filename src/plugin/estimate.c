@@ -12,10 +12,11 @@
  * One job runs at a time. A routing that completes while an estimate runs
  * replaces the queued job (only the newest routing is worth estimating)
  * and marks the running one superseded: it stops at its next pattern and
- * writes nothing. The plugin's delete drops the queued job and joins the
- * thread, letting the running estimate finish, so that `opensm -o` leaves
- * a complete dump behind. With croute_estimate none nothing is copied and
- * no thread is started.
+ * writes nothing. The plugin's delete lets the queued job run and joins
+ * the thread, so that `opensm -o` leaves a complete dump behind; it also
+ * hands over the last routing when OpenSM, exiting, never reported its
+ * end. With croute_estimate none nothing is copied and no thread is
+ * started.
  *
  * croute-contention.dump: '#' comment lines (engine, hosts, factors),
  * then each pattern's report as `croute estimate` prints it, so that the
@@ -26,7 +27,6 @@
 #endif
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +63,9 @@ struct cr_est_worker {
 	bool busy; /* the thread is in its loop */
 	bool cancel; /* the running job is superseded (atomic) */
 	struct est_job *pending;
+	/* The routing run last handed over (cr_plugin.run_start). */
+	bool handed;
+	struct timespec handed_run;
 };
 
 static void job_free(struct est_job *j)
@@ -188,8 +191,17 @@ static void apply_name_map(struct est_job *j)
 		return;
 	for (uint32_t n = 0; n < j->f->num_nodes; n++) {
 		struct cr_node *node = &j->f->nodes[n];
-		char *name = remap_node_name(map, node->guid, node->desc);
+		char desc[IB_NODE_DESCRIPTION_SIZE + 1];
+		char *name;
 
+		/*
+		 * remap_node_name cleans the description in place and ends
+		 * it at IB_NODE_DESCRIPTION_SIZE - 1 whatever its length:
+		 * it wants a buffer of that size, not our string.
+		 */
+		memset(desc, 0, sizeof(desc));
+		strncpy(desc, node->desc, IB_NODE_DESCRIPTION_SIZE - 1);
+		name = remap_node_name(map, node->guid, desc);
 		if (!name)
 			continue;
 		free(node->desc);
@@ -200,6 +212,7 @@ static void apply_name_map(struct est_job *j)
 
 static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
 		      const char *how, const struct cr_penalty *pen,
+		      const struct cr_pattern *pats,
 		      struct cr_est_result *const *res, int n)
 {
 	unsigned flags =
@@ -217,8 +230,16 @@ static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
 		CONTENTION_DUMP, j->engine, j->f->num_switches, hosts->count,
 		how, pen->be, pen->bs, pen->gr);
 	for (int i = 0; i < n; i++) {
-		if (!res[i])
+		if (!res[i]) {
+			/* Said, so that a reader does not take it as left out. */
+			fprintf(fp,
+				"pattern %s%s%s: not estimated (see OpenSM's"
+				" log)\n\n",
+				cr_pattern_kind_name(pats[i].kind),
+				pats[i].path ? ":" : "",
+				pats[i].path ? pats[i].path : "");
 			continue;
+		}
 		cr_est_write_text(fp, j->f, res[i], flags);
 		fputc('\n', fp);
 	}
@@ -289,7 +310,7 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	if (!done)
 		goto fail;
 	apply_name_map(j);
-	if (write_dump(j, hosts, how, &par.pen, res, n))
+	if (write_dump(j, hosts, how, &par.pen, pats, res, n))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_verbose("wrote %s in %.2f s", j->path,
@@ -388,19 +409,23 @@ static void submit(struct cr_plugin *pl, struct est_job *j)
 	w->thread_live = true;
 }
 
-void cr_estimate_routing_done(struct cr_plugin *pl)
+/*
+ * Queues the estimate of the routing croute installed last (ours), or
+ * only the removal of a dump that would describe a routing that is gone;
+ * queued too, so that an estimate still running cannot rename its dump
+ * into place afterwards.
+ */
+static void hand_over(struct cr_plugin *pl, bool ours)
 {
-	const struct osm_routing_engine *used = pl->osm->routing_engine_used;
 	const char *dir = pl->osm->subn.opt.dump_files_dir;
 	const char *map = pl->osm->subn.opt.node_name_map_name;
 	const struct cr_est_conf *c = &pl->conf.est;
+	struct cr_est_worker *w;
+	struct timespec t0, t1;
 	struct est_job *j;
-	bool ours;
 
 	if (!dir || !*dir)
 		return;
-	ours = pl->installed && pl->fabric && pl->routing && used &&
-	       used->context == (void *)pl->run_engine;
 	if (c->mode == CR_EST_MODE_NONE && !pl->est_worker) {
 		/* Nothing runs, nothing queued: no thread needed. */
 		char *path = dump_path(dir);
@@ -410,18 +435,16 @@ void cr_estimate_routing_done(struct cr_plugin *pl)
 		free(path);
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	w = worker_get(pl);
 	j = calloc(1, sizeof(*j));
-	if (!j)
+	if (!w || !j)
 		goto oom;
+	w->handed = true;
+	w->handed_run = pl->run_start;
 	j->path = dump_path(dir);
 	if (!j->path)
 		goto oom;
-	/*
-	 * Not croute's tables, or no estimate wanted: the job only removes
-	 * a dump that would describe a routing that is gone; queued, so
-	 * that an estimate still running cannot rename one into place
-	 * afterwards.
-	 */
 	if (ours && c->mode != CR_EST_MODE_NONE) {
 		j->conf = *c;
 		snprintf(j->engine, sizeof(j->engine), "%s",
@@ -439,6 +462,10 @@ void cr_estimate_routing_done(struct cr_plugin *pl)
 			goto oom;
 	}
 	submit(pl, j);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_verbose("routing handed to the estimate thread in %.1f ms",
+		   (t1.tv_sec - t0.tv_sec) * 1e3 +
+			   (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	return;
 oom:
 	cr_err("out of memory copying the routing for the contention"
@@ -446,18 +473,42 @@ oom:
 	job_free(j);
 }
 
+void cr_estimate_routing_done(struct cr_plugin *pl)
+{
+	const struct osm_routing_engine *used = pl->osm->routing_engine_used;
+
+	hand_over(pl, pl->installed && pl->fabric && pl->routing && used &&
+			      used->context == (void *)pl->run_engine);
+}
+
 void cr_estimate_stop(struct cr_plugin *pl)
 {
 	struct cr_est_worker *w = pl->est_worker;
 
+	/*
+	 * OpenSM stops reporting events once its exit flag is set, which
+	 * opensm -o can do before the sweep that routed has reported
+	 * UCAST_ROUTING_DONE: then the routing installed last was never
+	 * handed over. Its tables are croute's (installed is only set when
+	 * OpenSM took them; routing_engine_used is gone by now), so
+	 * estimate them here.
+	 */
+	if (pl->installed && pl->fabric && pl->routing && pl->run_engine &&
+	    pl->conf.est.mode != CR_EST_MODE_NONE &&
+	    (!w || !w->handed || w->handed_run.tv_sec != pl->run_start.tv_sec ||
+	     w->handed_run.tv_nsec != pl->run_start.tv_nsec)) {
+		cr_info("OpenSM exits before reporting the end of routing:"
+			" estimating %s's routing now",
+			pl->run_engine->name);
+		hand_over(pl, true);
+		w = pl->est_worker;
+	}
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	job_free(w->pending);
-	w->pending = NULL;
-	pthread_mutex_unlock(&w->lock);
+	/* The queued job is the newest routing: it runs too, then we stop. */
 	if (w->thread_live)
 		pthread_join(w->thread, NULL);
+	job_free(w->pending); /* none left, unless the thread never started */
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 	pl->est_worker = NULL;

@@ -300,7 +300,8 @@ static uint8_t engine_path_sl(void *context, uint8_t path_sl_hint,
 	if (!s || !src || !dst || src > s->max_lid || dst > s->max_lid)
 		return path_sl_hint;
 	sw = s->lid_switch[src];
-	if (sw == UINT32_MAX)
+	/* A LID routed to no switch has no layer: OpenSM's choice stands. */
+	if (sw == UINT32_MAX || s->lid_switch[dst] == UINT32_MAX)
 		return path_sl_hint;
 	return s->sl[(size_t)sw * ((size_t)s->max_lid + 1) + dst];
 }

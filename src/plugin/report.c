@@ -13,6 +13,10 @@
  * croute-ftree-ca-order.dump
  *	# comment lines, then the CA ports in cr-ftree's order:
  *	<index> 0x<LID> 0x<port GUID> <port> "<node description>"
+ * croute-lash-sl.dump, croute-lash-sl2vl.dump
+ *	cr-lash's path SLs and SL2VL tables as ibdmchk's -c and -d read
+ *	them (include/croute/lash.h); the SL file only up to a size, or not
+ *	at all with croute_lash_sl_dump FALSE.
  * Descriptions escape '"' and '\' with a backslash.
  */
 #ifdef HAVE_CONFIG_H
@@ -28,11 +32,21 @@
 
 #include "plugin.h"
 
+#include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
 #define ROOTS_DUMP "croute-updn-roots.dump"
 #define CA_ORDER_DUMP "croute-ftree-ca-order.dump"
+#define LASH_SL_DUMP "croute-lash-sl.dump"
+#define LASH_SL2VL_DUMP "croute-lash-sl2vl.dump"
+
+/*
+ * The SL file has a line per node and LID in use (25 MB for 1000 nodes,
+ * 650 MB for 5000), written on OpenSM's sweeper thread: above this the
+ * sweep would wait too long for a file only ibdmchk reads.
+ */
+#define LASH_SL_DUMP_MAX_LINES (4u << 20)
 
 static void put_desc(FILE *fp, const char *desc)
 {
@@ -82,6 +96,46 @@ static void write_ca_order(FILE *fp, const char *engine,
 		put_desc(fp, n->desc);
 		fputc('\n', fp);
 	}
+}
+
+/* The writers log their failures; cr_file_commit then sees the error. */
+static void write_lash_sl(FILE *fp, const char *engine,
+			  const struct cr_fabric *f, const struct cr_routing *r)
+{
+	(void)engine;
+	cr_lash_write_psl(fp, f, r);
+}
+
+static void write_lash_sl2vl(FILE *fp, const char *engine,
+			     const struct cr_fabric *f,
+			     const struct cr_routing *r)
+{
+	(void)engine;
+	cr_lash_write_sl2vl(fp, f, r);
+}
+
+/* Whether croute-lash-sl.dump is wanted, and small enough; says why not. */
+static bool lash_sl_wanted(const struct cr_plugin *pl, const char *engine,
+			   const struct cr_fabric *f)
+{
+	uint64_t lids = 0, lines;
+
+	if (!pl->conf.lash_sl_dump) {
+		cr_verbose("%s: croute_lash_sl_dump is FALSE: no %s", engine,
+			   LASH_SL_DUMP);
+		return false;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		lids += f->lid_node[lid] != CR_NO_NODE;
+	lines = lids * f->num_nodes;
+	if (lines <= LASH_SL_DUMP_MAX_LINES)
+		return true;
+	cr_info("%s: %s not written: %" PRIu64 " nodes x %" PRIu64
+		" LIDs is more than %u lines (croute route --lash-sl writes it"
+		" offline; croute_lash_sl_dump FALSE silences this)",
+		engine, LASH_SL_DUMP, (uint64_t)f->num_nodes, lids,
+		LASH_SL_DUMP_MAX_LINES);
+	return false;
 }
 
 typedef void (*dump_fn)(FILE *fp, const char *engine, const struct cr_fabric *f,
@@ -145,5 +199,11 @@ void cr_report_dumps(struct cr_plugin *pl)
 	dump_file(dir, ROOTS_DUMP, r && r->roots ? write_roots : NULL, engine,
 		  f, r);
 	dump_file(dir, CA_ORDER_DUMP, r && r->ca_order ? write_ca_order : NULL,
+		  engine, f, r);
+	dump_file(dir, LASH_SL_DUMP,
+		  r && r->sl && lash_sl_wanted(pl, engine, f) ? write_lash_sl
+							      : NULL,
+		  engine, f, r);
+	dump_file(dir, LASH_SL2VL_DUMP, r && r->sl ? write_lash_sl2vl : NULL,
 		  engine, f, r);
 }

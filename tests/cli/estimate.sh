@@ -64,6 +64,20 @@ cmp -s "$DIR/engine.norm" "$DIR/lfts.norm" ||
 	fail "--engine and --lfts of the same routing differ"
 grep -q "seed 7" "$DIR/lfts.norm" || fail "--seed not applied"
 
+# --- Gb/s, and a host order of one's own ------------------------------------
+expect 0 estimate --topo "$T" --engine minhop --pattern shift --gbps
+grep -q "(rates Gb/s)" "$DIR/out" || fail "--gbps: the summary is not in Gb/s"
+# 4x QDR: 32 Gb/s at most, above 1 (the most a fraction can be) here
+awk '$1 == "shift" && $4 > 1 && $4 <= 32 { ok = 1 } END { exit !ok }' \
+	"$DIR/out" || fail "--gbps: the average is not in Gb/s"
+printf '"h%04d HCA-1"\n' 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 \
+	>"$DIR/hosts"
+expect 0 estimate --topo "$T" --engine minhop --pattern shift \
+	--hosts "$DIR/hosts"
+grep -q "in the order of host list" "$DIR/out" || fail "--hosts not used"
+expect 2 estimate --topo "$T" --engine minhop --hosts "$DIR/hosts" \
+	--ca-order "$DIR/hosts"
+
 # --- sampled phases ---------------------------------------------------------
 expect 0 estimate --topo "$T" --engine minhop --pattern shift --phases 4
 grep -q "^pattern shift:4: 4 of 15 phases" "$DIR/out" ||

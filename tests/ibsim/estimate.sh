@@ -3,10 +3,12 @@
 # tree: after an opensm -o run by cr-minhop, croute-contention.dump is
 # complete (the plugin's delete waits for the estimate thread) and its
 # figures equal `croute estimate --lfts` on the LFTs opensm dumped, with
-# the same patterns, seed and penalty factors; one INFO line per pattern
-# is logged. A bad croute_penalty_factors value is an error naming the key
-# and the defaults are used; croute_estimate none writes nothing and
-# removes an earlier dump; a fallback to OpenSM's own engine removes it too.
+# the same patterns, seed and penalty factors, and on the tables read back
+# from the switches with ibroute; one INFO line per pattern is logged. A
+# bad croute_penalty_factors value is an error naming the key and the
+# defaults are used; croute_estimate none writes nothing and removes an
+# earlier dump; a fallback to OpenSM's own engine removes it too; names
+# come from OpenSM's node name map when one is set.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
@@ -61,6 +63,38 @@ for p in "shift: 15 phases" "bisect:4: 4 phases" "fanin:3: 2 phases"; do
 done
 grep -q "^  k  *flows" "$DUMP_FILE" || cr_fail "full: no per-phase table"
 cr_est_compare full --pattern shift,bisect:4,fanin:3
+
+# The same figures from the switches' own tables, read back with ibroute
+# (when infiniband-diags is there): what an administrator scores when
+# the LFTs come from any subnet manager.
+if command -v ibroute >/dev/null 2>&1; then
+	: >"$CR_DIR/ibroute.all"
+	for lid in $(awk '/^Unicast lids/ {
+		for (i = 1; i <= NF; i++) if ($i == "Lid") print $(i + 1)
+	}' "$CR_DUMP/opensm-lfts.dump"); do
+		cr_osm_env timeout -k "$CR_GRACE" 30 ibroute "$lid" \
+			>>"$CR_DIR/ibroute.all" 2>"$CR_DIR/ibroute.err" ||
+			cr_fail "ibroute $lid: $(cat "$CR_DIR/ibroute.err")"
+	done
+	"$CROUTE" estimate --topo "$topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DIR/ibroute.all" --pattern shift,bisect:4,fanin:3 \
+		>"$CR_DIR/ibroute.est" 2>"$CR_DIR/ibroute.est.err" ||
+		cr_fail "croute estimate on ibroute's tables failed"
+	cr_est_norm "$CR_DIR/ibroute.est" >"$CR_DIR/ibroute.norm"
+	cmp -s "$CR_DIR/full.plugin.norm" "$CR_DIR/ibroute.norm" ||
+		cr_fail "the estimate on ibroute's tables differs"
+fi
+
+# --- cr-ftree: hosts in its CA order, offline from its CA order dump -------
+cr_log "=== ftree"
+cr_conf "croute_estimate full" "croute_patterns shift,bisect:2"
+cr_opensm_once -R cr-ftree
+cr_expect_log "cr-ftree tables configured on all switches"
+cr_reject_log "croute: ERR"
+grep -q "in the order of the engine's CA order" "$DUMP_FILE" ||
+	cr_fail "ftree: the estimate does not use cr-ftree's CA order"
+cr_est_compare ftree --pattern shift,bisect:2 \
+	--ca-order "$CR_DUMP/croute-ftree-ca-order.dump"
 
 # --- the default: summary, shift and bisect --------------------------------
 cr_log "=== summary"
@@ -141,6 +175,41 @@ cr_opensm_once -R cr-minhop
 cr_reject_log "croute: ERR"
 grep -q "'SW-LEAF-[0-9]*' port" "$DUMP_FILE" ||
 	cr_fail "node name map: the report does not use the mapped names"
+
+# --- the thread's paths under valgrind: every kind of pattern, a flows file
+# that is missing, the name map, a re-sweep while it runs ---------------------
+if command -v valgrind >/dev/null 2>&1; then
+	cr_log "=== valgrind"
+	printf '"h0001 HCA-1" "h0016 HCA-1"\n"h0002 HCA-1" "h0016 HCA-1"\n' \
+		>"$CR_DIR/two.flows"
+	cr_conf "croute_estimate full" "node_name_map_name $CR_DIR/names.map" \
+		"croute_patterns shift,bisect:3,alltoall,fanin:3,flows:$CR_DIR/two.flows,flows:$CR_DIR/missing.flows"
+	CR_OSM_WRAP="valgrind --leak-check=full --show-leak-kinds=all
+		--errors-for-leak-kinds=definite,indirect --num-callers=40
+		--log-file=$CR_DIR/valgrind.log"
+	cr_opensm_start -R cr-minhop
+	CR_OSM_WRAP=
+	cr_wait_log "$CR_LOG" "contention estimate \(cr-minhop\): flows" 1 \
+		120 "$CR_OSM_PID" || cr_fail "valgrind: no estimate"
+	kill -HUP "$(cr_opensm_pid)"
+	cr_wait_log "$CR_LOG" "contention estimate \(cr-minhop\): flows" 2 \
+		120 "$CR_OSM_PID" || cr_fail "valgrind: no estimate after SIGHUP"
+	cr_expect_log "croute: ERR: .*missing.flows"
+	cr_opensm_stop 120 || cr_fail "opensm under valgrind failed"
+	[ -f "$DUMP_FILE" ] || cr_fail "valgrind: no dump"
+	grep -q "ERROR SUMMARY" "$CR_DIR/valgrind.log" ||
+		cr_fail "valgrind did not finish"
+	# Reports through croute's estimate code, its core included.
+	if awk '/^==[0-9]+== *$/ {
+			if (rec ~ /\((estimate|est_[a-z]*|maxmin|pattern|endpoint|fabric)\.c:[0-9]+\)|libcroute/ &&
+			    rec !~ /(ERROR|HEAP|LEAK) SUMMARY/) { print rec; bad = 1 }
+			rec = ""; next
+		}
+		{ rec = rec $0 "\n" }
+		END { exit !bad }' "$CR_DIR/valgrind.log"; then
+		cr_fail "valgrind reports errors or leaks in croute's code"
+	fi
+fi
 
 cr_ibsim_stop
 cr_log "all OK"

@@ -201,18 +201,19 @@ cr_ibdm_verdict() {
 # cr_churn BEFORE AFTER DEAD: compares two normalised LFTs; DEAD lists
 # "switch-guid port" pairs whose link failed. Prints "total changed forced
 # unforced": entries of BEFORE, entries that differ in AFTER, those that
-# had to (they pointed into a failed port, or their LID is gone), and the
-# others.
+# had to (they pointed into a failed port, or their LID or their switch is
+# gone), and the others.
 cr_churn() {
 	# (By name: an empty file has no first line to count.)
 	awk '
 	FILENAME == ARGV[1] { dead[$1 " " $2] = 1; next }
 	FILENAME == ARGV[2] { before[$1 " " $2] = $3; n++; next }
-	{ after[$1 " " $2] = $3; lid[$2] = 1 }
+	{ after[$1 " " $2] = $3; lid[$2] = 1; sw[$1] = 1 }
 	END {
 		for (k in before) {
 			split(k, w, " ")
-			forced = ((w[1] " " before[k]) in dead) || !(w[2] in lid)
+			forced = ((w[1] " " before[k]) in dead) ||
+			    !(w[2] in lid) || !(w[1] in sw)
 			if (!(k in after) || after[k] != before[k]) {
 				changed++
 				if (forced)

@@ -5,16 +5,40 @@
 # fit in 8 VLs. Each routing must be cr-lash's (no fall-through), complete
 # over shortest paths, identical to what `croute route` computes offline
 # for the same LIDs, and free of credit loops per layer by `croute check`
-# (offline, with the SLs) and by ibdmchk with the path-SL and SL2VL dumps
-# when the plugin writes them. On the torus, `saquery -p` between hosts
-# returns the SL cr-lash assigned (lash_start_vl 1 shifts them off OpenSM's
-# default SL 0). Last, too few VLs: a clear error with the numbers, and
-# OpenSM falls back.
+# (offline, with the SLs) and by ibdmchk with the plugin's path-SL and
+# SL2VL dumps (the same files `croute route --lash-sl/--lash-sl2vl` writes).
+# On the torus and the random fabric with LMC 1, `saquery -p` returns the SL
+# of croute-lash-sl.dump for (source node, destination LID): between hosts,
+# from and to a port's further LMC LIDs, from and to switches
+# (lash_start_vl shifts the SLs off OpenSM's default SL 0), and OpenSM
+# programs cr-lash's SL2VL map on CA ports as on switch ports. Without QoS,
+# cr-lash warns and still routes. Last, too few VLs: a clear error with the
+# numbers, and OpenSM falls back.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
 cr_init lash
 cr_need saquery
+
+# lash_ibdmchk NAME [SL_FILE]: ibdmchk's credit-loop verdict on the last
+# sweep's dumps, told the layers by SL_FILE (default croute-lash-sl.dump)
+# and croute-lash-sl2vl.dump: prints "none", "loops" or "unknown". Its
+# report counts, not its exit status: Debian's 1.5.7 may crash after it.
+lash_ibdmchk() {
+	out=$CR_DIR/ibdmchk-$1.out
+	(cd "$CR_DUMP" && timeout -k "$CR_GRACE" "$CR_TIMEOUT" \
+		ibdmchk -s opensm-subnet.lst -f opensm.fdbs \
+		-m opensm.mcfdbs -c "${2:-croute-lash-sl.dump}" \
+		-d croute-lash-sl2vl.dump
+	true) >"$out" 2>&1
+	if grep -q -i -- "-I- no credit loops found" "$out"; then
+		echo none
+	elif grep -q -i -- "-E- .*credit loop" "$out"; then
+		echo loops
+	else
+		echo unknown
+	fi
+}
 
 # lash_verify NAME TOPO START_VL: checks the last sweep of fabric TOPO.
 lash_verify() {
@@ -59,25 +83,128 @@ lash_verify() {
 	grep -q "credit loops: *0" "$CR_DIR/$name.check-sl" ||
 		cr_fail "$name: croute check did not look for credit loops"
 
-	# ibdmchk, told the layers, when the plugin dumped them.
-	if [ -s "$CR_DUMP/croute-lash-sl.dump" ] &&
-		[ -s "$CR_DUMP/croute-lash-sl2vl.dump" ] &&
-		command -v ibdmchk >/dev/null 2>&1; then
-		(cd "$CR_DUMP" && timeout -k "$CR_GRACE" "$CR_TIMEOUT" \
-			ibdmchk -s opensm-subnet.lst -f opensm.fdbs \
-			-m opensm.mcfdbs -c croute-lash-sl.dump \
-			-d croute-lash-sl2vl.dump
-		true) >"$CR_DIR/ibdmchk-$name.out" 2>&1
-		grep -q -- "-I- no credit loops found" \
-			"$CR_DIR/ibdmchk-$name.out" || {
-			grep -i -- "credit\|^-E-" "$CR_DIR/ibdmchk-$name.out" |
-				head
-			cr_fail "$name: ibdmchk reports credit loops (or no verdict)"
-		}
+	# The layer dumps: what croute route writes offline for these LIDs.
+	for f in sl sl2vl; do
+		[ -s "$CR_DUMP/croute-lash-$f.dump" ] ||
+			cr_fail "$name: the plugin wrote no croute-lash-$f.dump"
+	done
+	"$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
+		--lash-start-vl "$start" -o /dev/null \
+		--lash-sl "$CR_DIR/$name.sl" --lash-sl2vl "$CR_DIR/$name.sl2vl" \
+		2>/dev/null || cr_fail "$name: croute route --lash-sl failed"
+	# Node order differs between the plugin's import and the file.
+	for f in "$CR_DIR/$name.sl" "$CR_DUMP/croute-lash-sl.dump"; do
+		grep -v '^#' "$f" | LC_ALL=C sort >"$f.sorted"
+	done
+	cmp -s "$CR_DIR/$name.sl.sorted" \
+		"$CR_DUMP/croute-lash-sl.dump.sorted" ||
+		cr_fail "$name: croute-lash-sl.dump differs from croute route's"
+	rm -f "$CR_DUMP/croute-lash-sl.dump.sorted"
+
+	# ibdmchk, told the layers: its own credit-loop check.
+	if command -v ibdmchk >/dev/null 2>&1; then
+		verdict=$(lash_ibdmchk "$name")
+		grep -i -- "credit loops\|^-E-" "$CR_DIR/ibdmchk-$name.out" |
+			head -n 3 | sed "s/^/[ibdmchk $name] /"
+		[ "$verdict" = none ] ||
+			cr_fail "$name: ibdmchk: credit loops ($verdict)"
 	else
-		cr_log "$name: no croute-lash-sl.dump/-sl2vl.dump (or no" \
-			"ibdmchk): ibdmchk skipped"
+		cr_log "$name: ibdmchk is not installed: its check skipped"
 	fi
+}
+
+# lash_ends LMC: "LID NODE_GUID sw|ca" for every LID of every end port of the
+# last sweep (opensm-subnet.lst: base LIDs; CA ports have 2^LMC each).
+lash_ends() {
+	awk -v lmc="$1" '
+	function hex(s,   i, n) {
+		n = 0
+		s = tolower(s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	{
+		for (i = 1; i <= NF; i++) {
+			if ($i == "{")
+				type = ($(i + 1) ~ /^SW/) ? "sw" : "ca"
+			else if ($i ~ /^NodeGUID:/)
+				guid = "0x" tolower(substr($i, 10))
+			else if ($i ~ /^LID:/) {
+				base = hex(substr($i, 5))
+				top = type == "ca" ? base + 2 ^ lmc - 1 : base
+				for (l = base; l <= top; l++)
+					print l, guid, type
+			}
+		}
+	}' "$CR_DUMP/opensm-subnet.lst" | sort -n -u
+}
+
+# lash_sa_check NAME START LMC: path records from OpenSM's SA (opensm up)
+# carry the SL croute-lash-sl.dump gives for (source node, destination LID),
+# within START..START+layers-1: between hosts, from and to further LMC
+# LIDs, from and to switch LIDs. A few pairs of each keep it short.
+lash_sa_check() {
+	name=$1
+	start=$2
+	lash_ends "$3" >"$CR_DIR/$name.ends"
+	awk '$3 == "ca" { n++; if (n <= 24) print $1 }' "$CR_DIR/$name.ends" \
+		>"$CR_DIR/$name.hosts"
+	awk '$3 == "sw" { n++; if (n <= 3) print $1 }' "$CR_DIR/$name.ends" \
+		>"$CR_DIR/$name.switches"
+	[ "$(wc -l <"$CR_DIR/$name.hosts")" -ge 10 ] ||
+		cr_fail "$name: could not find the hosts' LIDs"
+	: >"$CR_DIR/$name.pairs"
+	# Hosts to hosts, any of their LIDs; switches to hosts and back.
+	while read -r s; do
+		while read -r d; do
+			[ "$s" != "$d" ] && [ $(((s + d) % 11)) = 0 ] &&
+				echo "$s $d host"
+		done <"$CR_DIR/$name.hosts"
+	done <"$CR_DIR/$name.hosts" >>"$CR_DIR/$name.pairs"
+	while read -r s; do
+		sed -n '1p;5p;9p' "$CR_DIR/$name.hosts" | while read -r d; do
+			echo "$s $d switch-to-host"
+			echo "$d $s host-to-switch"
+		done
+	done <"$CR_DIR/$name.switches" >>"$CR_DIR/$name.pairs"
+	seen_sls=
+	pairs=0
+	kinds=
+	while read -r slid dlid kind; do
+		out=$(cr_osm_env timeout -k "$CR_GRACE" 30 saquery -p \
+			--src-to-dst "$slid:$dlid" </dev/null 2>&1) ||
+			cr_fail "$name: saquery -p $slid:$dlid failed: $out"
+		sl=$(echo "$out" |
+			sed -n 's/^[ \t]*sl\.*\(0x[0-9a-fA-F]*\|[0-9]*\)$/\1/p' |
+			head -n 1)
+		[ -n "$sl" ] || cr_fail "$name: no SL in saquery's answer: $out"
+		sl=$((sl))
+		want=$(awk -v s="$slid" -v d="$dlid" '
+			NR == FNR { if ($1 == s) g = $2; next }
+			$1 == g && $2 == d { print $3; exit }' \
+			"$CR_DIR/$name.ends" "$CR_DUMP/croute-lash-sl.dump")
+		[ "$sl" = "$want" ] ||
+			cr_fail "$name: $kind $slid -> $dlid: saquery SL $sl," \
+				"croute-lash-sl.dump ${want:-nothing}"
+		if [ "$sl" -lt "$start" ] ||
+			[ "$sl" -ge $((start + LASH_LAYERS)) ]; then
+			cr_fail "$name: $slid -> $dlid: SL $sl outside the layers"
+		fi
+		case " $kinds " in
+		*" $kind "*) ;;
+		*) kinds="$kinds $kind" ;;
+		esac
+		case " $seen_sls " in
+		*" $sl "*) ;;
+		*) seen_sls="$seen_sls $sl" ;;
+		esac
+		pairs=$((pairs + 1))
+	done <"$CR_DIR/$name.pairs"
+	[ "$pairs" -ge 10 ] || cr_fail "$name: only $pairs path records checked"
+	[ "$(echo "$seen_sls" | wc -w)" -ge 2 ] ||
+		cr_fail "$name: every path record has SL$seen_sls: not the layers"
+	cr_log "$name: $pairs path records ($kinds ) match the dump, SLs$seen_sls"
 }
 
 # lash_case NAME START_VL [opensm.conf lines...]: routes $CR_DIR/NAME.topo
@@ -94,88 +221,94 @@ lash_case() {
 	cr_ibsim_stop
 }
 
+# lash_up NAME START [opensm.conf lines...]: routes $CR_DIR/NAME.topo with
+# opensm staying up (for SA queries) until lash_down.
+lash_up() {
+	name=$1
+	start=$2
+	shift 2
+	rm -f "$CR_GUID2LID"
+	cr_ibsim_start "$CR_DIR/$name.topo"
+	cr_conf "qos TRUE" "lash_start_vl $start" "$@"
+	rm -f "$CR_DUMP"/opensm*
+	cr_opensm_start -Q -R cr-lash
+	cr_wait_log "$CR_LOG" "SUBNET UP" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+		cr_fail "$name: the subnet did not come up"
+	# OpenSM writes its dumps (and croute its own) before SUBNET UP.
+	lash_verify "$name" "$CR_DIR/$name.topo" "$start"
+}
+
+lash_down() {
+	cr_opensm_stop 10
+	cr_ibsim_stop
+}
+
+# lash_sl2vl_check NAME: the SL-to-VL tables OpenSM programmed
+# (opensm-sl2vl.dump) are croute-lash-sl2vl.dump's map on every CA port and
+# every switch output port: update_sl2vl reached them all.
+lash_sl2vl_check() {
+	want=$(awk '/^0x/ { s = ""
+		for (i = 4; i <= 11; i++)
+			s = s " " index("0123456789abcdef", substr($i, 3, 1)) - 1 \
+			      " " index("0123456789abcdef", substr($i, 4, 1)) - 1
+		print s; exit }' "$CR_DUMP/croute-lash-sl2vl.dump")
+	[ -n "$want" ] || cr_fail "$1: no map in croute-lash-sl2vl.dump"
+	awk -v want="$want" '
+	/^Switch/ { ca = 0; next }
+	/^Channel Adapter/ { ca = 1; cas++; next }
+	/^[0-9]+ +[0-9]+ +:/ {
+		if (!ca && $2 == 0)
+			next	# port 0 of a base switch: not programmed
+		s = ""
+		for (i = 4; i <= NF; i++)
+			s = s " " $i
+		if (s != want) {
+			print "row \"" $0 "\" of " (ca ? "a CA" : "a switch")
+			bad++
+		}
+		rows++
+	}
+	END {
+		print cas + 0, "CA ports,", rows + 0, "rows"
+		exit bad || !cas
+	}' "$CR_DUMP/opensm-sl2vl.dump" >"$CR_DIR/$1.sl2vl-check" || {
+		head -n 5 "$CR_DIR/$1.sl2vl-check"
+		cr_fail "$1: OpenSM's SL2VL tables are not cr-lash's map"
+	}
+	cr_log "$1: SL2VL as cr-lash's map on" \
+		"$(tail -n 1 "$CR_DIR/$1.sl2vl-check")"
+}
+
 # --- 5x5 torus, opensm staying up for SA queries ---------------------------
-name=torus
-topo=$CR_DIR/$name.topo
-cr_gen "$topo" torus 5 5 --hosts 1
-rm -f "$CR_GUID2LID"
-cr_ibsim_start "$topo"
-cr_conf "qos TRUE" "lash_start_vl 1"
-cr_opensm_start -Q -R cr-lash
-cr_wait_log "$CR_DIR/opensm-$CR_RUN.log" "SUBNET UP" 1 "$CR_TIMEOUT" \
-	"$CR_OSM_PID" || cr_fail "$name: the subnet did not come up"
-[ -f "$CR_DUMP/opensm-lfts.dump" ] || sleep 1
-lash_verify "$name" "$topo" 1
-[ "$LASH_LAYERS" -ge 2 ] || cr_fail "$name: a 5x5 torus needs 2 layers"
-
-# Host LIDs from guid2lid (CA port GUIDs follow the caguid= lines).
-awk '/^caguid=/ { g = $0; sub(/^caguid=/, "", g); print g }' "$topo" |
-	head -n 25 >"$CR_DIR/ca-guids"
-: >"$CR_DIR/host-lids"
-while read -r g; do
-	# The port GUID of port 1: the topology lists it on the port line.
-	pg=$(awk -v g="$g" '
-		/^caguid=/ { want = (substr($0, 8) == g); next }
-		want && /^\[1\]\(/ { s = $0; sub(/^\[1\]\(/, "", s);
-				     sub(/\).*/, "", s); print "0x" s; exit }' "$topo")
-	[ -n "$pg" ] || pg=$g
-	# guid2lid pads GUIDs to 16 digits, the topology does not.
-	lid=$(awk -v g="$pg" '
-		function norm(x) { x = tolower(x); sub(/^0x0*/, "", x)
-				   return x }
-		norm($1) == norm(g) { print $2 + 0; exit }' "$CR_GUID2LID")
-	[ -n "$lid" ] && echo "$lid $g" >>"$CR_DIR/host-lids"
-done <"$CR_DIR/ca-guids"
-[ "$(wc -l <"$CR_DIR/host-lids")" -ge 10 ] ||
-	cr_fail "$name: could not find the hosts' LIDs"
-
-seen_sls=
-pairs=0
-while read -r slid sguid; do
-	while read -r dlid _; do
-		[ "$slid" = "$dlid" ] && continue
-		# A few pairs per source keep the test short.
-		[ $(((slid + dlid) % 8)) = 0 ] || continue
-		out=$(cr_osm_env timeout -k "$CR_GRACE" 30 saquery -p \
-			--src-to-dst "$slid:$dlid" </dev/null 2>&1) ||
-			cr_fail "saquery -p $slid:$dlid failed: $out"
-		sl=$(echo "$out" | sed -n 's/^[ \t]*sl\.*\(0x[0-9a-fA-F]*\|[0-9]*\)$/\1/p' |
-			head -n 1)
-		[ -n "$sl" ] || cr_fail "no SL in saquery's answer: $out"
-		sl=$((sl))
-		if [ "$sl" -lt 1 ] || [ "$sl" -gt "$LASH_LAYERS" ]; then
-			cr_fail "$slid -> $dlid: SL $sl outside 1..$LASH_LAYERS"
-		fi
-		if [ -s "$CR_DUMP/croute-lash-sl.dump" ]; then
-			want=$(awk -v g="$sguid" -v l="$dlid" '
-				function norm(x) { x = tolower(x); sub(/^0x0*/, "", x)
-						   return x }
-				norm($1) == norm(g) && $2 == l { print $3 }' \
-				"$CR_DUMP/croute-lash-sl.dump")
-			[ "$sl" = "$want" ] ||
-				cr_fail "$slid -> $dlid: saquery SL $sl, dump $want"
-		fi
-		case " $seen_sls " in
-		*" $sl "*) ;;
-		*) seen_sls="$seen_sls $sl" ;;
-		esac
-		pairs=$((pairs + 1))
-	done <"$CR_DIR/host-lids"
-done <"$CR_DIR/host-lids"
-[ "$pairs" -ge 10 ] || cr_fail "$name: only $pairs path records checked"
-[ "$(echo "$seen_sls" | wc -w)" -ge 2 ] ||
-	cr_fail "$name: every path record has SL$seen_sls: not the layers"
-cr_log "$name: $pairs path records, SLs$seen_sls"
-cr_opensm_stop 10
-cr_ibsim_stop
+cr_gen "$CR_DIR/torus.topo" torus 5 5 --hosts 1
+# OpenSM's own map sends every SL to VL 0: only cr-lash's update_sl2vl makes
+# the tables carry the layers.
+lash_up torus 1 "qos_sl2vl 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+[ "$LASH_LAYERS" -ge 2 ] || cr_fail "torus: a 5x5 torus needs 2 layers"
+lash_sl2vl_check torus
+lash_sa_check torus 1 0
+# ibdmchk's "none" means something: told that every path takes one SL, it
+# finds the torus's credit loops.
+if command -v ibdmchk >/dev/null 2>&1; then
+	sed '/^0x/ s/ [0-9]*$/ 1/' "$CR_DUMP/croute-lash-sl.dump" \
+		>"$CR_DIR/torus-one-sl.dump"
+	verdict=$(lash_ibdmchk torus-one-sl "$CR_DIR/torus-one-sl.dump")
+	[ "$verdict" = loops ] ||
+		cr_fail "torus: ibdmchk sees no loop with one SL ($verdict)"
+	cr_log "torus: ibdmchk with every SL 1: credit loops, as it should"
+fi
+lash_down
 
 # --- a random irregular fabric and a fat tree ------------------------------
 cr_gen "$CR_DIR/random.topo" random --switches 24 --links 4 --hosts 1 \
 	--seed 5
 lash_case random 0
-# LMC 1: each LID of a port has its own tree and layers.
+# LMC 1: each LID of a port has its own tree and layers; path records from
+# and to the further LIDs, and from and to switches, carry the dump's SLs.
 cp "$CR_DIR/random.topo" "$CR_DIR/random-lmc.topo"
-lash_case random-lmc 2 "lmc 1"
+lash_up random-lmc 2 "lmc 1"
+lash_sa_check random-lmc 2 1
+lash_down
 cr_gen "$CR_DIR/ftree.topo" ktree 2 3
 # Switch-to-switch shortest paths turn down then up too: not always 1.
 lash_case ftree 0
@@ -188,6 +321,22 @@ lash_case parallel 0
 cr_gen "$CR_DIR/torus3d.topo" torus 6 6 6 --hosts 1
 lash_case torus3d 0
 [ "$LASH_LAYERS" -le 8 ] || cr_fail "torus3d: more than 8 layers"
+
+# --- QoS off: a warning, and cr-lash still routes ---------------------------
+# Also croute_lash_sl_dump FALSE: no path-SL file (none stale either).
+rm -f "$CR_GUID2LID"
+cr_ibsim_start "$CR_DIR/torus.topo"
+cr_conf "croute_lash_sl_dump FALSE"
+cr_opensm_once -R cr-lash
+cr_expect_log "croute: cr-lash: qos is off, so OpenSM will not program" \
+	"no QoS: no warning"
+cr_expect_log "croute: cr-lash: routed 25 switches" "no QoS: cr-lash did not route"
+cr_reject_log "croute: ERR" "no QoS: croute errors in the opensm log"
+[ ! -e "$CR_DUMP/croute-lash-sl.dump" ] ||
+	cr_fail "croute_lash_sl_dump FALSE: croute-lash-sl.dump is there"
+[ -s "$CR_DUMP/croute-lash-sl2vl.dump" ] ||
+	cr_fail "croute_lash_sl_dump FALSE: no croute-lash-sl2vl.dump either"
+cr_ibsim_stop
 
 # --- too few VLs: refusal with the numbers, OpenSM falls back --------------
 rm -f "$CR_GUID2LID"

@@ -164,7 +164,7 @@ rss_start=$(rss)
 rss_warm=
 cr_log "soak: $nodes nodes, $nlinks links flapping, $STEPS steps," \
 	"seed $SEED, -R $ENGINES; RSS $rss_start kB"
-while read -r what i st; do
+while read -r what li st; do
 	k=$((k + 1))
 	n=$(cr_count "$CR_DONE")
 	case $what in
@@ -172,16 +172,16 @@ while read -r what i st; do
 		cr_hup
 		;;
 	storm)
-		for t in $(echo "$i" | tr ',' ' '); do
+		for t in $(echo "$li" | tr ',' ' '); do
 			[ "$t" = 0 ] && continue
 			toggle "${t#?}" "$(echo "$t" | cut -c 1)"
 		done
 		;;
 	down)
-		toggle "$i" -
+		toggle "$li" -
 		;;
 	up)
-		toggle "$i" +
+		toggle "$li" +
 		;;
 	esac
 	cr_settle "$n"
@@ -190,7 +190,7 @@ while read -r what i st; do
 	[ "$what" = storm ] && cr_resweep
 	record "$st"
 	[ $k = $warm ] && rss_warm=$(rss)
-	echo "$k $what $i $st $(cr_engine_used) $(rss)" >>"$CR_DIR/steps"
+	echo "$k $what $li $st $(cr_engine_used) $(rss)" >>"$CR_DIR/steps"
 	[ $((k % 10)) = 0 ] &&
 		cr_log "step $k/$STEPS: $(wc -l <"$CR_DIR/states") states," \
 			"RSS $(rss) kB"
@@ -236,7 +236,7 @@ if [ -n "${CR_SOAK_VALGRIND:-}" ]; then
 		head -n 60 "$CR_DIR/valgrind.ours"
 		cr_fail "valgrind reports errors or leaks in croute's code"
 	fi
-	grep -E "ERROR SUMMARY|definitely lost" "$vlog" | head -n 2
+	grep -E "ERROR SUMMARY|definitely lost:|in use at exit" "$vlog"
 	cr_log "valgrind: nothing in croute's code: OK"
 else
 	[ "$rss_end" -le $((rss_warm + rss_warm / 20 + 1024)) ] ||

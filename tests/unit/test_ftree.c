@@ -16,6 +16,9 @@
 #include "testutil.h"
 
 static void assert_refused(struct cr_fabric *f);
+static unsigned turn_notes;
+static void count_turn_notes(void *arg, enum cr_log_level level,
+			     const char *msg);
 
 static struct cr_fabric *kary(unsigned k, unsigned n, unsigned lmc)
 {
@@ -317,6 +320,51 @@ static void test_one_switch(void **state)
 	check_full_tree(f, NULL);
 }
 
+/*
+ * Roots with two links into every pod, to two middle switches: complete
+ * and regular, but its switch pairs without an up/down path cannot all be
+ * routed through a turn without closing a credit loop. CA routes stay
+ * contention free; the switch routes that would close a loop are left
+ * out, and the log says so.
+ */
+static void test_dual_link_roots(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	struct cr_check_report rep;
+	struct cr_routing *r;
+
+	for (unsigned i = 0; i < 40; i++)
+		tu_switch(f, 8, i);	/* 8 roots, 16 middle, 16 leaves */
+	for (unsigned p = 0; p < 4; p++)
+		for (unsigned j = 0; j < 4; j++) {
+			uint32_t mid = 8 + p * 4 + j;
+
+			for (unsigned t = 0; t < 4; t++)
+				tu_link(f, mid, 5 + t, (j / 2) * 4 + t,
+					p * 2 + (j % 2) + 1);
+			for (unsigned l = 0; l < 4; l++)
+				tu_link(f, mid, l + 1, 24 + p * 4 + l, 5 + j);
+		}
+	for (unsigned l = 0; l < 16; l++)
+		for (unsigned i = 0; i < 4; i++)
+			tu_link(f, 24 + l, i + 1, tu_host(f, l * 4 + i), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	turn_notes = 0;
+	cr_log_set(count_turn_notes, NULL, CR_LOG_INFO);
+	r = route(f, NULL);
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	assert_int_equal(turn_notes, 1);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT | CR_CHECK_MINIMAL,
+				  NULL, 0, &rep),
+			 0);
+	assert_int_equal(rep.unreachable, 0);	/* from CAs */
+	assert_int_equal(rep.non_minimal, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	assert_int_equal(shift_contention(f, r), 1);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 static void test_two_level(void **state)
 {
 	struct cr_options o;
@@ -586,12 +634,10 @@ static void test_degraded(void **state)
 	free(drop);
 }
 
-static unsigned turn_notes;
-
 static void count_turn_notes(void *arg, enum cr_log_level level,
 			     const char *msg)
 {
-	turn_notes += strstr(msg, "degraded tree:") != NULL;
+	turn_notes += strstr(msg, "credit loop") != NULL;
 }
 
 /*
@@ -706,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_kary_ntrees),
 		cmocka_unit_test(test_one_switch),
 		cmocka_unit_test(test_pod_tree),
+		cmocka_unit_test(test_dual_link_roots),
 		cmocka_unit_test(test_two_level),
 		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_missing_hosts),

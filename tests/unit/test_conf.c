@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute's opensm.conf keys and GUID files, parsed by the core: errors
+ * name the file, the line, the key and the value, and a bad value leaves
+ * the key as it was.
+ */
+#include <string.h>
+
+#include <croute/conf.h>
+
+#include "testutil.h"
+
+static char last_error[512];
+static unsigned num_errors;
+
+static void sink(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	if (level != CR_LOG_ERROR)
+		return;
+	num_errors++;
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+static int parse(struct cr_conf *c, const char *text)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int errors;
+
+	assert_non_null(in);
+	num_errors = 0;
+	last_error[0] = '\0';
+	errors = cr_conf_parse_file(c, in, "opensm.conf");
+	fclose(in);
+	assert_int_equal(errors, num_errors);
+	return errors;
+}
+
+static void test_keys(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_int_equal(parse(&c,
+			       "# comment\n"
+			       "routing_engine cr-updn,minhop\n"
+			       "  remote_guid_sorting   true  # yes\n"
+			       "croute_fail_engine cr-minhop:import, all\n"),
+			 0);
+	assert_true(c.remote_guid_sorting);
+	assert_int_equal(c.num_fail, 2);
+	assert_int_equal(cr_conf_fail_stage(&c, cr_engine_find("minhop")),
+			 CR_FAIL_IMPORT);
+	assert_int_equal(cr_conf_fail_stage(&c, cr_engine_find("updn")),
+			 CR_FAIL_EXPORT);
+	assert_int_equal(parse(&c, "croute_fail_engine none\n"), 0);
+	assert_int_equal(c.num_fail, 0);
+}
+
+static void test_errors(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_int_equal(parse(&c, "remote_guid_sorting TRUE\n"
+				   "remote_guid_sorting yes\n"),
+			 1);
+	/* The earlier value stays. */
+	assert_true(c.remote_guid_sorting);
+	assert_non_null(strstr(last_error, "opensm.conf:2"));
+	assert_non_null(strstr(last_error, "remote_guid_sorting"));
+	assert_non_null(strstr(last_error, "'yes'"));
+
+	assert_int_equal(parse(&c, "\ncroute_no_such_key 3\n"), 1);
+	assert_non_null(strstr(last_error, "opensm.conf:2"));
+	assert_non_null(strstr(last_error, "croute_no_such_key"));
+
+	assert_int_equal(parse(&c, "croute_fail_engine cr-nothing\n"
+				   "croute_fail_engine minhop:never\n"
+				   "croute_fail_engine a,a,a,a,a,a,a,a,a\n"),
+			 3);
+	assert_int_equal(c.num_fail, 0);
+}
+
+static int parse_guids(const char *text, struct cr_guid_list *l)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	assert_non_null(in);
+	num_errors = 0;
+	ret = cr_guid_file_parse(in, "roots", "root_guid_file", l);
+	fclose(in);
+	return ret;
+}
+
+static void test_guid_file(void **state)
+{
+	struct cr_guid_list l = {0};
+
+	(void)state;
+	assert_int_equal(parse_guids("# roots\n0x0002c90200000000\n"
+				     "2c90200000001 spine-1\n\n",
+				     &l),
+			 0);
+	assert_int_equal(l.count, 2);
+	assert_true(l.guids[0] == 0x2c90200000000ULL);
+	assert_true(l.guids[1] == 0x2c90200000001ULL);
+	cr_guid_list_release(&l);
+
+	/* strtoull alone would take -1 for 0xffffffffffffffff. */
+	assert_int_equal(parse_guids("-1\n", &l), -1);
+	assert_non_null(strstr(last_error, "roots:1"));
+	assert_int_equal(parse_guids("0x1\n0\n", &l), -1);
+	assert_non_null(strstr(last_error, "roots:2"));
+	assert_int_equal(parse_guids("0x1g\n", &l), -1);
+	assert_int_equal(parse_guids(" +5\n", &l), -1);
+	cr_guid_list_release(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_guid_file),
+	};
+
+	cr_log_set(sink, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
