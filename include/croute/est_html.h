@@ -2,9 +2,10 @@
 /*
  * The contention estimate as a self-contained HTML page: the shift
  * pattern's sender x receiver matrix as a PNG image (the picture mpiGraph
- * draws) with its colour scale, a histogram of link loads per pattern and
- * the hottest links. Everything is inline (the PNG as a base64 data URI,
- * the charts as SVG), so the file can be mailed or archived alone.
+ * draws) with its colour scale and its rate per phase, a histogram of link
+ * loads per pattern and the hottest links. Everything is inline (the PNG
+ * as a base64 data URI, the charts as SVG), so the file can be mailed or
+ * archived alone.
  */
 #ifndef CROUTE_EST_HTML_H
 #define CROUTE_EST_HTML_H

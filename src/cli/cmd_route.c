@@ -17,9 +17,9 @@ enum {
 static const struct cli_opt route_opts[] = {
 	{"output", 'o', "FILE", "write the LFTs to FILE (default: stdout)"},
 	{"lash-sl", KEY_LASH_SL, "FILE",
-	 "lash: write the path SLs (croute-lash-sl.dump, ibdmchk -c)"},
+	 "lash: write the path SLs (ibdmchk -c)"},
 	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE",
-	 "lash: write the SL2VL tables (croute-lash-sl2vl.dump, ibdmchk -d)"},
+	 "lash: write the SL2VL tables (ibdmchk -d)"},
 	CLI_OPT_END,
 };
 

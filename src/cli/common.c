@@ -48,7 +48,7 @@ const struct cli_opt cli_engine_opts[] = {
 	{"lash-start-vl", CLI_KEY_LASH_START_VL, "VL",
 	 "first virtual lane lash uses (0..14)"},
 	{"lash-balance", CLI_KEY_LASH_BALANCE, NULL,
-	 "lash: balance over more layers before fewest layers"},
+	 "lash: balance load first, fewest layers next"},
 	CLI_OPT_END,
 };
 

@@ -517,6 +517,71 @@ static void html_hot(FILE *out, const struct cr_fabric *f,
 	fputs("</table>\n", out);
 }
 
+/*
+ * Shift's average and minimum rate per phase k: which distances between
+ * hosts suffer (mpiGraph's per-offset view). Phases in the order run.
+ */
+static void html_phases(FILE *out, const struct cr_est_result *r)
+{
+	const unsigned W = 640, H = 220, L = 48, B = 36, T = 10, R = 8;
+	const double pw = W - L - R, ph = H - B - T;
+	uint32_t kmax = 1;
+
+	if (r->kind != CR_PAT_SHIFT || r->num_phases < 2)
+		return;
+	for (uint32_t i = 0; i < r->num_phases; i++)
+		if (r->phase[i].label > kmax)
+			kmax = r->phase[i].label;
+	fputs("<h3>", out);
+	put_html(out, r->name);
+	fprintf(out,
+		": rate per phase</h3>\n<p class=\"note\">Phase k: host i"
+		" sends to host i+k. Average (dark) and minimum (light) flow"
+		" rate, as fractions of injection.</p>\n"
+		"<svg width=\"%u\" height=\"%u\" role=\"img\""
+		" aria-label=\"rate per phase\" font-size=\"11\">\n",
+		W, H);
+	for (unsigned t = 0; t <= 4; t++) {
+		double y = T + ph - ph * t / 4;
+
+		fprintf(out,
+			"<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\""
+			" stroke=\"#ddd\"/><text x=\"%u\" y=\"%.1f\""
+			" text-anchor=\"end\">%.2f</text>\n",
+			L, y, W - R, y, L - 4, y + 4, t / 4.0);
+	}
+	for (unsigned m = 0; m < 2; m++) {
+		fprintf(out,
+			"<polyline fill=\"none\" stroke=\"%s\""
+			" stroke-width=\"1.2\" points=\"",
+			m ? "#5ec962" : "#3b528b");
+		for (uint32_t i = 0; i < r->num_phases; i++) {
+			const struct cr_est_phase_stat *st = &r->phase[i];
+			double v = m ? st->min_frac : st->avg_frac;
+
+			if (v > 1)
+				v = 1;
+			fprintf(out, "%s%.1f,%.1f", i ? " " : "",
+				L + pw * (kmax > 1 ? (st->label - 1.0) /
+							     (kmax - 1)
+						   : 0.5),
+				T + ph - ph * v);
+			if (i % 8 == 7)
+				fputc('\n', out);
+		}
+		fputs("\"/>\n", out);
+	}
+	fprintf(out,
+		"<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\""
+		" stroke=\"#222\"/>\n"
+		"<text x=\"%u\" y=\"%u\">1</text>"
+		"<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%u</text>\n"
+		"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">phase k"
+		"</text>\n</svg>\n",
+		L, T + ph, W - R, T + ph, L, H - B + 14, W - R, H - B + 14,
+		kmax, (W + L) / 2, H - 6);
+}
+
 int cr_est_write_html(FILE *out, const struct cr_fabric *f,
 		      struct cr_est_result *const *res, unsigned n,
 		      const char *title)
@@ -525,9 +590,11 @@ int cr_est_write_html(FILE *out, const struct cr_fabric *f,
 
 	html_head(out, title);
 	html_summary(out, res, n);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		if (res[i]->matrix && html_matrix(out, res[i]))
 			err = -1;
+		html_phases(out, res[i]);
+	}
 	fputs("<h2>Link loads</h2>\n", out);
 	for (unsigned i = 0; i < n; i++) {
 		html_histogram(out, res[i]);

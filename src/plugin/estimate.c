@@ -28,6 +28,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +336,13 @@ static void *worker_main(void *arg)
 {
 	struct cr_est_worker *w = arg;
 
+	/*
+	 * Below OpenSM's own threads (SA queries, the next sweep): on Linux
+	 * a thread's nice value is its own. Best effort.
+	 */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
+		cr_debug("contention estimate thread: setpriority: %s",
+			 strerror(errno));
 	for (;;) {
 		struct est_job *j;
 

@@ -18,9 +18,11 @@
 # entries each fault and repair changed are counted against those that had
 # to (churn table; reported, not asserted: no engine promises a bound).
 # Last, cr-lash with -Q on a small torus: a link and a switch go and come
-# back.
+# back, then a link flaps while saquery asks for paths (cr-lash's path_sl
+# answers on SA threads while the routing changes).
 #
-# CR_FAULTS_ENGINES: the -R lists to run on the tree (default all three).
+# CR_FAULTS_ENGINES: the -R lists to run on the tree (default all three;
+# when set, the torus is left out).
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
@@ -322,13 +324,50 @@ if [ -z "${CR_FAULTS_ENGINES:-}" ]; then
 	no_errors_since
 	a=$(cr_topo_id "$topo" sw-2-2)
 	b=$(cr_topo_id "$topo" sw-3-3)
-	p=$(awk -v id="$a" '$1 == id && $3 ~ /^S-/ { print $2; exit }' "$LINKS")
-	dead_add "$a" "$p"
-	fault link cr-lash "Unlink \"$a\"[$p]" -- "ReLink \"$a\"[$p]"
+	ap=$(awk -v id="$a" '$1 == id && $3 ~ /^S-/ { print $2; exit }' \
+		"$LINKS")
+	dead_add "$a" "$ap"
+	fault link cr-lash "Unlink \"$a\"[$ap]" -- "ReLink \"$a\"[$ap]"
 	for p in $(awk -v id="$b" '$1 == id { print $2 }' "$LINKS"); do
 		dead_add "$b" "$p"
 	done
 	fault switch cr-lash "Unlink \"$b\"" -- "ReLink \"$b\""
+
+	# SA path queries (path_sl, on SA threads) while flaps re-route:
+	# cr-lash replaces the SLs it answers with under their feet.
+	if command -v saquery >/dev/null 2>&1; then
+		MARK=$(wc -l <"$CR_LOG")
+		# The first and the last host's LIDs, as discovered.
+		set -- $(sed -n 's/.*# lid \([0-9]*\) lmc.*/\1/p' \
+			"$CR_DIR/$TAG-orig.topo" | sed -n '1p;$p')
+		[ $# = 2 ] || cr_fail "$TAG: no host LIDs"
+		(
+			q=0
+			while [ ! -f "$CR_DIR/sa.stop" ]; do
+				cr_osm_env timeout 10 saquery -p --slid "$1" \
+					--dlid "$2" >/dev/null 2>&1 &&
+					q=$((q + 1))
+			done
+			echo "$q"
+		) >"$CR_DIR/sa.count" 2>&1 &
+		sapid=$!
+		for r in 1 2 3; do
+			cr_ibsim_cmd "Unlink \"$a\"[$ap]"
+			sleep 1.5
+			cr_ibsim_cmd "ReLink \"$a\"[$ap]"
+			sleep 1.5
+		done
+		: >"$CR_DIR/sa.stop"
+		wait "$sapid"
+		cr_quiet
+		restored sa-flaps cr-lash
+		no_errors_since
+		q=$(cat "$CR_DIR/sa.count")
+		[ "$q" -gt 0 ] || cr_fail "$TAG: no SA path query succeeded"
+		cr_log "$TAG: $q path queries answered during" \
+			"$(tail -n +"$((MARK + 1))" "$CR_LOG" |
+			grep -c -E -- "$CR_DONE") routing runs: OK"
+	fi
 	cr_opensm_stop 10 || cr_fail "$TAG: opensm exited with status $?"
 	cr_ibsim_stop
 fi

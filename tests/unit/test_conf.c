@@ -58,6 +58,25 @@ static void test_keys(void **state)
 	assert_int_equal(c.num_fail, 0);
 }
 
+/* cr-lash's keys: balance off and the path-SL dump on by default. */
+static void test_lash_keys(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_false(c.lash_balance);
+	assert_true(c.lash_sl_dump);
+	assert_int_equal(parse(&c, "croute_lash_balance TRUE\n"
+				   "croute_lash_sl_dump false\n"),
+			 0);
+	assert_true(c.lash_balance);
+	assert_false(c.lash_sl_dump);
+	assert_int_equal(parse(&c, "croute_lash_sl_dump 1\n"), 1);
+	assert_non_null(strstr(last_error, "croute_lash_sl_dump"));
+	assert_false(c.lash_sl_dump);
+}
+
 static void test_errors(void **state)
 {
 	struct cr_conf c;
@@ -124,6 +143,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_lash_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_guid_file),
 	};

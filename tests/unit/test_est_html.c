@@ -264,6 +264,9 @@ static void test_html_report(void **state)
 	/* one matrix (shift's), histograms for both patterns */
 	assert_non_null(strstr(html, "bisect:2: link loads"));
 	assert_non_null(strstr(html, "shift: link loads"));
+	/* the per-phase chart is shift's alone */
+	assert_non_null(strstr(html, "shift: rate per phase"));
+	assert_null(strstr(html, "bisect:2: rate per phase"));
 	assert_null(strstr(strstr(html, "base64,") + 1, "base64,"));
 	assert_non_null(strstr(html, "</html>"));
 	n = first_png(html, png, sizeof(png));

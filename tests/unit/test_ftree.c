@@ -365,6 +365,32 @@ static void test_dual_link_roots(void **state)
 	cr_fabric_free(f);
 }
 
+/* Switches cut off from the tree (a pair linked to each other only) are
+ * left out, as OpenSM does, and the rest routed. */
+static void test_switch_island(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t spine = tu_switch(f, 4, 1), a = tu_switch(f, 4, 2);
+	uint32_t b = tu_switch(f, 4, 3), i1 = tu_switch(f, 2, 4);
+	uint32_t i2 = tu_switch(f, 2, 5);
+	struct cr_routing *r;
+
+	tu_link(f, spine, 1, a, 3);
+	tu_link(f, spine, 2, b, 3);
+	tu_link(f, i1, 1, i2, 1);
+	tu_link(f, a, 1, tu_host(f, 1), 1);
+	tu_link(f, b, 1, tu_host(f, 2), 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = route(f, NULL);
+	assert_ca_complete(f, r);
+	assert_int_equal(r->num_ca_order, 2);
+	for (uint32_t l = 0; l <= f->max_lid; l++)
+		if (l != f->nodes[i1].ports[0].lid)
+			assert_int_equal(r->lft[i1][l], CR_NO_PATH);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 static void test_two_level(void **state)
 {
 	struct cr_options o;
@@ -753,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_one_switch),
 		cmocka_unit_test(test_pod_tree),
 		cmocka_unit_test(test_dual_link_roots),
+		cmocka_unit_test(test_switch_island),
 		cmocka_unit_test(test_two_level),
 		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_missing_hosts),

@@ -362,6 +362,47 @@ static void test_start_vl_and_local(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * path_sl (what the plugin's SA answers) from every LID of a CA port with
+ * LMC 1 and from a switch's own LID: the SL of the layer the source's
+ * switch routes the destination LID in; -1 for a LID nobody has.
+ */
+static void test_path_sl_sources(void **state)
+{
+	struct cr_fabric *f = random_graph(16, 4, 1, 3, 1);
+	struct cr_routing *r = tu_route(f, "cr-lash", NULL);
+	unsigned cas = 0;
+
+	(void)state;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *x = &f->nodes[n];
+		uint32_t sw =
+			x->type == CR_NODE_SWITCH ? n : x->ports[1].remote;
+		uint16_t top =
+			x->type == CR_NODE_SWITCH
+				? x->ports[0].lid
+				: x->ports[1].lid + (1u << x->ports[1].lmc) - 1;
+
+		cas += x->type == CR_NODE_CA;
+		for (uint16_t slid = x->ports[x->type != CR_NODE_SWITCH].lid;
+		     slid <= top; slid++) {
+			for (uint32_t dlid = 1; dlid <= f->max_lid; dlid++)
+				assert_int_equal(
+					cr_lash_path_sl(f, r, slid, dlid),
+					f->lid_node[dlid] == CR_NO_NODE
+						? -1
+						: r->sl[sw][dlid]);
+			assert_int_equal(
+				cr_lash_path_sl(f, r, slid, f->max_lid + 1),
+				-1);
+		}
+	}
+	assert_int_equal(cas, 16);
+	assert_true(f->nodes[f->num_nodes - 1].ports[1].lmc == 1);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 /* A switch's LID follows the tree and layers of a CA on it. */
 static void test_switch_lids(void **state)
 {
@@ -581,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_balance),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_start_vl_and_local),
+		cmocka_unit_test(test_path_sl_sources),
 		cmocka_unit_test(test_switch_lids),
 		cmocka_unit_test(test_too_few_vls),
 		cmocka_unit_test(test_check_sees_layers),
