@@ -14,18 +14,18 @@
  * Among the parents one up-hop closer, the choice is D-mod-k: a switch at
  * height h takes slot (index / divisor[h] + lmc offset) mod slots of its
  * class, a slot being a parent shared by the whole class, in an order
- * that is the same in every pod (ftree_rank.c).
- * On a full-bisection tree in CA order this is the classic D-mod-k routing:
- * every destination has one spanning tree, all its routes enter the leaf's
- * ancestors through it, and no shift permutation puts two flows on a link.
- * Parallel links count as parents of their own: the slot's link is digit
- * / slots, and the link down from an ancestor is the one its child would
- * take up, so a shift never doubles up on one cable either. When the
- * slot's parent is no closer (failed link or switch), the port selection
- * module picks the least loaded of the closer parents' ports, so degraded
- * trees are routed with balance degrading gracefully. The further LIDs of
- * a port (LMC) shift every digit by their offset, and so leave on
- * disjoint upward paths where the tree has the ports.
+ * that is the same in every pod (ftree_rank.c). On a full-bisection tree
+ * in CA order this is the classic D-mod-k routing: every destination has
+ * one spanning tree, all its routes enter the leaf's ancestors through it,
+ * and no shift permutation puts two flows on a link. Parallel links count
+ * as parents of their own (a parent cabled m times takes m slots, so
+ * uneven groups are fine too), and the link down from an ancestor is the
+ * cable its child would take up, so a shift never doubles up on one cable
+ * either. When the slot's parent is no closer (failed link or switch), the
+ * port selection module picks the least loaded of the closer parents'
+ * ports, so degraded trees are routed with balance degrading gracefully.
+ * The further LIDs of a port (LMC) shift every digit by their offset, and
+ * so leave on disjoint upward paths where the tree has the ports.
  *
  * Guarantees: all CA-to-CA routes are minimal up*-down* paths by rank,
  * hence credit-loop free; every CA-attached switch reaches every CA LID,
@@ -59,9 +59,10 @@ struct ft_dest {
 	unsigned flags;		/* CR_PS_NOCOUNT for switch LIDs */
 	/* D-mod-k digit per height: index / divisor + LMC offset */
 	uint32_t digit[FT_MAX_HEIGHT + 1];
-	/* digit % and / the height's common slot count, precomputed */
+	/* digit % the height's common slot count, precomputed */
 	uint32_t slot[FT_MAX_HEIGHT + 1];
-	uint32_t link[FT_MAX_HEIGHT + 1];
+	/* the main path up from D by the digits, by height; CR_NO_NODE */
+	uint32_t trunk[FT_MAX_HEIGHT + 1];
 };
 
 struct ft_router {
@@ -122,7 +123,6 @@ static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 
 		d->digit[h] = (uint32_t)(idx / rt->ft.radix_div[h]) + offset;
 		d->slot[h] = c ? d->digit[h] % c : 0;
-		d->link[h] = c ? d->digit[h] / c : d->digit[h];
 	}
 	return 0;
 }
@@ -217,6 +217,41 @@ static inline uint8_t take(const struct ft *ft, const struct ft_group *g,
 	return ft->ports[g->first + digit % g->nports];
 }
 
+/*
+ * The child's D-mod-k slot for t, at height h - 1 (below an ancestor at
+ * height h): group << 8 | link on the child, or -1.
+ */
+static int32_t child_slot(const struct ft *ft, const struct ft_sw *c,
+			  const struct ft_dest *t, int h)
+{
+	uint32_t v = t->slot[h - 1];
+
+	if (c->nslots != ft->common_slots[h - 1])
+		v = t->digit[h - 1] % c->nslots;
+	return c->nslots ? ft->slots[c->slot + v] : -1;
+}
+
+/*
+ * The port down group g for t: the cable the child would take up for t,
+ * so that the flows a shift brings down stay on distinct cables; else by
+ * the digit.
+ */
+static uint8_t route_down(const struct ft_router *rt, const struct ft_group *g,
+			  const struct ft_dest *t, int h)
+{
+	const struct ft *ft = &rt->ft;
+	const struct ft_sw *c = &ft->sw[g->remote];
+	const struct ft_group *back = &ft->groups[g->rev];
+	int32_t e = child_slot(ft, c, t, h);
+
+	if (e >= 0 && ft_up(ft, g->remote) + (e >> 8) == back) {
+		uint8_t up_port = ft->ports[back->first + (e & 0xff)];
+
+		return rt->f->nodes[c->node].ports[up_port].remote_port;
+	}
+	return take(ft, g, c->nslots ? t->digit[h - 1] / c->nslots : 0);
+}
+
 static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 {
 	struct ft *ft = &rt->ft;
@@ -236,29 +271,30 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 	}
 	if (us == 0) {
 		const struct ft_group *g = &ft->groups[rt->dfirst[s]];
-		const struct ft_sw *c = &ft->sw[g->remote];
 
-		if (rt->dcount[s] > 1) {
-			/* Several children lead to D: spread over all. */
-			nc = gather(rt, s, false, 0, cands);
+		if (rt->dcount[s] == 1) {
 			for (unsigned i = 0; i < rt->ndests; i++)
-				lft[rt->dests[i].lid] = cr_portsel_pick(
-					rt->ps, sw->node, cands, nc,
-					rt->dests[i].lid, rt->dests[i].flags);
+				lft[rt->dests[i].lid] =
+					route_down(rt, g, &rt->dests[i], h);
 			return 0;
 		}
 		/*
-		 * Parallel links down: the one the child would take up for
-		 * this destination, so that the flows a shift brings down
-		 * here stay on distinct cables.
+		 * Several children lead to D: the one on t's main path (its
+		 * spanning tree's trunk), else the least loaded.
 		 */
+		nc = gather(rt, s, false, 0, cands);
 		for (unsigned i = 0; i < rt->ndests; i++) {
 			const struct ft_dest *t = &rt->dests[i];
-			uint32_t x = t->link[h - 1];
+			const struct ft_group *dg = ft_down(ft, s);
+			unsigned j = 0;
 
-			if (c->nslots != ft->common_slots[h - 1])
-				x = t->digit[h - 1] / c->nslots;
-			lft[t->lid] = take(ft, g, x);
+			while (j < sw->ndown && dg[j].remote != t->trunk[h - 1])
+				j++;
+			lft[t->lid] = j < sw->ndown ?
+					      route_down(rt, &dg[j], t, h) :
+					      cr_portsel_pick(rt->ps, sw->node,
+							      cands, nc, t->lid,
+							      t->flags);
 		}
 		return 0;
 	}
@@ -278,18 +314,16 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 	}
 	for (unsigned i = 0; i < rt->ndests; i++) {
 		const struct ft_dest *t = &rt->dests[i];
-		uint32_t slot = t->slot[h], link = t->link[h];
+		uint32_t v = t->slot[h];
 
-		if (sw->nslots && sw->nslots != ft->common_slots[h]) {
-			slot = t->digit[h] % sw->nslots;
-			link = t->digit[h] / sw->nslots;
-		}
-		if (sw->nslots) {
-			int32_t j = slots[slot];
-			const struct ft_group *g = up + (j < 0 ? 0 : j);
+		if (sw->nslots && sw->nslots != ft->common_slots[h])
+			v = t->digit[h] % sw->nslots;
+		if (sw->nslots && slots[v] >= 0) {
+			const struct ft_group *g = up + (slots[v] >> 8);
 
-			if (j >= 0 && rt->u[g->remote] == us - 1) {
-				lft[t->lid] = take(ft, g, link);
+			if (rt->u[g->remote] == us - 1) {
+				lft[t->lid] = ft->ports[g->first +
+							(slots[v] & 0xff)];
 				continue;
 			}
 		}
@@ -303,12 +337,44 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 	return 0;
 }
 
+/*
+ * The trunk of t's spanning tree: from D up by t's digits, the switches
+ * an ancestor with several children toward D sends t down through.
+ */
+static void find_trunk(const struct ft *ft, uint32_t d, struct ft_dest *t)
+{
+	int h = ft_height(ft, d);
+
+	for (int i = 0; i <= FT_MAX_HEIGHT; i++)
+		t->trunk[i] = CR_NO_NODE;
+	if (ft->sw[d].rank < 0)
+		return;		/* left out of the tree */
+	t->trunk[h] = d;
+	while (h < ft->max_rank) {
+		const struct ft_sw *sw = &ft->sw[d];
+		uint32_t v = t->slot[h];
+		int32_t e;
+
+		if (!sw->nslots)
+			break;
+		if (sw->nslots != ft->common_slots[h])
+			v = t->digit[h] % sw->nslots;
+		e = ft->slots[sw->slot + v];
+		if (e < 0)
+			break;
+		d = ft_up(ft, d)[e >> 8].remote;
+		t->trunk[++h] = d;
+	}
+}
+
 /* Routes rt->dests, all delivered by switch d, on every switch. */
 static int route_dests(struct ft_router *rt, uint32_t d)
 {
 	if (!rt->ndests)
 		return 0;
 	mark_ancestors(rt, d);
+	for (unsigned i = 0; i < rt->ndests; i++)
+		find_trunk(&rt->ft, d, &rt->dests[i]);
 	for (uint32_t s = 0; s < rt->ft.ns; s++)
 		if (route_switch(rt, d, s))
 			return -1;

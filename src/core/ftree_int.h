@@ -28,7 +28,7 @@ struct ft_sw {
 	uint16_t nup;		/* upward groups come first ... */
 	uint16_t ndown;		/* ... then the downward ones */
 	uint32_t slot;		/* D-mod-k slots: ft->slots[slot .. + nslots) */
-	uint32_t nslots;	/* parents of the switch's class */
+	uint32_t nslots;	/* links to the parents of the switch's class */
 	bool has_ca;		/* some CA or router port attached */
 	bool has_cn;		/* some compute node attached: a leaf */
 };
@@ -41,8 +41,8 @@ struct ft {
 	struct ft_group *groups;
 	uint32_t ngroups;
 	uint8_t *ports;
-	int32_t *slots;		/* class position -> up group offset, -1 */
-	uint32_t *by_rank;		/* ranked switch indices, rank 0 first */
+	int32_t *slots;		/* slot -> up group << 8 | link, or -1 */
+	uint32_t *by_rank;		/* ranked switches, rank 0 first */
 	uint32_t nranked;		/* all but those left out of the tree */
 	int max_rank;
 	uint64_t radix_div[FT_MAX_HEIGHT + 1];	/* D-mod-k divisor by height */

@@ -393,8 +393,9 @@ static void column_keys(const struct ft *ft, const uint32_t *cls,
 
 /*
  * Classes of switches sharing a parent, their parents in column order (the
- * D-mod-k slots), and per height the divisor of the CA index: the product
- * of the upward ports (slots times links per slot) of the heights below.
+ * D-mod-k slots: a slot per link to each parent, as group << 8 | link),
+ * and per height the divisor of the CA index: the product of the slots of
+ * the heights below.
  */
 static int build_slots(struct ft *ft)
 {
@@ -405,14 +406,15 @@ static int build_slots(struct ft *ft)
 	int32_t *pos = malloc(ns * sizeof(*pos));
 	uint32_t *stamp = calloc(ns, sizeof(*stamp));
 	uint32_t *start = calloc(ns + 1, sizeof(*start));
+	uint16_t *mult = malloc(ns * sizeof(*mult));
 	uint64_t *key = malloc(ns * sizeof(*key));
 	uint64_t *cls_key = malloc(ns * sizeof(*cls_key));
 	uint32_t radix[FT_MAX_HEIGHT + 1] = { 0 };
 	size_t total = 0;
 	int ret = -1;
 
-	if (!uf || !members || !parents || !pos || !stamp || !start || !key ||
-	    !cls_key)
+	if (!uf || !members || !parents || !pos || !stamp || !start || !mult ||
+	    !key || !cls_key)
 		goto out;
 	for (uint32_t s = 0; s < ns; s++)
 		uf[s] = s;
@@ -436,12 +438,16 @@ static int build_slots(struct ft *ft)
 	start[0] = 0;
 	column_keys(ft, uf, members, start, key, cls_key);
 
-	/* Two rounds: sizes, then contents. */
+	/*
+	 * Two rounds: sizes, then contents. A parent linked to the class by
+	 * up to m parallel links takes m slots, one per link, so uneven port
+	 * groups (6 uplinks over 4 spines) still give every uplink a slot.
+	 */
 	for (int round = 0; round < 2; round++) {
 		size_t off = 0;
 
 		for (uint32_t c = 0; c < ns; c++) {
-			uint32_t np = 0;
+			uint32_t np = 0, nv = 0, tag = c + 1 + round * ns;
 
 			if (start[c] == start[c + 1])
 				continue;
@@ -449,44 +455,53 @@ static int build_slots(struct ft *ft)
 				uint32_t s = members[i];
 				const struct ft_group *g = ft_up(ft, s);
 
-				for (unsigned j = 0; j < ft->sw[s].nup; j++)
-					if (stamp[g[j].remote] !=
-					    c + 1 + round * ns) {
-						stamp[g[j].remote] =
-							c + 1 + round * ns;
-						parents[np++] = g[j].remote;
+				for (unsigned j = 0; j < ft->sw[s].nup; j++) {
+					uint32_t p = g[j].remote;
+
+					if (stamp[p] != tag) {
+						stamp[p] = tag;
+						mult[p] = 0;
+						parents[np++] = p;
 					}
+					if (g[j].nports > mult[p])
+						mult[p] = g[j].nports;
+				}
 			}
+			for (uint32_t j = 0; j < np; j++)
+				nv += mult[parents[j]];
 			if (round == 0) {
-				total += (size_t)np * (start[c + 1] - start[c]);
+				total += (size_t)nv * (start[c + 1] - start[c]);
 				continue;
 			}
 			sort_ft = ft;
 			sort_key = key;
 			qsort(parents, np, sizeof(*parents), cmp_column);
-			for (uint32_t j = 0; j < np; j++)
-				pos[parents[j]] = j;
+			for (uint32_t j = 0, v = 0; j < np; j++) {
+				pos[parents[j]] = v;	/* first slot */
+				v += mult[parents[j]];
+			}
 			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
 				uint32_t s = members[i];
 				const struct ft_group *g = ft_up(ft, s);
 				int h = ft_height(ft, s);
-				unsigned width = 1;
 
 				ft->sw[s].slot = off;
-				ft->sw[s].nslots = np;
-				for (uint32_t j = 0; j < np; j++)
-					ft->slots[off + j] = -1;
+				ft->sw[s].nslots = nv;
+				for (uint32_t v = 0; v < nv; v++)
+					ft->slots[off + v] = -1;
+				/* a member with fewer links than the class
+				 * doubles up rather than leave the parent */
 				for (unsigned j = 0; j < ft->sw[s].nup; j++) {
-					ft->slots[off + pos[g[j].remote]] = j;
-					if (g[j].nports > width)
-						width = g[j].nports;
+					uint32_t p = g[j].remote;
+
+					for (unsigned l = 0; l < mult[p]; l++)
+						ft->slots[off + pos[p] + l] =
+							(int32_t)(j << 8) |
+							(l % g[j].nports);
 				}
-				off += np;
-				if (ft->sw[s].rank < 0)
-					continue;	/* left out */
-				/* Parallel links count as parents too. */
-				if (np * width > radix[h])
-					radix[h] = np * width;
+				off += nv;
+				if (ft->sw[s].rank >= 0 && nv > radix[h])
+					radix[h] = nv;
 			}
 		}
 		if (round == 0) {
@@ -526,6 +541,7 @@ out:
 	free(pos);
 	free(stamp);
 	free(start);
+	free(mult);
 	free(key);
 	free(cls_key);
 	return ret;

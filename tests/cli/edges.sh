@@ -82,11 +82,19 @@ for topo in single ports254 isolated dualport toplids ring lmc7; do
 	args=(-t "$tmp/$topo.topo")
 	[ $topo = lmc7 ] && args+=(--lmc 7)
 	for e in minhop updn ftree lash; do
+		# lash also writes its layer files (ibdmchk -c and -d).
+		layers=()
+		[ $e = lash ] &&
+			layers=(--lash-sl "$tmp/sl" --lash-sl2vl "$tmp/sl2vl")
+		rm -f "$tmp/sl" "$tmp/sl2vl"
 		"$croute" route "${args[@]}" -e $e -q -o "$tmp/lfts" \
-			2>"$tmp/err"
+			"${layers[@]}" 2>"$tmp/err"
 		status=$?
 		result=routed
-		if [ $status -eq 0 ]; then
+		if [ $status -eq 0 ] && [ $e = lash ] &&
+			! { [ -s "$tmp/sl" ] && [ -s "$tmp/sl2vl" ]; }; then
+			result="no layer files"
+		elif [ $status -eq 0 ]; then
 			"$croute" check "${args[@]}" --lfts "$tmp/lfts" \
 				>"$tmp/check" 2>>"$tmp/err"
 			status=$?

@@ -12,8 +12,9 @@
 # from and to a port's further LMC LIDs, from and to switches
 # (lash_start_vl shifts the SLs off OpenSM's default SL 0), and OpenSM
 # programs cr-lash's SL2VL map on CA ports as on switch ports. Without QoS,
-# cr-lash warns and still routes. Last, too few VLs: a clear error with the
-# numbers, and OpenSM falls back.
+# cr-lash warns and still routes (and croute_lash_sl_dump FALSE leaves the
+# SL file out). Last, too few VLs: a clear error with the numbers, and
+# OpenSM falls back.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
@@ -43,7 +44,9 @@ lash_ibdmchk() {
 	fi
 }
 
-# lash_verify NAME TOPO START_VL: checks the last sweep of fabric TOPO.
+# lash_verify NAME TOPO START_VL: checks the last sweep of fabric TOPO;
+# the offline runs take the options in LASH_OPTS too.
+LASH_OPTS=
 lash_verify() {
 	name=$1
 	topo=$2
@@ -66,7 +69,9 @@ lash_verify() {
 		cr_fail "$name: croute check found problems in opensm's LFTs"
 	}
 	# The same tables offline, where the check also sees the layers.
+	# shellcheck disable=SC2086
 	"$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
+		$LASH_OPTS \
 		--lash-start-vl "$start" -o "$CR_DIR/$name.offline" \
 		2>"$CR_DIR/$name.route.err" ||
 		cr_fail "$name: croute route failed: $(cat "$CR_DIR/$name.route.err")"
@@ -77,7 +82,9 @@ lash_verify() {
 			head -n 10
 		cr_fail "$name: opensm's LFTs differ from croute route's"
 	}
+	# shellcheck disable=SC2086
 	"$CROUTE" check --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
+		$LASH_OPTS \
 		--lash-start-vl "$start" --require-minimal --switches \
 		>"$CR_DIR/$name.check-sl" 2>&1 || {
 		cat "$CR_DIR/$name.check-sl"
@@ -91,7 +98,9 @@ lash_verify() {
 		[ -s "$CR_DUMP/croute-lash-$f.dump" ] ||
 			cr_fail "$name: the plugin wrote no croute-lash-$f.dump"
 	done
+	# shellcheck disable=SC2086
 	"$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
+		$LASH_OPTS \
 		--lash-start-vl "$start" -o /dev/null \
 		--lash-sl "$CR_DIR/$name.sl" --lash-sl2vl "$CR_DIR/$name.sl2vl" \
 		2>/dev/null || cr_fail "$name: croute route --lash-sl failed"
@@ -324,6 +333,13 @@ lash_case parallel 0
 cr_gen "$CR_DIR/torus3d.topo" torus 6 6 6 --hosts 1
 lash_case torus3d 0
 [ "$LASH_LAYERS" -le 8 ] || cr_fail "torus3d: more than 8 layers"
+# croute_lash_balance TRUE: the balanced pass, more layers, still no loop.
+cp "$CR_DIR/torus3d.topo" "$CR_DIR/torus3d-bal.topo"
+LASH_OPTS=--lash-balance
+lash_case torus3d-bal 0 "croute_lash_balance TRUE"
+LASH_OPTS=
+cr_expect_log "cr-lash: .* layer\(s\), SL .*\(balanced paths\)" \
+	"croute_lash_balance TRUE: not the balanced pass"
 
 # --- QoS off: a warning, and cr-lash still routes ---------------------------
 # Also croute_lash_sl_dump FALSE: no path-SL file (none stale either).

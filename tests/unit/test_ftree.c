@@ -398,6 +398,9 @@ static void test_two_level(void **state)
 	check_full_tree(two_level(8, 6, 6, 6, false), NULL);
 	/* Doubled links: two to every spine, port groups of two. */
 	check_full_tree(two_level(8, 8, 8, 4, false), NULL);
+	/* Uneven groups: 6 uplinks over 4 spines, two of them doubled. */
+	check_full_tree(two_level(8, 6, 6, 4, false), NULL);
+	check_full_tree(two_level(8, 6, 6, 4, true), NULL);
 	/* Scrambled spine wiring, with and without remote GUID sorting. */
 	check_full_tree(two_level(12, 8, 8, 8, true), NULL);
 	cr_options_init(&o);
