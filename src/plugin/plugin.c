@@ -269,6 +269,7 @@ static int engine_build_fwd_tables(void *context)
 	free(pl->run_sw);
 	pl->run_sw = NULL;
 	pl->installed = true;
+	pl->dumped = false;
 	total = elapsed_ms(&pl->run_start);
 	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
 		" route %.1f, install %.1f)",
@@ -358,6 +359,13 @@ static void plugin_delete(void *plugin_data)
 
 	if (!pl)
 		return;
+	/*
+	 * opensm -o can set its exit flag before the sweep that routed has
+	 * reported UCAST_ROUTING_DONE (events stop then): the routing croute
+	 * installed last still gets its dump files, and its estimate.
+	 */
+	if (pl->installed && !pl->dumped)
+		cr_report_dumps(pl, true);
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);
 	run_reset(pl);
@@ -441,8 +449,14 @@ static void plugin_report(void *plugin_data, osm_epi_event_id_t event_id,
 	struct cr_plugin *pl = plugin_data;
 
 	/* After the LFTs are set: the moment for croute's dump files. */
-	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
-		cr_report_dumps(pl);
+	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
+		const struct osm_routing_engine *used =
+			pl->osm->routing_engine_used;
+
+		cr_report_dumps(pl, used && pl->run_engine &&
+					    used->context ==
+						    (void *)pl->run_engine);
+	}
 	/* Then the contention estimate, on a thread of its own. */
 	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		cr_estimate_routing_done(pl);

@@ -72,6 +72,7 @@ struct cr_plugin {
 	struct timespec run_start;
 	double ms_import, ms_route; /* phases of the run, for the log */
 	bool installed; /* LFTs written, run succeeded */
+	bool dumped;	/* croute's dump files describe this run */
 
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
 };
@@ -98,6 +99,6 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 		    struct cr_options *o);
 
 /* report.c */
-void cr_report_dumps(struct cr_plugin *pl);
+void cr_report_dumps(struct cr_plugin *pl, bool ours);
 
 #endif

@@ -172,9 +172,13 @@ static void dump_file(const char *dir, const char *name, dump_fn fn,
 	free(path);
 }
 
-void cr_report_dumps(struct cr_plugin *pl)
+/*
+ * ours: the tables in place are the ones croute installed last. When they
+ * are not (OpenSM fell back to another engine), files from an earlier
+ * croute run would describe a routing that is gone: they are removed.
+ */
+void cr_report_dumps(struct cr_plugin *pl, bool ours)
 {
-	const struct osm_routing_engine *used = pl->osm->routing_engine_used;
 	const char *dir = pl->osm->subn.opt.dump_files_dir;
 	const struct cr_routing *r = pl->routing;
 	const struct cr_fabric *f = pl->fabric;
@@ -184,13 +188,8 @@ void cr_report_dumps(struct cr_plugin *pl)
 		cr_verbose("no dump directory: croute's dump files skipped");
 		return;
 	}
-	/*
-	 * The tables in place are not croute's (OpenSM fell back to another
-	 * engine): files from an earlier croute run would describe a routing
-	 * that is gone.
-	 */
-	if (!pl->installed || !r || !f || !used ||
-	    used->context != (void *)pl->run_engine) {
+	pl->dumped = true;
+	if (!ours || !pl->installed || !r || !f || !pl->run_engine) {
 		r = NULL;
 		engine = NULL;
 	} else {
