@@ -3,8 +3,10 @@
 # run (same LIDs): routing time of each, from opensm's own log ("building
 # routing with 'X'" to "X tables configured on all switches", so both
 # include everything the engine does), then reachability, minimal paths
-# and credit loops of each by `croute check`, and the offline time of
-# `croute route -e ftree` on the same topology.
+# and credit loops of each by `croute check`, the shift and bisect averages
+# of each by `croute estimate` (hosts in generator order: leaf by leaf, the
+# order both engines index; up to 64 sampled shift phases), and the
+# offline time of `croute route -e ftree` on the same topology.
 #
 # usage: bench/ftree/run.sh [croute gen arguments]   (default: ktree 8 3)
 #   bench/ftree/run.sh ktree 16 3    the issue's 4096 hosts, 768 switches
@@ -40,6 +42,9 @@ for e in ftree cr-ftree; do
 	"$CROUTE" check -t "$topo" --lids "$CR_GUID2LID" \
 		--lfts "$CR_DIR/lfts-$e" --max-report 3 \
 		>"$CR_DIR/check-$e.out" 2>&1
+	"$CROUTE" estimate -q -t "$topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DIR/lfts-$e" --pattern shift,bisect --phases 64 \
+		>"$CR_DIR/estimate-$e.out" 2>&1
 done
 cr_ibsim_stop
 
@@ -47,10 +52,13 @@ offline=$( { "$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" -e ftree \
 	-o /dev/null; } 2>&1 | tail -n 1)
 
 echo "fabric: croute gen $*"
-printf "%-10s %12s  %s\n" engine "routing (s)" "check"
+printf "%-10s %12s %6s %6s  %s\n" engine "routing (s)" shift bisect check
 for e in ftree cr-ftree; do
 	v=$(eval "echo \$time_$(echo "$e" | tr - _)")
-	printf "%-10s %12s  %s\n" "$e" "$v" "$(awk '
+	est=$(awk '$1 ~ /^(shift|bisect)(:|$)/ { a[$1 ~ /^b/] = $4 }
+		END { printf "%6s %6s", a[0] ? a[0] : "?", a[1] ? a[1] : "?" }' \
+		"$CR_DIR/estimate-$e.out")
+	printf "%-10s %12s %s  %s\n" "$e" "$v" "$est" "$(awk '
 		/unreachable:/ { u = $2 } /non-minimal/ { m = $3 }
 		/credit loops:/ { c = $3 } /result:/ { r = $2 }
 		END { printf "unreachable %s, non-minimal %s, credit loops %s: %s",

@@ -226,9 +226,11 @@ static int32_t child_slot(const struct ft *ft, const struct ft_sw *c,
 {
 	uint32_t v = t->slot[h - 1];
 
+	if (!c->nslots)
+		return -1;
 	if (c->nslots != ft->common_slots[h - 1])
 		v = t->digit[h - 1] % c->nslots;
-	return c->nslots ? ft->slots[c->slot + v] : -1;
+	return ft->slots[c->slot + v];
 }
 
 /*

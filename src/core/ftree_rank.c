@@ -266,12 +266,14 @@ static bool adjacent_ranks(const struct ft *ft, bool report)
 			if (d == 1 || d == -1)
 				continue;
 			if (report)
-				cr_err("cr-ftree: not a fat tree: switch 0x%016llx (rank %d) port %u is linked to switch 0x%016llx (rank %d); links must join adjacent ranks",
+				cr_err("cr-ftree: not a fat tree: switch 0x%016llx (rank %d) port %u is linked to switch 0x%016llx (rank %d); links must join adjacent ranks%s",
 				       (unsigned long long)ft_guid(ft, s),
 				       sw->rank, ft->ports[g[i].first],
 				       (unsigned long long)ft_guid(ft,
 								   g[i].remote),
-				       m->rank);
+				       m->rank,
+				       ft->o->root_guids.count ? "" :
+				       " (ranked from the switches with CAs: if CAs hang on spine switches, list them in io_guid_file or give root_guid_file)");
 			return false;
 		}
 	}

@@ -22,7 +22,7 @@
 # answers on SA threads while the routing changes).
 #
 # CR_FAULTS_ENGINES: the -R lists to run on the tree (default all three;
-# when set, the torus is left out).
+# when set, the torus is left out). CR_FAULTS_LMC: the tree's LMC (0).
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
@@ -202,7 +202,7 @@ tops=" $(awk '/^Switch/ && /# "sw-l0-/ { split($0, q, "\""); print q[2] }' \
 	"$topo" | tr '\n' ' ')"
 
 cr_ibsim_start "$topo"
-cr_conf "sweep_interval 1"
+cr_conf "sweep_interval 1" "lmc ${CR_FAULTS_LMC:-0}"
 ALLOWED=
 
 for engines in ${CR_FAULTS_ENGINES:-cr-minhop cr-updn cr-ftree,cr-updn}; do
