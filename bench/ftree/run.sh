@@ -15,6 +15,7 @@
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 
 cr_init bench-ftree
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
@@ -22,22 +23,12 @@ CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 topo=$CR_DIR/topo
 cr_gen "$topo" "$@"
 
-# routing_time LOG ENGINE: seconds between the two log lines (opensm's
-# timestamps: "Mon DD HH:MM:SS usec").
-routing_time() {
-	awk -v e="$2" '
-	function t() { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
-	index($0, "building routing with \047" e "\047") { t0 = t() }
-	index($0, ": " e " tables configured on all switches") { t1 = t() }
-	END { if (t0 && t1) printf "%.3f", t1 - t0; else print "?" }' "$1"
-}
-
 cr_conf
 cr_ibsim_start "$topo"
 for e in ftree cr-ftree; do
 	cr_opensm_once -R "$e" -D 0x47
 	cr_expect_log ": $e tables configured" "$e did not route the fabric"
-	eval "time_$(echo "$e" | tr - _)=$(routing_time "$CR_LOG" "$e")"
+	eval "time_$(echo "$e" | tr - _)=$(bench_routing_time "$CR_LOG" "$e")"
 	cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/lfts-$e"
 	"$CROUTE" check -t "$topo" --lids "$CR_GUID2LID" \
 		--lfts "$CR_DIR/lfts-$e" --max-report 3 \
@@ -64,8 +55,7 @@ for e in ftree cr-ftree; do
 		END { printf "unreachable %s, non-minimal %s, credit loops %s: %s",
 		      u, m, c, r }' "$CR_DIR/check-$e.out")"
 done
-echo "ratio cr-ftree/ftree: $(awk -v a="$time_cr_ftree" -v b="$time_ftree" \
-	'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')"
+echo "ratio cr-ftree/ftree: $(bench_ratio "$time_cr_ftree" "$time_ftree")"
 echo "offline croute route -e ftree: $offline"
 
 CR_STATUS=0

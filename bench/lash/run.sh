@@ -19,24 +19,13 @@
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/bench/lib.sh"
 
 cr_init bench-lash
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 [ $# -gt 0 ] || set -- random --switches 32 --links 4 --hosts 2 --seed 1
 topo=$CR_DIR/topo
 cr_gen "$topo" "$@"
-
-# routing_time LOG ENGINE: seconds between the two log lines.
-routing_time() {
-	awk -v e="$2" '
-	function t() {
-		split($3, h, ":")
-		return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6
-	}
-	index($0, "building routing with \047" e "\047") { t0 = t() }
-	index($0, ": " e " tables configured on all switches") { t1 = t() }
-	END { if (t0 && t1) printf "%.4f", t1 - t0; else print "-" }' "$1"
-}
 
 # layers LOG ENGINE: VLs the engine used, or what it said it needed.
 layers() {
@@ -107,7 +96,7 @@ run() {
 	i=0
 	while [ $i -lt "${CR_BENCH_REPEAT:-1}" ]; do
 		cr_opensm_once -Q -R "$engine" -D 0x47
-		t=$(routing_time "$CR_LOG" "$engine")
+		t=$(bench_routing_time "$CR_LOG" "$engine")
 		best=$(awk -v a="$best" -v b="$t" 'BEGIN {
 			print (a == "" || (b != "-" && b + 0 < a + 0)) ? b : a }')
 		i=$((i + 1))

@@ -3,23 +3,24 @@
 # tree while ibsim's console takes a link down, a host away, a switch out,
 # splits the fabric in two, adds a link that makes the tree no tree and
 # cuts the SM's switch off from everything; after each fault the fabric is
-# repaired. For cr-ftree, MADs are also lost at random for a while. After every change and the
-# re-sweep it brings, the installed tables are checked against the fabric
-# as ibnetdiscover sees it then:
+# repaired. For cr-ftree, MADs are also lost at random for a while. After
+# every change and the re-sweep it brings, the installed tables are
+# checked against the fabric as ibnetdiscover sees it then:
 #   - every CA reaches every LID it can reach (croute check), no loops;
 #   - no entry leads into a port without a link or routes a LID that is
-#     gone;
+#     gone; every entry has its hop count;
 #   - they are what `croute route` computes offline for that fabric;
 #   - no credit loops: croute check, and ibdmchk -M (multicast included),
 #     for the engines that promise it (cr-updn, cr-ftree, cr-lash);
 #   - an engine that cannot route the new shape fails cleanly and the next
-#     one of -R routes it (cr-ftree,cr-updn on the tree with a loop);
-# and after each repair the tables are exactly the original ones. The LFT
-# entries each fault and repair changed are counted against those that had
-# to (churn table; reported, not asserted: no engine promises a bound).
-# Last, cr-lash with -Q on a small torus: a link and a switch go and come
-# back, then a link flaps while saquery asks for paths (cr-lash's path_sl
-# answers on SA threads while the routing changes).
+#     one of -R routes it (cr-ftree,cr-updn on the tree with a loop, or
+#     with no CA left);
+# and after each repair the tables and the hop counts are exactly the
+# original ones. The LFT entries each fault changed are counted against
+# those that had to (churn table; reported, not asserted: no engine
+# promises a bound). Last, cr-lash with -Q on a small torus: a link and a
+# switch go and come back, then a link flaps while saquery asks for paths
+# (cr-lash's path_sl answers on SA threads while the routing changes).
 #
 # CR_FAULTS_ENGINES: the -R lists to run on the tree (default all three;
 # when set, the torus is left out). CR_FAULTS_LMC: the tree's LMC (0).
@@ -49,6 +50,11 @@ verify() {
 		cr_fail "$TAG $state: $used installed the tables, not $want"
 	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$d.norm"
 	[ -s "$d.norm" ] || cr_fail "$TAG $state: empty LFT dump"
+	# Every entry has its hop count (OpenSM's multicast code reads them).
+	cp "$CR_DUMP/opensm.fdbs" "$d.fdbs"
+	if grep -q UNKNOWN "$d.fdbs"; then
+		cr_fail "$TAG $state: opensm.fdbs has entries without hops"
+	fi
 	cr_discover "$d.topo"
 
 	cr_dead_routes "$d.topo" "$d.norm" >"$d.dead"
@@ -112,6 +118,11 @@ restored() {
 	cmp -s "$CR_DIR/$TAG-orig.norm" "$CR_DIR/$TAG-$1.norm" || {
 		diff "$CR_DIR/$TAG-orig.norm" "$CR_DIR/$TAG-$1.norm" | head
 		cr_fail "$TAG $1: the LFTs did not return to the original"
+	}
+	# The hop counts too: nothing of the faulty fabric's lingers.
+	cmp -s "$CR_DIR/$TAG-orig.fdbs" "$CR_DUMP/opensm.fdbs" || {
+		diff "$CR_DIR/$TAG-orig.fdbs" "$CR_DUMP/opensm.fdbs" | head
+		cr_fail "$TAG $1: the hop counts did not return to the original"
 	}
 	cr_log "$TAG $1: back to the original tables: OK"
 }
