@@ -67,4 +67,12 @@ enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
 int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
 		       struct cr_guid_list *l);
 
+/*
+ * OpenSM's port_search_ordering_file: "0xGUID port port ..." a line, '#'
+ * comments. Appends to o->port_orders; -1 (logged with file and line) on
+ * the first bad line.
+ */
+int cr_port_order_parse(FILE *fp, const char *path, const char *key,
+			struct cr_options *o);
+
 #endif

@@ -17,6 +17,13 @@ struct cr_guid_list {
 	size_t count;
 };
 
+/* A switch's port search order (OpenSM's port_search_ordering_file). */
+struct cr_port_order {
+	uint64_t guid;			/* switch node GUID */
+	uint8_t num;
+	uint8_t ports[CR_MAX_PORTS];	/* listed first, in this order */
+};
+
 struct cr_options {
 	bool port_shifting;
 	bool remote_guid_sorting;
@@ -25,6 +32,8 @@ struct cr_options {
 	struct cr_guid_list cn_guids;	/* ftree compute nodes */
 	struct cr_guid_list io_guids;	/* ftree I/O nodes */
 	struct cr_guid_list guid_order;	/* order in which to route port GUIDs */
+	struct cr_port_order *port_orders;	/* override the port order */
+	size_t num_port_orders;
 	uint8_t lash_start_vl;
 	uint8_t max_vls;		/* operational data VLs; 0 = 8 */
 	bool lash_balance;		/* lash: balance first, fewest layers next */

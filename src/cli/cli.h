@@ -36,6 +36,8 @@ enum {
 	CLI_KEY_ROOT_GUIDS,
 	CLI_KEY_CN_GUIDS,
 	CLI_KEY_IO_GUIDS,
+	CLI_KEY_GUID_ORDER,
+	CLI_KEY_PORT_ORDER,
 	CLI_KEY_LASH_START_VL,
 	CLI_KEY_LASH_BALANCE,
 	CLI_KEY_CMD = 512,
@@ -92,6 +94,7 @@ struct cli_setup {
 	const char *engine; /* NULL: not given */
 	struct cr_options opts;
 	const char *root_guids, *cn_guids, *io_guids;
+	const char *guid_order, *port_order;
 };
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */

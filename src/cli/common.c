@@ -15,6 +15,8 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
+#include <croute/conf.h>
+
 #include "cli.h"
 
 static const struct cli_opt common_opts[] = {
@@ -45,6 +47,10 @@ const struct cli_opt cli_engine_opts[] = {
 	 "compute node port GUIDs, one a line (ftree)"},
 	{"io-guids", CLI_KEY_IO_GUIDS, "FILE",
 	 "I/O node port GUIDs, one a line (ftree)"},
+	{"guid-order", CLI_KEY_GUID_ORDER, "FILE",
+	 "port GUIDs to route first, in order (guid_routing_order_file)"},
+	{"port-order", CLI_KEY_PORT_ORDER, "FILE",
+	 "switch port search orders (port_search_ordering_file)"},
 	{"lash-start-vl", CLI_KEY_LASH_START_VL, "VL",
 	 "first virtual lane lash uses (0..14)"},
 	{"lash-balance", CLI_KEY_LASH_BALANCE, NULL,
@@ -289,6 +295,12 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 	case CLI_KEY_IO_GUIDS:
 		s->io_guids = arg;
 		return 0;
+	case CLI_KEY_GUID_ORDER:
+		s->guid_order = arg;
+		return 0;
+	case CLI_KEY_PORT_ORDER:
+		s->port_order = arg;
+		return 0;
 	case CLI_KEY_LASH_START_VL:
 		if (cli_uint(s->cmd, "--lash-start-vl", arg, 14, &v))
 			return -1;
@@ -329,13 +341,12 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 }
 
 /* OpenSM's GUID files: one GUID a line; '#' starts a comment. */
-static int read_guids(const char *path, struct cr_guid_list *l)
+/* One of the engine's input files; NULL: not given. */
+static int read_input(const char *path, const char *what,
+		      struct cr_guid_list *l, struct cr_options *o)
 {
 	FILE *in;
-	char *buf = NULL;
-	size_t cap = 0;
-	unsigned line = 0;
-	int err = 0;
+	int err;
 
 	if (!path)
 		return 0;
@@ -344,28 +355,8 @@ static int read_guids(const char *path, struct cr_guid_list *l)
 		cr_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (!err && getline(&buf, &cap, in) >= 0) {
-		char *s = buf, *e;
-		unsigned long long guid;
-
-		line++;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
-		errno = 0;
-		guid = strtoull(s, &e, 0);
-		while (isspace((unsigned char)*e))
-			e++;
-		if (e == s || errno || (*e && *e != '#')) {
-			cr_err("%s:%u: expected one GUID", path, line);
-			err = -1;
-		} else if (cr_guid_list_add(l, guid)) {
-			cr_err("%s: out of memory", path);
-			err = -1;
-		}
-	}
-	free(buf);
+	err = l ? cr_guid_file_parse(in, path, what, l) :
+		  cr_port_order_parse(in, path, what, o);
 	fclose(in);
 	return err;
 }
@@ -378,12 +369,21 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	struct cr_routing *r;
 	double t0;
 
+	/* Routed again (croute compare): the files are read afresh. */
 	cr_guid_list_release(&s->opts.root_guids);
 	cr_guid_list_release(&s->opts.cn_guids);
 	cr_guid_list_release(&s->opts.io_guids);
-	if (read_guids(s->root_guids, &s->opts.root_guids) ||
-	    read_guids(s->cn_guids, &s->opts.cn_guids) ||
-	    read_guids(s->io_guids, &s->opts.io_guids))
+	cr_guid_list_release(&s->opts.guid_order);
+	free(s->opts.port_orders);
+	s->opts.port_orders = NULL;
+	s->opts.num_port_orders = 0;
+	if (read_input(s->root_guids, "--root-guids", &s->opts.root_guids,
+		       NULL) ||
+	    read_input(s->cn_guids, "--cn-guids", &s->opts.cn_guids, NULL) ||
+	    read_input(s->io_guids, "--io-guids", &s->opts.io_guids, NULL) ||
+	    read_input(s->guid_order, "--guid-order", &s->opts.guid_order,
+		       NULL) ||
+	    read_input(s->port_order, "--port-order", NULL, &s->opts))
 		return NULL;
 	r = cr_routing_new(f);
 	if (!r)

@@ -16,6 +16,9 @@ void cr_options_release(struct cr_options *o)
 	cr_guid_list_release(&o->cn_guids);
 	cr_guid_list_release(&o->io_guids);
 	cr_guid_list_release(&o->guid_order);
+	free(o->port_orders);
+	o->port_orders = NULL;
+	o->num_port_orders = 0;
 }
 
 int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid)

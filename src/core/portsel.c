@@ -70,17 +70,43 @@ static int cmp_remote(const struct cr_fabric *f, const struct cr_node *n,
 	return a < b ? -1 : a > b;
 }
 
+static const struct cr_port_order *find_port_order(const struct cr_options *o,
+						   uint64_t guid)
+{
+	for (size_t i = 0; i < o->num_port_orders; i++)
+		if (o->port_orders[i].guid == guid)
+			return &o->port_orders[i];
+	return NULL;
+}
+
+/*
+ * A port search order given for the switch wins: its ports first, in the
+ * order listed, then the others in port number order, as OpenSM does.
+ */
 static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
-		       bool by_guid)
+		       const struct cr_options *o)
 {
 	uint16_t *rank = ps->rank + (size_t)n->sw_index * ps->stride;
+	const struct cr_port_order *po = find_port_order(o, n->guid);
 	uint8_t order[CR_MAX_PORTS + 1];
-	unsigned np = n->num_ports;
+	unsigned np = n->num_ports, k = 0;
+	bool listed[CR_MAX_PORTS + 1] = { false };
 
-	for (unsigned p = 1; p <= np; p++)
-		order[p - 1] = p;
+	if (po) {
+		for (unsigned i = 0; i < po->num; i++)
+			if (po->ports[i] <= np) {
+				listed[po->ports[i]] = true;
+				order[k++] = po->ports[i];
+			}
+		for (unsigned p = 1; p <= np; p++)
+			if (!listed[p])
+				order[k++] = p;
+	} else {
+		for (unsigned p = 1; p <= np; p++)
+			order[p - 1] = p;
+	}
 	/* Insertion sort: a switch has a few dozen ports. */
-	for (unsigned i = 1; by_guid && i < np; i++) {
+	for (unsigned i = 1; !po && o->remote_guid_sorting && i < np; i++) {
 		uint8_t p = order[i];
 		unsigned j = i;
 
@@ -273,8 +299,7 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	if (!ps->count || !ps->rank)
 		goto oom;
 	for (uint32_t s = 0; s < f->num_switches; s++)
-		rank_ports(ps, &f->nodes[f->switches[s]],
-			   o->remote_guid_sorting);
+		rank_ports(ps, &f->nodes[f->switches[s]], o);
 	if (ps->shifting && !ps->scatter && prepare_spread(ps, o))
 		goto oom;
 	return ps;

@@ -62,6 +62,22 @@ static int read_guid_file(const char *key, const char *path,
 	return ret;
 }
 
+static int read_port_order(const char *path, struct cr_options *o)
+{
+	int ret;
+	FILE *fp;
+
+	fp = fopen(path, "r");
+	if (!fp) {
+		cr_err("cannot open port_search_ordering_file '%s': %s", path,
+		       strerror(errno));
+		return -1;
+	}
+	ret = cr_port_order_parse(fp, path, "port_search_ordering_file", o);
+	fclose(fp);
+	return ret;
+}
+
 static bool opt_str_set(const char *s)
 {
 	return s && *s;
@@ -74,8 +90,6 @@ static void log_ignored(struct cr_plugin *pl, const osm_subn_opt_t *opt)
 		const char *name;
 		bool set;
 	} ignored[] = {
-		{"port_search_ordering_file",
-		 opt_str_set(opt->port_search_ordering_file)},
 		{"hop_weights_file", opt_str_set(opt->hop_weights_file)},
 		{"port_prof_ignore_file",
 		 opt_str_set(opt->port_prof_ignore_file)},
@@ -124,6 +138,9 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 		    read_guid_file(files[i].key, files[i].path, files[i].list) <
 			    0)
 			return -1;
+	if (opt_str_set(opt->port_search_ordering_file) &&
+	    read_port_order(opt->port_search_ordering_file, o) < 0)
+		return -1;
 	log_ignored(pl, opt);
 	return 0;
 }

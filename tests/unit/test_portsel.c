@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include <croute/conf.h>
 #include <croute/portsel.h>
 
 #include "updn_fabrics.h"
@@ -138,6 +139,56 @@ static void test_remote_guid_order(void **state)
 	assert_int_equal(ports[1], 2);
 	assert_int_equal(ports[2], 1);
 	cr_portsel_free(ps);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * port_search_ordering_file: the listed ports first, the rest in port
+ * order; it wins over remote-GUID order on the switch it names. Bad lines
+ * are refused with file and line.
+ */
+static void test_port_search_order(void **state)
+{
+	static const char good[] = "# X: port 2 first\n0x100001 2\n"
+				   "0x999 4 1\n";
+	static const char *const bad[] = {
+		"0x100001 0\n", "0x100001 255\n", "0x100001 2 2\n",
+		"x 1 2\n", "0x100001 1x\n",
+	};
+	struct cr_fabric *f = star();
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+	struct cr_portsel *ps;
+	uint8_t ports[] = {1, 2, 3};
+	FILE *fp;
+
+	cr_options_init(&o);
+	o.remote_guid_sorting = true;
+	fp = fmemopen((void *)good, sizeof(good) - 1, "r");
+	assert_int_equal(cr_port_order_parse(fp, "good", "test", &o), 0);
+	fclose(fp);
+	assert_int_equal(o.num_port_orders, 2);
+	assert_int_equal(o.port_orders[1].num, 2);
+	ps = cr_portsel_new(f, &o, r);
+	cr_portsel_order(ps, 0, ports, 3);
+	assert_int_equal(ports[0], 2);
+	assert_int_equal(ports[1], 1);
+	assert_int_equal(ports[2], 3);
+	/* The least loaded of the first in that order. */
+	assert_int_equal(cr_portsel_pick(ps, 0, ports, 3, 1, 0), 2);
+	assert_int_equal(cr_portsel_pick(ps, 0, ports, 3, 2, 0), 1);
+	cr_portsel_free(ps);
+	cr_options_release(&o);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_options_init(&o);
+		fp = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+		assert_int_equal(cr_port_order_parse(fp, "bad", "test", &o),
+				 -1);
+		fclose(fp);
+		assert_int_equal(o.num_port_orders, 0);
+		cr_options_release(&o);
+	}
 	cr_routing_free(r);
 	cr_fabric_free(f);
 }
@@ -327,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_port_shifting_spread),
 		cmocka_unit_test(test_remote_guid_order),
 		cmocka_unit_test(test_remote_guid_ties),
+		cmocka_unit_test(test_port_search_order),
 		cmocka_unit_test(test_nocount_and_edges),
 		cmocka_unit_test(test_scatter_reproducible),
 		cmocka_unit_test(test_lmc_diversity),

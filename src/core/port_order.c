@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * OpenSM's port_search_ordering_file: for the switches it names, the order
+ * in which equal ports are considered, instead of port number or remote
+ * GUID order. Ports a line does not list follow in port order, as in
+ * OpenSM. Read by the plugin and the command alike.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/conf.h>
+#include <croute/log.h>
+
+static int parse_line(char *s, const char *path, unsigned lineno,
+		      const char *key, struct cr_port_order *po)
+{
+	char *end;
+	unsigned long long guid;
+	bool seen[CR_MAX_PORTS + 1] = { false };
+
+	errno = 0;
+	guid = isxdigit((unsigned char)*s) ? strtoull(s, &end, 16) : 0;
+	if (errno || !guid || (*end && !isspace((unsigned char)*end))) {
+		cr_err("%s:%u: '%s' does not start with a switch GUID (%s)",
+		       path, lineno, s, key);
+		return -1;
+	}
+	po->guid = guid;
+	po->num = 0;
+	for (s = end; *s;) {
+		unsigned long port;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		errno = 0;
+		port = isdigit((unsigned char)*s) ? strtoul(s, &end, 10) : 0;
+		if (errno || !port || port > CR_MAX_PORTS ||
+		    (*end && !isspace((unsigned char)*end))) {
+			cr_err("%s:%u: '%.*s' is not a port number 1..%u (%s)",
+			       path, lineno, (int)strcspn(s, " \t\r\n"), s,
+			       CR_MAX_PORTS, key);
+			return -1;
+		}
+		if (seen[port]) {
+			cr_err("%s:%u: port %lu is listed twice (%s)", path,
+			       lineno, port, key);
+			return -1;
+		}
+		seen[port] = true;
+		po->ports[po->num++] = (uint8_t)port;
+		s = end;
+	}
+	return 0;
+}
+
+int cr_port_order_parse(FILE *fp, const char *path, const char *key,
+			struct cr_options *o)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	while (ret == 0 && getline(&line, &cap, fp) >= 0) {
+		char *hash = strchr(line, '#'), *s = line;
+		struct cr_port_order *po;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			continue;
+		po = realloc(o->port_orders,
+			     (o->num_port_orders + 1) * sizeof(*po));
+		if (!po) {
+			cr_err("out of memory reading %s", path);
+			ret = -1;
+			break;
+		}
+		o->port_orders = po;
+		ret = parse_line(s, path, lineno, key,
+				 &po[o->num_port_orders]);
+		if (!ret)
+			o->num_port_orders++;
+	}
+	free(line);
+	return ret;
+}
