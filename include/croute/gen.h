@@ -19,6 +19,8 @@ struct cr_gen_params {
 /* k-ary n-tree: k^n hosts, n levels of k^(n-1) switches with 2k ports. */
 struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 				    const struct cr_gen_params *p);
+/* Largest 3-level fat tree of k-port switches: k^3/4 hosts, 5k^2/4 switches. */
+struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p);
 /*
  * Two-level tree: leaves with hosts_per_leaf hosts and uplinks uplinks
  * each, spread over spines spines (uplinks % spines == 0, or a spine gets

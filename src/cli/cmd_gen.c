@@ -144,6 +144,7 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		unsigned allowed, required;
 	} kinds[] = {
 		{"ktree", 0, 0},
+		{"fat-tree", 0, 0},
 		{"two-level",
 		 BIT(KEY_LEAVES) | BIT(KEY_HOSTS) | BIT(KEY_UPLINKS) |
 			 BIT(KEY_SPINES) | BIT(KEY_SCRAMBLE),
@@ -163,7 +164,7 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0])) {
 		cli_usage_error(g->cmd, "unknown kind '%s' (%s)", kind,
-				"ktree, two-level, torus, mesh, random");
+				"ktree, fat-tree, two-level, torus, mesh, random");
 		return NULL;
 	}
 	for (const struct cli_opt *o = gen_opts; o->name; o++) {
@@ -185,6 +186,11 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		if (numbers(g, argc, argv, 2, 2, n))
 			return NULL;
 		return cr_gen_kary_ntree(n[0], n[1], &g->p);
+	}
+	if (!strcmp(kind, "fat-tree")) {
+		if (numbers(g, argc, argv, 1, 1, n))
+			return NULL;
+		return cr_gen_fat_tree(n[0], &g->p);
 	}
 	if (!strcmp(kind, "two-level")) {
 		if (numbers(g, argc, argv, 0, 0, n))
@@ -253,6 +259,9 @@ const struct cli_cmd cli_cmd_gen = {
 		   "  ktree K N       k-ary n-tree: K^N hosts, N levels of"
 		   " K^(N-1) switches\n"
 		   "                  with 2K ports\n"
+		   "  fat-tree K      the largest 3-level fat tree of K-port"
+		   " switches:\n"
+		   "                  K^3/4 hosts (27648 for K = 48)\n"
 		   "  two-level --leaves L --hosts H --uplinks U --spines S"
 		   " [--scramble SEED]\n"
 		   "                  leaf/spine tree, any oversubscription\n"

@@ -3,6 +3,8 @@
  * croute route: routes a topology offline, writes opensm-lfts.dump and,
  * for lash, the path-SL and SL2VL files the plugin dumps.
  */
+#include <sys/resource.h>
+
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/topo.h>
@@ -120,12 +122,17 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (write_lash_file(c.lash_sl, cr_lash_write_psl, f, r) ||
 	    write_lash_file(c.lash_sl2vl, cr_lash_write_sl2vl, f, r))
 		goto out;
-	if (cli_verbosity >= CR_LOG_INFO)
+	if (cli_verbosity >= CR_LOG_INFO) {
+		struct rusage ru;
+
+		/* Peak memory: what sizing a large fabric's SM host needs. */
+		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 			"croute route: cr-%s routed %u switches, %u LIDs"
-			" (max LID %u) in %.3f s\n",
+			" (max LID %u) in %.3f s, peak memory %ld MB\n",
 			e->name, f->num_switches, cli_count_lids(f), f->max_lid,
-			secs);
+			secs, ru.ru_maxrss / 1024);
+	}
 	ret = CLI_OK;
 out:
 	cr_routing_free(r);

@@ -234,6 +234,62 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 }
 
 /*
+ * The largest 3-level fat tree of k-port switches: k pods of k/2 leaves
+ * (k/2 hosts each) and k/2 middle switches, under (k/2)^2 roots. Middle
+ * switch j of every pod reaches roots j*k/2 .. j*k/2 + k/2 - 1, on the
+ * root's port pod + 1: k^3/4 hosts at full bisection (27,648 for k = 48).
+ */
+struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
+{
+	struct gen g;
+	unsigned h = k / 2;
+	uint32_t mids, leaves;
+	int err = 0;
+
+	if (k < 2 || k % 2 || check_ports("a fat-tree switch", k)) {
+		cr_err("gen: a fat tree needs an even number of ports >= 2");
+		return NULL;
+	}
+	if (p && p->hca_ports > 1) {
+		cr_err("gen: fat-tree hosts have one port each");
+		return NULL;
+	}
+	if (gen_init(&g, p, (unsigned long)k * h * h))
+		return NULL;
+	for (unsigned j = 0; j < h && !err; j++)
+		for (unsigned t = 0; t < h && !err; t++)
+			err = add_switch(&g, k, "sw-root-%0*u-%0*u",
+					 (int)digits(h - 1), j,
+					 (int)digits(h - 1), t) == CR_NO_NODE;
+	mids = g.f->num_nodes;
+	for (unsigned pod = 0; pod < k && !err; pod++)
+		for (unsigned j = 0; j < h && !err; j++)
+			err = add_switch(&g, k, "sw-mid-%0*u-%0*u",
+					 (int)digits(k - 1), pod,
+					 (int)digits(h - 1), j) == CR_NO_NODE;
+	leaves = g.f->num_nodes;
+	for (unsigned pod = 0; pod < k && !err; pod++)
+		for (unsigned l = 0; l < h && !err; l++)
+			err = add_switch(&g, k, "sw-leaf-%0*u-%0*u",
+					 (int)digits(k - 1), pod,
+					 (int)digits(h - 1), l) == CR_NO_NODE;
+	for (unsigned pod = 0; pod < k && !err; pod++)
+		for (unsigned j = 0; j < h && !err; j++) {
+			uint32_t mid = mids + pod * h + j;
+
+			for (unsigned t = 0; t < h && !err; t++)
+				err = cable(&g, j * h + t, pod + 1, mid,
+					    h + t + 1);
+			for (unsigned l = 0; l < h && !err; l++)
+				err = cable(&g, mid, l + 1,
+					    leaves + pod * h + l, h + j + 1);
+		}
+	for (unsigned i = 0; i < k * h && !err; i++)
+		err = add_hosts(&g, leaves + i, 1, h);
+	return gen_done(&g, err);
+}
+
+/*
  * Uplink u of a leaf goes to spine u % spines; a spine's ports toward one
  * leaf are consecutive. Scrambling shuffles which uplink port of each leaf
  * goes to which spine, and the order of each spine's ports, as on

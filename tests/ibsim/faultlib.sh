@@ -25,25 +25,29 @@ cr_hup() {
 	kill -HUP "$pid"
 }
 
-# cr_quiet: waits until the last routing run's sweep is over and no other
-# sweep follows within a second (a change can bring several traps).
+# cr_quiet: waits until the sweep of the last routing run has ended (a
+# "SUBNET UP" or error line after it: OpenSM has written its dump files)
+# and no other sweep has followed within a second (a change can bring
+# several traps).
 cr_quiet() {
 	i=0
 	stable=0
 	last=
 	while [ $i -lt $((CR_TIMEOUT * 5)) ]; do
-		d=$(cr_count "$CR_DONE")
-		u=$(cr_count "$CR_UP")
-		now="$d $u"
+		# The line numbers of the last routing run and sweep end.
+		now=$(awk -v d="$CR_DONE" -v u="$CR_UP" '
+			$0 ~ d { ld = NR } $0 ~ u { lu = NR }
+			END { print ld + 0, lu + 0 }' "$CR_LOG" 2>/dev/null)
 		if [ "$now" = "$last" ]; then
 			stable=$((stable + 1))
 		else
 			stable=0
 		fi
 		last=$now
-		# 1 s after the sweep that routed ended; 4 s if it never says.
-		if { [ "$u" -ge "$d" ] && [ $stable -ge 5 ]; } ||
-			[ $stable -ge 20 ]; then
+		# 1 s after the sweep that routed ended; 10 s if it never says
+		# (a sweep cut short), since a slow one (valgrind) may be long.
+		if { [ "${now#* }" -gt "${now% *}" ] && [ $stable -ge 5 ]; } ||
+			[ $stable -ge 50 ]; then
 			return 0
 		fi
 		kill -0 "$CR_OSM_PID" 2>/dev/null || cr_fail "opensm is gone"
