@@ -631,6 +631,31 @@ static void test_gen_ktree(void **state)
 	assert_null(cr_gen_kary_ntree(200, 2, NULL));
 }
 
+/* Every port of every switch is used; k^3/4 hosts; 5k^2/4 switches. */
+static void test_gen_fat_tree(void **state)
+{
+	struct cr_fabric *f = cr_gen_fat_tree(8, NULL);
+
+	assert_non_null(f);
+	assert_int_equal(f->num_switches, 80);
+	check_hosts(f, 128);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct cr_node *sw = &f->nodes[f->switches[s]];
+
+		assert_int_equal(sw->num_ports, 8);
+		for (unsigned p = 1; p <= 8; p++)
+			assert_int_not_equal(sw->ports[p].remote, CR_NO_NODE);
+	}
+	/* A root reaches every pod once: its ports go to 8 middle switches
+	 * of 8 different pods, all with the same index in their pod. */
+	for (unsigned p = 1; p <= 8; p++)
+		assert_int_equal(f->nodes[f->nodes[0].ports[p].remote].desc[7],
+				 '0' + (p - 1));
+	cr_fabric_free(f);
+	assert_null(cr_gen_fat_tree(7, NULL));
+	assert_null(cr_gen_fat_tree(0, NULL));
+}
+
 static bool same_wiring(const struct cr_fabric *a, const struct cr_fabric *b)
 {
 	if (a->num_nodes != b->num_nodes)
@@ -752,6 +777,7 @@ int main(void)
 		cmocka_unit_test_setup(test_lft_ibroute, setup),
 		cmocka_unit_test_setup(test_file_commit, setup),
 		cmocka_unit_test_setup(test_gen_ktree, setup),
+		cmocka_unit_test_setup(test_gen_fat_tree, setup),
 		cmocka_unit_test_setup(test_gen_two_level, setup),
 		cmocka_unit_test_setup(test_gen_torus, setup),
 		cmocka_unit_test_setup(test_gen_random, setup),
