@@ -73,6 +73,13 @@ struct cli_cmd {
  */
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 	      int (*handle)(void *ctx, int key, const char *arg), void *ctx);
+/*
+ * cli_parse() for commands that take no operands: 0 to go on, else the
+ * exit status to return (CLI_OK after --help, CLI_BAD after an error).
+ */
+int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
+		      int (*handle)(void *ctx, int key, const char *arg),
+		      void *ctx);
 void cli_help(const struct cli_cmd *cmd, FILE *out);
 /* Reports a usage error: "croute CMD: ..." and where to get help. */
 void cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
@@ -115,6 +122,15 @@ struct cr_fabric *cli_load(struct cli_setup *s);
  */
 struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			     const struct cr_engine **engine, double *seconds);
+
+/*
+ * The routing to work on: read from lfts (opensm-lfts.dump or ibroute
+ * output) when given (*engine NULL), else computed with cli_route().
+ * NULL on failure (reported).
+ */
+struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
+			       const char *lfts, const struct cr_engine **engine,
+			       double *seconds);
 
 /* -o FILE: stdout when path is NULL or "-", else a file renamed in place. */
 FILE *cli_out_open(const char *path, char **tmp);

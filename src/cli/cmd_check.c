@@ -97,18 +97,13 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_check_report rep;
 	const struct cr_engine *e;
 	double secs;
-	int first, ret = CLI_BAD;
+	int ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
-	first = cli_parse(cmd, argc, argv, check_opt, &c);
-	if (first < 0) {
-		ret = first == -2 ? CLI_OK : CLI_BAD;
+	ret = cli_parse_options(cmd, argc, argv, check_opt, &c);
+	if (ret)
 		goto out;
-	}
-	if (first < argc) {
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
-		goto out;
-	}
+	ret = CLI_BAD;
 	if (!c.lfts == !c.setup.engine) {
 		cli_usage_error(cmd,
 				"give either --lfts FILE or --engine NAME");
@@ -117,15 +112,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
-	if (c.lfts) {
-		r = cr_routing_new(f);
-		if (r && cr_lft_read(c.lfts, f, r)) {
-			cr_routing_free(r);
-			r = NULL;
-		}
-	} else {
-		r = cli_route(&c.setup, f, &e, &secs);
-	}
+	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
 	if (!r)
 		goto out;
 	if (cr_check(f, r, c.flags, stdout, c.max_report, &rep)) {

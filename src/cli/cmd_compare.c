@@ -246,19 +246,14 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct compare_set *sets = NULL;
 	struct cr_pattern *pats = NULL;
 	struct cr_fabric *f = NULL;
-	int first, nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
+	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
-	first = cli_parse(cmd, argc, argv, compare_opt, &c);
-	if (first < 0) {
-		ret = first == -2 ? CLI_OK : CLI_BAD;
+	ret = cli_parse_options(cmd, argc, argv, compare_opt, &c);
+	if (ret)
 		goto out;
-	}
-	if (first < argc) {
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
-		goto out;
-	}
+	ret = CLI_BAD;
 	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES, &sets);
 	if (nsets < 0)
 		goto out;

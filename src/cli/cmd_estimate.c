@@ -127,19 +127,14 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	char title[512];
 	uint64_t unrouted = 0;
 	double secs = 0;
-	int first, npat = 0, done = 0, ret = CLI_BAD;
+	int npat = 0, done = 0, ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
-	first = cli_parse(cmd, argc, argv, estimate_opt, &c);
-	if (first < 0) {
-		ret = first == -2 ? CLI_OK : CLI_BAD;
+	ret = cli_parse_options(cmd, argc, argv, estimate_opt, &c);
+	if (ret)
 		goto out;
-	}
-	if (first < argc) {
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
-		goto out;
-	}
+	ret = CLI_BAD;
 	if (!c.lfts == !c.setup.engine) {
 		cli_usage_error(cmd,
 				"give either --lfts FILE or --engine NAME");
@@ -151,15 +146,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
-	if (c.lfts) {
-		r = cr_routing_new(f);
-		if (r && cr_lft_read(c.lfts, f, r)) {
-			cr_routing_free(r);
-			r = NULL;
-		}
-	} else {
-		r = cli_route(&c.setup, f, &e, &secs);
-	}
+	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
 	if (!r)
 		goto out;
 	est = cr_est_new(f, r, &c.est.par);

@@ -86,18 +86,13 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	FILE *out = NULL;
 	char *tmp;
 	double secs;
-	int first, ret = CLI_BAD;
+	int ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
-	first = cli_parse(cmd, argc, argv, route_opt, &c);
-	if (first < 0) {
-		ret = first == -2 ? CLI_OK : CLI_BAD;
+	ret = cli_parse_options(cmd, argc, argv, route_opt, &c);
+	if (ret)
 		goto out;
-	}
-	if (first < argc) {
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
-		goto out;
-	}
+	ret = CLI_BAD;
 	/* Only a layered engine has SLs to write: say so before routing. */
 	if ((c.lash_sl || c.lash_sl2vl) &&
 	    !cr_engine_find(c.setup.engine ? c.setup.engine : "minhop")

@@ -123,6 +123,21 @@ static void help_table(const struct cli_opt *o, FILE *out)
 	}
 }
 
+int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
+		      int (*handle)(void *ctx, int key, const char *arg),
+		      void *ctx)
+{
+	int first = cli_parse(cmd, argc, argv, handle, ctx);
+
+	if (first < 0)
+		return first == -2 ? CLI_OK : CLI_BAD;
+	if (first < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+		return CLI_BAD;
+	}
+	return 0;
+}
+
 void cli_help(const struct cli_cmd *cmd, FILE *out)
 {
 	fprintf(out, "Usage: croute %s %s\n\n%s\n", cmd->name, cmd->synopsis,
@@ -359,6 +374,24 @@ static int read_input(const char *path, const char *what,
 		  cr_port_order_parse(in, path, what, o);
 	fclose(in);
 	return err;
+}
+
+struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
+			       const char *lfts, const struct cr_engine **engine,
+			       double *seconds)
+{
+	struct cr_routing *r;
+
+	*engine = NULL;
+	*seconds = 0;
+	if (!lfts)
+		return cli_route(s, f, engine, seconds);
+	r = cr_routing_new(f);
+	if (r && cr_lft_read(lfts, f, r)) {
+		cr_routing_free(r);
+		r = NULL;
+	}
+	return r;
 }
 
 struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
