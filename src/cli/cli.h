@@ -74,9 +74,10 @@ struct cli_cmd {
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 	      int (*handle)(void *ctx, int key, const char *arg), void *ctx);
 /*
- * cli_parse() for commands that take no operands: 0 to go on, else the
- * exit status to return (CLI_OK after --help, CLI_BAD after an error).
+ * cli_parse() for commands that take no operands: CLI_GO to go on, else
+ * the exit status to return (CLI_OK after --help, CLI_BAD after an error).
  */
+#define CLI_GO (-1)
 int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
 		      int (*handle)(void *ctx, int key, const char *arg),
 		      void *ctx);

@@ -101,7 +101,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 
 	cli_setup_init(&c.setup, cmd);
 	ret = cli_parse_options(cmd, argc, argv, check_opt, &c);
-	if (ret)
+	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
 	if (!c.lfts == !c.setup.engine) {

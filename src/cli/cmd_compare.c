@@ -251,7 +251,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
 	ret = cli_parse_options(cmd, argc, argv, compare_opt, &c);
-	if (ret)
+	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
 	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES, &sets);

@@ -132,7 +132,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
 	ret = cli_parse_options(cmd, argc, argv, estimate_opt, &c);
-	if (ret)
+	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
 	if (!c.lfts == !c.setup.engine) {

@@ -90,7 +90,7 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 
 	cli_setup_init(&c.setup, cmd);
 	ret = cli_parse_options(cmd, argc, argv, route_opt, &c);
-	if (ret)
+	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
 	/* Only a layered engine has SLs to write: say so before routing. */

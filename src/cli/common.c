@@ -135,7 +135,7 @@ int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
 		return CLI_BAD;
 	}
-	return 0;
+	return CLI_GO;
 }
 
 void cli_help(const struct cli_cmd *cmd, FILE *out)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The command's contract with scripts: --help of every command exits 0 and
+# prints its usage; usage errors exit 2 with a message; `croute check`
+# exits 1 when it finds problems and 0 when it finds none.
+set -u
+croute=${top_builddir:-.}/src/cli/croute
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+# expect STATUS DESCRIPTION COMMAND...: the command exits with STATUS.
+expect() {
+	want=$1
+	what=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $what: exit $got, expected $want: $*"
+		sed 's/^/  | /' "$tmp/out" | head -n 5
+		failed=1
+	fi
+}
+
+for cmd in gen route check estimate compare; do
+	expect 0 "$cmd --help" "$croute" "$cmd" --help
+	grep -q '^Usage: croute '"$cmd" "$tmp/out" ||
+		{ echo "FAIL: $cmd --help prints no usage"; failed=1; }
+	expect 0 "help $cmd" "$croute" help "$cmd"
+	expect 2 "$cmd --no-such-option" "$croute" "$cmd" --no-such-option
+done
+expect 0 "--help" "$croute" --help
+expect 0 "--version" "$croute" --version
+expect 2 "no command" "$croute"
+expect 2 "unknown command" "$croute" no-such-command
+expect 2 "route without --topo" "$croute" route
+expect 2 "route with an operand" "$croute" route -t /dev/null extra
+expect 2 "unknown engine" "$croute" route -t /dev/null -e nosuch
+
+"$croute" gen torus 5 5 -o "$tmp/torus" || failed=1
+"$croute" gen ktree 2 3 -o "$tmp/tree" || failed=1
+expect 2 "check with neither --lfts nor --engine" "$croute" check \
+	-t "$tmp/tree"
+# min-hop has credit loops on a torus; up/down has none.
+expect 1 "check finds credit loops" "$croute" check -t "$tmp/torus" -e minhop
+grep -q '^credit loop' "$tmp/out" ||
+	{ echo "FAIL: check names no credit loop"; failed=1; }
+expect 0 "check of a clean routing" "$croute" check -t "$tmp/torus" -e updn
+expect 0 "route to a file" "$croute" route -t "$tmp/tree" -e ftree \
+	-o "$tmp/lfts"
+expect 0 "check of a dumped routing" "$croute" check -t "$tmp/tree" \
+	--lfts "$tmp/lfts"
+
+[ $failed = 0 ] && echo "PASS: usage and exit status"
+exit $failed
