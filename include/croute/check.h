@@ -11,18 +11,18 @@
 #include <croute/routing.h>
 
 struct cr_check_report {
-	uint64_t pairs;		/* (source CA port, destination LID) checked */
-	uint64_t unreachable;	/* no entry or dead port on the way */
-	uint64_t loops;		/* paths that revisit a switch */
-	uint64_t non_minimal;	/* longer than the fabric's shortest path */
-	uint64_t credit_loops;	/* virtual lanes whose CDG has a cycle */
+	uint64_t pairs; /* (source CA port, destination LID) checked */
+	uint64_t unreachable; /* no entry or dead port on the way */
+	uint64_t loops; /* paths that revisit a switch */
+	uint64_t non_minimal; /* longer than the fabric's shortest path */
+	uint64_t credit_loops; /* virtual lanes whose CDG has a cycle */
 	uint32_t max_hops;
 	double avg_hops;
 };
 
-#define CR_CHECK_MINIMAL 0x1	/* count non-minimal paths */
-#define CR_CHECK_CREDIT 0x2	/* look for credit loops */
-#define CR_CHECK_SWITCHES 0x4	/* also check paths from every switch */
+#define CR_CHECK_MINIMAL 0x1 /* count non-minimal paths */
+#define CR_CHECK_CREDIT 0x2 /* look for credit loops */
+#define CR_CHECK_SWITCHES 0x4 /* also check paths from every switch */
 
 /*
  * Checks r on f. Problems are reported on out (up to max_report lines each

@@ -20,9 +20,9 @@
 /* ---- penalty factors -------------------------------------------------- */
 
 struct cr_penalty {
-	double be;	/* βe: reception */
-	double bs;	/* βs: emission */
-	double gr;	/* γr: receive buffers saturated */
+	double be; /* βe: reception */
+	double bs; /* βs: emission */
+	double gr; /* γr: receive buffers saturated */
 };
 
 #define CR_PENALTY_DEFAULT "0.965;0.925;1.35"
@@ -41,7 +41,7 @@ int cr_penalty_parse(const char *s, const char *what, struct cr_penalty *p);
 struct cr_endpoint {
 	uint32_t node;
 	uint8_t port;
-	uint16_t lid;	/* base LID of the port */
+	uint16_t lid; /* base LID of the port */
 };
 
 struct cr_hosts {
@@ -80,11 +80,11 @@ int cr_natural_cmp(const char *a, const char *b);
 /* ---- patterns --------------------------------------------------------- */
 
 enum cr_pattern_kind {
-	CR_PAT_SHIFT,		/* phase k: host i sends to host i + k mod N */
-	CR_PAT_BISECT,		/* random perfect matchings, both directions */
-	CR_PAT_ALLTOALL,	/* one phase, every host to every other */
-	CR_PAT_FANIN,		/* k hosts to one, then that one to the k */
-	CR_PAT_FLOWS,		/* one phase read from a file */
+	CR_PAT_SHIFT, /* phase k: host i sends to host i + k mod N */
+	CR_PAT_BISECT, /* random perfect matchings, both directions */
+	CR_PAT_ALLTOALL, /* one phase, every host to every other */
+	CR_PAT_FANIN, /* k hosts to one, then that one to the k */
+	CR_PAT_FLOWS, /* one phase read from a file */
 };
 
 struct cr_pattern {
@@ -94,9 +94,9 @@ struct cr_pattern {
 	 * fanin: senders (0: min(16, N - 1)).
 	 */
 	uint32_t count;
-	uint32_t root;		/* fanin: the receiver's index in the hosts */
-	uint64_t seed;		/* shift sample, bisect matchings */
-	char *path;		/* flows: the file (owned) */
+	uint32_t root; /* fanin: the receiver's index in the hosts */
+	uint64_t seed; /* shift sample, bisect matchings */
+	char *path; /* flows: the file (owned) */
 };
 
 /*
@@ -116,7 +116,7 @@ const char *cr_pattern_kind_name(enum cr_pattern_kind kind);
 /* ---- flows ------------------------------------------------------------ */
 
 struct cr_flow {
-	uint32_t src_node;	/* a CA or router */
+	uint32_t src_node; /* a CA or router */
 	uint8_t src_port;
 	uint16_t dst_lid;
 };
@@ -163,22 +163,22 @@ void cr_est_free(struct cr_est *e);
 
 enum cr_flow_status {
 	CR_FLOW_OK = 0,
-	CR_FLOW_NO_PATH,	/* no entry, dead port, delivered elsewhere */
-	CR_FLOW_LOOP,		/* the path revisits a switch */
-	CR_FLOW_BAD_SOURCE,	/* the source is not a cabled CA port */
+	CR_FLOW_NO_PATH, /* no entry, dead port, delivered elsewhere */
+	CR_FLOW_LOOP, /* the path revisits a switch */
+	CR_FLOW_BAD_SOURCE, /* the source is not a cabled CA port */
 };
 
 /* Per-flow detail of cr_est_phase(). Rates in Mb/s. */
 struct cr_flow_est {
-	double rate;		/* max-min fair rate; 0 when not OK */
-	double bound;		/* bottleneck / penalty */
-	double bottleneck;	/* B: smallest link capacity on the path */
-	double penalty;		/* p = max(Pout(s), pe) */
-	double inject;		/* capacity of the source port's link */
-	uint32_t hops;		/* directed links on the path */
-	uint32_t stop_node;	/* not OK: where the walk ended */
+	double rate; /* max-min fair rate; 0 when not OK */
+	double bound; /* bottleneck / penalty */
+	double bottleneck; /* B: smallest link capacity on the path */
+	double penalty; /* p = max(Pout(s), pe) */
+	double inject; /* capacity of the source port's link */
+	uint32_t hops; /* directed links on the path */
+	uint32_t stop_node; /* not OK: where the walk ended */
 	uint8_t stop_port;
-	uint8_t status;		/* enum cr_flow_status */
+	uint8_t status; /* enum cr_flow_status */
 };
 
 /*
@@ -198,22 +198,22 @@ long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 struct cr_est_link {
 	uint32_t node;
 	uint8_t port;
-	uint32_t max_flows;	/* most concurrent flows in one phase */
-	uint64_t total_flows;	/* summed over the phases */
-	double capacity;	/* Mb/s */
+	uint32_t max_flows; /* most concurrent flows in one phase */
+	uint64_t total_flows; /* summed over the phases */
+	double capacity; /* Mb/s */
 };
 
 struct cr_est_phase_stat {
-	uint32_t label;		/* shift: k; otherwise the phase number */
+	uint32_t label; /* shift: k; otherwise the phase number */
 	uint32_t flows;
 	uint32_t unrouted;
-	double avg_frac, min_frac;	/* of the source's injection rate */
+	double avg_frac, min_frac; /* of the source's injection rate */
 	double avg_gbps, min_gbps;
 };
 
 struct cr_est_unrouted {
 	struct cr_flow flow;
-	uint32_t phase;		/* label */
+	uint32_t phase; /* label */
 	uint32_t stop_node;
 	uint8_t stop_port;
 	uint8_t status;
@@ -225,19 +225,19 @@ struct cr_est_unrouted {
 struct cr_est_result {
 	enum cr_pattern_kind kind;
 	uint64_t seed;
-	char name[64];			/* "shift", "shift:64" */
+	char name[64]; /* "shift", "shift:64" */
 	uint32_t hosts;
-	uint32_t phases_total;		/* the pattern's phases in all */
+	uint32_t phases_total; /* the pattern's phases in all */
 	uint64_t flows;
-	uint64_t unrouted;		/* flows that do not arrive */
-	double avg_frac, min_frac;	/* over every flow; unrouted = 0 */
+	uint64_t unrouted; /* flows that do not arrive */
+	double avg_frac, min_frac; /* over every flow; unrouted = 0 */
 	double avg_gbps, min_gbps;
-	double seconds;			/* time the estimate took */
+	double seconds; /* time the estimate took */
 
-	uint32_t num_phases;		/* phases run */
+	uint32_t num_phases; /* phases run */
 	struct cr_est_phase_stat *phase;
 
-	struct cr_est_link hot[CR_EST_HOT];	/* by max_flows, total */
+	struct cr_est_link hot[CR_EST_HOT]; /* by max_flows, total */
 	unsigned num_hot;
 
 	struct cr_est_unrouted unrouted_kept[CR_EST_UNROUTED_KEPT];
@@ -271,8 +271,8 @@ void cr_est_result_free(struct cr_est_result *res);
 
 /* One line for a log: name, flows, avg and min, hottest link, unrouted. */
 void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len);
-#define CR_REPORT_PHASES 0x1	/* one line / entry per phase */
-#define CR_REPORT_MATRIX 0x2	/* JSON: the shift matrix */
+#define CR_REPORT_PHASES 0x1 /* one line / entry per phase */
+#define CR_REPORT_MATRIX 0x2 /* JSON: the shift matrix */
 /* The full report. 0, or -1 on an I/O error. */
 int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 		      const struct cr_est_result *res, unsigned flags);

@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CR_NO_PATH 255		/* LFT entry: no route (OSM_NO_PATH) */
-#define CR_NO_NODE UINT32_MAX	/* no node at the other end of a port */
-#define CR_MAX_PORTS 254	/* physical ports of one node, at most */
+#define CR_NO_PATH 255 /* LFT entry: no route (OSM_NO_PATH) */
+#define CR_NO_NODE UINT32_MAX /* no node at the other end of a port */
+#define CR_MAX_PORTS 254 /* physical ports of one node, at most */
 #define CR_MAX_UCAST_LID 0xBFFF
 #define CR_MAX_LMC 7
 
@@ -42,12 +42,12 @@ enum cr_speed {
 };
 
 struct cr_port {
-	uint64_t guid;		/* switches: every port has port 0's GUID */
-	uint16_t lid;		/* base LID, 0 = none (switch ports > 0) */
+	uint64_t guid; /* switches: every port has port 0's GUID */
+	uint16_t lid; /* base LID, 0 = none (switch ports > 0) */
 	uint8_t lmc;
-	uint8_t width;		/* active lanes: 1, 2, 4, 8, 12; 0 unknown */
+	uint8_t width; /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
 	enum cr_speed speed;
-	uint32_t remote;	/* node index at the other end, or CR_NO_NODE */
+	uint32_t remote; /* node index at the other end, or CR_NO_NODE */
 	uint8_t remote_port;
 };
 
@@ -55,11 +55,11 @@ struct cr_node {
 	enum cr_node_type type;
 	uint8_t num_ports;
 	uint64_t guid;
-	uint64_t sysimg_guid;	/* 0 when unknown: treated as the node GUID */
-	char *desc;		/* node description, never NULL once added */
-	struct cr_port *ports;	/* num_ports + 1 entries */
-	uint32_t lft_cap;	/* switches: LFT entries it holds, 0 unknown */
-	uint32_t sw_index;	/* switches: index in fabric->switches */
+	uint64_t sysimg_guid; /* 0 when unknown: treated as the node GUID */
+	char *desc; /* node description, never NULL once added */
+	struct cr_port *ports; /* num_ports + 1 entries */
+	uint32_t lft_cap; /* switches: LFT entries it holds, 0 unknown */
+	uint32_t sw_index; /* switches: index in fabric->switches */
 };
 
 struct cr_fabric {
@@ -68,11 +68,11 @@ struct cr_fabric {
 	uint32_t nodes_alloc;
 
 	/* Filled by cr_fabric_finalize(). */
-	uint32_t *switches;	/* node indices of the switches, in node order */
+	uint32_t *switches; /* node indices of the switches, in node order */
 	uint32_t num_switches;
-	uint16_t max_lid;	/* highest LID in use */
-	uint32_t *lid_node;	/* LID -> node, max_lid + 1 entries */
-	uint8_t *lid_port;	/* LID -> port number on that node */
+	uint16_t max_lid; /* highest LID in use */
+	uint32_t *lid_node; /* LID -> node, max_lid + 1 entries */
+	uint8_t *lid_port; /* LID -> port number on that node */
 };
 
 struct cr_fabric *cr_fabric_new(void);
@@ -84,7 +84,8 @@ void cr_fabric_free(struct cr_fabric *f);
  * the node GUID for switches and to guid + port number for CAs and routers.
  */
 uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
-			    uint64_t guid, unsigned num_ports, const char *desc);
+			    uint64_t guid, unsigned num_ports,
+			    const char *desc);
 
 /* Cables port pa of node a to port pb of node b. -1 if either is taken. */
 int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,

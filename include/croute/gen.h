@@ -10,10 +10,10 @@
 #include <croute/fabric.h>
 
 struct cr_gen_params {
-	enum cr_speed speed;	/* default QDR */
-	unsigned width;		/* default 4 */
+	enum cr_speed speed; /* default QDR */
+	unsigned width; /* default 4 */
 	uint32_t seed;
-	unsigned hca_ports;	/* ports per host (1) */
+	unsigned hca_ports; /* ports per host (1) */
 };
 
 /* k-ary n-tree: k^n hosts, n levels of k^(n-1) switches with 2k ports. */
@@ -30,10 +30,11 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p);
  */
 struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
 				   unsigned uplinks, unsigned spines,
-				   bool scramble, const struct cr_gen_params *p);
+				   bool scramble,
+				   const struct cr_gen_params *p);
 /* dims[0] x dims[1] (x dims[2]) torus or mesh, hosts per switch. */
-struct cr_fabric *cr_gen_torus(const unsigned *dims, unsigned ndims,
-			       bool wrap, unsigned hosts_per_switch,
+struct cr_fabric *cr_gen_torus(const unsigned *dims, unsigned ndims, bool wrap,
+			       unsigned hosts_per_switch,
 			       const struct cr_gen_params *p);
 /* Random connected graph of switches with degree <= links per switch. */
 struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,

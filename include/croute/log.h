@@ -14,8 +14,7 @@ enum cr_log_level {
 	CR_LOG_DEBUG,
 };
 
-typedef void (*cr_log_fn)(void *arg, enum cr_log_level level,
-			  const char *msg);
+typedef void (*cr_log_fn)(void *arg, enum cr_log_level level, const char *msg);
 
 /* Sets the sink (NULL: stderr); level: the most verbose level delivered. */
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level);

@@ -41,16 +41,15 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			unsigned flags);
 
 /* Routes counted so far on port p of switch node sw. */
-uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw,
-			  unsigned p);
+uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
 
 /*
  * Sorts ports in place into the selector's order for switch sw (port
  * number, or remote GUID then remote port). Engines that walk ports in a
  * fixed order (ftree's upward groups) use it to stay consistent.
  */
-void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw,
-		      uint8_t *ports, unsigned n);
+void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
+		      unsigned n);
 
 /*
  * The order in which an engine should route destination LIDs: CA/router

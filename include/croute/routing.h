@@ -19,40 +19,40 @@ struct cr_guid_list {
 
 /* A switch's port search order (OpenSM's port_search_ordering_file). */
 struct cr_port_order {
-	uint64_t guid;			/* switch node GUID */
+	uint64_t guid; /* switch node GUID */
 	uint8_t num;
-	uint8_t ports[CR_MAX_PORTS];	/* listed first, in this order */
+	uint8_t ports[CR_MAX_PORTS]; /* listed first, in this order */
 };
 
 struct cr_options {
 	bool port_shifting;
 	bool remote_guid_sorting;
-	uint32_t scatter_ports;		/* seed; 0 = off */
-	struct cr_guid_list root_guids;	/* updn, ftree */
-	struct cr_guid_list cn_guids;	/* ftree compute nodes */
-	struct cr_guid_list io_guids;	/* ftree I/O nodes */
-	struct cr_guid_list guid_order;	/* order in which to route port GUIDs */
-	struct cr_port_order *port_orders;	/* override the port order */
+	uint32_t scatter_ports; /* seed; 0 = off */
+	struct cr_guid_list root_guids; /* updn, ftree */
+	struct cr_guid_list cn_guids; /* ftree compute nodes */
+	struct cr_guid_list io_guids; /* ftree I/O nodes */
+	struct cr_guid_list guid_order; /* order in which to route port GUIDs */
+	struct cr_port_order *port_orders; /* override the port order */
 	size_t num_port_orders;
 	uint8_t lash_start_vl;
-	uint8_t max_vls;		/* operational data VLs; 0 = 8 */
-	bool lash_balance;		/* lash: balance first, fewest layers next */
+	uint8_t max_vls; /* operational data VLs; 0 = 8 */
+	bool lash_balance; /* lash: balance first, fewest layers next */
 };
 
 struct cr_routing {
 	uint32_t num_nodes;
 	uint16_t max_lid;
-	uint8_t **lft;		/* per node; NULL for non-switches */
+	uint8_t **lft; /* per node; NULL for non-switches */
 
 	/* Engines using virtual layers (cr-lash); sl == NULL otherwise. */
-	uint8_t **sl;		/* per switch node: SL of (switch, dst LID) */
+	uint8_t **sl; /* per switch node: SL of (switch, dst LID) */
 	uint8_t num_layers;
 	uint8_t sl2vl[16];
 
 	/* Engine by-products the plugin and the command dump. */
-	uint32_t *roots;	/* updn: root switch nodes */
+	uint32_t *roots; /* updn: root switch nodes */
 	uint32_t num_roots;
-	uint32_t *ca_order;	/* ftree: LIDs of CA ports, in CA order */
+	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
 	uint32_t num_ca_order;
 };
 
@@ -81,11 +81,11 @@ int cr_routing_hop_table(const struct cr_fabric *f, const struct cr_routing *r,
 			 uint8_t *hops);
 
 struct cr_engine {
-	const char *name;	/* "minhop": "cr-minhop" is accepted too */
+	const char *name; /* "minhop": "cr-minhop" is accepted too */
 	const char *summary;
 	int (*route)(const struct cr_fabric *f, const struct cr_options *o,
 		     struct cr_routing *r);
-	bool layered;		/* fills r->sl and r->sl2vl: needs QoS on */
+	bool layered; /* fills r->sl and r->sl2vl: needs QoS on */
 };
 
 /* NULL-terminated list of the engines. */

@@ -130,7 +130,8 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
  * NULL on failure (reported).
  */
 struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
-			       const char *lfts, const struct cr_engine **engine,
+			       const char *lfts,
+			       const struct cr_engine **engine,
 			       double *seconds);
 
 /* -o FILE: stdout when path is NULL or "-", else a file renamed in place. */

@@ -163,8 +163,9 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		if (!strcmp(kind, kinds[k].kind))
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0])) {
-		cli_usage_error(g->cmd, "unknown kind '%s' (%s)", kind,
-				"ktree, fat-tree, two-level, torus, mesh, random");
+		cli_usage_error(
+			g->cmd, "unknown kind '%s' (%s)", kind,
+			"ktree, fat-tree, two-level, torus, mesh, random");
 		return NULL;
 	}
 	for (const struct cli_opt *o = gen_opts; o->name; o++) {

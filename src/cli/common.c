@@ -370,15 +370,15 @@ static int read_input(const char *path, const char *what,
 		cr_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	err = l ? cr_guid_file_parse(in, path, what, l) :
-		  cr_port_order_parse(in, path, what, o);
+	err = l ? cr_guid_file_parse(in, path, what, l)
+		: cr_port_order_parse(in, path, what, o);
 	fclose(in);
 	return err;
 }
 
 struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
-			       const char *lfts, const struct cr_engine **engine,
-			       double *seconds)
+			       const char *lfts,
+			       const struct cr_engine **engine, double *seconds)
 {
 	struct cr_routing *r;
 

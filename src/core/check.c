@@ -24,9 +24,9 @@
 
 struct cdg {
 	const struct cr_fabric *f;
-	uint32_t *chan_base;	/* first channel of each switch index */
+	uint32_t *chan_base; /* first channel of each switch index */
 	uint32_t num_chans;
-	uint64_t *out;		/* 4 words per channel: out-port bitmap */
+	uint64_t *out; /* 4 words per channel: out-port bitmap */
 };
 
 static uint32_t chan_of(const struct cdg *g, uint32_t sw, unsigned p)
@@ -65,8 +65,8 @@ static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 {
 	const struct cr_fabric *f = g->f;
 	uint8_t *colour = calloc(g->num_chans + 1, 1);
-	uint32_t *stack = malloc(((size_t)g->num_chans + 1) * 2 *
-				 sizeof(*stack));
+	uint32_t *stack =
+		malloc(((size_t)g->num_chans + 1) * 2 * sizeof(*stack));
 	uint32_t *owner = malloc(((size_t)g->num_chans + 1) * sizeof(*owner));
 	uint64_t cycles = 0;
 
@@ -84,7 +84,7 @@ static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 			continue;
 		colour[root] = 1;
 		stack[0] = root;
-		stack[1] = 0;	/* next out-port to look at */
+		stack[1] = 0; /* next out-port to look at */
 		depth = 1;
 		while (depth) {
 			uint32_t c = stack[2 * (depth - 1)];
@@ -144,7 +144,7 @@ static void sl_masks(const struct cr_fabric *f, const struct cr_routing *r,
 {
 	size_t row = (size_t)f->max_lid + 1;
 	uint32_t ns = f->num_switches, k = 0;
-	uint32_t bucket[256] = { 0 };
+	uint32_t bucket[256] = {0};
 
 	for (uint32_t s = 0; s < ns; s++) {
 		uint32_t sw = f->switches[s];
@@ -184,7 +184,7 @@ static int check_credit_loops(const struct cr_fabric *f,
 	uint16_t *mask = malloc((ns + 1) * sizeof(*mask));
 	uint32_t *order = malloc((ns + 1) * sizeof(*order));
 	uint16_t vls_used = 0;
-	struct cdg g = { 0 };
+	struct cdg g = {0};
 	int ret = -1;
 
 	if (!mask || !order || cdg_init(&g, f))

@@ -155,9 +155,9 @@ struct cr_hosts *cr_hosts_from_lids(const struct cr_fabric *f,
 	if (!h)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t node = lids[i] && lids[i] <= f->max_lid ?
-					f->lid_node[lids[i]] :
-					CR_NO_NODE;
+		uint32_t node = lids[i] && lids[i] <= f->max_lid
+					? f->lid_node[lids[i]]
+					: CR_NO_NODE;
 		unsigned p = node != CR_NO_NODE ? f->lid_port[lids[i]] : 0;
 
 		if (!is_host_port(f, node, p)) {
@@ -188,7 +188,7 @@ struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
 
 struct cr_ep_index {
 	const struct cr_fabric *f;
-	struct named *by_desc;	/* sorted by strcmp(desc) */
+	struct named *by_desc; /* sorted by strcmp(desc) */
 	struct cr_guidmap node_guid;
 	struct cr_guidmap port_guid;
 };
@@ -420,8 +420,8 @@ static int read_lines(const struct cr_fabric *f, const char *path, int want,
 		if (n != want) {
 			cr_err("%s:%u: %s: expected %s", path, line,
 			       n > want ? "too many fields" : "one field only",
-			       want == 2 ? "a source and a destination" :
-					   "one host");
+			       want == 2 ? "a source and a destination"
+					 : "one host");
 			goto out;
 		}
 		for (int i = 0; i < want; i++) {
@@ -496,7 +496,7 @@ static int add_flow(void *arg, const char *path, unsigned line,
 int cr_flows_read(const struct cr_fabric *f, const char *path,
 		  struct cr_flow **flows, size_t *n)
 {
-	struct flows_acc a = { .f = f };
+	struct flows_acc a = {.f = f};
 
 	if (read_lines(f, path, 2, add_flow, &a)) {
 		free(a.flows);
@@ -542,7 +542,7 @@ static int add_host(void *arg, const char *path, unsigned line,
 
 struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path)
 {
-	struct hosts_acc a = { .f = f, .h = hosts_alloc(256), .cap = 256 };
+	struct hosts_acc a = {.f = f, .h = hosts_alloc(256), .cap = 256};
 
 	if (!a.h)
 		return NULL;

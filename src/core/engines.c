@@ -5,20 +5,28 @@
 #include <croute/routing.h>
 
 static const struct cr_engine minhop = {
-	"minhop", "shortest paths, least-loaded port among equals",
-	cr_minhop_route, false,
+	"minhop",
+	"shortest paths, least-loaded port among equals",
+	cr_minhop_route,
+	false,
 };
 static const struct cr_engine updn = {
-	"updn", "up*/down* shortest legal paths, credit-loop free",
-	cr_updn_route, false,
+	"updn",
+	"up*/down* shortest legal paths, credit-loop free",
+	cr_updn_route,
+	false,
 };
 static const struct cr_engine ftree = {
-	"ftree", "fat-tree routing, congestion-free shift on full trees",
-	cr_ftree_route, false,
+	"ftree",
+	"fat-tree routing, congestion-free shift on full trees",
+	cr_ftree_route,
+	false,
 };
 static const struct cr_engine lash = {
-	"lash", "shortest paths over deadlock-free virtual layers",
-	cr_lash_route, true,
+	"lash",
+	"shortest paths over deadlock-free virtual layers",
+	cr_lash_route,
+	true,
 };
 
 const struct cr_engine *const cr_engines[] = {

@@ -14,20 +14,20 @@ struct cr_est {
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
 	struct cr_est_params par;
-	uint32_t *base;		/* node -> its port 0's link number */
+	uint32_t *base; /* node -> its port 0's link number */
 	uint32_t num_links;
-	double *cap;		/* Mb/s; 0 for ports without a cable */
+	double *cap; /* Mb/s; 0 for ports without a cable */
 	/* the walk's working set, flat: no pointer chasing per hop */
-	uint32_t *far;		/* link -> node at its end, or CR_NO_NODE */
-	uint8_t *far_port;	/* link -> port at its end */
-	uint8_t *is_switch;	/* node -> 1 for switches */
+	uint32_t *far; /* link -> node at its end, or CR_NO_NODE */
+	uint8_t *far_port; /* link -> port at its end */
+	uint8_t *is_switch; /* node -> 1 for switches */
 
 	/* per node, valid when stamp == gen */
 	uint32_t gen;
 	uint32_t *stamp;
-	uint32_t *ds, *de, *phi;	/* Δs, Δe, Φ */
-	uint32_t *gfill;		/* destination groups in by_dst[] */
-	uint32_t *pair_stamp, *pair_cnt;	/* Ω of (sender, group) */
+	uint32_t *ds, *de, *phi; /* Δs, Δe, Φ */
+	uint32_t *gfill; /* destination groups in by_dst[] */
+	uint32_t *pair_stamp, *pair_cnt; /* Ω of (sender, group) */
 	uint32_t pair_gen;
 	double *pout;
 
@@ -37,10 +37,10 @@ struct cr_est {
 	 * the next call
 	 */
 	size_t alloc;
-	uint32_t *start;	/* n + 1 */
-	uint32_t *dst;		/* destination node; CR_NO_NODE: not counted */
+	uint32_t *start; /* n + 1 */
+	uint32_t *dst; /* destination node; CR_NO_NODE: not counted */
 	uint32_t *by_dst;
-	uint32_t *dsts;		/* distinct destination nodes */
+	uint32_t *dsts; /* distinct destination nodes */
 	double *bound, *rate;
 	struct cr_flow_est *fe;
 	uint32_t *path;

@@ -37,9 +37,8 @@ void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len)
 		     "%s: %u phase%s, %" PRIu64 " flows, avg %.4f (%.2f Gb/s)"
 		     ", min %.4f (%.2f Gb/s)",
 		     res->name, res->num_phases,
-		     res->num_phases == 1 ? "" : "s", res->flows,
-		     res->avg_frac, res->avg_gbps, res->min_frac,
-		     res->min_gbps);
+		     res->num_phases == 1 ? "" : "s", res->flows, res->avg_frac,
+		     res->avg_gbps, res->min_frac, res->min_gbps);
 	if (w < 0 || (size_t)w >= len)
 		return;
 	buf += w;
@@ -74,8 +73,8 @@ int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 	if (res->kind == CR_PAT_SHIFT || res->kind == CR_PAT_BISECT)
 		fprintf(out, ", seed %" PRIu64, res->seed);
 	fprintf(out, " (%.3f s)\n", res->seconds);
-	fprintf(out, "  flows          %" PRIu64 " (%" PRIu64
-		     " without path)\n",
+	fprintf(out,
+		"  flows          %" PRIu64 " (%" PRIu64 " without path)\n",
 		res->flows, res->unrouted);
 	fprintf(out, "  average rate   %.4f of injection, %.3f Gb/s\n",
 		res->avg_frac, res->avg_gbps);
@@ -98,8 +97,9 @@ int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 	for (unsigned i = 0; i < res->num_unrouted_kept; i++) {
 		const struct cr_est_unrouted *u = &res->unrouted_kept[i];
 
-		fprintf(out, "    phase %u: '%s' port %u -> LID %u: %s at '%s'"
-			     " port %u\n",
+		fprintf(out,
+			"    phase %u: '%s' port %u -> LID %u: %s at '%s'"
+			" port %u\n",
 			u->phase, desc(f, u->flow.src_node), u->flow.src_port,
 			u->flow.dst_lid, status_name(u->status),
 			desc(f, u->stop_node), u->stop_port);
@@ -147,12 +147,14 @@ static void json_link(FILE *out, const struct cr_fabric *f,
 
 	fputs("{\"from\": ", out);
 	json_str(out, desc(f, l->node));
-	fprintf(out, ", \"from_guid\": \"0x%016" PRIx64 "\", \"port\": %u, "
-		     "\"to\": ",
+	fprintf(out,
+		", \"from_guid\": \"0x%016" PRIx64 "\", \"port\": %u, "
+		"\"to\": ",
 		f->nodes[l->node].guid, l->port);
 	json_str(out, desc(f, port->remote));
-	fprintf(out, ", \"to_port\": %u, \"capacity_gbps\": %.6g, "
-		     "\"max_flows\": %u, \"total_flows\": %" PRIu64 "}",
+	fprintf(out,
+		", \"to_port\": %u, \"capacity_gbps\": %.6g, "
+		"\"max_flows\": %u, \"total_flows\": %" PRIu64 "}",
 		port->remote_port, l->capacity / 1000, l->max_flows,
 		l->total_flows);
 }
@@ -172,8 +174,9 @@ static void json_unrouted(FILE *out, const struct cr_fabric *f,
 
 static void json_matrix(FILE *out, const struct cr_est_result *res)
 {
-	fprintf(out, ",\n   \"matrix\": {\"dim\": %u, \"block\": %u, "
-		     "\"rows\": [",
+	fprintf(out,
+		",\n   \"matrix\": {\"dim\": %u, \"block\": %u, "
+		"\"rows\": [",
 		res->mat_dim, res->mat_block);
 	for (uint32_t i = 0; i < res->mat_dim; i++) {
 		fputs(i ? ",\n     [" : "\n     [", out);
@@ -199,12 +202,13 @@ static void json_result(FILE *out, const struct cr_fabric *f,
 	json_str(out, res->name);
 	fputs(", \"pattern\": ", out);
 	json_str(out, cr_pattern_kind_name(res->kind));
-	fprintf(out, ", \"seed\": %" PRIu64 ", \"hosts\": %u, "
-		     "\"phases\": %u, \"phases_total\": %u,\n"
-		     "   \"flows\": %" PRIu64 ", \"unrouted\": %" PRIu64
-		     ", \"avg_frac\": %.6g, \"min_frac\": %.6g, "
-		     "\"avg_gbps\": %.6g, \"min_gbps\": %.6g, "
-		     "\"seconds\": %.3f,\n   \"hot_links\": [",
+	fprintf(out,
+		", \"seed\": %" PRIu64 ", \"hosts\": %u, "
+		"\"phases\": %u, \"phases_total\": %u,\n"
+		"   \"flows\": %" PRIu64 ", \"unrouted\": %" PRIu64
+		", \"avg_frac\": %.6g, \"min_frac\": %.6g, "
+		"\"avg_gbps\": %.6g, \"min_gbps\": %.6g, "
+		"\"seconds\": %.3f,\n   \"hot_links\": [",
 		res->seed, res->hosts, res->num_phases, res->phases_total,
 		res->flows, res->unrouted, res->avg_frac, res->min_frac,
 		res->avg_gbps, res->min_gbps, res->seconds);

@@ -16,7 +16,7 @@
 
 struct run_acc {
 	struct cr_est_result *res;
-	uint32_t *lstamp;	/* link counted in this phase when == phase */
+	uint32_t *lstamp; /* link counted in this phase when == phase */
 	uint32_t *lcnt;
 	uint32_t *mat_cnt;
 	double sum_frac, sum_gbps;
@@ -211,7 +211,7 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 				 const struct cr_hosts *hosts)
 {
 	struct cr_est_result *res = calloc(1, sizeof(*res));
-	struct run_acc acc = { .res = res };
+	struct run_acc acc = {.res = res};
 	struct cr_pattern_run pr;
 	struct cr_flow *flows = NULL;
 	struct timespec t0;

@@ -32,7 +32,7 @@ void cr_penalty_default(struct cr_penalty *p)
 
 int cr_penalty_parse(const char *s, const char *what, struct cr_penalty *p)
 {
-	static const char *const names[] = { "βe", "βs", "γr" };
+	static const char *const names[] = {"βe", "βs", "γr"};
 	double v[3];
 	const char *c = s;
 
@@ -56,8 +56,8 @@ int cr_penalty_parse(const char *s, const char *what, struct cr_penalty *p)
 		c += len;
 		if (i < 2 && *c != ';') {
 			cr_err("%s \"%s\": %s missing (expected \"βe;βs;γr\", "
-			       "default \"%s\")", what, s, names[i + 1],
-			       CR_PENALTY_DEFAULT);
+			       "default \"%s\")",
+			       what, s, names[i + 1], CR_PENALTY_DEFAULT);
 			return -1;
 		}
 		if (i < 2)
@@ -148,7 +148,8 @@ static int link_rates(struct cr_est *e)
 	}
 	if (bad) {
 		cr_err("%u link%s without a known rate; give a default rate "
-		       "to estimate anyway", bad, bad == 1 ? "" : "s");
+		       "to estimate anyway",
+		       bad, bad == 1 ? "" : "s");
 		return -1;
 	}
 	return 0;
@@ -205,8 +206,8 @@ struct cr_est *cr_est_new(const struct cr_fabric *f, const struct cr_routing *r,
 	e->pair_cnt = malloc(nn * sizeof(*e->pair_cnt));
 	e->pout = malloc(nn * sizeof(*e->pout));
 	e->mm = cr_maxmin_new(e->num_links);
-	if (!e->cap || !e->stamp || !e->ds || !e->de || !e->phi ||
-	    !e->gfill || !e->pair_stamp || !e->pair_cnt || !e->pout || !e->mm)
+	if (!e->cap || !e->stamp || !e->ds || !e->de || !e->phi || !e->gfill ||
+	    !e->pair_stamp || !e->pair_cnt || !e->pout || !e->mm)
 		goto oom;
 	if (link_rates(e)) {
 		cr_est_free(e);
@@ -227,13 +228,13 @@ static int reserve_flows(struct cr_est *e, size_t n)
 		return 0;
 	while (cap < n || !cap)
 		cap = cap ? 2 * cap : 1024;
-	/* realloc one array at a time: a failure leaves the rest valid */
-#define GROW(a)                                                          \
-	do {                                                             \
-		void *q = realloc(e->a, (cap + 1) * sizeof(*e->a));      \
-		if (!q)                                                  \
-			return -1;                                       \
-		e->a = q;                                                \
+		/* realloc one array at a time: a failure leaves the rest valid */
+#define GROW(a)                                                     \
+	do {                                                        \
+		void *q = realloc(e->a, (cap + 1) * sizeof(*e->a)); \
+		if (!q)                                             \
+			return -1;                                  \
+		e->a = q;                                           \
 	} while (0)
 	GROW(start);
 	GROW(dst);
@@ -317,7 +318,7 @@ static uint32_t walk(struct cr_est *e, const struct cr_flow *fl,
 		out->stop_node = n;
 		out->stop_port = 0;
 		if (f->lid_node[lid] == n)
-			goto arrived;	/* the switch's own LID */
+			goto arrived; /* the switch's own LID */
 		if (!r->lft[n])
 			return CR_NO_NODE;
 		p = r->lft[n][lid];
@@ -415,8 +416,8 @@ static void count_degrees(struct cr_est *e, const struct cr_flow *flows,
  * Pout the sender's largest ps, pe from the receiver's distinct senders
  * and the flows of this pair; the bound divides the path's bottleneck.
  */
-static void penalties(struct cr_est *e, const struct cr_flow *flows,
-		      size_t n, const double *omega)
+static void penalties(struct cr_est *e, const struct cr_flow *flows, size_t n,
+		      const double *omega)
 {
 	const struct cr_penalty *pen = &e->par.pen;
 

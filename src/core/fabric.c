@@ -118,13 +118,15 @@ static int check_lid(struct cr_fabric *f, uint32_t n, unsigned p)
 	if (port->lmc > CR_MAX_LMC || top > CR_MAX_UCAST_LID ||
 	    (port->lid & ((1u << port->lmc) - 1))) {
 		cr_err("'%s' port %u: LID %u with LMC %u is not a valid unicast"
-		       " LID range", f->nodes[n].desc, p, port->lid, port->lmc);
+		       " LID range",
+		       f->nodes[n].desc, p, port->lid, port->lmc);
 		return -1;
 	}
 	for (uint32_t lid = port->lid; lid <= top; lid++) {
 		if (f->lid_node[lid] != CR_NO_NODE) {
 			cr_err("LID %u is used by both '%s' port %u and '%s'"
-			       " port %u", lid, f->nodes[f->lid_node[lid]].desc,
+			       " port %u",
+			       lid, f->nodes[f->lid_node[lid]].desc,
 			       f->lid_port[lid], f->nodes[n].desc, p);
 			return -1;
 		}
@@ -170,7 +172,8 @@ int cr_fabric_finalize(struct cr_fabric *f)
 			    x->remote_port > f->nodes[x->remote].num_ports ||
 			    f->nodes[x->remote].ports[x->remote_port].remote !=
 				    i ||
-			    f->nodes[x->remote].ports[x->remote_port]
+			    f->nodes[x->remote]
+					    .ports[x->remote_port]
 					    .remote_port != p) {
 				cr_err("link from '%s' port %u is not symmetric",
 				       n->desc, p);
@@ -204,8 +207,7 @@ int cr_fabric_finalize(struct cr_fabric *f)
 	for (uint32_t i = 0; i < f->num_nodes; i++) {
 		const struct cr_node *n = &f->nodes[i];
 
-		for (unsigned p = first_lid_port(n); p <= last_lid_port(n);
-		     p++)
+		for (unsigned p = first_lid_port(n); p <= last_lid_port(n); p++)
 			if (n->ports[p].lid && check_lid(f, i, p))
 				return -1;
 	}
@@ -301,17 +303,17 @@ uint32_t cr_lid_switch(const struct cr_fabric *f, uint16_t lid,
 
 static const struct {
 	const char *name;
-	uint32_t lane_kbps;	/* data rate of one lane after encoding */
+	uint32_t lane_kbps; /* data rate of one lane after encoding */
 } speeds[] = {
-	[CR_SPEED_UNKNOWN] = { "?", 0 },
-	[CR_SPEED_SDR] = { "SDR", 2000000 },
-	[CR_SPEED_DDR] = { "DDR", 4000000 },
-	[CR_SPEED_QDR] = { "QDR", 8000000 },
-	[CR_SPEED_FDR10] = { "FDR10", 10000000 },
-	[CR_SPEED_FDR] = { "FDR", 13636364 },
-	[CR_SPEED_EDR] = { "EDR", 25000000 },
-	[CR_SPEED_HDR] = { "HDR", 50000000 },
-	[CR_SPEED_NDR] = { "NDR", 100000000 },
+	[CR_SPEED_UNKNOWN] = {"?", 0},
+	[CR_SPEED_SDR] = {"SDR", 2000000},
+	[CR_SPEED_DDR] = {"DDR", 4000000},
+	[CR_SPEED_QDR] = {"QDR", 8000000},
+	[CR_SPEED_FDR10] = {"FDR10", 10000000},
+	[CR_SPEED_FDR] = {"FDR", 13636364},
+	[CR_SPEED_EDR] = {"EDR", 25000000},
+	[CR_SPEED_HDR] = {"HDR", 50000000},
+	[CR_SPEED_NDR] = {"NDR", 100000000},
 };
 
 uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed)

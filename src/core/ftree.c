@@ -53,10 +53,10 @@
 
 struct ft_dest {
 	uint16_t lid;
-	uint8_t dport;		/* D's port delivering it; 0 for D's own LID */
-	uint8_t offset;		/* LMC offset within the port's LIDs */
+	uint8_t dport; /* D's port delivering it; 0 for D's own LID */
+	uint8_t offset; /* LMC offset within the port's LIDs */
 	bool is_ca;
-	unsigned flags;		/* CR_PS_NOCOUNT for switch LIDs */
+	unsigned flags; /* CR_PS_NOCOUNT for switch LIDs */
 	/* D-mod-k digit per height: index / divisor + LMC offset */
 	uint32_t digit[FT_MAX_HEIGHT + 1];
 	/* digit % the height's common slot count, precomputed */
@@ -70,14 +70,14 @@ struct ft_router {
 	const struct cr_fabric *f;
 	struct cr_routing *r;
 	struct cr_portsel *ps;
-	uint32_t *stamp;	/* == cur: an ancestor of D */
+	uint32_t *stamp; /* == cur: an ancestor of D */
 	uint32_t cur;
-	uint8_t *u;		/* up-hops to the nearest ancestor */
-	uint32_t *dfirst;	/* ancestors: a group down toward D */
-	uint16_t *dcount;	/* ancestors: how many such groups */
+	uint8_t *u; /* up-hops to the nearest ancestor */
+	uint32_t *dfirst; /* ancestors: a group down toward D */
+	uint16_t *dcount; /* ancestors: how many such groups */
 	uint32_t *queue;
-	bool *done;		/* switch LIDs routed */
-	bool need_turn;		/* some switch has no up/down path somewhere */
+	bool *done; /* switch LIDs routed */
+	bool need_turn; /* some switch has no up/down path somewhere */
 	struct ft_dest *dests;
 	unsigned ndests;
 	unsigned cap_dests;
@@ -86,10 +86,10 @@ struct ft_router {
 	struct ft_fill {
 		uint32_t node;
 		uint16_t lid;
-	} *fills;
+	} * fills;
 	size_t nfills;
 	size_t cap_fills;
-	uint32_t *memo_stamp;	/* route_turns(strict): walk results */
+	uint32_t *memo_stamp; /* route_turns(strict): walk results */
 	uint8_t *memo;
 };
 
@@ -292,11 +292,11 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 
 			while (j < sw->ndown && dg[j].remote != t->trunk[h - 1])
 				j++;
-			lft[t->lid] = j < sw->ndown ?
-					      route_down(rt, &dg[j], t, h) :
-					      cr_portsel_pick(rt->ps, sw->node,
-							      cands, nc, t->lid,
-							      t->flags);
+			lft[t->lid] = j < sw->ndown
+					      ? route_down(rt, &dg[j], t, h)
+					      : cr_portsel_pick(
+							rt->ps, sw->node, cands,
+							nc, t->lid, t->flags);
 		}
 		return 0;
 	}
@@ -324,8 +324,8 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 			const struct ft_group *g = up + (slots[v] >> 8);
 
 			if (rt->u[g->remote] == us - 1) {
-				lft[t->lid] = ft->ports[g->first +
-							(slots[v] & 0xff)];
+				lft[t->lid] =
+					ft->ports[g->first + (slots[v] & 0xff)];
 				continue;
 			}
 		}
@@ -350,7 +350,7 @@ static void find_trunk(const struct ft *ft, uint32_t d, struct ft_dest *t)
 	for (int i = 0; i <= FT_MAX_HEIGHT; i++)
 		t->trunk[i] = CR_NO_NODE;
 	if (ft->sw[d].rank < 0)
-		return;		/* left out of the tree */
+		return; /* left out of the tree */
 	t->trunk[h] = d;
 	while (h < ft->max_rank) {
 		const struct ft_sw *sw = &ft->sw[d];
@@ -544,7 +544,7 @@ static bool reaches_turn(struct ft_router *rt, uint32_t s, uint32_t t,
 {
 	const struct ft *ft = &rt->ft;
 	uint32_t depth = 0, x = s;
-	uint8_t val = 2;	/* 1 yes, 2 no */
+	uint8_t val = 2; /* 1 yes, 2 no */
 
 	while (x != t) {
 		const uint8_t *lft = rt->r->lft[ft->sw[x].node];
@@ -639,9 +639,10 @@ static int route_turns(struct ft_router *rt, bool strict)
 		filled += n;
 	}
 	if (turn != CR_NO_NODE)
-		cr_verbose("cr-ftree: %llu routes without an up/down path go by leaf 0x%016llx",
-			   (unsigned long long)filled,
-			   (unsigned long long)ft_guid(ft, turn));
+		cr_verbose(
+			"cr-ftree: %llu routes without an up/down path go by leaf 0x%016llx",
+			(unsigned long long)filled,
+			(unsigned long long)ft_guid(ft, turn));
 	ret = 0;
 out:
 	free(hole);
@@ -660,10 +661,10 @@ static bool closes_credit_loop(struct ft_router *rt)
 	const struct cr_fabric *f = rt->f;
 	const struct ft *ft = &rt->ft;
 	uint32_t *base = malloc((ft->ns + 1) * sizeof(*base));
-	uint64_t (*next)[4] = NULL;
+	uint64_t(*next)[4] = NULL;
 	uint32_t *stack = NULL, *owner = NULL, nchan = 0, top = 0;
-	uint8_t *color = NULL;	/* 0 new, 1 on the path, 2 done */
-	bool loop = true;	/* when out of memory: assume the worst */
+	uint8_t *color = NULL; /* 0 new, 1 on the path, 2 done */
+	bool loop = true; /* when out of memory: assume the worst */
 
 	if (!base)
 		goto out;
@@ -678,8 +679,8 @@ static bool closes_credit_loop(struct ft_router *rt)
 	if (!next || !stack || !owner || !color)
 		goto out;
 	for (uint32_t s = 0; s < ft->ns; s++)
-		for (uint32_t c = base[s]; c < base[s] + 1u +
-				f->nodes[ft->sw[s].node].num_ports; c++)
+		for (uint32_t c = base[s];
+		     c < base[s] + 1u + f->nodes[ft->sw[s].node].num_ports; c++)
 			owner[c] = s;
 	for (uint32_t s = 0; s < ft->ns; s++) {
 		const struct cr_node *a = &f->nodes[ft->sw[s].node];
@@ -722,7 +723,7 @@ static bool closes_credit_loop(struct ft_router *rt)
 			n = f->nodes[ft->sw[s].node].ports[c - base[s]].remote;
 			nc = base[f->nodes[n].sw_index] + q;
 			if (color[nc] == 1)
-				goto out;	/* a cycle */
+				goto out; /* a cycle */
 			if (!color[nc]) {
 				color[nc] = 1;
 				stack[top++] = nc;
@@ -758,7 +759,8 @@ static int route_all_turns(struct ft_router *rt)
 	if (route_turns(rt, false))
 		return -1;
 	if (!verify && rt->nfills)
-		cr_verbose("cr-ftree: fabric too large to check its switch routes without an up/down path for credit loops");
+		cr_verbose(
+			"cr-ftree: fabric too large to check its switch routes without an up/down path for credit loops");
 	if (!verify || !rt->nfills || !closes_credit_loop(rt))
 		return 0;
 	undo_fills(rt);
@@ -783,7 +785,7 @@ static int route_all_turns(struct ft_router *rt)
 int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 		   struct cr_routing *r)
 {
-	struct ft_router rt = { .f = f, .r = r };
+	struct ft_router rt = {.f = f, .r = r};
 	uint32_t ns = f->num_switches;
 	int ret = -1;
 
@@ -791,7 +793,7 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	rt.ps = cr_portsel_new(f, o, r);
 	rt.stamp = calloc(ns, sizeof(*rt.stamp));
-	rt.u = malloc(ns);	/* FT_INF for switches left out of the tree */
+	rt.u = malloc(ns); /* FT_INF for switches left out of the tree */
 	rt.dfirst = malloc(ns * sizeof(*rt.dfirst));
 	rt.dcount = malloc(ns * sizeof(*rt.dcount));
 	rt.queue = malloc(ns * sizeof(*rt.queue));
@@ -811,9 +813,9 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 			cr_portsel_order(rt.ps, sw->node,
 					 rt.ft.ports + g[i].first, g[i].nports);
 	}
-	cr_verbose("cr-ftree: %u switches in %d ranks, %u leaves, up to %u compute ports per leaf",
-		   ns, rt.ft.max_rank + 1, rt.ft.nleaves,
-		   rt.ft.max_cn_per_leaf);
+	cr_verbose(
+		"cr-ftree: %u switches in %d ranks, %u leaves, up to %u compute ports per leaf",
+		ns, rt.ft.max_rank + 1, rt.ft.nleaves, rt.ft.max_cn_per_leaf);
 	if (route_cns(&rt) || route_rest(&rt))
 		goto out;
 	if (rt.need_turn && route_all_turns(&rt))

@@ -11,50 +11,50 @@
 
 #include <croute/routing.h>
 
-#define FT_MAX_HEIGHT 15	/* deeper than any fat tree in use */
-#define FT_INF 255		/* no up/down path */
+#define FT_MAX_HEIGHT 15 /* deeper than any fat tree in use */
+#define FT_INF 255 /* no up/down path */
 
 struct ft_group {
-	uint32_t remote;	/* switch index of the neighbour */
-	uint32_t rev;		/* index of the neighbour's group back to us */
-	uint32_t first;		/* ports: ft->ports[first .. first + n) */
+	uint32_t remote; /* switch index of the neighbour */
+	uint32_t rev; /* index of the neighbour's group back to us */
+	uint32_t first; /* ports: ft->ports[first .. first + n) */
 	uint8_t nports;
 };
 
 struct ft_sw {
-	uint32_t node;		/* node index in the fabric */
-	int32_t rank;		/* 0 = roots; -1 while unranked */
-	uint32_t groups;	/* first group in ft->groups */
-	uint16_t nup;		/* upward groups come first ... */
-	uint16_t ndown;		/* ... then the downward ones */
-	uint32_t slot;		/* D-mod-k slots: ft->slots[slot .. + nslots) */
-	uint32_t nslots;	/* links to the parents of the switch's class */
-	bool has_ca;		/* some CA or router port attached */
-	bool has_cn;		/* some compute node attached: a leaf */
+	uint32_t node; /* node index in the fabric */
+	int32_t rank; /* 0 = roots; -1 while unranked */
+	uint32_t groups; /* first group in ft->groups */
+	uint16_t nup; /* upward groups come first ... */
+	uint16_t ndown; /* ... then the downward ones */
+	uint32_t slot; /* D-mod-k slots: ft->slots[slot .. + nslots) */
+	uint32_t nslots; /* links to the parents of the switch's class */
+	bool has_ca; /* some CA or router port attached */
+	bool has_cn; /* some compute node attached: a leaf */
 };
 
 struct ft {
 	const struct cr_fabric *f;
 	const struct cr_options *o;
 	uint32_t ns;
-	struct ft_sw *sw;		/* by switch index (fabric->switches) */
+	struct ft_sw *sw; /* by switch index (fabric->switches) */
 	struct ft_group *groups;
 	uint32_t ngroups;
 	uint8_t *ports;
-	int32_t *slots;		/* slot -> up group << 8 | link, or -1 */
-	uint32_t *by_rank;		/* ranked switches, rank 0 first */
-	uint32_t nranked;		/* all but those left out of the tree */
+	int32_t *slots; /* slot -> up group << 8 | link, or -1 */
+	uint32_t *by_rank; /* ranked switches, rank 0 first */
+	uint32_t nranked; /* all but those left out of the tree */
 	int max_rank;
-	uint64_t radix_div[FT_MAX_HEIGHT + 1];	/* D-mod-k divisor by height */
+	uint64_t radix_div[FT_MAX_HEIGHT + 1]; /* D-mod-k divisor by height */
 	/* slots of every switch of a height, 0 when they differ */
 	uint32_t common_slots[FT_MAX_HEIGHT + 1];
 
-	uint64_t *cn_sorted;		/* sorted cn / io GUID lists */
+	uint64_t *cn_sorted; /* sorted cn / io GUID lists */
 	size_t ncn;
 	uint64_t *io_sorted;
 	size_t nio;
 
-	uint32_t *leaves;		/* leaf switch indices, in CA order */
+	uint32_t *leaves; /* leaf switch indices, in CA order */
 	uint32_t nleaves;
 	uint32_t max_cn_per_leaf;
 };

@@ -123,7 +123,7 @@ static int build_groups(struct ft *ft)
 				continue;
 			}
 			if (m == sw->node)
-				continue;	/* loopback cable: unusable */
+				continue; /* loopback cable: unusable */
 			tmp[k].remote = f->nodes[m].sw_index;
 			tmp[k++].port = p;
 		}
@@ -136,7 +136,7 @@ static int build_groups(struct ft *ft)
 				g->remote = tmp[i].remote;
 				g->first = total;
 				g->nports = 0;
-				sw->ndown++;	/* all "down" until ranked */
+				sw->ndown++; /* all "down" until ranked */
 			}
 			ft->ports[total++] = tmp[i].port;
 			ft->groups[ft->ngroups - 1].nports++;
@@ -189,8 +189,9 @@ static int rank_switches(struct ft *ft, bool cn_only)
 		if (node != CR_NO_NODE && !cr_is_switch(f, node)) {
 			uint32_t m = f->nodes[node].ports[1].remote;
 
-			node = m != CR_NO_NODE && cr_is_switch(f, m) ?
-				       m : CR_NO_NODE;
+			node = m != CR_NO_NODE && cr_is_switch(f, m)
+				       ? m
+				       : CR_NO_NODE;
 		}
 		if (node == CR_NO_NODE) {
 			cr_info("cr-ftree: root GUID 0x%016llx is not in the fabric, ignored",
@@ -272,8 +273,9 @@ static bool adjacent_ranks(const struct ft *ft, bool report)
 				       (unsigned long long)ft_guid(ft,
 								   g[i].remote),
 				       m->rank,
-				       ft->o->root_guids.count ? "" :
-				       " (ranked from the switches with CAs: if CAs hang on spine switches, list them in io_guid_file or give root_guid_file)");
+				       ft->o->root_guids.count
+					       ? ""
+					       : " (ranked from the switches with CAs: if CAs hang on spine switches, list them in io_guid_file or give root_guid_file)");
 			return false;
 		}
 	}
@@ -368,7 +370,7 @@ static void column_keys(const struct ft *ft, const uint32_t *cls,
 {
 	for (uint32_t s = 0; s < ft->ns; s++) {
 		key[s] = ft_guid(ft, s);
-		cls_key[s] = 0;	/* not yet known */
+		cls_key[s] = 0; /* not yet known */
 	}
 	for (uint32_t i = 0; i < ft->nranked; i++) {
 		uint32_t s = ft->by_rank[i], c = cls[s];
@@ -411,7 +413,7 @@ static int build_slots(struct ft *ft)
 	uint16_t *mult = malloc(ns * sizeof(*mult));
 	uint64_t *key = malloc(ns * sizeof(*key));
 	uint64_t *cls_key = malloc(ns * sizeof(*cls_key));
-	uint32_t radix[FT_MAX_HEIGHT + 1] = { 0 };
+	uint32_t radix[FT_MAX_HEIGHT + 1] = {0};
 	size_t total = 0;
 	int ret = -1;
 
@@ -479,7 +481,7 @@ static int build_slots(struct ft *ft)
 			sort_key = key;
 			qsort(parents, np, sizeof(*parents), cmp_column);
 			for (uint32_t j = 0, v = 0; j < np; j++) {
-				pos[parents[j]] = v;	/* first slot */
+				pos[parents[j]] = v; /* first slot */
 				v += mult[parents[j]];
 			}
 			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
@@ -551,7 +553,7 @@ out:
 
 struct leaf_key {
 	uint32_t sw;
-	uint64_t key[FT_MAX_HEIGHT + 1];	/* [0]: own GUID */
+	uint64_t key[FT_MAX_HEIGHT + 1]; /* [0]: own GUID */
 };
 
 static int key_levels;
@@ -664,7 +666,8 @@ int ft_build(struct ft *ft, const struct cr_fabric *f,
 		return -1;
 	if (!adjacent_ranks(ft, false) && !o->root_guids.count &&
 	    (o->cn_guids.count || o->io_guids.count)) {
-		cr_verbose("cr-ftree: ranking from every CA switch breaks the rules; ranking from the compute nodes' switches");
+		cr_verbose(
+			"cr-ftree: ranking from every CA switch breaks the rules; ranking from the compute nodes' switches");
 		if (rank_switches(ft, true))
 			return -1;
 	}

@@ -61,10 +61,10 @@
 #define LASH_NO_LAYER 0xff
 
 enum lash_mode {
-	LASH_BALANCED,	/* any port that fits a layer in use */
-	LASH_OWN_FIRST,	/* a neighbour's own layer, else the lowest */
-	LASH_LOWEST,	/* the lowest layer any choice fits in */
-	LASH_ORDERED,	/* the first port in order, lowest layer for it */
+	LASH_BALANCED, /* any port that fits a layer in use */
+	LASH_OWN_FIRST, /* a neighbour's own layer, else the lowest */
+	LASH_LOWEST, /* the lowest layer any choice fits in */
+	LASH_ORDERED, /* the first port in order, lowest layer for it */
 	LASH_MODES,
 };
 
@@ -85,16 +85,16 @@ struct lash {
 	uint8_t *dist;
 	uint32_t ns;
 	enum lash_mode mode;
-	unsigned limit;		/* layers allowed */
-	unsigned used;		/* layers used so far */
+	unsigned limit; /* layers allowed */
+	unsigned used; /* layers used so far */
 
 	/* The tree of the LID being routed. */
-	uint32_t dsw;		/* destination switch index */
-	uint32_t *order;	/* switch indices by distance to dsw */
+	uint32_t dsw; /* destination switch index */
+	uint32_t *order; /* switch indices by distance to dsw */
 	uint32_t norder;
-	uint32_t *next;		/* switch index -> channel taken */
-	uint8_t *lay;		/* switch index -> layer of its path */
-	uint16_t *ref_lid;	/* switch index -> a CA LID routed to it */
+	uint32_t *next; /* switch index -> channel taken */
+	uint8_t *lay; /* switch index -> layer of its path */
+	uint16_t *ref_lid; /* switch index -> a CA LID routed to it */
 	uint32_t chain[CR_HOPS_INF + 1]; /* channels of a path on trial */
 };
 
@@ -182,7 +182,7 @@ static bool path_fits(struct lash *l, unsigned y, uint32_t c0, bool keep)
 static unsigned lowest_layer(struct lash *l, uint32_t c0)
 {
 	if (l->g.dst[c0] == l->dsw)
-		return 0;	/* one hop: no dependency */
+		return 0; /* one hop: no dependency */
 	for (unsigned y = 0; y < l->used; y++)
 		if (path_fits(l, y, c0, false))
 			return y;
@@ -234,7 +234,7 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 			cands[nc++] = p;
 	}
 	if (!nc)
-		return 0;	/* cannot happen on a finalized fabric */
+		return 0; /* cannot happen on a finalized fabric */
 	if (l->mode == LASH_ORDERED) {
 		/* Keep the first port's neighbour: balance parallel links. */
 		uint32_t t;
@@ -300,7 +300,7 @@ static int route_switch(struct lash *l, uint32_t v, uint16_t lid,
 			best = layer[i];
 	c = cr_lash_graph_chan(&l->g, v, far_switch(l, node, port));
 	if (!path_fits(l, best, c, true))
-		return -1;	/* cannot happen: it fitted a moment ago */
+		return -1; /* cannot happen: it fitted a moment ago */
 	if (best == l->used)
 		l->used++;
 	l->r->lft[node][lid] = port;
@@ -373,7 +373,7 @@ static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
 int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r)
 {
-	struct lash l = { .f = f, .o = o, .r = r, .ns = f->num_switches };
+	struct lash l = {.f = f, .o = o, .r = r, .ns = f->num_switches};
 	unsigned max_vls = o->max_vls ? o->max_vls : 8;
 	uint16_t *lids = NULL;
 	unsigned avail, needed = 0;

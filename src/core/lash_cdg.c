@@ -25,11 +25,11 @@
 #include "lash_cdg.h"
 
 struct cdg_layer {
-	uint64_t *out;		/* successors of c: over dst[c]'s channels */
-	uint64_t *in;		/* predecessors of c: over src[c]'s channels */
-	uint64_t *bad;		/* like out: known to close a cycle */
+	uint64_t *out; /* successors of c: over dst[c]'s channels */
+	uint64_t *in; /* predecessors of c: over src[c]'s channels */
+	uint64_t *bad; /* like out: known to close a cycle */
 	uint32_t *ord;
-	uint32_t *at;		/* inverse of ord */
+	uint32_t *at; /* inverse of ord */
 	size_t edges;
 };
 
@@ -40,17 +40,17 @@ struct cdg_undo {
 
 struct cr_cdg {
 	const struct cr_lash_graph *g;
-	size_t *out_off;	/* word offsets, nchan + 1 */
+	size_t *out_off; /* word offsets, nchan + 1 */
 	size_t *in_off;
 	unsigned max_layers;
 	unsigned alloc_layers;
 	struct cdg_layer *layers;
 
 	uint32_t *mark;
-	uint32_t *target;	/* stamp: in the forward set */
+	uint32_t *target; /* stamp: in the forward set */
 	uint32_t stamp;
 	uint32_t *stack;
-	uint64_t *fwd;		/* (ord << 32) | channel of the forward set */
+	uint64_t *fwd; /* (ord << 32) | channel of the forward set */
 	uint64_t *bwd;
 	uint32_t *pool;
 
@@ -391,8 +391,8 @@ static void set_edge(struct cr_cdg *c, struct cdg_layer *y, uint32_t a,
 {
 	const struct cr_lash_graph *g = c->g;
 	uint32_t t = g->dst[a];
-	uint32_t j = b - g->off[t];		/* b among t's channels out */
-	uint32_t k = g->rev[a] - g->off[t];	/* a's source among t's */
+	uint32_t j = b - g->off[t]; /* b among t's channels out */
+	uint32_t k = g->rev[a] - g->off[t]; /* a's source among t's */
 	uint64_t *ow = y->out + c->out_off[a] + j / 64;
 	uint64_t *iw = y->in + c->in_off[b] + k / 64;
 
@@ -458,7 +458,7 @@ int cr_cdg_add(struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b)
 		c->undo = u;
 		c->undo_cap = cap;
 	}
-	c->undo[c->nundo++] = (struct cdg_undo){ a, b, (uint8_t)l };
+	c->undo[c->nundo++] = (struct cdg_undo){a, b, (uint8_t)l};
 	set_edge(c, y, a, b, true);
 	return 0;
 }

@@ -42,8 +42,8 @@ int cr_lid_order(const struct cr_fabric *f, const struct cr_options *o,
 	}
 	for (size_t i = 0; i < o->guid_order.count; i++) {
 		uint8_t p;
-		uint32_t n = cr_fabric_find_port_guid(f, o->guid_order.guids[i],
-						      &p);
+		uint32_t n =
+			cr_fabric_find_port_guid(f, o->guid_order.guids[i], &p);
 
 		if (n != CR_NO_NODE)
 			add_port_lids(f, n, p, lids, &count, seen);

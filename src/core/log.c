@@ -18,8 +18,8 @@ void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level)
 
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 {
-	static const char *const prefix[] = { "error", "info", "verbose",
-					      "debug" };
+	static const char *const prefix[] = {"error", "info", "verbose",
+					     "debug"};
 	char msg[1024];
 	va_list ap;
 

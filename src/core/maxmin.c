@@ -27,18 +27,18 @@ struct bound_ix {
 struct cr_maxmin {
 	uint32_t num_links;
 	uint32_t gen;
-	uint32_t *stamp;	/* == gen: the link is used in this solve */
-	uint32_t *cnt;		/* unfrozen flows on the link */
-	uint32_t *first;	/* the link's flows in lflows[] */
+	uint32_t *stamp; /* == gen: the link is used in this solve */
+	uint32_t *cnt; /* unfrozen flows on the link */
+	uint32_t *first; /* the link's flows in lflows[] */
 	uint32_t *fill;
-	double *rem;		/* capacity left by the frozen flows */
-	double *level;		/* rem / cnt: heap key */
-	uint32_t *hpos;		/* index in heap[], NONE when out */
+	double *rem; /* capacity left by the frozen flows */
+	double *level; /* rem / cnt: heap key */
+	uint32_t *hpos; /* index in heap[], NONE when out */
 	uint32_t *heap;
 	uint32_t heap_len;
 	uint32_t *touched;
 
-	uint32_t *lflows;	/* link -> flows, grouped by link */
+	uint32_t *lflows; /* link -> flows, grouped by link */
 	size_t lflows_alloc;
 	struct bound_ix *order;
 	size_t order_alloc;

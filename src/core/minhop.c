@@ -57,9 +57,8 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 					 di] == h - 1)
 					cands[nc++] = p;
 			}
-			r->lft[f->switches[s]][lid] =
-				cr_portsel_pick(ps, f->switches[s], cands, nc,
-						lid, flags);
+			r->lft[f->switches[s]][lid] = cr_portsel_pick(
+				ps, f->switches[s], cands, nc, lid, flags);
 		}
 	}
 	ret = 0;

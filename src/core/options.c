@@ -27,8 +27,8 @@ int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid)
 
 	/* Grow in powers of two: count is always below the allocation. */
 	if ((l->count & (l->count - 1)) == 0) {
-		g = realloc(l->guids, (l->count ? l->count * 2 : 1) *
-					      sizeof(*g));
+		g = realloc(l->guids,
+			    (l->count ? l->count * 2 : 1) * sizeof(*g));
 		if (!g)
 			return -1;
 		l->guids = g;

@@ -47,14 +47,16 @@ int cr_pattern_parse(const char *spec, struct cr_pattern *p)
 			break;
 	if (k == sizeof(kind_names) / sizeof(kind_names[0])) {
 		cr_err("pattern \"%s\": unknown (shift, bisect, alltoall, "
-		       "fanin, flows:FILE)", spec);
+		       "fanin, flows:FILE)",
+		       spec);
 		return -1;
 	}
 	p->kind = (enum cr_pattern_kind)k;
 	if (p->kind == CR_PAT_FLOWS) {
 		if (!colon || !colon[1]) {
 			cr_err("pattern \"%s\": flows needs a file "
-			       "(flows:FILE)", spec);
+			       "(flows:FILE)",
+			       spec);
 			return -1;
 		}
 		p->path = strdup(colon + 1);
@@ -345,8 +347,7 @@ size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 		}
 		break;
 	case CR_PAT_FLOWS:
-		memcpy(out, pr->file_flows,
-		       pr->num_file_flows * sizeof(*out));
+		memcpy(out, pr->file_flows, pr->num_file_flows * sizeof(*out));
 		m = pr->num_file_flows;
 		break;
 	}

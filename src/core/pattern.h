@@ -12,13 +12,13 @@
 struct cr_pattern_run {
 	const struct cr_pattern *p;
 	const struct cr_hosts *h;
-	uint32_t n;		/* hosts */
+	uint32_t n; /* hosts */
 	uint32_t num_phases;
-	uint32_t phases_total;	/* shift: N - 1 even when sampled */
-	size_t max_flows;	/* the largest phase */
-	uint32_t *labels;	/* shift: the k of each phase */
-	uint32_t *perm;		/* bisect: scratch permutation */
-	uint32_t fan;		/* fanin: senders */
+	uint32_t phases_total; /* shift: N - 1 even when sampled */
+	size_t max_flows; /* the largest phase */
+	uint32_t *labels; /* shift: the k of each phase */
+	uint32_t *perm; /* bisect: scratch permutation */
+	uint32_t fan; /* fanin: senders */
 	struct cr_flow *file_flows;
 	size_t num_file_flows;
 };

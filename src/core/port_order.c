@@ -18,7 +18,7 @@ static int parse_line(char *s, const char *path, unsigned lineno,
 {
 	char *end;
 	unsigned long long guid;
-	bool seen[CR_MAX_PORTS + 1] = { false };
+	bool seen[CR_MAX_PORTS + 1] = {false};
 
 	errno = 0;
 	guid = isxdigit((unsigned char)*s) ? strtoull(s, &end, 16) : 0;
@@ -84,8 +84,7 @@ int cr_port_order_parse(FILE *fp, const char *path, const char *key,
 			break;
 		}
 		o->port_orders = po;
-		ret = parse_line(s, path, lineno, key,
-				 &po[o->num_port_orders]);
+		ret = parse_line(s, path, lineno, key, &po[o->num_port_orders]);
 		if (!ret)
 			o->num_port_orders++;
 	}

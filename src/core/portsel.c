@@ -45,23 +45,23 @@ struct cr_portsel {
 	bool shifting;
 	bool scatter;
 	uint64_t rng;
-	size_t stride;		/* ports per switch row: max ports + 1 */
-	uint32_t *count;	/* [sw_index * stride + port] */
-	uint16_t *rank;		/* position of the port in the order */
+	size_t stride; /* ports per switch row: max ports + 1 */
+	uint32_t *count; /* [sw_index * stride + port] */
+	uint16_t *rank; /* position of the port in the order */
 	/* port_shifting with CR_PS_SPREAD: */
-	uint32_t *dest_rank;	/* [lid]: its port's place in the LID order */
-	uint32_t num_ca_ranks;	/* CA ports in the order: ranks below this */
-	uint8_t *height;	/* [sw_index]: hops from a switch with CAs */
+	uint32_t *dest_rank; /* [lid]: its port's place in the LID order */
+	uint32_t num_ca_ranks; /* CA ports in the order: ranks below this */
+	uint8_t *height; /* [sw_index]: hops from a switch with CAs */
 };
 
 static int cmp_remote(const struct cr_fabric *f, const struct cr_node *n,
 		      unsigned a, unsigned b)
 {
 	const struct cr_port *x = &n->ports[a], *y = &n->ports[b];
-	uint64_t ga = x->remote == CR_NO_NODE ? UINT64_MAX :
-						f->nodes[x->remote].guid;
-	uint64_t gb = y->remote == CR_NO_NODE ? UINT64_MAX :
-						f->nodes[y->remote].guid;
+	uint64_t ga =
+		x->remote == CR_NO_NODE ? UINT64_MAX : f->nodes[x->remote].guid;
+	uint64_t gb =
+		y->remote == CR_NO_NODE ? UINT64_MAX : f->nodes[y->remote].guid;
 
 	if (ga != gb)
 		return ga < gb ? -1 : 1;
@@ -90,7 +90,7 @@ static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
 	const struct cr_port_order *po = find_port_order(o, n->guid);
 	uint8_t order[CR_MAX_PORTS + 1];
 	unsigned np = n->num_ports, k = 0;
-	bool listed[CR_MAX_PORTS + 1] = { false };
+	bool listed[CR_MAX_PORTS + 1] = {false};
 
 	if (po) {
 		for (unsigned i = 0; i < po->num; i++)
@@ -193,11 +193,11 @@ static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o,
 			uint32_t node = f->lid_node[lids[i]];
 			uint8_t port = f->lid_port[lids[i]];
 			uint32_t sw = cr_lid_switch(f, lids[i], NULL);
-			int kind = cr_is_switch(f, node) ? 2 :
-				   sw != CR_NO_NODE &&
-						   leaf[f->nodes[sw].sw_index] ?
-							 0 :
-							 1;
+			int kind = cr_is_switch(f, node) ? 2
+				   : sw != CR_NO_NODE &&
+						   leaf[f->nodes[sw].sw_index]
+					   ? 0
+					   : 1;
 
 			if (kind != pass)
 				continue;
@@ -320,8 +320,8 @@ void cr_portsel_free(struct cr_portsel *ps)
 	free(ps);
 }
 
-void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw,
-		      uint8_t *ports, unsigned n)
+void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
+		      unsigned n)
 {
 	const uint16_t *rank =
 		ps->rank + (size_t)ps->f->nodes[sw].sw_index * ps->stride;
@@ -338,8 +338,7 @@ void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw,
 	}
 }
 
-uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw,
-			  unsigned p)
+uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p)
 {
 	return ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p];
 }
@@ -387,10 +386,9 @@ static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 				    node->ports[p].remote == CR_NO_NODE)
 					continue;
 				u = &f->nodes[node->ports[p].remote];
-				used = level == 0 ?
-					       u->sysimg_guid ==
-						       far->sysimg_guid :
-					       u == far;
+				used = level == 0 ? u->sysimg_guid ==
+							    far->sysimg_guid
+						  : u == far;
 			}
 			if (!used)
 				keep[k++] = cands[i];

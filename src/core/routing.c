@@ -115,9 +115,9 @@ static uint32_t step(const struct cr_fabric *f, const struct cr_routing *r,
 	if (next == CR_NO_NODE)
 		return CR_NO_NODE;
 	if (f->nodes[next].type != CR_NODE_SWITCH) {
-		*arrived = next == f->lid_node[lid] &&
-			   f->nodes[sw].ports[p].remote_port ==
-				   f->lid_port[lid];
+		*arrived =
+			next == f->lid_node[lid] &&
+			f->nodes[sw].ports[p].remote_port == f->lid_port[lid];
 		return CR_NO_NODE;
 	}
 	return next;
@@ -140,12 +140,12 @@ int cr_routing_hops(const struct cr_fabric *f, const struct cr_routing *r,
 			return -1;
 		sw = next;
 	}
-	return -1;	/* loop */
+	return -1; /* loop */
 }
 
 enum {
-	HOPS_DEAD = 253,	/* the walk ends nowhere or loops */
-	HOPS_WALKING = 254,	/* on the walk being resolved */
+	HOPS_DEAD = 253, /* the walk ends nowhere or loops */
+	HOPS_WALKING = 254, /* on the walk being resolved */
 	HOPS_UNKNOWN = CR_NO_PATH,
 };
 
@@ -193,7 +193,8 @@ int cr_routing_hop_table(const struct cr_fabric *f, const struct cr_routing *r,
 				val = *h;
 			while (depth--) {
 				h = &hops[f->nodes[stack[depth]].sw_index *
-						  row + lid];
+						  row +
+					  lid];
 				if (val >= HOPS_DEAD - 1 && val != -1u) {
 					*h = HOPS_DEAD;
 					continue;

@@ -71,20 +71,20 @@
 enum { MODE_UP = 0, MODE_DOWN = 1 };
 
 struct updn_adj {
-	uint32_t sw;		/* switch index of the neighbour */
-	uint8_t port;		/* local port toward it */
+	uint32_t sw; /* switch index of the neighbour */
+	uint8_t port; /* local port toward it */
 };
 
 struct updn {
 	const struct cr_fabric *f;
 	uint32_t ns;
-	uint32_t *adj_start;	/* ns + 1 offsets into adj */
+	uint32_t *adj_start; /* ns + 1 offsets into adj */
 	struct updn_adj *adj;
-	uint32_t *comp;		/* connected part: its lowest switch index */
+	uint32_t *comp; /* connected part: its lowest switch index */
 	bool *has_ca;
-	bool *leaf;		/* see find_leaves() */
+	bool *leaf; /* see find_leaves() */
 	bool *is_root;
-	uint32_t *ord;		/* position in the total (rank, GUID) order */
+	uint32_t *ord; /* position in the total (rank, GUID) order */
 	uint32_t *rank;
 	/* Labels toward one destination switch, see label(). */
 	uint16_t *dist;
@@ -496,10 +496,10 @@ static void single_roots(struct updn *u, const uint8_t *dist, bool all)
 
 /* How much of a tree roots_fit() asks for. */
 enum fit {
-	FIT_STRICT,	/* every CA switch: legal paths to every switch, */
-			/* shortest to every CA switch */
-	FIT_LEGAL,	/* shortest only from and to leaves */
-	FIT_LEAVES,	/* only from and to leaves */
+	FIT_STRICT, /* every CA switch: legal paths to every switch, */
+	/* shortest to every CA switch */
+	FIT_LEGAL, /* shortest only from and to leaves */
+	FIT_LEAVES, /* only from and to leaves */
 };
 
 /*
@@ -572,8 +572,8 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 	 * without bandwidth.
 	 */
 	for (int attempt = 0; count > 1 && attempt < 3; attempt++) {
-		static const enum fit fits[] = { FIT_STRICT, FIT_LEGAL,
-						 FIT_LEAVES };
+		static const enum fit fits[] = {FIT_STRICT, FIT_LEGAL,
+						FIT_LEAVES};
 		static const char *const what[] = {
 			"every CA switch has a legal path to every switch, a shortest one to every CA switch",
 			"every CA switch has a legal path to every switch, a shortest one from and to leaves",
@@ -601,16 +601,17 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 			goto fail;
 		if (roots_fit(u, dist, fits[attempt])) {
 			cr_info("cr-updn: %u roots of minimal host eccentricity%s: %s (tree-like fabric)",
-				count - dropped,
-				dropped ? " without CAs" : "", what[attempt]);
+				count - dropped, dropped ? " without CAs" : "",
+				what[attempt]);
 			free(candidate);
 			free(dist);
 			return 0;
 		}
 		cr_info("cr-updn: the %u switches of minimal host eccentricity%s do not make a tree (%s)",
 			count - dropped, dropped ? " without CAs" : "",
-			attempt == 2 ? "some leaf lacks a legal or a shortest path" :
-				       "some CA switch lacks a legal or a shortest path");
+			attempt == 2
+				? "some leaf lacks a legal or a shortest path"
+				: "some CA switch lacks a legal or a shortest path");
 	}
 	cr_info("cr-updn: one root per connected part: the switch of minimal eccentricity, lowest GUID on ties (no tree found: every pair of switches has a legal path through it)");
 	single_roots(u, dist, true);

@@ -352,7 +352,6 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	return 0;
 }
 
-
 static void plugin_delete(void *plugin_data)
 {
 	struct cr_plugin *pl = plugin_data;

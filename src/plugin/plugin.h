@@ -72,7 +72,7 @@ struct cr_plugin {
 	struct timespec run_start;
 	double ms_import, ms_route; /* phases of the run, for the log */
 	bool installed; /* LFTs written, run succeeded */
-	bool dumped;	/* croute's dump files describe this run */
+	bool dumped; /* croute's dump files describe this run */
 
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
 };

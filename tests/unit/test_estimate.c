@@ -75,7 +75,9 @@ static void line_route(struct line *t)
 			unsigned at = h / t->hosts;
 
 			t->r->lft[t->sw[i]][hlid(t, h)] =
-				at == i ? 3 + h % t->hosts : at > i ? 1 : 2;
+				at == i	 ? 3 + h % t->hosts
+				: at > i ? 1
+					 : 2;
 		}
 		t->r->lft[t->sw[i]][t->f->nodes[t->sw[i]].ports[0].lid] = 0;
 	}
@@ -90,8 +92,8 @@ static void line_free(struct line *t)
 /* Host a sends to host b. */
 static struct cr_flow fl(const struct line *t, unsigned a, unsigned b)
 {
-	struct cr_flow x = { .src_node = t->host[a], .src_port = 1,
-			     .dst_lid = hlid(t, b) };
+	struct cr_flow x = {
+		.src_node = t->host[a], .src_port = 1, .dst_lid = hlid(t, b)};
 	return x;
 }
 
@@ -99,8 +101,8 @@ static struct cr_flow fl(const struct line *t, unsigned a, unsigned b)
  * Runs one phase with the given factors (NULL: defaults); returns the
  * number of flows that do not arrive.
  */
-static long phase(const struct line *t, const struct cr_flow *flows,
-		  size_t n, const char *factors, struct cr_flow_est *out)
+static long phase(const struct line *t, const struct cr_flow *flows, size_t n,
+		  const char *factors, struct cr_flow_est *out)
 {
 	struct cr_est_params par;
 	struct cr_est *e;
@@ -125,11 +127,11 @@ static void test_one_flow(void **state)
 
 	line_build(&t, 2, 2);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 3) };
+	struct cr_flow f[] = {fl(&t, 0, 3)};
 
 	phase(&t, f, 1, NULL, o);
 	assert_int_equal(o[0].status, CR_FLOW_OK);
-	assert_int_equal(o[0].hops, 3);	/* CA->sw1, sw1->sw2, sw2->CA */
+	assert_int_equal(o[0].hops, 3); /* CA->sw1, sw1->sw2, sw2->CA */
 	assert_near(o[0].penalty, 1);
 	assert_near(o[0].bottleneck, QDR);
 	assert_near(o[0].rate, QDR);
@@ -145,7 +147,7 @@ static void test_two_flows_share_link(void **state)
 
 	line_build(&t, 2, 2);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 2), fl(&t, 1, 3) };
+	struct cr_flow f[] = {fl(&t, 0, 2), fl(&t, 1, 3)};
 
 	phase(&t, f, 2, NULL, o);
 	for (int i = 0; i < 2; i++) {
@@ -168,7 +170,7 @@ static void test_fanout_two(void **state)
 
 	line_build(&t, 1, 3);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 1), fl(&t, 0, 2) };
+	struct cr_flow f[] = {fl(&t, 0, 1), fl(&t, 0, 2)};
 
 	phase(&t, f, 2, NULL, o);
 	for (int i = 0; i < 2; i++) {
@@ -194,8 +196,8 @@ static void test_fanout_gamma(void **state)
 
 	line_build(&t, 1, 5);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 1), fl(&t, 0, 2), fl(&t, 3, 2),
-			       fl(&t, 4, 2) };
+	struct cr_flow f[] = {fl(&t, 0, 1), fl(&t, 0, 2), fl(&t, 3, 2),
+			      fl(&t, 4, 2)};
 
 	phase(&t, f, 4, NULL, o);
 	assert_near(o[0].penalty, 2 * BS * GR);
@@ -220,7 +222,7 @@ static void test_incast_three(void **state)
 
 	line_build(&t, 1, 4);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 1, 0), fl(&t, 2, 0), fl(&t, 3, 0) };
+	struct cr_flow f[] = {fl(&t, 1, 0), fl(&t, 2, 0), fl(&t, 3, 0)};
 
 	phase(&t, f, 3, NULL, o);
 	for (int i = 0; i < 3; i++) {
@@ -250,7 +252,7 @@ static void test_omega(void **state)
 
 	line_build(&t, 1, 3);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 1), fl(&t, 0, 1), fl(&t, 2, 1) };
+	struct cr_flow f[] = {fl(&t, 0, 1), fl(&t, 0, 1), fl(&t, 2, 1)};
 
 	phase(&t, f, 3, NULL, o);
 	b = QDR / (2 * BE * 2);
@@ -275,7 +277,7 @@ static void test_penalty_bound_pattern(void **state)
 
 	line_build(&t, 1, 2);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 1), fl(&t, 0, 1), fl(&t, 0, 1) };
+	struct cr_flow f[] = {fl(&t, 0, 1), fl(&t, 0, 1), fl(&t, 0, 1)};
 
 	phase(&t, f, 3, NULL, o);
 	for (int i = 0; i < 3; i++) {
@@ -297,8 +299,8 @@ static void test_link_bound_pattern(void **state)
 
 	line_build(&t, 3, 4);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 8), fl(&t, 1, 9), fl(&t, 2, 10),
-			       fl(&t, 3, 11) };
+	struct cr_flow f[] = {fl(&t, 0, 8), fl(&t, 1, 9), fl(&t, 2, 10),
+			      fl(&t, 3, 11)};
 
 	phase(&t, f, 4, NULL, o);
 	for (int i = 0; i < 4; i++) {
@@ -324,7 +326,7 @@ static void test_bottleneck_link(void **state)
 	t.f->nodes[t.sw[0]].ports[1].speed = CR_SPEED_SDR;
 	t.f->nodes[t.sw[1]].ports[2].speed = CR_SPEED_SDR;
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 3), fl(&t, 0, 1) };
+	struct cr_flow f[] = {fl(&t, 0, 3), fl(&t, 0, 1)};
 
 	phase(&t, f, 1, NULL, o);
 	assert_near(o[0].bottleneck, 8000);
@@ -345,10 +347,10 @@ static void test_unrouted(void **state)
 
 	line_build(&t, 3, 1);
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 2), fl(&t, 1, 0), fl(&t, 2, 0) };
+	struct cr_flow f[] = {fl(&t, 0, 2), fl(&t, 1, 0), fl(&t, 2, 0)};
 
-	t.r->lft[t.sw[1]][hlid(&t, 2)] = CR_NO_PATH;	/* h0 -> h2 dies */
-	t.r->lft[t.sw[1]][hlid(&t, 0)] = 1;		/* sw2 <-> sw3 loop */
+	t.r->lft[t.sw[1]][hlid(&t, 2)] = CR_NO_PATH; /* h0 -> h2 dies */
+	t.r->lft[t.sw[1]][hlid(&t, 0)] = 1; /* sw2 <-> sw3 loop */
 	assert_int_equal(phase(&t, f, 3, NULL, o), 3);
 	assert_int_equal(o[0].status, CR_FLOW_NO_PATH);
 	assert_int_equal(o[0].stop_node, t.sw[1]);
@@ -404,7 +406,7 @@ static void test_shift_pattern(void **state)
 	assert_int_equal(res->mat_dim, 4);
 	assert_near(res->matrix[0 * 4 + 2], 0.5);
 	assert_near(res->matrix[0 * 4 + 1], 1);
-	assert_true(res->matrix[0] < 0);	/* no flow to itself */
+	assert_true(res->matrix[0] < 0); /* no flow to itself */
 	cr_est_summary(res, line, sizeof(line));
 	assert_non_null(strstr(line, "shift: 3 phases, 12 flows"));
 	assert_int_equal(cr_est_write_text(stderr, f, res, CR_REPORT_PHASES),
@@ -490,16 +492,15 @@ static void test_penalty_parse(void **state)
 	assert_near(p.gr, GR);
 	assert_int_equal(cr_penalty_parse("1; 2 ;3", "k", &p), 0);
 	assert_near(p.bs, 2);
-	assert_int_equal(cr_penalty_parse("0.9;x;1", "croute_penalty_factors",
-					  &p),
-			 -1);
+	assert_int_equal(
+		cr_penalty_parse("0.9;x;1", "croute_penalty_factors", &p), -1);
 	assert_non_null(strstr(last_err, "croute_penalty_factors"));
 	assert_non_null(strstr(last_err, "\"x\""));
 	assert_int_equal(cr_penalty_parse("1;2", "k", &p), -1);
 	assert_int_equal(cr_penalty_parse("1;2;3;4", "k", &p), -1);
 	assert_int_equal(cr_penalty_parse("-1;1;1", "k", &p), -1);
 	assert_non_null(strstr(last_err, "\"-1\""));
-	assert_near(p.be, 1);	/* unchanged by the failures */
+	assert_near(p.be, 1); /* unchanged by the failures */
 	cr_log_set(NULL, NULL, CR_LOG_INFO);
 }
 
@@ -554,7 +555,7 @@ static void test_flows_file(void **state)
 	char text[512];
 	struct cr_flow *flows;
 	size_t n;
-	struct cr_pattern p = { .kind = CR_PAT_FLOWS, .path = path };
+	struct cr_pattern p = {.kind = CR_PAT_FLOWS, .path = path};
 	struct cr_est *e;
 	struct cr_est_result *res;
 
@@ -571,8 +572,7 @@ static void test_flows_file(void **state)
 		 "0x%llx %u  # port GUID, then LID\n"
 		 "0x%llx sw0001\n",
 		 (unsigned long long)t.f->nodes[t.host[1]].ports[1].guid,
-		 hlid(&t, 3),
-		 (unsigned long long)t.f->nodes[t.host[2]].guid);
+		 hlid(&t, 3), (unsigned long long)t.f->nodes[t.host[2]].guid);
 	write_file(path, text);
 	assert_int_equal(cr_flows_read(t.f, path, &flows, &n), 0);
 	assert_int_equal(n, 3);
@@ -581,8 +581,7 @@ static void test_flows_file(void **state)
 	assert_int_equal(flows[1].src_node, t.host[1]);
 	assert_int_equal(flows[1].dst_lid, hlid(&t, 3));
 	assert_int_equal(flows[2].src_node, t.host[2]);
-	assert_int_equal(flows[2].dst_lid,
-			 t.f->nodes[t.sw[0]].ports[0].lid);
+	assert_int_equal(flows[2].dst_lid, t.f->nodes[t.sw[0]].ports[0].lid);
 	free(flows);
 
 	/* h0, h1 -> h3 and h2 -> the switch itself */
@@ -637,7 +636,7 @@ static void test_unknown_rate(void **state)
 	t.f->nodes[t.sw[0]].ports[1].width = 0;
 	t.f->nodes[t.sw[1]].ports[2].width = 0;
 	line_route(&t);
-	struct cr_flow f[] = { fl(&t, 0, 1) };
+	struct cr_flow f[] = {fl(&t, 0, 1)};
 
 	cr_log_set(capture, NULL, CR_LOG_ERROR);
 	cr_est_params_init(&par);
@@ -729,13 +728,13 @@ static void test_maxmin_random(void **state)
 
 		for (unsigned l = 0; l < NL; l++) {
 			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-			cap[l] = 1000 * (1 + (s >> 33) % 4);	/* ties */
+			cap[l] = 1000 * (1 + (s >> 33) % 4); /* ties */
 		}
 		for (unsigned i = 0; i < n; i++) {
 			unsigned len;
 
 			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-			len = (s >> 40) % 6;	/* 0: no link at all */
+			len = (s >> 40) % 6; /* 0: no link at all */
 			bound[i] = 100 * (1 + (s >> 20) % 30);
 			start[i] = used;
 			for (unsigned k = 0; k < len; k++) {
@@ -749,9 +748,8 @@ static void test_maxmin_random(void **state)
 			}
 		}
 		start[n] = used;
-		assert_int_equal(cr_maxmin_solve(m, cap, n, start, path, bound,
-						 got),
-				 0);
+		assert_int_equal(
+			cr_maxmin_solve(m, cap, n, start, path, bound, got), 0);
 		reference_maxmin(NL, cap, n, start, path, bound, want);
 		for (unsigned i = 0; i < n; i++)
 			assert_near(got[i], want[i]);

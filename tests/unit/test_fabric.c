@@ -47,9 +47,9 @@ static void test_assign_lids(void **state)
 					 1);
 		}
 		/* A host's LIDs are delivered by its leaf, on its port. */
-		assert_int_equal(cr_lid_switch(f, node->ports[1].lid + 3,
-					       &port),
-				 node->ports[1].remote);
+		assert_int_equal(
+			cr_lid_switch(f, node->ports[1].lid + 3, &port),
+			node->ports[1].remote);
 		assert_int_equal(port, node->ports[1].remote_port);
 	}
 	assert_int_equal(f->num_switches, 4);
@@ -105,8 +105,7 @@ static void test_link_rates(void **state)
 static void test_engine_names(void **state)
 {
 	assert_non_null(cr_engine_find("minhop"));
-	assert_ptr_equal(cr_engine_find("cr-minhop"),
-			 cr_engine_find("minhop"));
+	assert_ptr_equal(cr_engine_find("cr-minhop"), cr_engine_find("minhop"));
 	assert_non_null(cr_engine_find("cr-updn"));
 	assert_non_null(cr_engine_find("ftree"));
 	assert_non_null(cr_engine_find("lash"));
@@ -135,8 +134,8 @@ static void test_hop_table(void **state)
 	assert_int_equal(cr_routing_hops(f, r, 2, lid0), 2);
 
 	/* A loop between switches 0 and 1 toward host 2. */
-	r->lft[0][host2] = 1;	/* 0 -> 1 */
-	r->lft[1][host2] = 2;	/* 1 -> 0 */
+	r->lft[0][host2] = 1; /* 0 -> 1 */
+	r->lft[1][host2] = 2; /* 1 -> 0 */
 	assert_int_equal(cr_routing_hop_table(f, r, hops), 0);
 	assert_int_equal(hops[0 * row + host2], CR_NO_PATH);
 	assert_int_equal(hops[1 * row + host2], CR_NO_PATH);

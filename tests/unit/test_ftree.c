@@ -33,7 +33,7 @@ static struct cr_fabric *two_level(unsigned leaves, unsigned hosts,
 				   unsigned uplinks, unsigned spines,
 				   bool scramble)
 {
-	struct cr_gen_params p = { .seed = 7 };
+	struct cr_gen_params p = {.seed = 7};
 	struct cr_fabric *f =
 		cr_gen_two_level(leaves, hosts, uplinks, spines, scramble, &p);
 
@@ -244,9 +244,9 @@ static void check_full_tree(struct cr_fabric *f, const struct cr_options *o)
 
 static void test_kary_ntrees(void **state)
 {
-	check_full_tree(kary(4, 2, 0), NULL);	/* 2 levels */
-	check_full_tree(kary(4, 3, 0), NULL);	/* 3 levels */
-	check_full_tree(kary(2, 4, 0), NULL);	/* 4 levels */
+	check_full_tree(kary(4, 2, 0), NULL); /* 2 levels */
+	check_full_tree(kary(4, 3, 0), NULL); /* 3 levels */
+	check_full_tree(kary(2, 4, 0), NULL); /* 4 levels */
 	check_full_tree(kary(3, 4, 0), NULL);
 }
 
@@ -334,7 +334,7 @@ static void test_dual_link_roots(void **state)
 	struct cr_routing *r;
 
 	for (unsigned i = 0; i < 40; i++)
-		tu_switch(f, 8, i);	/* 8 roots, 16 middle, 16 leaves */
+		tu_switch(f, 8, i); /* 8 roots, 16 middle, 16 leaves */
 	for (unsigned p = 0; p < 4; p++)
 		for (unsigned j = 0; j < 4; j++) {
 			uint32_t mid = 8 + p * 4 + j;
@@ -357,7 +357,7 @@ static void test_dual_link_roots(void **state)
 	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT | CR_CHECK_MINIMAL,
 				  NULL, 0, &rep),
 			 0);
-	assert_int_equal(rep.unreachable, 0);	/* from CAs */
+	assert_int_equal(rep.unreachable, 0); /* from CAs */
 	assert_int_equal(rep.non_minimal, 0);
 	assert_int_equal(rep.credit_loops, 0);
 	assert_int_equal(shift_contention(f, r), 1);
@@ -630,7 +630,7 @@ static void test_degraded(void **state)
 	struct cr_fabric *f = kary(4, 3, 0), *g;
 	bool *drop = calloc(f->num_nodes, sizeof(*drop));
 	uint32_t leaf = find_desc(f, "sw-l2-05");
-	uint32_t link[2] = { leaf, 4 + 2 };	/* its second uplink */
+	uint32_t link[2] = {leaf, 4 + 2}; /* its second uplink */
 	struct cr_routing *r;
 
 	g = copy_without(f, NULL, link, 1, 0);
@@ -699,7 +699,7 @@ static void test_degraded_random(void **state)
 			unsigned p;
 
 			rng = rng * 6364136223846793005ull + 1;
-			sw = (rng >> 33) % 48;	/* roots and middles */
+			sw = (rng >> 33) % 48; /* roots and middles */
 			p = 1 + (rng >> 20) % 8;
 			/* links to the roots only: a leaf keeps its hosts
 			 * reachable (else the tree is refused, rightly) */
@@ -725,9 +725,9 @@ static void test_degraded_random(void **state)
 						CR_NO_PATH);
 			refused++;
 		} else {
-			assert_int_equal(cr_check(g, r, CR_CHECK_CREDIT,
-						  NULL, 0, &rep),
-					 0);
+			assert_int_equal(
+				cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep),
+				0);
 			assert_int_equal(rep.loops, 0);
 			assert_int_equal(rep.credit_loops, 0);
 			assert_ca_complete(g, r);
@@ -760,7 +760,7 @@ static void assert_refused(struct cr_fabric *f)
 
 static void test_not_fat_trees(void **state)
 {
-	unsigned dims[2] = { 4, 4 };
+	unsigned dims[2] = {4, 4};
 	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 1, NULL);
 
 	assert_non_null(f);

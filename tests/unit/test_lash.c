@@ -244,8 +244,8 @@ static void test_rings(void **state)
 
 static void test_torus_2d(void **state)
 {
-	static const unsigned d44[] = { 4, 4 }, d66[] = { 6, 6 };
-	static const unsigned d53[] = { 5, 3 };
+	static const unsigned d44[] = {4, 4}, d66[] = {6, 6};
+	static const unsigned d53[] = {5, 3};
 
 	assert_in_range(layers_of(torus(d44, 2, true, 2)), 1, 4);
 	assert_in_range(layers_of(torus(d66, 2, true, 1)), 2, 4);
@@ -257,7 +257,7 @@ static void test_torus_2d(void **state)
 /* OpenSM's lash needs 9 layers here and gives up with 8 VLs. */
 static void test_torus_6x6x6(void **state)
 {
-	static const unsigned d[] = { 6, 6, 6 };
+	static const unsigned d[] = {6, 6, 6};
 
 	assert_in_range(layers_of(torus(d, 3, true, 1)), 2, 8);
 	assert_in_range(layers_of(torus(d, 3, true, 3)), 2, 8);
@@ -277,7 +277,7 @@ static void test_random(void **state)
 /* Port selection options change the choices, never the guarantees. */
 static void test_options(void **state)
 {
-	static const unsigned d[] = { 6, 6 };
+	static const unsigned d[] = {6, 6};
 	struct cr_options o;
 
 	for (int i = 0; i < 3; i++) {
@@ -300,7 +300,7 @@ static void test_options(void **state)
 /* Balance first: more layers allowed, never more than the VLs. */
 static void test_balance(void **state)
 {
-	static const unsigned d[] = { 6, 6, 6 };
+	static const unsigned d[] = {6, 6, 6};
 	struct cr_options o;
 
 	for (int i = 0; i < 3; i++) {
@@ -406,7 +406,7 @@ static void test_path_sl_sources(void **state)
 /* A switch's LID follows the tree and layers of a CA on it. */
 static void test_switch_lids(void **state)
 {
-	static const unsigned d[] = { 5, 4 };
+	static const unsigned d[] = {5, 4};
 	struct cr_fabric *f = torus(d, 2, true, 1);
 	struct cr_routing *r = tu_route(f, "cr-lash", NULL);
 
@@ -455,7 +455,7 @@ static void test_too_few_vls(void **state)
 /* One SL for everything would deadlock: cr_check must see it per SL. */
 static void test_check_sees_layers(void **state)
 {
-	static const unsigned d[] = { 5, 5 };
+	static const unsigned d[] = {5, 5};
 	struct cr_fabric *f = torus(d, 2, true, 1);
 	struct cr_routing *r = tu_route(f, "cr-lash", NULL);
 	struct cr_check_report rep;

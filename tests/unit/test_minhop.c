@@ -53,10 +53,10 @@ static void test_uplinks_balanced(void **state)
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t sw = f->switches[s];
-		unsigned load[9] = { 0 };
+		unsigned load[9] = {0};
 
 		if (f->nodes[sw].num_ports != 8)
-			continue;	/* spines */
+			continue; /* spines */
 		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 			uint8_t p = r->lft[sw][lid];
 
@@ -77,7 +77,7 @@ static void test_parallel_links(void **state)
 	struct cr_fabric *f = cr_fabric_new();
 	uint32_t a = tu_switch(f, 8, 1), b = tu_switch(f, 8, 2);
 	struct cr_routing *r;
-	unsigned load[9] = { 0 };
+	unsigned load[9] = {0};
 
 	for (unsigned i = 0; i < 4; i++)
 		tu_link(f, a, 5 + i, b, 5 + i);

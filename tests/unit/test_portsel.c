@@ -154,7 +154,7 @@ static void test_port_search_order(void **state)
 				   "0x999 4 1\n";
 	static const char *const bad[] = {
 		"0x100001 0\n", "0x100001 255\n", "0x100001 2 2\n",
-		"x 1 2\n", "0x100001 1x\n",
+		"x 1 2\n",	"0x100001 1x\n",
 	};
 	struct cr_fabric *f = star();
 	struct cr_routing *r = cr_routing_new(f);

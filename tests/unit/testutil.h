@@ -24,8 +24,7 @@ static inline uint32_t tu_switch(struct cr_fabric *f, unsigned ports,
 	uint32_t n;
 
 	snprintf(desc, sizeof(desc), "sw%04llu", (unsigned long long)guid);
-	n = cr_fabric_add_node(f, CR_NODE_SWITCH, 0x100000 + guid, ports,
-			       desc);
+	n = cr_fabric_add_node(f, CR_NODE_SWITCH, 0x100000 + guid, ports, desc);
 	assert_int_not_equal(n, CR_NO_NODE);
 	return n;
 }
@@ -108,9 +107,9 @@ static inline struct cr_routing *tu_route(const struct cr_fabric *f,
 
 	cr_options_init(&defaults);
 	assert_non_null(r);
-	assert_int_equal(cr_route(cr_engine_find(engine), f,
-				  opts ? opts : &defaults, r),
-			 0);
+	assert_int_equal(
+		cr_route(cr_engine_find(engine), f, opts ? opts : &defaults, r),
+		0);
 	return r;
 }
 
