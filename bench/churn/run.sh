@@ -12,7 +12,9 @@
 #
 # usage: bench/churn/run.sh [croute gen arguments] (default: ktree 4 3)
 # Environment: as tests/ibsim/lib.sh; CR_CHURN_ENGINES (default
-# "cr-minhop minhop cr-updn updn cr-ftree ftree").
+# "cr-minhop minhop cr-updn updn cr-ftree ftree"); CR_CHURN_ROOTS=FILE:
+# root_guid_file for every engine (updn's automatic roots can change with
+# one link, and then most of its tables do).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
@@ -47,7 +49,11 @@ if awk -v m="$mid" '$1 == m && $3 ~ /^H-/ { f = 1 } END { exit !f }' \
 fi
 
 cr_ibsim_start "$topo"
-cr_conf
+if [ -n "${CR_CHURN_ROOTS:-}" ]; then
+	cr_conf "root_guid_file $CR_CHURN_ROOTS"
+else
+	cr_conf
+fi
 
 # route NAME: every engine routes the fabric as it is; NAME-ENGINE.norm.
 route() {
@@ -81,10 +87,11 @@ fault() {
 		back=yes
 		cmp -s "$CR_DIR/orig-$e.norm" "$CR_DIR/$name-back-$e.norm" ||
 			back=NO
-		set -- $(cr_churn "$CR_DIR/orig-$e.norm" "$CR_DIR/$name-$e.norm" \
-			"$dead")
-		printf '%-10s %-7s %-10s %7d %7d %7d %8d %8s %5s\n' "$e" \
-			"$name" "$(cat "$CR_DIR/$name-$e.used")" "$1" "$3" "$2" \
+		set -- $(cr_churn "$CR_DIR/orig-$e.norm" \
+			"$CR_DIR/$name-$e.norm" "$dead")
+		printf '%-10s %-7s %-10s %7d %7d %7d %8d %8s %5s\n' \
+			"$e" "$name" "$(cat "$CR_DIR/$name-$e.used")" \
+			"$1" "$3" "$2" \
 			"$4" "$(awk -v u="$4" -v n="$1" -v f="$3" 'BEGIN {
 			printf "%.1f%%", (n > f ? 100 * u / (n - f) : 0) }')" \
 			"$back" >>"$CR_DIR/table"

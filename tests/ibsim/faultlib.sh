@@ -1,6 +1,7 @@
 # Helpers of the tests that change a fabric under a running opensm
 # (faults.sh, sighup.sh, soak.sh) and of bench/churn; sourced after
-# lib.sh, not run. POSIX sh.
+# lib.sh, not run. POSIX sh. Their own variables are named cr_*, so that
+# they leave the callers' alone.
 #
 # The fabric changes through ibsim's console; ibsim sends the SM a trap
 # and OpenSM re-sweeps. cr_settle waits for that routing run (with a
@@ -15,14 +16,14 @@ CR_UP="SUBNET UP|Errors during initialization"
 
 # cr_count PATTERN: lines of the current opensm log matching PATTERN.
 cr_count() {
-	n=$(grep -E -c -- "$1" "$CR_LOG" 2>/dev/null)
-	echo "${n:-0}"
+	cr_n=$(grep -E -c -- "$1" "$CR_LOG" 2>/dev/null)
+	echo "${cr_n:-0}"
 }
 
 cr_hup() {
-	pid=$(cr_opensm_pid)
-	[ -n "$pid" ] || cr_fail "opensm is gone"
-	kill -HUP "$pid"
+	cr_pid=$(cr_opensm_pid)
+	[ -n "$cr_pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$cr_pid"
 }
 
 # cr_quiet: waits until the sweep of the last routing run has ended (a
@@ -30,29 +31,29 @@ cr_hup() {
 # and no other sweep has followed within a second (a change can bring
 # several traps).
 cr_quiet() {
-	i=0
-	stable=0
-	last=
-	while [ $i -lt $((CR_TIMEOUT * 5)) ]; do
+	cr_i=0
+	cr_stable=0
+	cr_last=
+	while [ $cr_i -lt $((CR_TIMEOUT * 5)) ]; do
 		# The line numbers of the last routing run and sweep end.
-		now=$(awk -v d="$CR_DONE" -v u="$CR_UP" '
+		cr_now=$(awk -v d="$CR_DONE" -v u="$CR_UP" '
 			$0 ~ d { ld = NR } $0 ~ u { lu = NR }
 			END { print ld + 0, lu + 0 }' "$CR_LOG" 2>/dev/null)
-		if [ "$now" = "$last" ]; then
-			stable=$((stable + 1))
+		if [ "$cr_now" = "$cr_last" ]; then
+			cr_stable=$((cr_stable + 1))
 		else
-			stable=0
+			cr_stable=0
 		fi
-		last=$now
+		cr_last=$cr_now
 		# 1 s after the sweep that routed ended; 10 s if it never says
 		# (a sweep cut short), since a slow one (valgrind) may be long.
-		if { [ "${now#* }" -gt "${now% *}" ] && [ $stable -ge 5 ]; } ||
-			[ $stable -ge 50 ]; then
+		if { [ "${cr_now#* }" -gt "${cr_now% *}" ] &&
+			[ $cr_stable -ge 5 ]; } || [ $cr_stable -ge 50 ]; then
 			return 0
 		fi
 		kill -0 "$CR_OSM_PID" 2>/dev/null || cr_fail "opensm is gone"
 		sleep 0.2
-		i=$((i + 1))
+		cr_i=$((cr_i + 1))
 	done
 	cr_fail "opensm keeps sweeping"
 }
@@ -66,16 +67,17 @@ cr_settle() {
 		cr_log "no sweep after the change: SIGHUP"
 		cr_hup
 		cr_wait_log "$CR_LOG" "$CR_DONE" $(($1 + 1)) "$CR_TIMEOUT" \
-			"$CR_OSM_PID" || cr_fail "no routing run after the change"
+			"$CR_OSM_PID" ||
+			cr_fail "no routing run after the change"
 	fi
 	cr_quiet
 }
 
 # cr_resweep: a SIGHUP re-sweep (OpenSM and croute re-read their keys).
 cr_resweep() {
-	n=$(cr_count "$CR_DONE")
+	cr_n=$(cr_count "$CR_DONE")
 	cr_hup
-	cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" \
+	cr_wait_log "$CR_LOG" "$CR_DONE" $((cr_n + 1)) "$CR_TIMEOUT" \
 		"$CR_OSM_PID" || cr_fail "no routing run after SIGHUP"
 	cr_quiet
 }
@@ -188,14 +190,14 @@ cr_dead_routes() {
 # found none, 1 when it found some, 2 without a verdict. Debian's 1.5.7
 # may crash after its report: its exit status means nothing.
 cr_ibdm_verdict() {
-	dir=$1
+	cr_dir=$1
 	shift
-	(cd "$dir" && timeout -k "$CR_GRACE" "$CR_TIMEOUT" ibdmchk \
+	(cd "$cr_dir" && timeout -k "$CR_GRACE" "$CR_TIMEOUT" ibdmchk \
 		-s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs -M "$@"
-	true) >"$dir/ibdmchk.out" 2>&1
-	line=$(grep -E -i -- "credit loop" "$dir/ibdmchk.out" | tail -n 1)
-	echo "${line:-no verdict}"
-	case $line in
+	true) >"$cr_dir/ibdmchk.out" 2>&1
+	cr_line=$(grep -E -i -- "credit loop" "$cr_dir/ibdmchk.out" | tail -n 1)
+	echo "${cr_line:-no verdict}"
+	case $cr_line in
 	*"no credit loops found"*) return 0 ;;
 	*[Cc]redit*) return 1 ;;
 	esac

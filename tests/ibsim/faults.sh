@@ -300,10 +300,11 @@ for engines in ${CR_FAULTS_ENGINES:-cr-minhop cr-updn cr-ftree,cr-updn}; do
 			cr_ibsim_cmd "Error \"$m\" 0"
 		done
 		cr_resweep
+		sizes=$(tail -n +"$((MARK + 1))" "$CR_LOG" |
+			sed -n 's/.*: routed \([0-9]*\) switches.*/\1/p' |
+			sort -n -u | tr '\n' ' ')
 		cr_log "$TAG errors: $(($(cr_count "$CR_DONE") - runs0))" \
-			"routing runs over $(tail -n +"$((MARK + 1))" \
-			"$CR_LOG" | sed -n 's/.*: routed \([0-9]*\) switches.*/\1/p' |
-			sort -n -u | tr '\n' ' ')switches"
+			"routing runs over ${sizes}switches"
 		restored errors-cleared "$FIRST"
 		no_errors_since
 		;;

@@ -46,7 +46,8 @@ step() {
 		-e "${engine#cr-}" $opts -o "$CR_DIR/$name.offline" \
 		2>"$CR_DIR/$name.err" ||
 		cr_fail "$name: croute route: $(cat "$CR_DIR/$name.err")"
-	cr_lfts_norm "$CR_DIR/$name.offline" | cmp -s - "$CR_DIR/$name.norm" || {
+	cr_lfts_norm "$CR_DIR/$name.offline" |
+		cmp -s - "$CR_DIR/$name.norm" || {
 		cr_lfts_norm "$CR_DIR/$name.offline" |
 			diff "$CR_DIR/$name.norm" - | head -n 6
 		cr_fail "$name: the LFTs do not follow the new settings" \
@@ -92,8 +93,8 @@ new_log | grep -q "croute: ERR" && cr_fail "errors back at the defaults"
 # previous run had remote_guid_sorting TRUE: not kept either).
 step rgs2 cr-minhop "--remote-guid-sorting" "remote_guid_sorting TRUE"
 step bad-rgs cr-minhop "" "remote_guid_sorting maybe"
-new_log | grep -q \
-	"croute: ERR: $CR_CONF:[0-9]*: remote_guid_sorting 'maybe' is not valid" ||
+new_log | grep -q "croute: ERR: $CR_CONF:[0-9]*: remote_guid_sorting"\
+" 'maybe' is not valid" ||
 	cr_fail "no error naming remote_guid_sorting and 'maybe'"
 cmp -s "$CR_DIR/default.norm" "$CR_DIR/bad-rgs.norm" ||
 	cr_fail "an invalid remote_guid_sorting changed the default tables"

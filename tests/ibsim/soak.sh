@@ -9,6 +9,9 @@
 #     recorded per state);
 #   - opensm's RSS stays flat once warmed up (the first 10% of the steps,
 #     at least 5): at the end, at most 5% (and 1 MB) above the warm level;
+#   - every CR_SOAK_CHECK steps (10), the tables are checked against the
+#     fabric as ibnetdiscover sees it: no entry into a dead port or to a
+#     gone LID, every CA reaches every LID, no loops (croute check);
 #   - no croute error but cr-ftree's refusals, opensm never goes away;
 #   - under valgrind (CR_SOAK_VALGRIND=1; RSS not checked then), no error
 #     or leak whose stack goes through croute's code.
@@ -16,7 +19,8 @@
 # Knobs: CR_SOAK_STEPS (default 20; `make soak` runs 300), CR_SOAK_SEED
 # (1), CR_SOAK_MAXDOWN (3), CR_SOAK_ENGINES (cr-ftree,cr-updn),
 # CR_SOAK_FABRIC (croute gen arguments; default a two-level tree with 216
-# hosts and 24 switches).
+# hosts and 24 switches), CR_SOAK_OSM_ARGS (more opensm arguments: -Q for
+# cr-lash, with e.g. CR_SOAK_FABRIC="torus 6 6 --hosts 2").
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
@@ -30,6 +34,8 @@ FABRIC=${CR_SOAK_FABRIC:-two-level --leaves 18 --hosts 12 --uplinks 6 \
 
 [ -n "${CR_SOAK_VALGRIND:-}" ] && cr_need valgrind
 cr_init soak
+cr_need ibnetdiscover
+CHECK=${CR_SOAK_CHECK:-10}
 [ -n "${CR_SOAK_VALGRIND:-}" ] && CR_TIMEOUT=${CR_TEST_TIMEOUT:-300}
 
 topo=$CR_DIR/fabric.topo
@@ -119,7 +125,8 @@ if [ -n "${CR_SOAK_VALGRIND:-}" ]; then
 	--errors-for-leak-kinds=definite,indirect --num-callers=40
 	--log-file=$CR_DIR/valgrind.log"
 fi
-cr_opensm_start -R "$ENGINES"
+# shellcheck disable=SC2086
+cr_opensm_start -R "$ENGINES" ${CR_SOAK_OSM_ARGS:-}
 cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "opensm did not route"
 cr_quiet
@@ -139,6 +146,25 @@ toggle() {
 	fi
 }
 
+# check: the tables against the fabric as it is now.
+check() {
+	d=$CR_DIR/check
+	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$d.norm"
+	cr_discover "$d.topo"
+	cr_dead_routes "$d.topo" "$d.norm" >"$d.dead"
+	if [ -s "$d.dead" ]; then
+		head -n 5 "$d.dead"
+		cr_fail "step $k: routes into dead ports or to gone LIDs"
+	fi
+	"$CROUTE" check --topo "$d.topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DUMP/opensm-lfts.dump" --no-credit-loops \
+		>"$d.out" 2>&1 || {
+		cat "$d.out"
+		cr_fail "step $k: croute check found problems"
+	}
+	CHECKS=$((CHECKS + 1))
+}
+
 # record STATE: the tables of STATE must be those it had before.
 record() {
 	sum=$(cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" | cksum |
@@ -156,6 +182,7 @@ record() {
 
 : >"$CR_DIR/states"
 REVISITS=0
+CHECKS=0
 warm=$((STEPS / 10))
 [ $warm -lt 5 ] && warm=5
 k=0
@@ -189,6 +216,7 @@ while read -r what li st; do
 	# while the fabric was still changing.
 	[ "$what" = storm ] && cr_resweep
 	record "$st"
+	[ $((k % CHECK)) = 0 ] && check
 	[ $k = $warm ] && rss_warm=$(rss)
 	echo "$k $what $li $st $(cr_engine_used) $(rss)" >>"$CR_DIR/steps"
 	[ $((k % 10)) = 0 ] &&
@@ -198,6 +226,7 @@ done <"$CR_DIR/plan"
 [ -n "$rss_warm" ] || rss_warm=$(rss)
 rss_end=$(rss)
 sweeps=$(cr_count "$CR_DONE")
+# cr-ftree refuses some shapes (cr-updn follows): its errors are expected.
 tail -n +2 "$CR_LOG" | grep "croute: ERR" | grep -v "ERR: cr-ftree" \
 	>"$CR_DIR/errors"
 [ -s "$CR_DIR/errors" ] && {
@@ -212,7 +241,7 @@ cr_ibsim_stop
 
 cr_log "soak: $STEPS steps, $sweeps routing runs ($engines_used)," \
 	"$(wc -l <"$CR_DIR/states") fabric states, $REVISITS revisits with" \
-	"equal LFTs"
+	"equal LFTs, $CHECKS states checked"
 cr_log "RSS of opensm: $rss_start kB at start, $rss_warm kB after $warm" \
 	"steps, $rss_end kB at the end"
 
