@@ -104,6 +104,14 @@ int cr_fabric_finalize(struct cr_fabric *f);
  */
 int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc);
 
+/*
+ * Puts the nodes in node GUID order (stable), then finalizes. The plugin
+ * imports OpenSM's subnet in that order and engines route in node order,
+ * so a topology file (ibnetdiscover writes discovery order) routes exactly
+ * as the live fabric does.
+ */
+int cr_fabric_sort_by_guid(struct cr_fabric *f);
+
 /* Node with this node GUID, or CR_NO_NODE. Linear: not for inner loops. */
 uint32_t cr_fabric_find_guid(const struct cr_fabric *f, uint64_t guid);
 /* Node and port owning this port GUID, or CR_NO_NODE. */

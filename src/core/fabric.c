@@ -252,6 +252,56 @@ int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
 	return cr_fabric_finalize(f);
 }
 
+struct guid_index {
+	uint64_t guid;
+	uint32_t index;
+};
+
+static int cmp_guid_index(const void *a, const void *b)
+{
+	const struct guid_index *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int cr_fabric_sort_by_guid(struct cr_fabric *f)
+{
+	struct guid_index *order = malloc((f->num_nodes + 1) * sizeof(*order));
+	uint32_t *where = malloc((f->num_nodes + 1) * sizeof(*where));
+	struct cr_node *nodes = malloc((f->num_nodes + 1) * sizeof(*nodes));
+
+	if (!order || !where || !nodes) {
+		free(order);
+		free(where);
+		free(nodes);
+		cr_err("out of memory sorting the fabric's nodes");
+		return -1;
+	}
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		order[i].guid = f->nodes[i].guid;
+		order[i].index = i;
+	}
+	qsort(order, f->num_nodes, sizeof(*order), cmp_guid_index);
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		where[order[i].index] = i;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *n = &nodes[i];
+
+		*n = f->nodes[order[i].index];
+		for (unsigned p = 0; p <= n->num_ports; p++)
+			if (n->ports[p].remote != CR_NO_NODE)
+				n->ports[p].remote = where[n->ports[p].remote];
+	}
+	free(f->nodes);
+	f->nodes = nodes;
+	f->nodes_alloc = f->num_nodes + 1;
+	free(order);
+	free(where);
+	return cr_fabric_finalize(f);
+}
+
 uint32_t cr_fabric_find_guid(const struct cr_fabric *f, uint64_t guid)
 {
 	for (uint32_t i = 0; i < f->num_nodes; i++)

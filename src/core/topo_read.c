@@ -944,7 +944,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		settle_rates(rd.f);
 		err = settle_lids(&rd, &lids);
 	}
-	if (!err && cr_fabric_finalize(rd.f)) {
+	if (!err && cr_fabric_sort_by_guid(rd.f)) {
 		cr_err("%s: the topology is not consistent (see above)", name);
 		err = -1;
 	}

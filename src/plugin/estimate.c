@@ -286,6 +286,14 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	hosts = cr_hosts_for(j->f, j->r, NULL);
 	if (!hosts)
 		goto fail;
+	/* A fabric cut down to one host (the SM's switch cut off, say). */
+	if (hosts->count < 2) {
+		cr_info("no contention estimate of %s's routing: %u host(s);"
+			" %s removed",
+			j->engine, hosts->count, j->path);
+		remove_dump(j->path);
+		goto out;
+	}
 	n = job_patterns(j, hosts->count, &pats);
 	if (n < 0)
 		goto fail;

@@ -49,6 +49,16 @@ static uint32_t by_guid(const struct cr_fabric *f, uint64_t guid)
 	return n;
 }
 
+/* Nodes are sorted by GUID on reading: tests find them by description. */
+static uint32_t by_desc(const struct cr_fabric *f, const char *desc)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (!strcmp(f->nodes[n].desc, desc))
+			return n;
+	fail_msg("no node '%s'", desc);
+	return CR_NO_NODE;
+}
+
 /* What ibnetdiscover printed for ibsim's net.2sw2path4hca2port example. */
 static const char discovered[] =
 	"#\n# Topology file: generated on Mon Nov 30 04:51:11 2026\n#\n"
@@ -147,15 +157,18 @@ static void test_guid_bases(void **state)
 		"caguid=0x5000\nCa 2 \"f\"\n\nRt 1 \"g\"\n");
 
 	assert_non_null(f);
-	assert_int_equal(f->nodes[0].guid, 0x1000);
-	assert_int_equal(f->nodes[1].guid, 0x1001);
-	assert_int_equal(f->nodes[2].guid, 0x1010);
-	assert_int_equal(f->nodes[3].guid, 0x100000);
-	assert_int_equal(f->nodes[3].ports[3].guid, 0x100003);
-	assert_int_equal(f->nodes[4].guid, 0x100004);
-	assert_int_equal(f->nodes[5].guid, 0x5000);
-	assert_int_equal(f->nodes[6].guid, 0);
-	assert_int_equal(f->nodes[6].type, CR_NODE_ROUTER);
+	assert_int_equal(f->nodes[by_desc(f, "a")].guid, 0x1000);
+	assert_int_equal(f->nodes[by_desc(f, "c")].guid, 0x1001);
+	assert_int_equal(f->nodes[by_desc(f, "d")].guid, 0x1010);
+	assert_int_equal(f->nodes[by_desc(f, "b")].guid, 0x100000);
+	assert_int_equal(f->nodes[by_desc(f, "b")].ports[3].guid, 0x100003);
+	assert_int_equal(f->nodes[by_desc(f, "e")].guid, 0x100004);
+	assert_int_equal(f->nodes[by_desc(f, "f")].guid, 0x5000);
+	assert_int_equal(f->nodes[by_desc(f, "g")].guid, 0);
+	assert_int_equal(f->nodes[by_desc(f, "g")].type, CR_NODE_ROUTER);
+	/* ... and the nodes are in GUID order. */
+	for (uint32_t n = 1; n < f->num_nodes; n++)
+		assert_true(f->nodes[n - 1].guid < f->nodes[n].guid);
 	cr_fabric_free(f);
 }
 
@@ -173,17 +186,19 @@ static void test_one_sided_and_rates(void **state)
 		"Ca 1 \"h\" # \"host\"\n");
 
 	assert_non_null(f);
-	assert_string_equal(f->nodes[0].desc, "sw");
-	assert_int_equal(f->nodes[0].ports[1].speed, CR_SPEED_EDR);
-	assert_int_equal(f->nodes[2].ports[1].width, 4);
-	assert_int_equal(f->nodes[2].ports[1].lid, 4);
+	uint32_t sw = by_desc(f, "sw"), sw2 = by_desc(f, "sw2"),
+		 host = by_desc(f, "host");
+
+	assert_int_equal(f->nodes[sw].ports[1].speed, CR_SPEED_EDR);
+	assert_int_equal(f->nodes[host].ports[1].width, 4);
+	assert_int_equal(f->nodes[host].ports[1].lid, 4);
 	/* default 4x SDR on one end, 12x FDR on the other */
-	assert_int_equal(f->nodes[0].ports[2].width, 4);
-	assert_int_equal(f->nodes[1].ports[3].speed, CR_SPEED_SDR);
-	assert_int_equal(f->nodes[1].ports[4].width, 8);
-	assert_int_equal(f->nodes[1].ports[4].speed, CR_SPEED_DDR);
-	assert_int_equal(f->lid_node[4], 2);
-	assert_int_equal(f->lid_node[2], 1);
+	assert_int_equal(f->nodes[sw].ports[2].width, 4);
+	assert_int_equal(f->nodes[sw2].ports[3].speed, CR_SPEED_SDR);
+	assert_int_equal(f->nodes[sw2].ports[4].width, 8);
+	assert_int_equal(f->nodes[sw2].ports[4].speed, CR_SPEED_DDR);
+	assert_int_equal(f->lid_node[4], host);
+	assert_int_equal(f->lid_node[2], sw2);
 	cr_fabric_free(f);
 }
 
@@ -391,16 +406,16 @@ static void test_guid2lid(void **state)
 			 "0x00000000deadbeef 0x0020 0x0020\n\n");
 	assert_int_equal(cr_lids_read_guid2lid(path, f), 0);
 	assert_int_equal(f->max_lid, 0x13);
-	assert_int_equal(f->nodes[2].ports[2].lid, 8);
-	assert_int_equal(f->nodes[2].ports[2].lmc, 2);
-	assert_int_equal(f->lid_node[0x11], 3);
+	assert_int_equal(f->nodes[by_guid(f, 0x100000)].ports[2].lid, 8);
+	assert_int_equal(f->nodes[by_guid(f, 0x100000)].ports[2].lmc, 2);
+	assert_int_equal(f->lid_node[0x11], by_guid(f, 0x100003));
 	assert_int_equal(f->lid_port[0x11], 2);
 
-	/* a cabled port without a LID */
+	/* a cabled port without a LID: the first in node (GUID) order */
 	write_file(path, "0x0000000000200000 0x0001 0x0001\n");
 	first_error[0] = 0;
 	assert_int_equal(cr_lids_read_guid2lid(path, f), -1);
-	assert_non_null(strstr(first_error, "0x0000000000200001"));
+	assert_non_null(strstr(first_error, "0x0000000000100001"));
 	/* ranges that no LMC makes */
 	write_file(path, "0x0000000000200000 0x0001 0x0001\n\n"
 			 "0x0000000000200001 0x0005 0x0007\n");
@@ -491,12 +506,14 @@ static void test_lft_ibroute(void **state)
 		   " 0x0000000000100005)\n"
 		   "7 lids dumped \n");
 	assert_int_equal(cr_lft_read(path, f, r), 0);
-	assert_int_equal(r->lft[0][1], 0);
-	assert_int_equal(r->lft[0][3], 1);
-	assert_int_equal(r->lft[0][5], 5);
-	assert_int_equal(r->lft[0][6], 3);
-	assert_int_equal(r->lft[0][2], CR_NO_PATH);
-	assert_int_equal(r->lft[1][1], CR_NO_PATH);
+	uint32_t s1 = by_guid(f, 0x200000), s2 = by_guid(f, 0x200001);
+
+	assert_int_equal(r->lft[s1][1], 0);
+	assert_int_equal(r->lft[s1][3], 1);
+	assert_int_equal(r->lft[s1][5], 5);
+	assert_int_equal(r->lft[s1][6], 3);
+	assert_int_equal(r->lft[s1][2], CR_NO_PATH);
+	assert_int_equal(r->lft[s2][1], CR_NO_PATH);
 
 	/* errors name the line */
 	write_file(path, "0x0001 001 : x\n");
