@@ -57,6 +57,9 @@ contention() {
 	host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
 	awk -f "$here/shiftload.awk" "$CR_DIR/hosts" \
 		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump"
+	"$CROUTE" check -t "$topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DUMP/opensm-lfts.dump" 2>/dev/null |
+		awk '/^credit loops:/ { printf "%41scredit loops: %s VL(s)\n", "", $3 }'
 	if [ -n "$has_estimate" ]; then
 		"$CROUTE" estimate -t "$topo" --lids "$CR_GUID2LID" \
 			--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift \
@@ -82,8 +85,15 @@ run() {
 	i=0
 	while [ $i -lt "${CR_BENCH_REPEAT:-3}" ]; do
 		cr_opensm_once -R "$engine" -D 0x47
-		cr_expect_log ": $engine tables configured" \
-			"$name: $engine did not route the fabric"
+		# OpenSM's updn finds no roots on tori and random fabrics
+		# and falls back to min-hop: report it, with its credit loops.
+		if ! grep -q ": $engine tables configured" "$CR_LOG"; then
+			used=$(sed -n 's/.*: \([^ ]*\) tables configured on all switches.*/\1/p' \
+				"$CR_LOG" | tail -n 1)
+			name="$name (fell back to ${used:-?})"
+			times=-
+			break
+		fi
 		times="$times $(bench_routing_time "$CR_LOG" "$engine")"
 		i=$((i + 1))
 	done
