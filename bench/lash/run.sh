@@ -62,20 +62,7 @@ contention() {
 			/^bisect/ && !b { b = $4 }
 			END { printf "shift %s  bisect %s", s, b }'
 	elif [ -f "$top_srcdir/bench/updn/shiftload.awk" ]; then
-		awk '
-		/^\{ CA / {
-			match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
-			s = substr($0, RSTART + 1, RLENGTH - 1)
-			d = s; sub(/\} LID:.*/, "", d)
-			l = s; sub(/.*LID:/, "", l)
-			print d "\t" l
-		}' "$CR_DUMP/opensm-subnet.lst" | sort -V | awk -F '\t' '{
-			v = 0; s = tolower($2)
-			for (i = 1; i <= length(s); i++)
-				v = v * 16 + index("0123456789abcdef",
-						   substr(s, i, 1)) - 1
-			print v
-		}' >"$CR_DIR/hosts"
+		cr_host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
 		awk -f "$top_srcdir/bench/updn/shiftload.awk" "$CR_DIR/hosts" \
 			"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump"
 	else

@@ -31,30 +31,13 @@ CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 topo=$CR_DIR/topo
 cr_gen "$topo" "$@"
 
-# Hosts in natural order of their descriptions, as CA port LIDs.
-host_lids() {
-	awk '
-	/^\{ CA / {
-		match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
-		s = substr($0, RSTART + 1, RLENGTH - 1)
-		d = s; sub(/\} LID:.*/, "", d)
-		l = s; sub(/.*LID:/, "", l)
-		print d "\t" l
-	}' "$1" | sort -V | awk -F '\t' '{
-		v = 0; s = tolower($2)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		print v
-	}'
-}
-
 has_estimate=
 "$CROUTE" help estimate >/dev/null 2>&1 && has_estimate=1
 
 # The flow count always (it needs nothing but opensm's dumps), and the
 # estimator's summary when `croute estimate` is there.
 contention() {
-	host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
+	cr_host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
 	awk -f "$here/shiftload.awk" "$CR_DIR/hosts" \
 		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump"
 	"$CROUTE" check -t "$topo" --lids "$CR_GUID2LID" \

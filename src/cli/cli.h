@@ -52,6 +52,17 @@ struct cli_opt {
 
 /* clang-format off */
 #define CLI_OPT_END { NULL, 0, NULL, NULL }
+/*
+ * The engines' GUID files, in cli_engine_opts and in compare's options
+ * (which names engines its own way), so the two help texts agree.
+ */
+#define CLI_GUID_OPTS \
+	{"root-guids", CLI_KEY_ROOT_GUIDS, "FILE", \
+	 "root switch GUIDs, one a line (updn, ftree)"}, \
+	{"cn-guids", CLI_KEY_CN_GUIDS, "FILE", \
+	 "compute node port GUIDs, one a line (ftree)"}, \
+	{"io-guids", CLI_KEY_IO_GUIDS, "FILE", \
+	 "I/O node port GUIDs, one a line (ftree)"}
 /* clang-format on */
 
 struct cli_cmd {

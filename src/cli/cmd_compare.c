@@ -24,12 +24,7 @@ static const struct cli_opt compare_opts[] = {
 	{"engines", KEY_ENGINES, "LIST",
 	 "ENGINE[+ps][+rgs][+bal],... (ps: --port-shifting, rgs:"
 	 " --remote-guid-sorting, bal: --lash-balance)"},
-	{"root-guids", CLI_KEY_ROOT_GUIDS, "FILE",
-	 "root switch GUIDs, one a line (updn, ftree)"},
-	{"cn-guids", CLI_KEY_CN_GUIDS, "FILE",
-	 "compute node port GUIDs, one a line (ftree)"},
-	{"io-guids", CLI_KEY_IO_GUIDS, "FILE",
-	 "I/O node port GUIDs, one a line (ftree)"},
+	CLI_GUID_OPTS,
 	CLI_OPT_END,
 };
 
@@ -59,11 +54,8 @@ struct compare_ctx {
 static int compare_opt(void *arg, int key, const char *val)
 {
 	struct compare_ctx *c = arg;
-	int ret = cli_setup_opt(&c->setup, key, val);
+	int ret = est_cli_opt(&c->setup, &c->est, key, val);
 
-	if (ret <= 0)
-		return ret;
-	ret = est_setup_opt(&c->est, key, val);
 	if (ret <= 0)
 		return ret;
 	c->engines = val; /* KEY_ENGINES, the only one left */

@@ -49,11 +49,8 @@ struct estimate_ctx {
 static int estimate_opt(void *arg, int key, const char *val)
 {
 	struct estimate_ctx *c = arg;
-	int ret = cli_setup_opt(&c->setup, key, val);
+	int ret = est_cli_opt(&c->setup, &c->est, key, val);
 
-	if (ret <= 0)
-		return ret;
-	ret = est_setup_opt(&c->est, key, val);
 	if (ret <= 0)
 		return ret;
 	switch (key) {

@@ -123,6 +123,14 @@ int est_setup_opt(struct est_setup *s, int key, const char *arg)
 	return 1;
 }
 
+int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
+		const char *arg)
+{
+	int ret = cli_setup_opt(cs, key, arg);
+
+	return ret <= 0 ? ret : est_setup_opt(es, key, arg);
+}
+
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 {
 	int n = cr_pattern_list_parse(

@@ -41,6 +41,13 @@ void est_setup_release(struct est_setup *s);
 /* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
 int est_setup_opt(struct est_setup *s, int key, const char *arg);
 /*
+ * cli_setup_opt(), then est_setup_opt(): the one handler estimating
+ * commands need before their own options. 0 when taken, 1 when key is
+ * neither's, -1 on a bad value.
+ */
+int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
+		const char *arg);
+/*
  * The patterns (default "shift,bisect"), with --phases and --seed applied.
  * Returns the count, or -1 (reported).
  */

@@ -128,12 +128,8 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * The leaves of D-mod-k: switches with at least half (rounded up) the
- * median number of CAs of the switches with CAs, so that a management node
- * cabled to a core switch does not make it a leaf. Fills leaf[sw_index].
- */
-static int find_leaves(const struct cr_fabric *f, bool *leaf)
+/* Shared with cr-updn, so both engines agree on what a leaf is. */
+int cr_find_leaves(const struct cr_fabric *f, bool *leaf)
 {
 	uint32_t ns = f->num_switches, nca = 0, threshold;
 	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
@@ -267,8 +263,8 @@ static int prepare_spread(struct cr_portsel *ps, const struct cr_options *o)
 	bool *leaf = calloc(ps->f->num_switches + 1, sizeof(*leaf));
 	int ret = -1;
 
-	if (leaf && !find_leaves(ps->f, leaf) && !measure_heights(ps, leaf) &&
-	    !rank_destinations(ps, o, leaf))
+	if (leaf && !cr_find_leaves(ps->f, leaf) &&
+	    !measure_heights(ps, leaf) && !rank_destinations(ps, o, leaf))
 		ret = 0;
 	free(leaf);
 	return ret;

@@ -82,7 +82,7 @@ struct updn {
 	struct updn_adj *adj;
 	uint32_t *comp; /* connected part: its lowest switch index */
 	bool *has_ca;
-	bool *leaf; /* see find_leaves() */
+	bool *leaf; /* see cr_find_leaves() */
 	bool *is_root;
 	uint32_t *ord; /* position in the total (rank, GUID) order */
 	uint32_t *rank;
@@ -343,52 +343,6 @@ static int roots_from_guids(struct updn *u, const struct cr_guid_list *l)
 		       l->count);
 		return -1;
 	}
-	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The leaves: switches with at least half (rounded up) the median number of
- * CAs of the switches with CAs, so that a management node cabled to a core
- * switch does not make it a leaf (nor make the tree look like no tree).
- */
-static int find_leaves(struct updn *u)
-{
-	const struct cr_fabric *f = u->f;
-	uint32_t *cas = calloc(u->ns + 1, sizeof(*cas));
-	uint32_t *sorted = malloc((u->ns + 1) * sizeof(*sorted));
-	uint32_t nca = 0, threshold;
-
-	if (!cas || !sorted) {
-		free(cas);
-		free(sorted);
-		cr_err("cr-updn: out of memory for %u switches", u->ns);
-		return -1;
-	}
-	for (uint32_t s = 0; s < u->ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			cas[s] += m != CR_NO_NODE && !cr_is_switch(f, m);
-		}
-		if (cas[s])
-			sorted[nca++] = cas[s];
-	}
-	qsort(sorted, nca, sizeof(*sorted), cmp_u32);
-	/* Half the median, rounded up: 2 of 3, 9 of 18, 1 of 1. */
-	threshold = nca ? (sorted[nca / 2] + 1) / 2 : 1;
-	for (uint32_t s = 0; s < u->ns; s++)
-		u->leaf[s] = cas[s] >= threshold;
-	free(cas);
-	free(sorted);
 	return 0;
 }
 
@@ -662,8 +616,10 @@ static int updn_init(struct updn *u, const struct cr_fabric *f)
 		cr_err("cr-updn: out of memory for %u switches", u->ns);
 		return -1;
 	}
-	if (find_leaves(u))
+	if (cr_find_leaves(f, u->leaf)) {
+		cr_err("cr-updn: out of memory for %u switches", u->ns);
 		return -1;
+	}
 	find_components(u);
 	return 0;
 }

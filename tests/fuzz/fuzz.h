@@ -106,16 +106,32 @@ static const char fuzz_fabric_text[] =
 	"Ca 1 \"H6\" # \"h0004 HCA-1\"\n"
 	"[1](2c90300000007) \"S2\"[2] # lid 10 lmc 1 4xQDR\n";
 
+/*
+ * A topology read from memory: the input of the topology targets, or the
+ * fixed fabric. NULL when the bytes are no topology (or size is 0).
+ */
+static inline struct cr_fabric *fuzz_topo_read(const void *data, size_t size,
+					       const char *name)
+{
+	struct cr_fabric *f;
+	FILE *in;
+
+	/* fmemopen() of zero bytes fails with EINVAL. */
+	if (!size)
+		return NULL;
+	in = fmemopen((void *)data, size, "r");
+	if (!in)
+		return NULL;
+	f = cr_topo_read_file(in, name);
+	fclose(in);
+	return f;
+}
+
 static inline struct cr_fabric *fuzz_fabric(void)
 {
-	FILE *in = fmemopen((void *)fuzz_fabric_text,
-			    sizeof(fuzz_fabric_text) - 1, "r");
-	struct cr_fabric *f;
+	struct cr_fabric *f = fuzz_topo_read(
+		fuzz_fabric_text, sizeof(fuzz_fabric_text) - 1, "fixed fabric");
 
-	if (!in)
-		abort();
-	f = cr_topo_read_file(in, "fixed fabric");
-	fclose(in);
 	if (!f)
 		abort();
 	return f;

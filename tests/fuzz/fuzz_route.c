@@ -38,16 +38,9 @@ static void route_all(const struct cr_fabric *f)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cr_fabric *f;
-	FILE *in;
 
 	fuzz_quiet();
-	if (!size)
-		return 0;
-	in = fmemopen((void *)data, size, "r");
-	if (!in)
-		return 0;
-	f = cr_topo_read_file(in, "fuzz");
-	fclose(in);
+	f = fuzz_topo_read(data, size, "fuzz");
 	if (!f)
 		return 0;
 	if (f->num_nodes <= 64 && (f->max_lid || !cr_fabric_assign_lids(f, 0)))

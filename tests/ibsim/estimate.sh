@@ -38,11 +38,8 @@ cr_est_compare() {
 	cr_est_norm "$DUMP_FILE" >"$CR_DIR/$name.plugin.norm"
 	cr_est_norm "$CR_DIR/$name.offline" >"$CR_DIR/$name.offline.norm"
 	[ -s "$CR_DIR/$name.plugin.norm" ] || cr_fail "$name: empty dump"
-	cmp -s "$CR_DIR/$name.plugin.norm" "$CR_DIR/$name.offline.norm" || {
-		diff "$CR_DIR/$name.plugin.norm" "$CR_DIR/$name.offline.norm" |
-			head -n 20
-		cr_fail "$name: the plugin's estimate differs from croute estimate's"
-	}
+	cr_same "$CR_DIR/$name.plugin.norm" "$CR_DIR/$name.offline.norm" 20 \
+		"$name: the plugin's estimate differs from croute estimate's"
 }
 
 topo=$CR_DIR/tree.topo
@@ -113,11 +110,8 @@ cr_est_norm "$DUMP_FILE" >"$CR_DIR/summary.plugin.norm"
 	cr_fail "summary: croute estimate failed"
 cr_est_norm "$CR_DIR/summary.offline" | grep -v '^  [0-9k]' |
 	grep -v '^  phase ' >"$CR_DIR/summary.offline.norm"
-cmp -s "$CR_DIR/summary.plugin.norm" "$CR_DIR/summary.offline.norm" || {
-	diff "$CR_DIR/summary.plugin.norm" "$CR_DIR/summary.offline.norm" |
-		head -n 20
-	cr_fail "summary: the plugin's estimate differs from croute estimate's"
-}
+cr_same "$CR_DIR/summary.plugin.norm" "$CR_DIR/summary.offline.norm" 20 \
+	"summary: the plugin's estimate differs from croute estimate's"
 
 # --- other penalty factors reach the model ---------------------------------
 cr_log "=== penalty"

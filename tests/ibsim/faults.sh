@@ -68,11 +68,8 @@ verify() {
 	loops=
 	case $base in minhop | lash) loops=--no-credit-loops ;; esac
 	# shellcheck disable=SC2086
-	"$CROUTE" check --topo "$d.topo" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" $loops >"$d.check" 2>&1 || {
-		cat "$d.check"
-		cr_fail "$TAG $state: croute check found problems"
-	}
+	cr_check_lfts "$d.topo" "$d.check" \
+		"$TAG $state: croute check found problems" $loops
 	grep -q "unreachable: *0$" "$d.check" ||
 		cr_fail "$TAG $state: unreachable LIDs"
 
@@ -115,15 +112,11 @@ restored() {
 	[ "$used" = "$2" ] ||
 		cr_fail "$TAG $1: $used installed the tables, not $2"
 	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$TAG-$1.norm"
-	cmp -s "$CR_DIR/$TAG-orig.norm" "$CR_DIR/$TAG-$1.norm" || {
-		diff "$CR_DIR/$TAG-orig.norm" "$CR_DIR/$TAG-$1.norm" | head
-		cr_fail "$TAG $1: the LFTs did not return to the original"
-	}
+	cr_same "$CR_DIR/$TAG-orig.norm" "$CR_DIR/$TAG-$1.norm" 10 \
+		"$TAG $1: the LFTs did not return to the original"
 	# The hop counts too: nothing of the faulty fabric's lingers.
-	cmp -s "$CR_DIR/$TAG-orig.fdbs" "$CR_DUMP/opensm.fdbs" || {
-		diff "$CR_DIR/$TAG-orig.fdbs" "$CR_DUMP/opensm.fdbs" | head
-		cr_fail "$TAG $1: the hop counts did not return to the original"
-	}
+	cr_same "$CR_DIR/$TAG-orig.fdbs" "$CR_DUMP/opensm.fdbs" 10 \
+		"$TAG $1: the hop counts did not return to the original"
 	cr_log "$TAG $1: back to the original tables: OK"
 }
 

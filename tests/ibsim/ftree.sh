@@ -61,12 +61,9 @@ route_and_check() {
 	cr_reject_log "cr-ftree failed|cannot route" "$name: cr-ftree failed"
 	req=
 	[ "$minimal" = minimal ] && req=--require-minimal
-	"$CROUTE" check -q -t "$topo" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" $req \
-		>"$CR_DIR/check-$name.out" 2>&1 || {
-		cat "$CR_DIR/check-$name.out"
-		cr_fail "$name: croute check found problems"
-	}
+	# shellcheck disable=SC2086
+	cr_check_lfts "$topo" "$CR_DIR/check-$name.out" \
+		"$name: croute check found problems" -q $req
 	grep -q "unreachable: *0$" "$CR_DIR/check-$name.out" ||
 		cr_fail "$name: unreachable LIDs"
 	[ -s "$CR_DUMP/croute-ftree-ca-order.dump" ] ||

@@ -62,12 +62,9 @@ lash_verify() {
 	cr_log "$name: $LASH_LAYERS layer(s)"
 
 	# Reachability and shortest paths on the installed tables.
-	"$CROUTE" check --topo "$topo" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" --require-minimal \
-		--no-credit-loops >"$CR_DIR/$name.check" 2>&1 || {
-		cat "$CR_DIR/$name.check"
-		cr_fail "$name: croute check found problems in opensm's LFTs"
-	}
+	cr_check_lfts "$topo" "$CR_DIR/$name.check" \
+		"$name: croute check found problems in opensm's LFTs" \
+		--require-minimal --no-credit-loops
 	# The same tables offline, where the check also sees the layers.
 	# shellcheck disable=SC2086
 	"$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
@@ -77,11 +74,8 @@ lash_verify() {
 		cr_fail "$name: croute route failed: $(cat "$CR_DIR/$name.route.err")"
 	cr_lfts_norm "$CR_DIR/$name.offline" >"$CR_DIR/$name.offline.norm"
 	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$name.opensm.norm"
-	cmp -s "$CR_DIR/$name.offline.norm" "$CR_DIR/$name.opensm.norm" || {
-		diff "$CR_DIR/$name.opensm.norm" "$CR_DIR/$name.offline.norm" |
-			head -n 10
-		cr_fail "$name: opensm's LFTs differ from croute route's"
-	}
+	cr_same "$CR_DIR/$name.opensm.norm" "$CR_DIR/$name.offline.norm" 10 \
+		"$name: opensm's LFTs differ from croute route's"
 	# shellcheck disable=SC2086
 	"$CROUTE" check --topo "$topo" --lids "$CR_GUID2LID" --engine lash \
 		$LASH_OPTS \

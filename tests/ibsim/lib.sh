@@ -339,6 +339,50 @@ cr_lids() {
 		"$CR_GUID2LID"
 }
 
+# cr_host_lids SUBNET_LST: the CA ports of opensm-subnet.lst as decimal
+# LIDs, one a line, hosts in natural order of their descriptions (leaf
+# order for `croute gen` fabrics): the host order bench/updn/shiftload.awk
+# counts shifts in.
+cr_host_lids() {
+	awk '
+	/^\{ CA / {
+		match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
+		s = substr($0, RSTART + 1, RLENGTH - 1)
+		d = s; sub(/\} LID:.*/, "", d)
+		l = s; sub(/.*LID:/, "", l)
+		print d "\t" l
+	}' "$1" | sort -V | awk -F '\t' '{
+		v = 0; s = tolower($2)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		print v
+	}'
+}
+
+# cr_check_lfts TOPO OUT MESSAGE [croute check options...]: `croute check`
+# on the LFTs opensm installed (its last dump, with its guid2lid), the
+# report in OUT; on problems shows the report and fails with MESSAGE.
+cr_check_lfts() {
+	_topo=$1
+	_out=$2
+	_msg=$3
+	shift 3
+	"$CROUTE" check --topo "$_topo" --lids "$CR_GUID2LID" \
+		--lfts "$CR_DUMP/opensm-lfts.dump" "$@" >"$_out" 2>&1 || {
+		cat "$_out"
+		cr_fail "$_msg"
+	}
+}
+
+# cr_same EXPECTED ACTUAL LINES MESSAGE: fails with MESSAGE unless the two
+# files are equal, showing the first LINES lines of their diff.
+cr_same() {
+	cmp -s "$1" "$2" || {
+		diff "$1" "$2" | head -n "$3"
+		cr_fail "$4"
+	}
+}
+
 # cr_expect_log PATTERN [MESSAGE]: the last opensm log has PATTERN.
 cr_expect_log() {
 	grep -E -q -- "$1" "$CR_LOG" ||
@@ -349,5 +393,30 @@ cr_reject_log() {
 	if grep -E -q -- "$1" "$CR_LOG"; then
 		grep -E -- "$1" "$CR_LOG" | head -n 5
 		cr_fail "${2:-opensm log has: $1} ($CR_LOG)"
+	fi
+}
+
+# cr_valgrind_ours LOG: fails unless valgrind finished writing LOG and no
+# report in it involves croute's code (the plugin's and the core's source
+# files, or the library); opensm's own reports are not ours to fix. The
+# reports found are left in $CR_DIR/valgrind.ours.
+cr_valgrind_ours() {
+	grep -q "ERROR SUMMARY" "$1" || cr_fail "valgrind did not finish ($1)"
+	_ours=$(cd "$top_srcdir/src" && ls core/*.c plugin/*.c |
+		sed 's|.*/||' | tr '\n' '|' | sed 's/\./\\./g; s/|$//')
+	awk -v ours="\\((${_ours}):[0-9]+\\)|libcroute" '
+		# valgrind separates its reports with an empty "==PID== " line.
+		/^==[0-9]+== *$/ {
+			if (rec ~ ours && rec !~ /(ERROR|HEAP|LEAK) SUMMARY/)
+				print rec
+			rec = ""
+			next
+		}
+		{ rec = rec $0 "\n" }
+		END { if (rec ~ ours) print rec }
+	' "$1" >"$CR_DIR/valgrind.ours"
+	if [ -s "$CR_DIR/valgrind.ours" ]; then
+		head -n 60 "$CR_DIR/valgrind.ours"
+		cr_fail "valgrind reports errors or leaks in croute's code"
 	fi
 }

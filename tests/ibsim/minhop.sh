@@ -27,10 +27,8 @@ cr_verify_switches() {
 	cr_lfts_norm "$CR_DIR/ibroute.all" >"$CR_DIR/ibroute.norm"
 	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/dump.norm"
 	[ -s "$CR_DIR/dump.norm" ] || cr_fail "empty LFT dump"
-	cmp -s "$CR_DIR/ibroute.norm" "$CR_DIR/dump.norm" || {
-		diff "$CR_DIR/dump.norm" "$CR_DIR/ibroute.norm" | head -n 10
-		cr_fail "the switches' LFTs differ from opensm-lfts.dump"
-	}
+	cr_same "$CR_DIR/dump.norm" "$CR_DIR/ibroute.norm" 10 \
+		"the switches' LFTs differ from opensm-lfts.dump"
 }
 
 # cr_case NAME LMC GEN-ARGS...: one fabric through opensm -R cr-minhop.
@@ -61,12 +59,9 @@ cr_case() {
 	fi
 
 	# Reachability and minimal hop counts, on the tables opensm installed.
-	"$CROUTE" check --topo "$topo" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" --require-minimal \
-		--no-credit-loops >"$CR_DIR/$name.check" 2>&1 || {
-		cat "$CR_DIR/$name.check"
-		cr_fail "$name: croute check found problems"
-	}
+	cr_check_lfts "$topo" "$CR_DIR/$name.check" \
+		"$name: croute check found problems" \
+		--require-minimal --no-credit-loops
 	grep -q "unreachable: *0$" "$CR_DIR/$name.check" ||
 		cr_fail "$name: unreachable LIDs"
 
@@ -76,11 +71,8 @@ cr_case() {
 		cr_fail "$name: croute route: $(cat "$CR_DIR/$name.route.err")"
 	cr_lfts_norm "$CR_DIR/$name.offline" >"$CR_DIR/$name.offline.norm"
 	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$name.opensm.norm"
-	cmp -s "$CR_DIR/$name.offline.norm" "$CR_DIR/$name.opensm.norm" || {
-		diff "$CR_DIR/$name.opensm.norm" "$CR_DIR/$name.offline.norm" |
-			head -n 10
-		cr_fail "$name: opensm's LFTs differ from croute route's"
-	}
+	cr_same "$CR_DIR/$name.opensm.norm" "$CR_DIR/$name.offline.norm" 10 \
+		"$name: opensm's LFTs differ from croute route's"
 
 	cr_verify_switches
 	cr_ibsim_stop
@@ -123,10 +115,8 @@ for stage in import route export; do
 	cr_reject_log "cr-minhop tables configured"
 	cmp -s "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/alone.lfts" ||
 		cr_fail "failure at $stage: LFTs differ from minhop alone"
-	cmp -s "$CR_DUMP/opensm.fdbs" "$CR_DIR/alone.fdbs" || {
-		diff "$CR_DIR/alone.fdbs" "$CR_DUMP/opensm.fdbs" | head -n 10
-		cr_fail "failure at $stage: hops differ from minhop alone"
-	}
+	cr_same "$CR_DIR/alone.fdbs" "$CR_DUMP/opensm.fdbs" 10 \
+		"failure at $stage: hops differ from minhop alone"
 	cr_log "fallback after a failure at $stage: OK"
 done
 

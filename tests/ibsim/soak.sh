@@ -156,12 +156,8 @@ check() {
 		head -n 5 "$d.dead"
 		cr_fail "step $k: routes into dead ports or to gone LIDs"
 	fi
-	"$CROUTE" check --topo "$d.topo" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" --no-credit-loops \
-		>"$d.out" 2>&1 || {
-		cat "$d.out"
-		cr_fail "step $k: croute check found problems"
-	}
+	cr_check_lfts "$d.topo" "$d.out" "step $k: croute check found problems" \
+		--no-credit-loops
 	CHECKS=$((CHECKS + 1))
 }
 
@@ -247,24 +243,7 @@ cr_log "RSS of opensm: $rss_start kB at start, $rss_warm kB after $warm" \
 
 if [ -n "${CR_SOAK_VALGRIND:-}" ]; then
 	vlog=$CR_DIR/valgrind.log
-	grep -q "ERROR SUMMARY" "$vlog" ||
-		cr_fail "valgrind did not finish ($vlog)"
-	ours=$(cd "$top_srcdir/src" && ls core/*.c plugin/*.c |
-		sed 's|.*/||' | tr '\n' '|' | sed 's/\./\\./g; s/|$//')
-	awk -v ours="\\((${ours}):[0-9]+\\)|libcroute" '
-		/^==[0-9]+== *$/ {
-			if (rec ~ ours && rec !~ /(ERROR|HEAP|LEAK) SUMMARY/)
-				print rec
-			rec = ""
-			next
-		}
-		{ rec = rec $0 "\n" }
-		END { if (rec ~ ours) print rec }
-	' "$vlog" >"$CR_DIR/valgrind.ours"
-	if [ -s "$CR_DIR/valgrind.ours" ]; then
-		head -n 60 "$CR_DIR/valgrind.ours"
-		cr_fail "valgrind reports errors or leaks in croute's code"
-	fi
+	cr_valgrind_ours "$vlog"
 	grep -E "ERROR SUMMARY|definitely lost:|in use at exit" "$vlog"
 	cr_log "valgrind: nothing in croute's code: OK"
 else

@@ -31,11 +31,8 @@ updn_verify() {
 	cr_reject_log "croute: error" "$1: croute errors in the opensm log"
 	[ -s "$CR_DUMP/croute-updn-roots.dump" ] ||
 		cr_fail "$1: no croute-updn-roots.dump"
-	"$CROUTE" check --topo "$2" --lfts "$CR_DUMP/opensm-lfts.dump" \
-		--lids "$CR_GUID2LID" >"$CR_DIR/check-$1.out" 2>&1 || {
-		cat "$CR_DIR/check-$1.out"
-		cr_fail "$1: croute check found problems"
-	}
+	cr_check_lfts "$2" "$CR_DIR/check-$1.out" \
+		"$1: croute check found problems"
 	grep -q "credit loops: *0 " "$CR_DIR/check-$1.out" ||
 		cr_fail "$1: croute check did not look for credit loops"
 	if [ -n "$have_ibdmchk" ]; then
@@ -71,18 +68,7 @@ updn_case() {
 # its links to itself (hosts in the order of their names), counted on
 # opensm's own dumps.
 updn_shift_free() {
-	awk '/^\{ CA / {
-		match($0, /\{[^{}]*\} LID:[0-9A-Fa-f]+/)
-		s = substr($0, RSTART + 1, RLENGTH - 1)
-		d = s; sub(/\} LID:.*/, "", d)
-		l = s; sub(/.*LID:/, "", l)
-		print d "\t" l
-	}' "$CR_DUMP/opensm-subnet.lst" | sort -V | awk -F '\t' '{
-		v = 0; s = tolower($2)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		print v
-	}' >"$CR_DIR/hosts"
+	cr_host_lids "$CR_DUMP/opensm-subnet.lst" >"$CR_DIR/hosts"
 	load=$(awk -f "$top_srcdir/bench/updn/shiftload.awk" "$CR_DIR/hosts" \
 		"$CR_DUMP/opensm-subnet.lst" "$CR_DUMP/opensm-lfts.dump")
 	cr_log "$1 shift: $load"

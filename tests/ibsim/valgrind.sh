@@ -95,26 +95,7 @@ rc=$?
 cr_ibsim_stop
 
 vlog=$CR_DIR/valgrind.log
-grep -q "ERROR SUMMARY" "$vlog" || cr_fail "valgrind did not finish ($vlog)"
-
-# croute's code: the plugin's and the core's source files, and the library.
-ours=$(cd "$top_srcdir/src" && ls core/*.c plugin/*.c | sed 's|.*/||' |
-	tr '\n' '|' | sed 's/\./\\./g; s/|$//')
-awk -v ours="\\((${ours}):[0-9]+\\)|libcroute" '
-	# valgrind separates its reports with an empty "==PID== " line.
-	/^==[0-9]+== *$/ {
-		if (rec ~ ours && rec !~ /(ERROR|HEAP|LEAK) SUMMARY/)
-			print rec
-		rec = ""
-		next
-	}
-	{ rec = rec $0 "\n" }
-	END { if (rec ~ ours) print rec }
-' "$vlog" >"$CR_DIR/valgrind.ours"
-if [ -s "$CR_DIR/valgrind.ours" ]; then
-	head -n 60 "$CR_DIR/valgrind.ours"
-	cr_fail "valgrind reports errors or leaks in croute's code"
-fi
+cr_valgrind_ours "$vlog"
 grep -E "ERROR SUMMARY|definitely lost|indirectly lost" "$vlog" | head -n 3
 cr_log "no valgrind report involves croute: OK"
 exit 0
