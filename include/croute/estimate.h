@@ -2,7 +2,7 @@
 /*
  * The contention estimator: the InfiniBand penalty model (J. Vienne's
  * thesis, as SimGrid's network/model:IB implements it) applied to the paths
- * a routing gives, for traffic patterns of concurrent flows. DESIGN.md,
+ * a routing gives, for traffic patterns of concurrent flows. doc/design.md,
  * "The contention estimator", fixes the model; this is its only
  * implementation.
  *
@@ -63,7 +63,7 @@ struct cr_hosts *cr_hosts_from_lids(const struct cr_fabric *f,
  */
 struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path);
 /*
- * The order DESIGN.md prescribes: the host list file when path is not
+ * The order doc/design.md prescribes: the host list file when path is not
  * NULL; else the routing's CA order (cr-ftree) when it has one; else
  * cr_hosts_default().
  */

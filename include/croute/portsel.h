@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Port selection: the one place where a switch chooses among equally good
- * output ports toward a LID (DESIGN.md, "Port selection"). Engines supply
+ * output ports toward a LID (doc/design.md, "Port selection"). Engines supply
  * the candidates; this module orders them (port number, or remote node
  * GUID with remote_guid_sorting), prefers LMC diversity, and picks the least
  * loaded, rotated by port_shifting or scattered by scatter_ports.

@@ -13,7 +13,7 @@
 
 #include <croute/routing.h>
 
-/* Exit statuses (DESIGN.md). */
+/* Exit statuses (doc/design.md). */
 enum {
 	CLI_OK = 0, /* done, nothing wrong */
 	CLI_PROBLEMS = 1, /* a check or estimate found problems */

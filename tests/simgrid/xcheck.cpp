@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Cross-check of the contention estimator against SimGrid's InfiniBand
- * model (network/model:IB), the reference DESIGN.md names.
+ * model (network/model:IB), the reference doc/design.md names.
  *
  * Each small croute fabric becomes a SimGrid platform: one host per CA,
  * one zero-latency link per direction of each cable, at the cable's data
@@ -12,7 +12,7 @@
  * IB penalties are those of the whole phase. The phase then runs to
  * completion, which leaves SimGrid's IB bookkeeping empty for the next.
  *
- * The configuration reproduces DESIGN.md's model: bandwidth factor 1
+ * The configuration reproduces doc/design.md's model: bandwidth factor 1
  * (the IB model takes it from smpi/bw-factor), no latency-based window
  * (TCP-gamma), no cross-traffic on the reverse route, and weight-S 0.
  * Every flow's rate must agree with cr_est_phase() to 1e-6 relative, and

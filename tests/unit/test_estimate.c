@@ -12,7 +12,7 @@
 #include <croute/estimate.h>
 
 #include "testutil.h"
-#include "../../src/core/maxmin.h"
+#include "../../src/core/estimate/maxmin.h"
 
 #define QDR 32000.0
 #define BE 0.965

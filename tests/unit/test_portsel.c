@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the port-selection rules (DESIGN.md, "Port selection"):
+ * Unit tests of the port-selection rules (doc/design.md, "Port selection"):
  * least-loaded pick in port order, the RFC's port_shifting table (OpenSM's
  * rotation, for engines without CR_PS_SPREAD), croute's destination-based
  * port_shifting (CR_PS_SPREAD), remote-GUID ordering, reproducible

@@ -14,7 +14,7 @@
 
 #include <croute/estimate.h>
 #include <croute/log.h>
-#include "guidmap.h"
+#include <croute/guidmap.h>
 
 int cr_natural_cmp(const char *a, const char *b)
 {

@@ -14,7 +14,7 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
-#include "guidmap.h"
+#include <croute/guidmap.h>
 
 static int index_ports(struct cr_fabric *f, struct cr_guidmap *m)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The contention estimator (DESIGN.md, "The contention estimator"): walk
+ * The contention estimator (doc/design.md, "The contention estimator"): walk
  * each flow's path through the LFTs, count the penalty model's degrees per
  * node, bound each flow by its bottleneck link over its penalty, and give
  * the flows their max-min fair rates over the directed links.

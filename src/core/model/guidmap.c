@@ -2,7 +2,7 @@
 /* Open addressing with linear probing, kept at most half full. */
 #include <stdlib.h>
 
-#include "guidmap.h"
+#include <croute/guidmap.h>
 
 static size_t slot_of(const struct cr_guidmap *m, uint64_t key)
 {

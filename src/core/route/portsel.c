@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Port selection (DESIGN.md, "Port selection"): every engine hands its
+ * Port selection (doc/design.md, "Port selection"): every engine hands its
  * equally good candidate ports here, so that ordering, balance, port
  * shifting, scattering and LMC diversity behave the same in all of them.
  *

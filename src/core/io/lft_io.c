@@ -26,7 +26,7 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
-#include "guidmap.h"
+#include <croute/guidmap.h>
 
 /* OpenSM prints node descriptions from the 64-byte NodeDescription. */
 #define DESC_MAX 64

@@ -25,7 +25,7 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
-#include "guidmap.h"
+#include <croute/guidmap.h>
 
 /* ibsim's node type numbering, which indexes its GUID counters. */
 enum { SIM_CA = 1, SIM_SWITCH = 2, SIM_ROUTER = 3, SIM_TYPES };
