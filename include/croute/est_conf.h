@@ -2,16 +2,18 @@
 /*
  * The contention estimate's opensm.conf keys (croute_estimate,
  * croute_patterns, croute_penalty_factors): their values, parsing (the
- * setters of include/croute/conf.h's key table) and the patterns they
- * mean for a fabric of a given size. The plugin runs the estimate
- * (src/plugin/estimate.c).
+ * key table of src/core/io/conf_parse.c calls these setters) and the
+ * patterns they mean for a fabric of a given size. The plugin runs the
+ * estimate (src/plugin/estimate.c). conf.h embeds struct cr_est_conf;
+ * this header knows nothing of struct cr_conf.
  */
 #ifndef CROUTE_EST_CONF_H
 #define CROUTE_EST_CONF_H
 
 #include <stdbool.h>
 
-#include <croute/estimate.h>
+#include <croute/pattern.h>
+#include <croute/penalty.h>
 
 /* croute_estimate; zero is the default, so that a zeroed conf is right. */
 enum cr_est_mode {
@@ -35,15 +37,13 @@ struct cr_est_conf {
 	struct cr_penalty pen;
 };
 
-struct cr_conf;
-
 /*
  * Setters for the key table: 0, or -1 leaving the value as it was (the
  * caller logs file, line, key and value).
  */
-int cr_est_conf_mode(struct cr_conf *c, const char *val);
-int cr_est_conf_patterns(struct cr_conf *c, const char *val);
-int cr_est_conf_penalty(struct cr_conf *c, const char *val);
+int cr_est_conf_mode(struct cr_est_conf *c, const char *val);
+int cr_est_conf_patterns(struct cr_est_conf *c, const char *val);
+int cr_est_conf_penalty(struct cr_est_conf *c, const char *val);
 
 /*
  * The patterns to estimate on a fabric of `hosts` hosts: croute_patterns,

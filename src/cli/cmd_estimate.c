@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <croute/est_html.h>
+#include <croute/est_report.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 

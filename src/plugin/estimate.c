@@ -42,6 +42,7 @@
 #include <complib/cl_nodenamemap.h>
 
 #include <croute/est_conf.h>
+#include <croute/est_report.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 

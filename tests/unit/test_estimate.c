@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/estimate.h>
+#include <croute/est_report.h>
 
 #include "testutil.h"
 #include "../../src/core/estimate/maxmin.h"

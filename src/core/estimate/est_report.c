@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <croute/estimate.h>
+#include <croute/est_report.h>
 
 static const char *status_name(unsigned s)
 {

@@ -6,13 +6,14 @@
  * matrix) without keeping any phase's flows once it is counted.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <croute/log.h>
 #include "est_int.h"
-#include "pattern.h"
+#include "phases.h"
 
 struct run_acc {
 	struct cr_est_result *res;

@@ -21,59 +21,6 @@
 
 #include "est_int.h"
 
-/* ---- penalty factors -------------------------------------------------- */
-
-void cr_penalty_default(struct cr_penalty *p)
-{
-	p->be = 0.965;
-	p->bs = 0.925;
-	p->gr = 1.35;
-}
-
-int cr_penalty_parse(const char *s, const char *what, struct cr_penalty *p)
-{
-	static const char *const names[] = {"βe", "βs", "γr"};
-	double v[3];
-	const char *c = s;
-
-	for (int i = 0; i < 3; i++) {
-		char *end;
-		size_t len = strcspn(c, ";");
-
-		errno = 0;
-		v[i] = strtod(c, &end);
-		while (end < c + len && (*end == ' ' || *end == '\t'))
-			end++;
-		if (errno || end == c || end != c + len || !isfinite(v[i]) ||
-		    v[i] <= 0) {
-			cr_err("%s \"%s\": bad %s \"%.*s\" (expected "
-			       "\"βe;βs;γr\", three positive numbers, "
-			       "default \"%s\")",
-			       what, s, names[i], (int)len, c,
-			       CR_PENALTY_DEFAULT);
-			return -1;
-		}
-		c += len;
-		if (i < 2 && *c != ';') {
-			cr_err("%s \"%s\": %s missing (expected \"βe;βs;γr\", "
-			       "default \"%s\")",
-			       what, s, names[i + 1], CR_PENALTY_DEFAULT);
-			return -1;
-		}
-		if (i < 2)
-			c++;
-	}
-	if (*c) {
-		cr_err("%s \"%s\": extra text \"%s\" (expected \"βe;βs;γr\")",
-		       what, s, c);
-		return -1;
-	}
-	p->be = v[0];
-	p->bs = v[1];
-	p->gr = v[2];
-	return 0;
-}
-
 void cr_est_params_init(struct cr_est_params *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -8,11 +8,12 @@
  * others were run.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <croute/log.h>
-#include "pattern.h"
+#include "phases.h"
 
 static const char *const kind_names[] = {
 	[CR_PAT_SHIFT] = "shift",	[CR_PAT_BISECT] = "bisect",

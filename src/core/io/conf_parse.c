@@ -98,6 +98,21 @@ static int set_fail_engine(struct cr_conf *c, const char *val)
 	return 0;
 }
 
+static int set_est_mode(struct cr_conf *c, const char *val)
+{
+	return cr_est_conf_mode(&c->est, val);
+}
+
+static int set_est_patterns(struct cr_conf *c, const char *val)
+{
+	return cr_est_conf_patterns(&c->est, val);
+}
+
+static int set_est_penalty(struct cr_conf *c, const char *val)
+{
+	return cr_est_conf_penalty(&c->est, val);
+}
+
 struct conf_key {
 	const char *name;
 	int (*set)(struct cr_conf *c, const char *val);
@@ -111,12 +126,12 @@ static const struct conf_key conf_keys[] = {
 	{"croute_lash_sl_dump", set_lash_sl_dump, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
-	/* The contention estimate: src/core/est_conf.c. */
-	{"croute_estimate", cr_est_conf_mode, "none, summary or full"},
-	{"croute_patterns", cr_est_conf_patterns,
+	/* The contention estimate: src/core/io/est_conf.c. */
+	{"croute_estimate", set_est_mode, "none, summary or full"},
+	{"croute_patterns", set_est_patterns,
 	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall,"
 	 " fanin[:K], flows:FILE)"},
-	{"croute_penalty_factors", cr_est_conf_penalty,
+	{"croute_penalty_factors", set_est_penalty,
 	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},
 };
 

@@ -4,10 +4,10 @@
  * phases of concurrent flows, one phase at a time, so that memory holds
  * only one phase. Internal to the core.
  */
-#ifndef CROUTE_PATTERN_H
-#define CROUTE_PATTERN_H
+#ifndef CROUTE_PHASES_H
+#define CROUTE_PHASES_H
 
-#include <croute/estimate.h>
+#include <croute/pattern.h>
 
 struct cr_pattern_run {
 	const struct cr_pattern *p;

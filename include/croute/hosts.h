@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Endpoints of traffic (CA ports) and the host orders patterns run over:
+ * the default order, ftree's CA order, host list files, and the one
+ * parser of an endpoint token (node description, GUID or LID) that host
+ * and flows files share. doc/design.md, "File formats", gives the text.
+ */
+#ifndef CROUTE_HOSTS_H
+#define CROUTE_HOSTS_H
+
+#include <croute/routing.h>
+
+/* A CA port: the source of a flow, or one host of a pattern. */
+struct cr_endpoint {
+	uint32_t node;
+	uint8_t port;
+	uint16_t lid; /* base LID of the port */
+};
+
+struct cr_hosts {
+	struct cr_endpoint *ep;
+	uint32_t count;
+};
+
+/*
+ * Every CA in natural sort order of node descriptions (ties: node GUID),
+ * each by its first cabled port with a LID. NULL (logged) on error.
+ */
+struct cr_hosts *cr_hosts_default(const struct cr_fabric *f);
+/* The CA ports with these LIDs, in this order (ftree's CA order). */
+struct cr_hosts *cr_hosts_from_lids(const struct cr_fabric *f,
+				    const uint32_t *lids, size_t n);
+/*
+ * A host list file: one host a line, as in flows files (see
+ * cr_endpoint_parse); '#' starts a comment. Errors name file:line.
+ */
+struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path);
+/*
+ * The order doc/design.md prescribes: the host list file when path is not
+ * NULL; else the routing's CA order (cr-ftree) when it has one; else
+ * cr_hosts_default().
+ */
+struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
+			      const struct cr_routing *r, const char *path);
+void cr_hosts_free(struct cr_hosts *h);
+
+/*
+ * Strcmp with digit runs compared as numbers ("sw2" < "sw10"), the order
+ * `croute gen` names hosts for.
+ */
+int cr_natural_cmp(const char *a, const char *b);
+
+/*
+ * One endpoint of a flows or host file: a node description (in double
+ * quotes when it has spaces; a quoted token is always a description), a
+ * GUID (0x..., node or port GUID) or a LID (decimal). A node stands for
+ * its first cabled port with a LID (a switch: its LID). The index makes
+ * each lookup logarithmic.
+ */
+struct cr_ep_index;
+struct cr_ep_index *cr_ep_index_new(const struct cr_fabric *f);
+void cr_ep_index_free(struct cr_ep_index *ix);
+/* Fills *ep; returns 0, or -1 with *why set to a static reason. */
+int cr_endpoint_parse(const struct cr_ep_index *ix, const char *tok,
+		      bool quoted, struct cr_endpoint *ep, const char **why);
+
+#endif
