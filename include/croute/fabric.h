@@ -73,6 +73,13 @@ struct cr_fabric {
 	uint16_t max_lid; /* highest LID in use */
 	uint32_t *lid_node; /* LID -> node, max_lid + 1 entries */
 	uint8_t *lid_port; /* LID -> port number on that node */
+
+	/*
+	 * The port OpenSM runs on, which cr_fabric_assign_lids() serves
+	 * first; 0 = unknown. Topology files set it to their first port,
+	 * where ibsim attaches OpenSM.
+	 */
+	uint64_t sm_port_guid;
 };
 
 struct cr_fabric *cr_fabric_new(void);
@@ -99,8 +106,11 @@ int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
 int cr_fabric_finalize(struct cr_fabric *f);
 
 /*
- * Gives every switch one LID and every CA/router port 2^lmc aligned LIDs,
- * in node order, starting at 1; then finalizes. For fabrics without LIDs.
+ * Gives LIDs as OpenSM does on its first sweep of a fabric whose ports
+ * hold none: the SM's port (sm_port_guid) first, then the other ports in
+ * port GUID order; a switch one LID (port 0), every cabled CA or router
+ * port 2^lmc LIDs aligned on 2^lmc; a port without a cable none. Then
+ * finalizes. For fabrics without LIDs.
  */
 int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc);
 

@@ -9,6 +9,7 @@
 #define CROUTE_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <croute/routing.h>
@@ -40,6 +41,7 @@ enum {
 	CLI_KEY_PORT_ORDER,
 	CLI_KEY_LASH_START_VL,
 	CLI_KEY_LASH_BALANCE,
+	CLI_KEY_SM_PORT,
 	CLI_KEY_CMD = 512,
 };
 
@@ -110,6 +112,7 @@ struct cli_setup {
 	const char *topo;
 	const char *lids; /* guid2lid file */
 	int lmc; /* -1: not given */
+	uint64_t sm_port; /* --sm-port; 0: the file's first port */
 	const char *engine; /* NULL: not given */
 	struct cr_options opts;
 	const char *root_guids, *cn_guids, *io_guids;

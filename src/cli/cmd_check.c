@@ -18,7 +18,10 @@ enum {
 
 static const struct cli_opt check_opts[] = {
 	{"lfts", KEY_LFTS, "FILE", "LFTs to check (opensm-lfts.dump, ibroute)"},
-	{"no-credit-loops", KEY_NO_CREDIT, NULL, "skip the credit loop search"},
+	{"skip-credit-loops", KEY_NO_CREDIT, NULL,
+	 "do not search for credit loops"},
+	{"no-credit-loops", KEY_NO_CREDIT, NULL,
+	 "old name of --skip-credit-loops"},
 	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
 	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
 	 "count non-minimal paths as problems"},

@@ -235,6 +235,9 @@ static int gen_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = generate(&g, argv[first], argc - first - 1, argv + first + 1);
 	if (!f)
 		return CLI_BAD;
+	/* The file's first node, where ibsim attaches OpenSM. */
+	if (f->num_nodes)
+		f->sm_port_guid = f->nodes[0].ports[0].guid;
 	if (g.lmc >= 0 && cr_fabric_assign_lids(f, g.lmc)) {
 		cr_fabric_free(f);
 		return CLI_BAD;

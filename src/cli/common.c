@@ -30,6 +30,8 @@ const struct cli_opt cli_topo_opts[] = {
 	{"topo", 't', "FILE", "topology in ibnetdiscover format ('-': stdin)"},
 	{"lids", CLI_KEY_LIDS, "FILE", "LIDs from OpenSM's guid2lid file"},
 	{"lmc", CLI_KEY_LMC, "N", "assign LIDs with LMC N, not the file's"},
+	{"sm-port", CLI_KEY_SM_PORT, "GUID",
+	 "port OpenSM runs on, given LIDs first (default: the first)"},
 	CLI_OPT_END,
 };
 
@@ -278,6 +280,20 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 			return -1;
 		s->lmc = (int)v;
 		return 0;
+	case CLI_KEY_SM_PORT: {
+		char *e;
+
+		errno = 0;
+		s->sm_port = isxdigit((unsigned char)*arg)
+				     ? strtoull(arg, &e, 16)
+				     : 0;
+		if (!s->sm_port || errno || *e) {
+			cli_usage_error(s->cmd, "--sm-port: '%s' is not a GUID",
+					arg);
+			return -1;
+		}
+		return 0;
+	}
 	case 'e':
 		if (!cr_engine_find(arg)) {
 			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
@@ -339,6 +355,20 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	f = cr_topo_read(s->topo);
 	if (!f)
 		return NULL;
+	if (s->sm_port) {
+		uint8_t p;
+		uint32_t n = cr_fabric_find_port_guid(f, s->sm_port, &p);
+
+		if (n == CR_NO_NODE ||
+		    (p && f->nodes[n].ports[p].remote == CR_NO_NODE)) {
+			cr_err("--sm-port 0x%016llx: no cabled port of %s has"
+			       " this GUID",
+			       (unsigned long long)s->sm_port, s->topo);
+			cr_fabric_free(f);
+			return NULL;
+		}
+		f->sm_port_guid = s->sm_port;
+	}
 	if (s->lids)
 		err = cr_lids_read_guid2lid(s->lids, f);
 	else if (s->lmc >= 0 || !f->max_lid)

@@ -51,5 +51,39 @@ expect 0 "route to a file" "$croute" route -t "$tmp/tree" -e ftree \
 expect 0 "check of a dumped routing" "$croute" check -t "$tmp/tree" \
 	--lfts "$tmp/lfts"
 
+for opt in --skip-credit-loops --no-credit-loops; do
+	expect 0 "check $opt" "$croute" check -t "$tmp/torus" -e minhop $opt
+	grep -q '^credit loops: *not checked' "$tmp/out" ||
+		{ echo "FAIL: check $opt still searched"; failed=1; }
+done
+
+# ibsim's own format: CAs with a second, uncabled port, which OpenSM never
+# gives a LID (issue 17): the routing checks clean.
+cat >"$tmp/net" <<'NET'
+Switch 8 "Switch1"
+[1] "Hca1"[1]
+[2] "Hca2"[2]
+[3] "Switch2"[3]
+
+Switch 8 "Switch2"
+[1] "Hca3"[1]
+[3] "Switch1"[3]
+
+Hca 2 "Hca1"
+[1] "Switch1"[1]
+
+Hca 2 "Hca2"
+[2] "Switch1"[2]
+
+Hca 2 "Hca3"
+[1] "Switch2"[1]
+NET
+for e in minhop updn lash; do
+	expect 0 "check -e $e of an ibsim net with half-cabled CAs" \
+		"$croute" check -t "$tmp/net" -e $e
+done
+expect 2 "--sm-port of no port" "$croute" route -t "$tmp/net" \
+	--sm-port 0x123
+
 [ $failed = 0 ] && echo "PASS: usage and exit status"
 exit $failed

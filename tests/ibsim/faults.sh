@@ -66,7 +66,7 @@ verify() {
 	# cr-minhop promises no deadlock freedom; cr-lash's layers are not
 	# in the LFTs (checked offline below).
 	loops=
-	case $base in minhop | lash) loops=--no-credit-loops ;; esac
+	case $base in minhop | lash) loops=--skip-credit-loops ;; esac
 	# shellcheck disable=SC2086
 	cr_check_lfts "$d.topo" "$d.check" \
 		"$TAG $state: croute check found problems" $loops

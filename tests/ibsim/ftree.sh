@@ -152,7 +152,7 @@ cr_ibsim_stop
 cr_expect_log "cr-ftree: not a fat tree" "torus: no reason given"
 cr_expect_log "cr-ftree failed" "torus: cr-ftree did not fail"
 cr_expect_log "croute: cr-minhop: routed" "torus: cr-minhop did not route"
-"$CROUTE" check -q -t "$T-torus" --lids "$CR_GUID2LID" --no-credit-loops \
+"$CROUTE" check -q -t "$T-torus" --lids "$CR_GUID2LID" --skip-credit-loops \
 	--lfts "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/check-torus.out" 2>&1 ||
 	cr_fail "torus: the fallback routing is incomplete"
 

@@ -64,7 +64,7 @@ lash_verify() {
 	# Reachability and shortest paths on the installed tables.
 	cr_check_lfts "$topo" "$CR_DIR/$name.check" \
 		"$name: croute check found problems in opensm's LFTs" \
-		--require-minimal --no-credit-loops
+		--require-minimal --skip-credit-loops
 	# The same tables offline, where the check also sees the layers.
 	# shellcheck disable=SC2086
 	"$CROUTE" route --topo "$topo" --lids "$CR_GUID2LID" --engine lash \

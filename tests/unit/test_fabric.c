@@ -58,10 +58,44 @@ static void test_assign_lids(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * OpenSM's order: the SM's port first, then port GUIDs byte-reversed; a
+ * CA port without a cable gets no LID; LMC alignment skips LIDs.
+ */
+static void test_assign_lids_opensm_order(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t sw = tu_switch(f, 4, 1); /* GUID 0x100001 */
+	uint32_t a = cr_fabric_add_node(f, CR_NODE_CA, 0x200100, 2, "a");
+	uint32_t b = cr_fabric_add_node(f, CR_NODE_CA, 0x200000, 1, "b");
+
+	/* Port GUIDs: a 0x200101 (cabled), 0x200102 (not); b 0x200001. */
+	tu_link(f, sw, 1, a, 1);
+	tu_link(f, sw, 2, b, 1);
+	f->sm_port_guid = f->nodes[b].ports[1].guid;
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	assert_int_equal(f->nodes[b].ports[1].lid, 1);
+	/* 0x100001 and 0x200101 end in 01: byte 2 decides (10 < 20). */
+	assert_int_equal(f->nodes[sw].ports[0].lid, 2);
+	assert_int_equal(f->nodes[a].ports[1].lid, 3);
+	assert_int_equal(f->nodes[a].ports[2].lid, 0);
+	assert_int_equal(f->max_lid, 3);
+	/* LMC 2: b 4-7, the switch 8, a 12-15 (9-11 skipped). */
+	assert_int_equal(cr_fabric_assign_lids(f, 2), 0);
+	assert_int_equal(f->nodes[b].ports[1].lid, 4);
+	assert_int_equal(f->nodes[sw].ports[0].lid, 8);
+	assert_int_equal(f->nodes[a].ports[1].lid, 12);
+	assert_int_equal(f->nodes[a].ports[2].lid, 0);
+	cr_fabric_free(f);
+}
+
 static void test_finalize_rejects(void **state)
 {
 	struct cr_fabric *f = tu_two_level(2, 2, 1, NULL, 0);
-	uint32_t h = f->lid_node[f->max_lid];
+	uint32_t h = 0;
+
+	while (cr_is_switch(f, h))
+		h++;
 
 	/* Duplicate LID. */
 	f->nodes[0].ports[0].lid = f->nodes[1].ports[0].lid;
@@ -154,6 +188,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_link),
 		cmocka_unit_test(test_assign_lids),
+		cmocka_unit_test(test_assign_lids_opensm_order),
 		cmocka_unit_test(test_finalize_rejects),
 		cmocka_unit_test(test_link_rates),
 		cmocka_unit_test(test_engine_names),

@@ -944,6 +944,14 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		settle_rates(rd.f);
 		err = settle_lids(&rd, &lids);
 	}
+	if (!err) {
+		/* ibsim attaches OpenSM to the file's first port. */
+		const struct cr_node *first = &rd.f->nodes[0];
+
+		rd.f->sm_port_guid =
+			first->ports[first->type == CR_NODE_SWITCH ? 0 : 1]
+				.guid;
+	}
 	if (!err && cr_fabric_sort_by_guid(rd.f)) {
 		cr_err("%s: the topology is not consistent (see above)", name);
 		err = -1;

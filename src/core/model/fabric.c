@@ -217,41 +217,6 @@ oom:
 	return -1;
 }
 
-int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
-{
-	uint32_t next = 1;
-	uint32_t step = 1u << lmc;
-
-	if (lmc > CR_MAX_LMC) {
-		cr_err("LMC %u is out of range (0..%u)", lmc, CR_MAX_LMC);
-		return -1;
-	}
-	for (uint32_t i = 0; i < f->num_nodes; i++) {
-		struct cr_node *n = &f->nodes[i];
-
-		for (unsigned p = 0; p <= n->num_ports; p++) {
-			n->ports[p].lid = 0;
-			n->ports[p].lmc = 0;
-		}
-		if (n->type == CR_NODE_SWITCH) {
-			n->ports[0].lid = next++;
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			next = (next + step - 1) & ~(step - 1);
-			if (next + step - 1 > CR_MAX_UCAST_LID) {
-				cr_err("the fabric needs more than %u LIDs",
-				       CR_MAX_UCAST_LID);
-				return -1;
-			}
-			n->ports[p].lid = next;
-			n->ports[p].lmc = lmc;
-			next += step;
-		}
-	}
-	return cr_fabric_finalize(f);
-}
-
 struct guid_index {
 	uint64_t guid;
 	uint32_t index;

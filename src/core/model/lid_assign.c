@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * LIDs for fabrics that carry none, given the way OpenSM 3.3 gives them on
+ * its first sweep when neither its guid2lid cache nor the ports hold any
+ * (osm_lid_mgr.c, read for the rule only): its own port first, then every
+ * port it discovered in the order of its port table (port GUIDs compared
+ * byte-reversed, see by_port_guid()), each from one free range that
+ * starts at LID 1. A switch takes one LID (its port 0, without enhanced
+ * port 0 LMC), a CA or router port 2^lmc LIDs aligned on 2^lmc; alignment
+ * skips LIDs, which are not reused. A port without a cable is never
+ * discovered and gets no LID. So offline LIDs are the LIDs opensm gives the
+ * same fabric, and LFTs computed offline compare with a live routing
+ * without its guid2lid file. Cost: one sort of the ports.
+ */
+#include <stdlib.h>
+
+#include <croute/fabric.h>
+#include <croute/log.h>
+
+struct lid_port {
+	uint64_t guid;
+	uint32_t node;
+	uint8_t port;
+};
+
+/*
+ * OpenSM's port table is a map keyed by the GUID in network byte order,
+ * compared as a host integer: on the little-endian hosts it runs on, the
+ * order of the byte-reversed GUID (its last byte first).
+ */
+static int by_port_guid(const void *a, const void *b)
+{
+	const struct lid_port *x = a, *y = b;
+	uint64_t gx = __builtin_bswap64(x->guid),
+		 gy = __builtin_bswap64(y->guid);
+
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* The ports OpenSM would give LIDs to, sorted, the SM's port first. */
+static struct lid_port *lid_ports(struct cr_fabric *f, size_t *num)
+{
+	size_t n = 0, cap = 1;
+	struct lid_port *v;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		cap += f->nodes[i].num_ports + 1;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *nd = &f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->num_ports; p++) {
+			nd->ports[p].lid = 0;
+			nd->ports[p].lmc = 0;
+		}
+		if (nd->type == CR_NODE_SWITCH) {
+			v[n++] = (struct lid_port){nd->ports[0].guid, i, 0};
+			continue;
+		}
+		for (unsigned p = 1; p <= nd->num_ports; p++)
+			if (nd->ports[p].remote != CR_NO_NODE)
+				v[n++] = (struct lid_port){nd->ports[p].guid, i,
+							   (uint8_t)p};
+	}
+	qsort(v, n, sizeof(*v), by_port_guid);
+	for (size_t k = 0; f->sm_port_guid && k < n; k++) {
+		struct lid_port sm = v[k];
+
+		if (sm.guid != f->sm_port_guid)
+			continue;
+		for (; k > 0; k--)
+			v[k] = v[k - 1];
+		v[0] = sm;
+		break;
+	}
+	*num = n;
+	return v;
+}
+
+int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
+{
+	uint32_t next = 1, step = 1u << (lmc & 7);
+	struct lid_port *v;
+	size_t n = 0;
+
+	if (lmc > CR_MAX_LMC) {
+		cr_err("LMC %u is out of range (0..%u)", lmc, CR_MAX_LMC);
+		return -1;
+	}
+	v = lid_ports(f, &n);
+	if (!v) {
+		cr_err("out of memory assigning LIDs");
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct cr_port *x = &f->nodes[v[k].node].ports[v[k].port];
+		uint32_t count = v[k].port ? step : 1;
+		uint32_t lid = next;
+
+		if (count > 1)
+			lid = (lid + count - 1) & ~(count - 1);
+		if (lid + count - 1 > CR_MAX_UCAST_LID) {
+			cr_err("the fabric needs more than %u LIDs",
+			       CR_MAX_UCAST_LID);
+			free(v);
+			return -1;
+		}
+		x->lid = (uint16_t)lid;
+		x->lmc = v[k].port ? (uint8_t)lmc : 0;
+		next = lid + count;
+	}
+	free(v);
+	return cr_fabric_finalize(f);
+}
