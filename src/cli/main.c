@@ -13,7 +13,9 @@
 	X(route)        \
 	X(check)        \
 	X(estimate)     \
-	X(compare)
+	X(compare)      \
+	X(hosts)        \
+	X(export)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute hosts: the host order in which a routing is congestion free for
+ * shift, as an MPI hostfile (one host name a line), for rank placement.
+ * cr-ftree gives its CA order; other engines get the order their port
+ * choice spreads (leaf by leaf, by LID: include/croute/sched.h says why).
+ * --score checks the claim with the estimator instead of trusting it.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <croute/log.h>
+#include <croute/sched.h>
+#include <croute/topo.h>
+
+#include "cli.h"
+
+enum {
+	KEY_ORDER = CLI_KEY_CMD,
+	KEY_LFTS,
+	KEY_SCORE,
+};
+
+static const struct cli_opt hosts_opts[] = {
+	{"order", KEY_ORDER, "ENGINE", "the order for this engine's routing"},
+	{"lfts", KEY_LFTS, "FILE", "or for these LFTs (leaf order)"},
+	{"output", 'o', "FILE",
+	 "write the host file to FILE (default: stdout)"},
+	{"score", KEY_SCORE, NULL,
+	 "estimate shift over the order (stderr); exit 1 if not 1.0"},
+	CLI_OPT_END,
+};
+
+static const struct cli_opt *const hosts_tables[] = {
+	cli_topo_opts,
+	cli_engine_opts,
+	hosts_opts,
+	NULL,
+};
+
+struct hosts_ctx {
+	struct cli_setup setup;
+	const char *output, *lfts;
+	bool score;
+};
+
+static int hosts_opt(void *arg, int key, const char *val)
+{
+	struct hosts_ctx *c = arg;
+	int ret;
+
+	if (key == KEY_ORDER)
+		key = 'e';
+	ret = cli_setup_opt(&c->setup, key, val);
+	if (ret <= 0)
+		return ret;
+	switch (key) {
+	case KEY_LFTS:
+		c->lfts = val;
+		break;
+	case KEY_SCORE:
+		c->score = true;
+		break;
+	default:
+		c->output = val; /* 'o', the only one left */
+	}
+	return 0;
+}
+
+/*
+ * Shift over the order: every phase up to 512 hosts, 64 sampled phases
+ * beyond. 0: congestion free (min 1.0), 1: not, -1: error (reported).
+ */
+static int score(const struct cr_fabric *f, const struct cr_routing *r,
+		 const struct cr_hosts *h)
+{
+	struct cr_pattern p = {.kind = CR_PAT_SHIFT, .seed = 1};
+	struct cr_est_result *res;
+	struct cr_est *e;
+	int ret;
+
+	if (h->count > 512)
+		p.count = 64;
+	e = cr_est_new(f, r, NULL);
+	if (!e)
+		return -1;
+	res = cr_est_run(e, &p, h);
+	cr_est_free(e);
+	if (!res)
+		return -1;
+	fprintf(stderr,
+		"croute hosts: %s over this order (%u hosts): avg %.4f"
+		" min %.4f of injection, %" PRIu64 " flows without path\n",
+		res->name, res->hosts, res->avg_frac, res->min_frac,
+		res->unrouted);
+	ret = res->min_frac >= 1 - 1e-9 && !res->unrouted ? 0 : 1;
+	cr_est_result_free(res);
+	return ret;
+}
+
+static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct hosts_ctx c = {0};
+	struct cr_fabric *f = NULL;
+	struct cr_routing *r = NULL;
+	struct cr_hosts *h = NULL;
+	struct cr_names *nm = NULL;
+	const struct cr_engine *e;
+	const char *how;
+	char comment[512];
+	FILE *out;
+	char *tmp;
+	double secs;
+	long n;
+	int ret;
+
+	cli_setup_init(&c.setup, cmd);
+	ret = cli_parse_options(cmd, argc, argv, hosts_opt, &c);
+	if (ret != CLI_GO)
+		goto out;
+	ret = CLI_BAD;
+	if (!c.lfts == !c.setup.engine) {
+		cli_usage_error(cmd,
+				"give either --order ENGINE or --lfts FILE");
+		goto out;
+	}
+	f = cli_load(&c.setup);
+	if (!f)
+		goto out;
+	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
+	if (!r)
+		goto out;
+	h = cr_hosts_shift_order(f, r, &how);
+	nm = cr_names_new(f, NULL);
+	if (!h || !nm)
+		goto out;
+	if (e)
+		snprintf(comment, sizeof(comment),
+			 "croute hosts: %s, routed by cr-%s; %s", c.setup.topo,
+			 e->name, how);
+	else
+		snprintf(comment, sizeof(comment),
+			 "croute hosts: %s, LFTs from %s; %s", c.setup.topo,
+			 c.lfts, how);
+	out = cli_out_open(c.output, &tmp);
+	if (!out)
+		goto out;
+	n = cr_hostfile_write(out, nm, h, comment);
+	if (cli_out_close(out, tmp, c.output, n >= 0))
+		goto out;
+	ret = CLI_OK;
+	if (cli_verbosity >= CR_LOG_VERBOSE)
+		fprintf(stderr, "croute hosts: %ld hosts, %s\n", n, how);
+	if (c.score) {
+		int s = score(f, r, h);
+
+		ret = s < 0 ? CLI_BAD : s ? CLI_PROBLEMS : CLI_OK;
+	}
+out:
+	cr_names_free(nm);
+	cr_hosts_free(h);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	cli_setup_release(&c.setup);
+	return ret;
+}
+
+const struct cli_cmd cli_cmd_hosts = {
+	.name = "hosts",
+	.synopsis = "--topo FILE (--order ENGINE | --lfts FILE) [options]",
+	.summary = "Write the host order that is congestion free for shift,"
+		   " as an MPI hostfile.",
+	.details =
+		"One host name a line, each host once, in the order in which"
+		" MPI ranks should\nbe placed: cr-ftree's CA order for ftree,"
+		" else leaf by leaf, leaves in the\norder of their lowest host"
+		" LID, each leaf's hosts by LID. On a full fat tree\nshift is"
+		" congestion free in that order with ftree, and with minhop,"
+		" updn and\nlash when --port-shifting is given (croute(1));"
+		" --score checks it with the\nestimator. Host names come from"
+		" node descriptions (first word).\n",
+	.opts = hosts_tables,
+	.run = hosts_run,
+};
