@@ -34,6 +34,14 @@ int cr_lash_write_sl2vl(FILE *out, const struct cr_fabric *f,
 			const struct cr_routing *r);
 
 /*
+ * Reads the path SLs (and the SL2VL table, when sl2vl is not NULL; else
+ * SL i uses VL i) of an installed layered routing into r, whose LFTs are
+ * read. Returns 0, or -1 with the file and line logged.
+ */
+int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
+		 struct cr_routing *r);
+
+/*
  * The SL of the path from the port holding slid to dlid (what path_sl
  * answers), or -1 when either LID is unknown or r has no SLs.
  */

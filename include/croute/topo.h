@@ -15,18 +15,36 @@
 /* Reads a topology. The fabric is finalized when it carries LIDs. */
 struct cr_fabric *cr_topo_read(const char *path);
 struct cr_fabric *cr_topo_read_file(FILE *in, const char *name);
+/*
+ * Reads a topology in the format its content shows: ibnetdiscover's (and
+ * ibsim's) or OpenSM's opensm-subnet.lst. *format (when not NULL) gets
+ * the format's name for reports. path "-" is stdin.
+ */
+struct cr_fabric *cr_topo_read_format(const char *path, const char **format);
 /* Writes f in ibnetdiscover format, with LIDs when f has them. */
 int cr_topo_write(FILE *out, const struct cr_fabric *f);
 
 /* Sets LIDs from OpenSM's guid2lid file ("0xGUID base top" lines). */
 int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f);
 
+/*
+ * Widens the LMC of f's ports (base LIDs from opensm-subnet.lst, LMC 0) to
+ * cover the LIDs the LFTs at path route; refinalizes f when it changed.
+ */
+int cr_lids_widen(const char *path, struct cr_fabric *f);
+
 /* LFTs as OpenSM's opensm-lfts.dump writes them. */
 int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 		      const struct cr_routing *r);
-/* Reads opensm-lfts.dump or ibroute output into r (sized for f). */
+/*
+ * Reads LFTs into r (sized for f): opensm-lfts.dump, ibroute, dump_fts or
+ * dump_lfts output, or OpenSM's opensm.fdbs, told apart by their content.
+ * cr_lft_read_format sets *format (when not NULL) to the format's name.
+ */
 int cr_lft_read(const char *path, const struct cr_fabric *f,
 		struct cr_routing *r);
+int cr_lft_read_format(const char *path, const struct cr_fabric *f,
+		       struct cr_routing *r, const char **format);
 
 /* fopen(path.tmp) ... cr_file_commit renames it into place. */
 FILE *cr_file_create(const char *path, char **tmp_path);

@@ -42,6 +42,7 @@ enum {
 	CLI_KEY_LASH_START_VL,
 	CLI_KEY_LASH_BALANCE,
 	CLI_KEY_SM_PORT,
+	CLI_KEY_DUMP_DIR,
 	CLI_KEY_CMD = 512,
 };
 
@@ -117,6 +118,10 @@ struct cli_setup {
 	struct cr_options opts;
 	const char *root_guids, *cn_guids, *io_guids;
 	const char *guid_order, *port_order;
+	const char *dump_dir; /* --dump-dir */
+	char *dump_topo, *dump_lfts, *dump_sl; /* its files, when found */
+	const char *topo_format, *lfts_format; /* what was read */
+	const char *installed; /* cli_installed_lfts()'s answer */
 };
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
@@ -147,6 +152,15 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 			       const char *lfts,
 			       const struct cr_engine **engine,
 			       double *seconds);
+
+/*
+ * The installed LFTs to read: lfts when given, else (without --engine)
+ * those of --dump-dir, else NULL (reported when --dump-dir has none).
+ */
+const char *cli_installed_lfts(struct cli_setup *s, const char *lfts);
+/* "TOPO (format), LFTs from FILE (format)" for report headers. */
+const char *cli_sources(const struct cli_setup *s, const char *lfts, char *buf,
+			size_t len);
 
 /* -o FILE: stdout when path is NULL or "-", else a file renamed in place. */
 FILE *cli_out_open(const char *path, char **tmp);

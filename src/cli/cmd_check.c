@@ -107,9 +107,15 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	if (!c.lfts == !c.setup.engine) {
-		cli_usage_error(cmd,
-				"give either --lfts FILE or --engine NAME");
+	if (c.lfts && c.setup.engine) {
+		cli_usage_error(cmd, "--lfts and --engine exclude each other");
+		goto out;
+	}
+	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
+	if (!c.lfts && !c.setup.engine) {
+		if (!c.setup.dump_dir)
+			cli_usage_error(cmd, "give --lfts FILE, --dump-dir DIR"
+					     " or --engine NAME");
 		goto out;
 	}
 	f = cli_load(&c.setup);
@@ -118,6 +124,15 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
 	if (!r)
 		goto out;
+	if (c.lfts) {
+		char src[1024];
+
+		printf("# croute check: %s\n",
+		       cli_sources(&c.setup, c.lfts, src, sizeof(src)));
+	} else {
+		printf("# croute check: %s (%s), routed by cr-%s\n",
+		       c.setup.topo, c.setup.topo_format, e->name);
+	}
 	if (cr_check(f, r, c.flags, stdout, c.max_report, &rep)) {
 		cr_err("the check could not run");
 		goto out;
@@ -132,7 +147,8 @@ out:
 
 const struct cli_cmd cli_cmd_check = {
 	.name = "check",
-	.synopsis = "--topo FILE (--lfts FILE | --engine NAME) [options]",
+	.synopsis = "(--topo FILE (--lfts FILE | --engine NAME) | --dump-dir"
+		    " DIR) [options]",
 	.summary = "Check a routing: reachability, loops, hop counts, credit"
 		   " loops.",
 	.details = "Every CA port must reach every LID of the other CA ports"

@@ -133,9 +133,15 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	if (!c.lfts == !c.setup.engine) {
-		cli_usage_error(cmd,
-				"give either --lfts FILE or --engine NAME");
+	if (c.lfts && c.setup.engine) {
+		cli_usage_error(cmd, "--lfts and --engine exclude each other");
+		goto out;
+	}
+	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
+	if (!c.lfts && !c.setup.engine) {
+		if (!c.setup.dump_dir)
+			cli_usage_error(cmd, "give --lfts FILE, --dump-dir DIR"
+					     " or --engine NAME");
 		goto out;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
@@ -166,11 +172,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 
 	if (c.lfts)
-		snprintf(title, sizeof(title), "%s, LFTs from %s", c.setup.topo,
-			 c.lfts);
+		cli_sources(&c.setup, c.lfts, title, sizeof(title));
 	else
-		snprintf(title, sizeof(title), "%s, routed by cr-%s%s%s",
-			 c.setup.topo, e->name,
+		snprintf(title, sizeof(title), "%s (%s), routed by cr-%s%s%s",
+			 c.setup.topo, c.setup.topo_format, e->name,
 			 c.setup.opts.port_shifting ? " --port-shifting" : "",
 			 c.setup.opts.remote_guid_sorting
 				 ? " --remote-guid-sorting"
@@ -221,8 +226,8 @@ out:
 
 const struct cli_cmd cli_cmd_estimate = {
 	.name = "estimate",
-	.synopsis = "--topo FILE (--lfts FILE | --engine NAME) [--pattern LIST]"
-		    " [options]",
+	.synopsis = "(--topo FILE (--lfts FILE | --engine NAME) | --dump-dir"
+		    " DIR)\n       [--pattern LIST] [options]",
 	.summary = "Estimate the bandwidth traffic patterns get on a routing.",
 	.details =
 		"The InfiniBand penalty model (as SimGrid's network/model:IB)"

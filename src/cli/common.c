@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -27,7 +28,10 @@ static const struct cli_opt common_opts[] = {
 };
 
 const struct cli_opt cli_topo_opts[] = {
-	{"topo", 't', "FILE", "topology in ibnetdiscover format ('-': stdin)"},
+	{"topo", 't', "FILE",
+	 "topology: ibnetdiscover or opensm-subnet.lst ('-': stdin)"},
+	{"dump-dir", CLI_KEY_DUMP_DIR, "DIR",
+	 "OpenSM's dump directory: opensm-subnet.lst, its LFTs, lash SLs"},
 	{"lids", CLI_KEY_LIDS, "FILE", "LIDs from OpenSM's guid2lid file"},
 	{"lmc", CLI_KEY_LMC, "N", "assign LIDs with LMC N, not the file's"},
 	{"sm-port", CLI_KEY_SM_PORT, "GUID",
@@ -261,7 +265,93 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd)
 
 void cli_setup_release(struct cli_setup *s)
 {
+	free(s->dump_topo);
+	free(s->dump_lfts);
+	free(s->dump_sl);
 	cr_options_release(&s->opts);
+}
+
+/* DIR/NAME, malloc'ed; NULL when out of memory (reported). */
+static char *dir_file(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (!p)
+		cr_err("out of memory");
+	else
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static bool readable(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	fclose(f);
+	return true;
+}
+
+/*
+ * The files of --dump-dir: the topology, the LFTs (opensm-lfts.dump, else
+ * opensm.fdbs) and cr-lash's path SLs when present.
+ */
+static int dump_dir_files(struct cli_setup *s)
+{
+	static const char *const lfts[] = {"opensm-lfts.dump", "opensm.fdbs"};
+
+	if (!s->dump_dir || s->dump_topo)
+		return 0;
+	s->dump_topo = dir_file(s->dump_dir, "opensm-subnet.lst");
+	if (!s->dump_topo)
+		return -1;
+	if (!readable(s->dump_topo)) {
+		cr_err("%s: %s (OpenSM writes it at every sweep)", s->dump_topo,
+		       strerror(errno));
+		return -1;
+	}
+	for (unsigned i = 0; i < 2 && !s->dump_lfts; i++) {
+		s->dump_lfts = dir_file(s->dump_dir, lfts[i]);
+		if (!s->dump_lfts)
+			return -1;
+		if (!readable(s->dump_lfts)) {
+			free(s->dump_lfts);
+			s->dump_lfts = NULL;
+		}
+	}
+	s->dump_sl = dir_file(s->dump_dir, "croute-lash-sl.dump");
+	if (!s->dump_sl)
+		return -1;
+	if (!readable(s->dump_sl)) {
+		free(s->dump_sl);
+		s->dump_sl = NULL;
+	}
+	return 0;
+}
+
+const char *cli_installed_lfts(struct cli_setup *s, const char *lfts)
+{
+	if (lfts || s->engine || dump_dir_files(s))
+		return s->installed = lfts;
+	if (s->dump_dir && !s->dump_lfts)
+		cr_err("%s: neither opensm-lfts.dump nor opensm.fdbs (opensm"
+		       " writes them with -D 0x41)",
+		       s->dump_dir);
+	return s->installed = s->dump_lfts;
+}
+
+const char *cli_sources(const struct cli_setup *s, const char *lfts, char *buf,
+			size_t len)
+{
+	int n = snprintf(buf, len, "%s (%s)", s->topo ? s->topo : "?",
+			 s->topo_format ? s->topo_format : "?");
+
+	if (lfts && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, ", LFTs from %s (%s)", lfts,
+			 s->lfts_format ? s->lfts_format : "?");
+	return buf;
 }
 
 int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
@@ -274,6 +364,9 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	case CLI_KEY_LIDS:
 		s->lids = arg;
+		return 0;
+	case CLI_KEY_DUMP_DIR:
+		s->dump_dir = arg;
 		return 0;
 	case CLI_KEY_LMC:
 		if (cli_uint(s->cmd, "--lmc", arg, CR_MAX_LMC, &v))
@@ -344,15 +437,20 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	struct cr_fabric *f;
 	int err = 0;
 
+	if (dump_dir_files(s))
+		return NULL;
+	if (!s->topo)
+		s->topo = s->dump_topo;
 	if (!s->topo) {
-		cli_usage_error(s->cmd, "--topo FILE is required");
+		cli_usage_error(s->cmd, "--topo FILE or --dump-dir DIR is"
+					" required");
 		return NULL;
 	}
 	if (s->lids && s->lmc >= 0) {
 		cli_usage_error(s->cmd, "--lids and --lmc exclude each other");
 		return NULL;
 	}
-	f = cr_topo_read(s->topo);
+	f = cr_topo_read_format(s->topo, &s->topo_format);
 	if (!f)
 		return NULL;
 	if (s->sm_port) {
@@ -373,6 +471,9 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 		err = cr_lids_read_guid2lid(s->lids, f);
 	else if (s->lmc >= 0 || !f->max_lid)
 		err = cr_fabric_assign_lids(f, s->lmc >= 0 ? s->lmc : 0);
+	else if (s->installed && !strcmp(s->topo_format, "opensm-subnet.lst"))
+		/* base LIDs only: the LMC shows in the LFTs */
+		err = cr_lids_widen(s->installed, f);
 	if (err) {
 		cr_fabric_free(f);
 		return NULL;
@@ -412,9 +513,21 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 	if (!lfts)
 		return cli_route(s, f, engine, seconds);
 	r = cr_routing_new(f);
-	if (r && cr_lft_read(lfts, f, r)) {
+	if (r && cr_lft_read_format(lfts, f, r, &s->lfts_format)) {
 		cr_routing_free(r);
-		r = NULL;
+		return NULL;
+	}
+	/* The dump directory of a cr-lash run: its layers too. */
+	if (r && s->dump_sl && lfts == s->dump_lfts) {
+		char *sl2vl = dir_file(s->dump_dir, "croute-lash-sl2vl.dump");
+
+		if (!sl2vl ||
+		    cr_lash_read(s->dump_sl, readable(sl2vl) ? sl2vl : NULL, f,
+				 r)) {
+			cr_routing_free(r);
+			r = NULL;
+		}
+		free(sl2vl);
 	}
 	return r;
 }

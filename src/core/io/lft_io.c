@@ -14,6 +14,16 @@
  *   0x0001 000 : (Switch portguid 0x0000000000200000: 'sw1')
  *   6 valid lids dumped
  *
+ * dump_fts prints ibroute's format for every switch ("of switch DR path
+ * ... guid 0x..."), and the deprecated dump_lfts script the same followed
+ * by a warning that it was replaced. OpenSM's opensm.fdbs (also what
+ * ibdmchk -u reads) has one table per switch with hops:
+ *
+ *   dump_ucast_routes: Switch 0x0000000000200000
+ *   LID    : Port : Hops : Optimal
+ *   0x0001 : 000  : 00   : yes
+ *   0x0002 : UNREACHABLE
+ *
  * Switches come in node GUID order, as OpenSM walks its switch table, so
  * croute's dump and OpenSM's compare line by line.
  */
@@ -98,7 +108,26 @@ int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 	return 0;
 }
 
+#define DUMP_LFTS_WARNING "*** WARNING ***: this command has been replaced by"
+
+/* The dialects, named in reports (cr_lft_format_name). */
+enum lft_format {
+	LFT_UNKNOWN,
+	LFT_DUMP, /* opensm-lfts.dump */
+	LFT_IBROUTE,
+	LFT_DUMP_FTS,
+	LFT_DUMP_LFTS,
+	LFT_FDBS,
+};
+
+static const char *const format_names[] = {
+	[LFT_UNKNOWN] = "LFTs",	       [LFT_DUMP] = "opensm-lfts.dump",
+	[LFT_IBROUTE] = "ibroute",     [LFT_DUMP_FTS] = "dump_fts",
+	[LFT_DUMP_LFTS] = "dump_lfts", [LFT_FDBS] = "opensm.fdbs",
+};
+
 struct lft_reader {
+	enum lft_format format;
 	const char *path;
 	unsigned line;
 	const struct cr_fabric *f;
@@ -111,9 +140,23 @@ struct lft_reader {
 #define lr_err(lr, fmt, ...) \
 	cr_err("%s:%u: " fmt, (lr)->path, (lr)->line, ##__VA_ARGS__)
 
-static int parse_header(struct lft_reader *lr, const char *s)
+/* Tells the dialect from the first table header (fdbs: from its own). */
+static void note_format(struct lft_reader *lr, const char *s)
 {
-	const char *g = strstr(s, " guid 0x");
+	if (lr->format != LFT_UNKNOWN)
+		return;
+	if (strstr(s, "of switch DR path"))
+		lr->format = LFT_DUMP_FTS;
+	else if (strstr(s, "[0x"))
+		lr->format = LFT_IBROUTE;
+	else
+		lr->format = LFT_DUMP;
+}
+
+/* "... guid 0xG ..." (dumps, ibroute) or "... Switch 0xG" (fdbs). */
+static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
+{
+	const char *g = strstr(s, fdbs ? " Switch 0x" : " guid 0x");
 	uint64_t guid;
 	uint32_t sw;
 	char *e;
@@ -122,16 +165,23 @@ static int parse_header(struct lft_reader *lr, const char *s)
 		lr_err(lr, "no switch GUID in the table header");
 		return -1;
 	}
+	g += fdbs ? 10 : 8;
 	errno = 0;
-	guid = strtoull(g + 8, &e, 16);
-	if (e == g + 8 || errno || (*e && !isspace((unsigned char)*e))) {
+	guid = strtoull(g, &e, 16);
+	if (e == g || errno || (*e && !isspace((unsigned char)*e))) {
 		lr_err(lr, "bad switch GUID in the table header");
 		return -1;
 	}
 	sw = cr_guidmap_get(&lr->switches, guid);
 	if (sw == CR_GUIDMAP_NONE) {
-		lr_err(lr, "switch 0x%016" PRIx64 " is not in the topology",
+		lr_err(lr,
+		       "switch 0x%016" PRIx64 " is not in the topology"
+		       " (tables of another fabric?)",
 		       guid);
+		return -1;
+	}
+	if (lr->seen[sw]) {
+		lr_err(lr, "a second table for switch 0x%016" PRIx64, guid);
 		return -1;
 	}
 	lr->cur = sw;
@@ -160,6 +210,21 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 	s = e;
 	while (isspace((unsigned char)*s))
 		s++;
+	if (*s == ':') {
+		/* opensm.fdbs: "0xLID : PORT : HOPS : ..." */
+		if (lr->format != LFT_FDBS) {
+			lr_err(lr, "an opensm.fdbs entry in another format");
+			return -1;
+		}
+		s++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!strncmp(s, "UNREACHABLE", 11))
+			return 0;
+	} else if (lr->format == LFT_FDBS) {
+		lr_err(lr, "expected \"0xLID : PORT : HOPS : OPTIMAL\"");
+		return -1;
+	}
 	port = strtoul(s, &e, 10);
 	if (e == s || errno || (*e && !isspace((unsigned char)*e)) ||
 	    port > 255) {
@@ -191,17 +256,38 @@ static int parse_line(struct lft_reader *lr, const char *s)
 		s++;
 	if (!*s || *s == '#')
 		return 0;
-	if (!strncmp(s, "Unicast lids", 12))
-		return parse_header(lr, s);
+	if (!strncmp(s, "Unicast lids", 12)) {
+		if (lr->format == LFT_FDBS) {
+			lr_err(lr, "an ibroute table inside opensm.fdbs");
+			return -1;
+		}
+		note_format(lr, s);
+		return parse_header(lr, s, false);
+	}
+	if (!strncmp(s, "dump_ucast_routes:", 18)) {
+		if (lr->format != LFT_UNKNOWN && lr->format != LFT_FDBS) {
+			lr_err(lr, "an opensm.fdbs table in another format");
+			return -1;
+		}
+		lr->format = LFT_FDBS;
+		return parse_header(lr, s, true);
+	}
 	if (!strncmp(s, "0x", 2))
 		return parse_entry(lr, s);
 	if (!strncmp(s, "Multicast mlids", 15)) {
 		lr_err(lr, "this is a multicast table: give unicast LFTs");
 		return -1;
 	}
-	/* ibroute's column titles */
-	if (!strncmp(s, "Lid ", 4) || !strncmp(s, "Port ", 5))
+	/* ibroute's and opensm.fdbs' column titles */
+	if (!strncmp(s, "Lid ", 4) || !strncmp(s, "Port ", 5) ||
+	    !strncmp(s, "LID ", 4))
 		return 0;
+	/* dump_lfts ends with this warning, on stdout */
+	if (!strncmp(s, DUMP_LFTS_WARNING, strlen(DUMP_LFTS_WARNING)) &&
+	    (lr->format == LFT_DUMP_FTS || lr->format == LFT_DUMP_LFTS)) {
+		lr->format = LFT_DUMP_LFTS;
+		return 0;
+	}
 	/* "N lids dumped", "N valid lids dumped": a table ends */
 	e = s;
 	while (isdigit((unsigned char)*e))
@@ -217,6 +303,12 @@ static int parse_line(struct lft_reader *lr, const char *s)
 
 int cr_lft_read(const char *path, const struct cr_fabric *f,
 		struct cr_routing *r)
+{
+	return cr_lft_read_format(path, f, r, NULL);
+}
+
+int cr_lft_read_format(const char *path, const struct cr_fabric *f,
+		       struct cr_routing *r, const char **format)
 {
 	struct lft_reader lr = {
 		.path = path,
@@ -271,5 +363,7 @@ int cr_lft_read(const char *path, const struct cr_fabric *f,
 	cr_guidmap_release(&lr.switches);
 	if (err)
 		cr_routing_clear(r);
+	if (format)
+		*format = format_names[lr.format];
 	return err;
 }

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reads back what the plugin dumps for cr-lash (croute-lash-sl.dump and
+ * croute-lash-sl2vl.dump, formats in include/croute/lash.h), so that the
+ * command checks an installed layered routing for credit loops per layer
+ * as it checks its own. A switch's SLs are those of its own lines; CAs'
+ * lines repeat their switch's and only have to agree with it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/lash.h>
+#include <croute/log.h>
+
+#include <croute/guidmap.h>
+
+static uint32_t source_switch(const struct cr_fabric *f, uint32_t n)
+{
+	const struct cr_node *node = &f->nodes[n];
+
+	if (node->type == CR_NODE_SWITCH)
+		return n;
+	for (unsigned p = 1; p <= node->num_ports; p++) {
+		uint32_t m = node->ports[p].remote;
+
+		if (m != CR_NO_NODE && cr_is_switch(f, m))
+			return m;
+	}
+	return CR_NO_NODE;
+}
+
+static int read_lines(const char *path, FILE *in,
+		      int (*fn)(void *ctx, const char *path, unsigned line,
+				const char *s),
+		      void *ctx)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	unsigned line = 0;
+	int err = 0;
+
+	while (!err && getline(&buf, &cap, in) >= 0) {
+		const char *s = buf;
+
+		line++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s && *s != '#')
+			err = fn(ctx, path, line, s);
+	}
+	if (!err && ferror(in)) {
+		cr_err("%s: read error: %s", path, strerror(errno));
+		err = -1;
+	}
+	free(buf);
+	return err;
+}
+
+struct psl_ctx {
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_guidmap nodes;
+	uint8_t **seen; /* per switch node: SL set from a switch line */
+};
+
+static int psl_line(void *arg, const char *path, unsigned line, const char *s)
+{
+	struct psl_ctx *c = arg;
+	unsigned long long guid;
+	unsigned long lid, sl;
+	uint32_t n, sw;
+	int pos = 0;
+
+	if (sscanf(s, "0x%llx %lu %lu %n", &guid, &lid, &sl, &pos) != 3 ||
+	    s[pos] || sl > 15 || !lid || lid > CR_MAX_UCAST_LID) {
+		cr_err("%s:%u: expected \"0xGUID LID SL\"", path, line);
+		return -1;
+	}
+	n = cr_guidmap_get(&c->nodes, guid);
+	if (n == CR_GUIDMAP_NONE) {
+		cr_err("%s:%u: node 0x%016llx is not in the topology", path,
+		       line, guid);
+		return -1;
+	}
+	sw = source_switch(c->f, n);
+	if (sw == CR_NO_NODE || lid > c->r->max_lid)
+		return 0;
+	if (cr_is_switch(c->f, n)) {
+		c->r->sl[sw][lid] = (uint8_t)sl;
+		c->seen[sw][lid] = 1;
+	} else if (c->seen[sw][lid] && c->r->sl[sw][lid] != sl) {
+		cr_err("%s:%u: SL %lu differs from switch 0x%016" PRIx64 "'s"
+		       " SL %u to LID %lu",
+		       path, line, sl, c->f->nodes[sw].guid, c->r->sl[sw][lid],
+		       lid);
+		return -1;
+	}
+	return 0;
+}
+
+struct sl2vl_ctx {
+	struct cr_routing *r;
+	bool have;
+	uint8_t vl[16];
+};
+
+static int sl2vl_line(void *arg, const char *path, unsigned line, const char *s)
+{
+	struct sl2vl_ctx *c = arg;
+	unsigned long long guid;
+	unsigned in, out, b[8];
+	uint8_t vl[16];
+	int pos = 0;
+
+	if (sscanf(s, "0x%llx %u %u 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x %n",
+		   &guid, &in, &out, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &b[6], &b[7], &pos) != 11 ||
+	    s[pos]) {
+		cr_err("%s:%u: expected \"0xGUID IN OUT\" and eight 0xVV", path,
+		       line);
+		return -1;
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		if (b[i] > 0xff) {
+			cr_err("%s:%u: bad VL pair 0x%x", path, line, b[i]);
+			return -1;
+		}
+		vl[2 * i] = b[i] >> 4;
+		vl[2 * i + 1] = b[i] & 15;
+	}
+	/* croute's model has one table for every switch and port pair. */
+	if (c->have && memcmp(vl, c->vl, sizeof(vl))) {
+		cr_err("%s:%u: this SL2VL table differs from the first one;"
+		       " croute models one table",
+		       path, line);
+		return -1;
+	}
+	memcpy(c->vl, vl, sizeof(vl));
+	c->have = true;
+	return 0;
+}
+
+static FILE *open_in(const char *path)
+{
+	FILE *in = fopen(path, "r");
+
+	if (!in)
+		cr_err("%s: %s", path, strerror(errno));
+	return in;
+}
+
+int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
+		 struct cr_routing *r)
+{
+	struct psl_ctx pc = {.f = f, .r = r};
+	struct sl2vl_ctx vc = {.r = r};
+	uint8_t max_sl = 0;
+	FILE *in = NULL;
+	int err = -1;
+
+	if (!r->sl && cr_routing_alloc_sl(f, r)) {
+		cr_err("%s: out of memory", psl);
+		return -1;
+	}
+	pc.seen = calloc(f->num_nodes + 1, sizeof(*pc.seen));
+	if (!pc.seen || cr_guidmap_init(&pc.nodes, f->num_nodes))
+		goto oom;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		if (cr_guidmap_put(&pc.nodes, f->nodes[n].guid, n) < 0)
+			goto oom;
+		if (cr_is_switch(f, n) &&
+		    !(pc.seen[n] = calloc((size_t)r->max_lid + 1, 1)))
+			goto oom;
+	}
+	in = open_in(psl);
+	if (!in || read_lines(psl, in, psl_line, &pc))
+		goto out;
+	fclose(in);
+	in = NULL;
+	if (sl2vl) {
+		in = open_in(sl2vl);
+		if (!in || read_lines(sl2vl, in, sl2vl_line, &vc))
+			goto out;
+	}
+	for (unsigned i = 0; i < 16; i++)
+		r->sl2vl[i] = vc.have ? vc.vl[i] : (uint8_t)i;
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t lid = 0; lid <= r->max_lid; lid++)
+			if (r->sl[f->switches[s]][lid] > max_sl)
+				max_sl = r->sl[f->switches[s]][lid];
+	r->num_layers = max_sl + 1;
+	err = 0;
+	goto out;
+oom:
+	cr_err("%s: out of memory", psl);
+out:
+	if (in)
+		fclose(in);
+	for (uint32_t n = 0; pc.seen && n < f->num_nodes; n++)
+		free(pc.seen[n]);
+	free(pc.seen);
+	cr_guidmap_release(&pc.nodes);
+	return err;
+}

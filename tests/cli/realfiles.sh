@@ -1,0 +1,108 @@
+#!/bin/bash
+# Files that subnet managers and diagnostics write (captured from opensm
+# and infiniband-diags under ibsim: tests/fabrics/capture.sh): one fabric
+# read as opensm-subnet.lst + opensm-lfts.dump (--dump-dir), opensm-subnet.lst
+# + opensm.fdbs, ibnetdiscover + dump_fts and ibnetdiscover + dump_lfts
+# gives the same check and estimate figures, with each format named in the
+# report header. Bad input (a cut subnet.lst, another fabric's tables,
+# garbage in a table) exits 2 naming the file and line.
+set -u
+croute=${top_builddir:-.}/src/cli/croute
+fab=${top_srcdir:-.}/tests/fabrics
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+T=$fab/two-level
+
+fail() {
+	echo "FAIL: $*"
+	failed=1
+}
+
+# run NAME WANT ARGS...: croute ARGS exits WANT; output in $tmp/NAME.
+run() {
+	name=$1
+	want=$2
+	shift 2
+	"$croute" "$@" >"$tmp/$name" 2>&1
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "$name: exit $got, expected $want: croute $*"
+		sed 's/^/  | /' "$tmp/$name" | head -n 5
+	fi
+}
+
+# The figures of a report: everything but '#' headers and run times.
+figures() {
+	grep -v '^#' "$1" | sed 's/ ([0-9.]* s)$//'
+}
+
+i=0
+for src in "--dump-dir $T" \
+	"--topo $T/opensm-subnet.lst --lfts $T/opensm.fdbs" \
+	"--topo $T/ibnetdiscover.topo --lfts $T/dump_fts.out" \
+	"--topo $T/ibnetdiscover.topo --lfts $T/dump_lfts.out"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	run est$i 0 estimate $src --pattern shift,bisect:3
+	# shellcheck disable=SC2086
+	run check$i 0 check $src
+	figures "$tmp/est$i" >"$tmp/est$i.fig"
+	figures "$tmp/check$i" >"$tmp/check$i.fig"
+	grep -q '^shift  *3/3  *12 ' "$tmp/est$i.fig" ||
+		fail "estimate $src: no shift summary"
+	grep -q '^pairs checked: *28$' "$tmp/check$i.fig" ||
+		fail "check $src: not 28 pairs"
+	if [ $i -gt 1 ]; then
+		cmp -s "$tmp/est1.fig" "$tmp/est$i.fig" ||
+			fail "estimate $src differs from --dump-dir"
+		cmp -s "$tmp/check1.fig" "$tmp/check$i.fig" ||
+			fail "check $src differs from --dump-dir"
+	fi
+done
+grep -q '^# croute estimate: .*opensm-subnet.lst (opensm-subnet.lst), LFTs from .*opensm-lfts.dump (opensm-lfts.dump)$' \
+	"$tmp/est1" || fail "estimate header of --dump-dir: $(head -n 1 "$tmp/est1")"
+grep -q '(opensm.fdbs)$' "$tmp/check2" || fail "check header: no opensm.fdbs"
+grep -q '(ibnetdiscover), LFTs from .* (dump_fts)$' "$tmp/check3" ||
+	fail "check header: no ibnetdiscover, dump_fts"
+grep -q '(dump_lfts)$' "$tmp/est4" || fail "estimate header: no dump_lfts"
+
+# --- bad input ---------------------------------------------------------------
+# A subnet.lst cut in the middle of a line, and one cut at a line end.
+head -c 3000 "$T/opensm-subnet.lst" >"$tmp/cut.lst"
+run cut 2 check --topo "$tmp/cut.lst" --lfts "$T/opensm.fdbs"
+grep -q "cut.lst:9: .*truncated" "$tmp/cut" || fail "cut: $(cat "$tmp/cut")"
+head -n 12 "$T/opensm-subnet.lst" >"$tmp/short.lst"
+run short 2 check --topo "$tmp/short.lst" --lfts "$T/opensm.fdbs"
+grep -q "short.lst:[0-9]*: the link .* is not listed from that end" \
+	"$tmp/short" || fail "short: $(cat "$tmp/short")"
+# Tables of another fabric, in each format.
+for f in opensm.fdbs opensm-lfts.dump dump_fts.out dump_lfts.out; do
+	run other-$f 2 check --topo "$T/opensm-subnet.lst" \
+		--lfts "$fab/other/$f"
+	grep -q "other/$f:[0-9]*: switch 0x0002c9ab.* is not in the topology" \
+		"$tmp/other-$f" || fail "other $f: $(cat "$tmp/other-$f")"
+done
+# Garbage in the tables and in the topology.
+sed '5s/.*/0x0003 : garbage/' "$T/opensm.fdbs" >"$tmp/bad.fdbs"
+run badfdbs 2 check --topo "$T/opensm-subnet.lst" --lfts "$tmp/bad.fdbs"
+grep -q "bad.fdbs:5: bad port number" "$tmp/badfdbs" ||
+	fail "bad fdbs: $(cat "$tmp/badfdbs")"
+sed '3s/PHY=4x/PHY=3x/' "$T/opensm-subnet.lst" >"$tmp/bad.lst"
+run badlst 2 estimate --topo "$tmp/bad.lst" --engine minhop
+grep -q "bad.lst:3: bad link width" "$tmp/badlst" ||
+	fail "bad lst: $(cat "$tmp/badlst")"
+# A dump directory without tables.
+mkdir "$tmp/dd"
+cp "$T/opensm-subnet.lst" "$tmp/dd/"
+run nolfts 2 check --dump-dir "$tmp/dd"
+grep -q "neither opensm-lfts.dump nor opensm.fdbs" "$tmp/nolfts" ||
+	fail "no lfts: $(cat "$tmp/nolfts")"
+run nodir 2 estimate --dump-dir "$tmp/none"
+grep -q "none/opensm-subnet.lst" "$tmp/nodir" || fail "no dir: $(cat "$tmp/nodir")"
+# The topology alone routes like ibnetdiscover's.
+run r1 0 route --topo "$T/opensm-subnet.lst" -e updn -o "$tmp/r1.lfts"
+run r2 0 route --topo "$T/ibnetdiscover.topo" -e updn -o "$tmp/r2.lfts"
+cmp -s "$tmp/r1.lfts" "$tmp/r2.lfts" ||
+	fail "routing subnet.lst and ibnetdiscover output differ"
+exit $failed
