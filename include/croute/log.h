@@ -16,8 +16,13 @@ enum cr_log_level {
 
 typedef void (*cr_log_fn)(void *arg, enum cr_log_level level, const char *msg);
 
-/* Sets the sink (NULL: stderr); level: the most verbose level delivered. */
+/*
+ * Sets the sink (NULL: stderr); level: the most verbose level delivered.
+ * Call it while no other thread logs (the plugin: in create and delete).
+ */
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level);
+/* Changes the level only; safe while other threads log. */
+void cr_log_set_level(enum cr_log_level level);
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

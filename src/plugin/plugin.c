@@ -54,9 +54,11 @@ static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 /*
  * The core formats a message only when its level is delivered: follow
  * OpenSM's current flags (the console can change them at run time), so
- * debug output costs nothing unless asked for.
+ * debug output costs nothing unless asked for. Only the level changes
+ * here: the estimate thread may be logging through the sink, which is set
+ * once in create().
  */
-static void sync_log_level(osm_opensm_t *osm)
+static enum cr_log_level osm_log_level(osm_opensm_t *osm)
 {
 	enum cr_log_level level = CR_LOG_ERROR;
 
@@ -66,7 +68,12 @@ static void sync_log_level(osm_opensm_t *osm)
 		level = CR_LOG_VERBOSE;
 	else if (osm_log_is_active(&osm->log, OSM_LOG_INFO))
 		level = CR_LOG_INFO;
-	cr_log_set(log_sink, &osm->log, level);
+	return level;
+}
+
+static void sync_log_level(osm_opensm_t *osm)
+{
+	cr_log_set_level(osm_log_level(osm));
 }
 
 static double elapsed_ms(const struct timespec *start)
@@ -382,7 +389,7 @@ static void *plugin_create(osm_opensm_t *osm)
 	unsigned n = 0, registered = 0;
 	char names[CR_PLUGIN_NAME_LEN * 8] = "";
 
-	sync_log_level(osm);
+	cr_log_set(log_sink, &osm->log, osm_log_level(osm));
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		goto oom;

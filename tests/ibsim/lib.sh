@@ -249,7 +249,7 @@ cr_conf() {
 
 # The environment opensm runs in: ibsim's umad, the uninstalled plugin.
 cr_osm_env() {
-	env LD_PRELOAD="$CR_UMAD2SIM" LD_LIBRARY_PATH="$CR_LIBPATH" "$@"
+	env LD_PRELOAD="$CR_UMAD2SIM${CR_PRELOAD:+ $CR_PRELOAD}" LD_LIBRARY_PATH="$CR_LIBPATH" "$@"
 }
 
 # cr_opensm_once ARGS...: one opensm sweep (-o) with the plugin; the log is
@@ -280,8 +280,8 @@ cr_opensm_start() {
 	cr_log "opensm $*"
 	# Not through a shell function: $! must be timeout(1) itself.
 	# shellcheck disable=SC2086
-	env LD_PRELOAD="$CR_UMAD2SIM" LD_LIBRARY_PATH="$CR_LIBPATH" \
-		timeout -k "$CR_GRACE" 3600 ${CR_OSM_WRAP:-} \
+	env LD_PRELOAD="$CR_UMAD2SIM${CR_PRELOAD:+ $CR_PRELOAD}" \
+		LD_LIBRARY_PATH="$CR_LIBPATH" timeout -k "$CR_GRACE" 3600 ${CR_OSM_WRAP:-} \
 		opensm -F "$CR_CONF" -f "$CR_LOG" -D "$CR_LOG_FLAGS" \
 		--dump_files_dir "$CR_DUMP" "$@" \
 		>"$CR_DIR/opensm-$CR_RUN.out" 2>&1 &

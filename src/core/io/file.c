@@ -17,6 +17,7 @@
 
 FILE *cr_file_create(const char *path, char **tmp_path)
 {
+	/* Shared by the sweeper and the estimate thread: atomic. */
 	static unsigned serial;
 	size_t len = strlen(path) + 64;
 	char *tmp = malloc(len);
@@ -31,7 +32,7 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 	/* The pid and a counter keep concurrent writers of one path apart. */
 	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
 		snprintf(tmp, len, "%s.tmp.%ld.%u", path, (long)getpid(),
-			 serial++);
+			 __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;

@@ -24,6 +24,8 @@
  * ordered by their smallest leaf GUID, so the leaves of a pod are
  * consecutive in the CA order.
  */
+/* qsort_r */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,19 +342,21 @@ static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
 		uf[a < b ? b : a] = a < b ? a : b;
 }
 
-/* qsort has no context argument */
-static const struct ft *sort_ft;
-static const uint64_t *sort_key;
+struct column_ctx {
+	const struct ft *ft;
+	const uint64_t *key;
+};
 
-/* By column key, then GUID. */
-static int cmp_column(const void *a, const void *b)
+/* By column key, then GUID. qsort_r: no global state, so reentrant. */
+static int cmp_column(const void *a, const void *b, void *arg)
 {
+	const struct column_ctx *c = arg;
 	uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
-	uint64_t x = sort_key[p], y = sort_key[q];
+	uint64_t x = c->key[p], y = c->key[q];
 
 	if (x == y) {
-		x = ft_guid(sort_ft, p);
-		y = ft_guid(sort_ft, q);
+		x = ft_guid(c->ft, p);
+		y = ft_guid(c->ft, q);
 	}
 	return x < y ? -1 : x > y;
 }
@@ -477,9 +481,9 @@ static int build_slots(struct ft *ft)
 				total += (size_t)nv * (start[c + 1] - start[c]);
 				continue;
 			}
-			sort_ft = ft;
-			sort_key = key;
-			qsort(parents, np, sizeof(*parents), cmp_column);
+			struct column_ctx cc = {ft, key};
+
+			qsort_r(parents, np, sizeof(*parents), cmp_column, &cc);
 			for (uint32_t j = 0, v = 0; j < np; j++) {
 				pos[parents[j]] = v; /* first slot */
 				v += mult[parents[j]];
@@ -556,11 +560,10 @@ struct leaf_key {
 	uint64_t key[FT_MAX_HEIGHT + 1]; /* [0]: own GUID */
 };
 
-static int key_levels;
-
-static int cmp_leaf(const void *a, const void *b)
+static int cmp_leaf(const void *a, const void *b, void *arg)
 {
 	const struct leaf_key *x = a, *y = b;
+	int key_levels = *(const int *)arg;
 
 	for (int h = key_levels - 1; h >= 0; h--)
 		if (x->key[h] != y->key[h])
@@ -572,6 +575,7 @@ static int cmp_leaf(const void *a, const void *b)
 static int order_leaves(struct ft *ft)
 {
 	uint32_t ns = ft->ns, nl = 0;
+	int key_levels;
 	uint32_t *uf = malloc(ns * sizeof(*uf));
 	uint64_t *minleaf = malloc(ns * sizeof(*minleaf));
 	struct leaf_key *keys = malloc((ns + 1) * sizeof(*keys));
@@ -609,7 +613,7 @@ static int order_leaves(struct ft *ft)
 			keys[i].key[h] = minleaf[uf_find(uf, keys[i].sw)];
 	}
 	key_levels = top > 1 ? top : 1;
-	qsort(keys, nl, sizeof(*keys), cmp_leaf);
+	qsort_r(keys, nl, sizeof(*keys), cmp_leaf, &key_levels);
 	for (uint32_t i = 0; i < nl; i++)
 		ft->leaves[i] = keys[i].sw;
 	ft->nleaves = nl;

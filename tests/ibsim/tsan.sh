@@ -1,0 +1,88 @@
+#!/bin/sh
+# The plugin under ThreadSanitizer: a TSan-built libcroute.so (configure
+# --enable-tsan, scripts/check's build-tsan/) in a real opensm, with the
+# TSan runtime preloaded (opensm itself is not instrumented; TSan's
+# interceptors still see its locks and threads). Re-sweeps follow each
+# other while the contention estimate thread works on the previous
+# routing, so the sweeper (log level, routing, dumps, temporary files) and
+# the estimate thread (log, dump) run at once; then opensm stops, joining
+# the thread. No ThreadSanitizer report may name croute's code.
+# Skipped in a build without TSan.
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
+
+cr_init tsan
+nm -D "$CR_PLUGIN_DIR/libcroute.so" 2>/dev/null | grep -q __tsan_init ||
+	cr_skip "libcroute.so is not built with --enable-tsan"
+CR_PRELOAD=$(${CC:-gcc} -print-file-name=libtsan.so.2)
+[ -f "$CR_PRELOAD" ] || CR_PRELOAD=$(${CC:-gcc} -print-file-name=libtsan.so)
+[ -f "$CR_PRELOAD" ] || cr_skip "no TSan runtime (libtsan2)"
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-120}
+# exitcode=0: opensm's own status is checked; the reports are read below.
+TSAN_OPTIONS="log_path=$CR_DIR/tsan exitcode=0 report_signal_unsafe=0"
+export TSAN_OPTIONS
+
+DONE=" tables configured on all switches|No routing engine able"
+cr_done_count() {
+	grep -E -c -- "$DONE" "$CR_LOG" 2>/dev/null
+}
+
+topo=$CR_DIR/fabric.topo
+cr_gen "$topo" two-level --leaves 6 --hosts 8 --uplinks 4 --spines 4 \
+	--scramble 3
+cr_ibsim_start "$topo"
+# Patterns long enough under TSan that the next sweep comes while the
+# thread still works; verbose, to see that it did (superseded).
+cr_conf "sweep_interval 0" "croute_estimate full" \
+	"croute_patterns bisect:3000,alltoall"
+CR_LOG_FLAGS=0x47
+cr_opensm_start -R cr-updn,cr-minhop,minhop
+cr_wait_log "$CR_LOG" "$DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "opensm with the TSan plugin did not route"
+cr_expect_log "croute: cr-updn: routed"
+
+# Each SIGHUP comes as soon as the previous sweep has routed: the
+# estimate of that routing is still running.
+for i in 1 2 3 4 5 6; do
+	n=$(cr_done_count)
+	pid=$(cr_opensm_pid)
+	[ -n "$pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$pid"
+	cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" \
+		"$CR_OSM_PID" || cr_fail "no routing after SIGHUP $i"
+done
+# A routing by another engine while an estimate runs: its dump removal
+# is queued behind it.
+cr_conf "sweep_interval 0" "croute_estimate full" \
+	"croute_patterns alltoall,shift,bisect:40" "croute_fail_engine all"
+n=$(cr_done_count)
+kill -HUP "$(cr_opensm_pid)"
+cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no routing after the last SIGHUP"
+cr_opensm_stop "$CR_TIMEOUT"
+rc=$?
+[ $rc = 0 ] || cr_fail "opensm with the TSan plugin exited with status $rc"
+cr_ibsim_stop
+
+sup=$(grep -c "superseded by a newer routing" "$CR_LOG")
+est=$(grep -c "croute: contention estimate (" "$CR_LOG")
+cr_log "$est estimate lines, $sup estimates superseded by a re-sweep"
+[ "$sup" -ge 1 ] ||
+	cr_fail "no estimate ran concurrently with a sweep (none superseded)"
+[ "$est" -ge 1 ] || cr_fail "no estimate finished"
+
+reports=$(cat "$CR_DIR"/tsan.* 2>/dev/null | grep -c "WARNING: ThreadSanitizer")
+cr_log "$reports ThreadSanitizer reports in all"
+bad=0
+for f in "$CR_DIR"/tsan.*; do
+	[ -f "$f" ] || continue
+	# A report's stacks name croute's files when croute is involved.
+	if grep -qE "src/(core|plugin)/|libcroute" "$f"; then
+		cr_log "ThreadSanitizer report involving croute: $f"
+		sed -n '1,80p' "$f"
+		bad=1
+	fi
+done
+[ "$bad" = 0 ] || cr_fail "ThreadSanitizer found races in croute"
+cr_log "no ThreadSanitizer report involves croute: OK"
+exit 0
