@@ -1,13 +1,13 @@
 #!/bin/sh
 # The core's groups may use only the groups below them:
-#   model < route < estimate < io < report
+#   model < route < estimate < tune < io < report
 # Each group is its own convenience library; an undefined symbol of one
 # group that another group defines must come from a lower group. The
 # plugin must not pull in the command-only report group (libpng, libz).
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 core=$top_builddir/src/core
-groups="model:libcrmodel route:libcrroute estimate:libcrest io:libcrio report:libcrreport"
+groups="model:libcrmodel route:libcrroute estimate:libcrest tune:libcrtune io:libcrio report:libcrreport"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0

@@ -40,6 +40,12 @@ struct cr_conf {
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */
+	bool balance_global; /* croute_balance global */
+	/* cr-auto (include/croute/auto.h); "" / 0: the default */
+	char auto_candidates[512];
+	char auto_objective[512];
+	double auto_budget;
+	bool auto_allow_credit_loops;
 };
 
 void cr_conf_defaults(struct cr_conf *c);

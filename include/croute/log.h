@@ -23,6 +23,8 @@ typedef void (*cr_log_fn)(void *arg, enum cr_log_level level, const char *msg);
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level);
 /* Changes the level only; safe while other threads log. */
 void cr_log_set_level(enum cr_log_level level);
+/* The sink and level in use, to restore after a temporary cr_log_set(). */
+void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level);
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -24,6 +24,15 @@ struct cr_port_order {
 	uint8_t ports[CR_MAX_PORTS]; /* listed first, in this order */
 };
 
+struct cr_auto_conf; /* include/croute/auto.h */
+
+/* cr-updn's root set when no root GUID list is given. */
+enum cr_updn_roots {
+	CR_ROOTS_AUTO = 0, /* the tree heuristic, else minimal eccentricity */
+	CR_ROOTS_ECC, /* one root: minimal eccentricity */
+	CR_ROOTS_TOP, /* the top rank of a BFS layering from the leaves */
+};
+
 struct cr_options {
 	bool port_shifting;
 	bool remote_guid_sorting;
@@ -37,6 +46,10 @@ struct cr_options {
 	uint8_t lash_start_vl;
 	uint8_t max_vls; /* operational data VLs; 0 = 8 */
 	bool lash_balance; /* lash: balance first, fewest layers next */
+	/* minhop, updn, lash: path-load balancing (croute_balance global) */
+	bool balance_global;
+	enum cr_updn_roots updn_roots;
+	const struct cr_auto_conf *auto_conf; /* cr-auto; NULL: defaults */
 };
 
 struct cr_routing {
@@ -54,6 +67,7 @@ struct cr_routing {
 	uint32_t num_roots;
 	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
 	uint32_t num_ca_order;
+	char *auto_table; /* cr-auto: the ranked candidates (text) */
 };
 
 /* Allocates empty LFTs (all CR_NO_PATH) for every switch of f. */

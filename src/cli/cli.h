@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <croute/auto.h>
 #include <croute/routing.h>
 
 /* Exit statuses (doc/design.md). */
@@ -43,6 +44,12 @@ enum {
 	CLI_KEY_LASH_BALANCE,
 	CLI_KEY_SM_PORT,
 	CLI_KEY_DUMP_DIR,
+	CLI_KEY_BALANCE,
+	CLI_KEY_AUTO_CANDIDATES,
+	CLI_KEY_AUTO_OBJECTIVE,
+	CLI_KEY_AUTO_BUDGET,
+	CLI_KEY_QOS,
+	CLI_KEY_ALLOW_CREDIT_LOOPS,
 	CLI_KEY_CMD = 512,
 };
 
@@ -122,10 +129,25 @@ struct cli_setup {
 	char *dump_topo, *dump_lfts, *dump_sl; /* its files, when found */
 	const char *topo_format, *lfts_format; /* what was read */
 	const char *installed; /* cli_installed_lfts()'s answer */
+	struct cr_auto_conf auto_conf; /* --engine auto */
 };
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
 extern const struct cli_opt cli_engine_opts[]; /* --engine and its options */
+/* cr-auto's options (in cli_engine_opts, and in compare's --auto) */
+#define CLI_AUTO_OPTS                                                          \
+	{"auto-candidates", CLI_KEY_AUTO_CANDIDATES, "LIST",                   \
+	 "auto: ENGINE[+ps][+rgs][+glob][+bal][+roots=R],... or all"},         \
+		{"auto-objective", CLI_KEY_AUTO_OBJECTIVE, "SPEC",             \
+		 "auto: PATTERN:avg|min[,...] (default shift:avg)"},           \
+		{"auto-budget", CLI_KEY_AUTO_BUDGET, "SECONDS",                \
+		 "auto: time for all candidates (default 5)"},                 \
+		{"qos", CLI_KEY_QOS, NULL,                                     \
+		 "auto: layered candidates (lash) qualify, as with qos TRUE"}, \
+	{                                                                      \
+		"allow-credit-loops", CLI_KEY_ALLOW_CREDIT_LOOPS, NULL,        \
+			"auto: candidates with credit loops qualify"           \
+	}
 
 void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd);
 void cli_setup_release(struct cli_setup *s);

@@ -18,12 +18,17 @@
 
 enum {
 	KEY_ENGINES = CLI_KEY_CMD,
+	KEY_AUTO,
 };
 
 static const struct cli_opt compare_opts[] = {
 	{"engines", KEY_ENGINES, "LIST",
-	 "ENGINE[+ps][+rgs][+bal],... (ps: --port-shifting, rgs:"
-	 " --remote-guid-sorting, bal: --lash-balance)"},
+	 "ENGINE[+ps][+rgs][+bal][+glob],... (ps: --port-shifting, rgs:"
+	 " --remote-guid-sorting, bal: --lash-balance, glob: --balance"
+	 " global)"},
+	{"auto", KEY_AUTO, NULL,
+	 "also cr-auto: its row and its ranked candidates"},
+	CLI_AUTO_OPTS,
 	CLI_GUID_OPTS,
 	CLI_OPT_END,
 };
@@ -42,13 +47,15 @@ static const struct cli_opt *const compare_tables[] = {
 
 struct compare_set {
 	const struct cr_engine *e;
-	bool ps, rgs, bal;
+	bool ps, rgs, bal, glob;
 };
 
 struct compare_ctx {
 	struct cli_setup setup;
 	struct est_setup est;
 	const char *engines;
+	bool with_auto;
+	char *auto_table; /* cr-auto's, printed after the table */
 };
 
 static int compare_opt(void *arg, int key, const char *val)
@@ -58,7 +65,10 @@ static int compare_opt(void *arg, int key, const char *val)
 
 	if (ret <= 0)
 		return ret;
-	c->engines = val; /* KEY_ENGINES, the only one left */
+	if (key == KEY_AUTO)
+		c->with_auto = true;
+	else
+		c->engines = val; /* KEY_ENGINES */
 	return 0;
 }
 
@@ -96,10 +106,12 @@ static int parse_sets(const struct cli_cmd *cmd, const char *list,
 			} else if (!strcmp(part, "bal") ||
 				   !strcmp(part, "lash-balance")) {
 				out[n].bal = true;
+			} else if (!strcmp(part, "glob")) {
+				out[n].glob = true;
 			} else {
 				cli_usage_error(cmd,
 						"--engines: unknown toggle"
-						" '+%s' (ps, rgs, bal)",
+						" '+%s' (ps, rgs, bal, glob)",
 						part);
 				goto fail;
 			}
@@ -175,17 +187,20 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	struct cr_hosts *hosts = NULL;
 	struct cr_est *est = NULL;
 	const char *how;
-	char opts[16];
+	char opts[24];
 	double secs = 0;
 	int ret = -1;
 
-	snprintf(opts, sizeof(opts), "%s%s%s%s%s", s->ps ? "ps" : "",
+	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s", s->ps ? "ps" : "",
 		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
-		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "");
+		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "",
+		 (s->ps || s->rgs || s->bal) && s->glob ? "+" : "",
+		 s->glob ? "glob" : "");
 	c->setup.engine = s->e->name;
 	c->setup.opts.port_shifting = s->ps;
 	c->setup.opts.remote_guid_sorting = s->rgs;
 	c->setup.opts.lash_balance = s->bal;
+	c->setup.opts.balance_global = s->glob;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
@@ -198,6 +213,10 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	}
 	printf(" %8.3f", secs);
 	fflush(stdout);
+	if (r->auto_table) {
+		free(c->auto_table);
+		c->auto_table = strdup(r->auto_table);
+	}
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
 		printf("\n");
 		cr_err("cr-%s: the check could not run", s->e->name);
@@ -249,6 +268,16 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES, &sets);
 	if (nsets < 0)
 		goto out;
+	if (c.with_auto) {
+		struct compare_set *grow =
+			realloc(sets, (nsets + 1) * sizeof(*sets));
+
+		if (!grow)
+			goto out;
+		sets = grow;
+		memset(&sets[nsets], 0, sizeof(*sets));
+		sets[nsets++].e = &cr_auto_engine;
+	}
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
@@ -270,9 +299,12 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 		routed += r == 0;
 	}
+	if (c.auto_table)
+		printf("\n%s", c.auto_table);
 	/* Nothing could route the fabric: that is a problem to report. */
 	ret = routed ? CLI_OK : CLI_PROBLEMS;
 out:
+	free(c.auto_table);
 	free(sets);
 	if (npat > 0)
 		cr_pattern_list_free(pats, npat);
@@ -294,8 +326,9 @@ const struct cli_cmd cli_cmd_compare = {
 		" and minimum flow rate\n(fraction of injection; default"
 		" patterns shift,bisect). An engine that cannot\nroute the"
 		" fabric shows \"refused\" and its reason. Use --phases K on"
-		" large fabrics.\nExit status 1 when no engine could route"
-		" the fabric.\n",
+		" large fabrics.\nWith --auto, a last row for cr-auto and its"
+		" ranked candidates, as the\nplugin logs them. Exit status 1"
+		" when no engine could route the fabric.\n",
 	.opts = compare_tables,
 	.run = compare_run,
 };

@@ -94,9 +94,9 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	ret = CLI_BAD;
 	/* Only a layered engine has SLs to write: say so before routing. */
-	if ((c.lash_sl || c.lash_sl2vl) &&
-	    !cr_engine_find(c.setup.engine ? c.setup.engine : "minhop")
-		     ->layered) {
+	e = cr_engine_find_any(c.setup.engine ? c.setup.engine : "minhop");
+	if ((c.lash_sl || c.lash_sl2vl) && !e->layered &&
+	    e != &cr_auto_engine) {
 		cli_usage_error(cmd,
 				"--lash-sl and --lash-sl2vl need a layered"
 				" engine (--engine lash), not '%s'",
@@ -109,6 +109,12 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	r = cli_route(&c.setup, f, &e, &secs);
 	if (!r)
 		goto out;
+	/* cr-auto: the layer files only when a layered candidate won. */
+	if ((c.lash_sl || c.lash_sl2vl) && !r->sl) {
+		cr_err("cr-auto chose an engine without layers: no --lash-sl or"
+		       " --lash-sl2vl file written");
+		c.lash_sl = c.lash_sl2vl = NULL;
+	}
 	out = cli_out_open(c.output, &tmp);
 	if (!out)
 		goto out;

@@ -40,7 +40,11 @@ const struct cli_opt cli_topo_opts[] = {
 };
 
 const struct cli_opt cli_engine_opts[] = {
-	{"engine", 'e', "NAME", "minhop, updn, ftree, lash (cr- optional)"},
+	{"engine", 'e', "NAME",
+	 "minhop, updn, ftree, lash or auto (cr- optional)"},
+	{"balance", CLI_KEY_BALANCE, "MODE",
+	 "local (default) or global: path-load balancing (minhop, updn,"
+	 " lash)"},
 	{"port-shifting", CLI_KEY_PORT_SHIFTING, NULL,
 	 "spread destinations over equal ports (port_shifting, croute(8))"},
 	{"remote-guid-sorting", CLI_KEY_REMOTE_GUID_SORTING, NULL,
@@ -56,6 +60,7 @@ const struct cli_opt cli_engine_opts[] = {
 	 "first virtual lane lash uses (0..14)"},
 	{"lash-balance", CLI_KEY_LASH_BALANCE, NULL,
 	 "lash: balance load first, fewest layers next"},
+	CLI_AUTO_OPTS,
 	CLI_OPT_END,
 };
 
@@ -388,11 +393,55 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	}
 	case 'e':
-		if (!cr_engine_find(arg)) {
+		if (!cr_engine_find_any(arg)) {
 			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
 			return -1;
 		}
 		s->engine = arg;
+		return 0;
+	case CLI_KEY_BALANCE:
+		if (strcmp(arg, "global") && strcmp(arg, "local")) {
+			cli_usage_error(s->cmd,
+					"--balance: '%s' is not local or"
+					" global",
+					arg);
+			return -1;
+		}
+		s->opts.balance_global = !strcmp(arg, "global");
+		return 0;
+	case CLI_KEY_AUTO_CANDIDATES:
+		if (cr_auto_candidates_check(arg, "--auto-candidates"))
+			return -1;
+		s->auto_conf.candidates = arg;
+		return 0;
+	case CLI_KEY_AUTO_OBJECTIVE: {
+		struct cr_objective obj;
+
+		if (cr_objective_parse(arg, "--auto-objective", &obj))
+			return -1;
+		cr_objective_release(&obj);
+		s->auto_conf.objective = arg;
+		return 0;
+	}
+	case CLI_KEY_AUTO_BUDGET: {
+		char *end;
+		double b = strtod(arg, &end);
+
+		if (end == arg || *end || !(b > 0) || b > 1e6) {
+			cli_usage_error(s->cmd,
+					"--auto-budget: '%s' is not a number"
+					" of seconds above 0",
+					arg);
+			return -1;
+		}
+		s->auto_conf.budget = b;
+		return 0;
+	}
+	case CLI_KEY_QOS:
+		s->auto_conf.qos = true;
+		return 0;
+	case CLI_KEY_ALLOW_CREDIT_LOOPS:
+		s->auto_conf.allow_credit_loops = true;
 		return 0;
 	case CLI_KEY_PORT_SHIFTING:
 		s->opts.port_shifting = true;
@@ -536,7 +585,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			     const struct cr_engine **engine, double *seconds)
 {
 	const struct cr_engine *e =
-		cr_engine_find(s->engine ? s->engine : "minhop");
+		cr_engine_find_any(s->engine ? s->engine : "minhop");
 	struct cr_routing *r;
 	double t0;
 
@@ -556,6 +605,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		       NULL) ||
 	    read_input(s->port_order, "--port-order", NULL, &s->opts))
 		return NULL;
+	s->opts.auto_conf = &s->auto_conf;
 	r = cr_routing_new(f);
 	if (!r)
 		return NULL;

@@ -133,6 +133,7 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 	o->lash_start_vl = opt->lash_start_vl;
 	o->remote_guid_sorting = c->remote_guid_sorting;
 	o->lash_balance = c->lash_balance;
+	o->balance_global = c->balance_global;
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (opt_str_set(files[i].path) &&
 		    read_guid_file(files[i].key, files[i].path, files[i].list) <

@@ -199,7 +199,20 @@ static int engine_build_lid_matrices(void *context)
 	}
 	if (cr_conf_options(pl, &pl->conf, &o) < 0)
 		goto fail;
-	if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
+	if (pe->e == &cr_auto_engine) {
+		pl->auto_conf.candidates = pl->conf.auto_candidates[0]
+						   ? pl->conf.auto_candidates
+						   : NULL;
+		pl->auto_conf.objective = pl->conf.auto_objective[0]
+						  ? pl->conf.auto_objective
+						  : NULL;
+		pl->auto_conf.budget = pl->conf.auto_budget;
+		pl->auto_conf.allow_credit_loops =
+			pl->conf.auto_allow_credit_loops;
+		/* Layers need OpenSM to program SL2VL: only with QoS. */
+		pl->auto_conf.qos = osm->subn.opt.qos;
+		o.auto_conf = &pl->auto_conf;
+	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",
 			pe->name);
@@ -396,15 +409,17 @@ static void *plugin_create(osm_opensm_t *osm)
 	pl->osm = osm;
 	while (cr_engines[n])
 		n++;
-	pl->engines = calloc(n ? n : 1, sizeof(*pl->engines));
+	n++; /* cr-auto */
+	pl->engines = calloc(n, sizeof(*pl->engines));
 	if (!pl->engines)
 		goto oom;
 	for (unsigned i = 0; i < n; i++) {
 		struct cr_plugin_engine *pe = &pl->engines[i];
 
 		pe->pl = pl;
-		pe->e = cr_engines[i];
-		pe->layers = pe->e->layered;
+		pe->e = i + 1 < n ? cr_engines[i] : &cr_auto_engine;
+		/* cr-auto installs layers when a cr-lash candidate wins. */
+		pe->layers = pe->e->layered || pe->e == &cr_auto_engine;
 		snprintf(pe->name, sizeof(pe->name), "cr-%s", pe->e->name);
 	}
 	pl->num_engines = n;

@@ -17,6 +17,7 @@
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_switch.h>
 
+#include <croute/auto.h>
 #include <croute/conf.h>
 #include <croute/routing.h>
 
@@ -56,6 +57,7 @@ struct cr_plugin {
 	unsigned num_engines;
 
 	struct cr_conf conf; /* croute's keys, re-read every routing run */
+	struct cr_auto_conf auto_conf; /* cr-auto's, from conf */
 	uint32_t ignored_logged; /* options already reported */
 	bool qos_warned;
 

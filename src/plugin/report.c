@@ -17,6 +17,9 @@
  *	cr-lash's path SLs and SL2VL tables as ibdmchk's -c and -d read
  *	them (include/croute/lash.h); the SL file only up to a size, or not
  *	at all with croute_lash_sl_dump FALSE.
+ * croute-auto.dump
+ *	cr-auto's ranked candidates: '#' comment lines, then one line a
+ *	candidate, best first, as the log shows them (doc/design.md).
  * Descriptions escape '"' and '\' with a backslash.
  */
 #ifdef HAVE_CONFIG_H
@@ -40,6 +43,7 @@
 #define CA_ORDER_DUMP "croute-ftree-ca-order.dump"
 #define LASH_SL_DUMP "croute-lash-sl.dump"
 #define LASH_SL2VL_DUMP "croute-lash-sl2vl.dump"
+#define AUTO_DUMP "croute-auto.dump"
 
 /*
  * The SL file has a line per node and LID in use (25 MB for 1000 nodes,
@@ -96,6 +100,14 @@ static void write_ca_order(FILE *fp, const char *engine,
 		put_desc(fp, n->desc);
 		fputc('\n', fp);
 	}
+}
+
+static void write_auto(FILE *fp, const char *engine, const struct cr_fabric *f,
+		       const struct cr_routing *r)
+{
+	(void)engine;
+	(void)f;
+	fputs(r->auto_table, fp);
 }
 
 /* The writers log their failures; cr_file_commit then sees the error. */
@@ -204,5 +216,7 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 							      : NULL,
 		  engine, f, r);
 	dump_file(dir, LASH_SL2VL_DUMP, r && r->sl ? write_lash_sl2vl : NULL,
+		  engine, f, r);
+	dump_file(dir, AUTO_DUMP, r && r->auto_table ? write_auto : NULL,
 		  engine, f, r);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <croute/auto.h>
 #include <croute/conf.h>
 #include <croute/log.h>
 
@@ -42,6 +43,52 @@ static int set_lash_balance(struct cr_conf *c, const char *val)
 static int set_lash_sl_dump(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->lash_sl_dump);
+}
+
+static int set_balance(struct cr_conf *c, const char *val)
+{
+	if (strcmp(val, "global") && strcmp(val, "local"))
+		return -1;
+	c->balance_global = !strcmp(val, "global");
+	return 0;
+}
+
+/* Checked here so that a bad list is reported with its file and line. */
+static int set_auto_candidates(struct cr_conf *c, const char *val)
+{
+	if (strlen(val) >= sizeof(c->auto_candidates) ||
+	    cr_auto_candidates_check(val, "croute_auto_candidates"))
+		return -1;
+	strcpy(c->auto_candidates, val);
+	return 0;
+}
+
+static int set_auto_objective(struct cr_conf *c, const char *val)
+{
+	struct cr_objective obj;
+
+	if (strlen(val) >= sizeof(c->auto_objective) ||
+	    cr_objective_parse(val, "croute_auto_objective", &obj))
+		return -1;
+	cr_objective_release(&obj);
+	strcpy(c->auto_objective, val);
+	return 0;
+}
+
+static int set_auto_budget(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double b = strtod(val, &end);
+
+	if (end == val || *end || !(b > 0) || b > 1e6)
+		return -1;
+	c->auto_budget = b;
+	return 0;
+}
+
+static int set_auto_allow_credit_loops(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->auto_allow_credit_loops);
 }
 
 static enum cr_fail_stage parse_stage(const char *s)
@@ -87,7 +134,7 @@ static int set_fail_engine(struct cr_conf *c, const char *val)
 				return -1;
 		}
 		if (strcmp(tok, "all")) {
-			rule->engine = cr_engine_find(tok);
+			rule->engine = cr_engine_find_any(tok);
 			if (!rule->engine)
 				return -1;
 		}
@@ -124,6 +171,14 @@ static const struct conf_key conf_keys[] = {
 	{"remote_guid_sorting", set_remote_guid_sorting, "TRUE or FALSE"},
 	{"croute_lash_balance", set_lash_balance, "TRUE or FALSE"},
 	{"croute_lash_sl_dump", set_lash_sl_dump, "TRUE or FALSE"},
+	{"croute_balance", set_balance, "local or global"},
+	{"croute_auto_candidates", set_auto_candidates,
+	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
+	{"croute_auto_objective", set_auto_objective,
+	 "PATTERN:avg|min[,...], e.g. " CR_OBJECTIVE_DEFAULT ",bisect:min"},
+	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
+	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
+	 "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/io/est_conf.c. */

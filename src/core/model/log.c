@@ -26,6 +26,13 @@ void cr_log_set_level(enum cr_log_level level)
 	__atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
 }
 
+void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level)
+{
+	*fn = log_fn;
+	*arg = log_arg;
+	*level = log_level;
+}
+
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 {
 	static const char *const prefix[] = {"error", "info", "verbose",

@@ -54,6 +54,8 @@ static void routing_drop_extras(struct cr_routing *r)
 	free(r->ca_order);
 	r->ca_order = NULL;
 	r->num_ca_order = 0;
+	free(r->auto_table);
+	r->auto_table = NULL;
 }
 
 void cr_routing_free(struct cr_routing *r)

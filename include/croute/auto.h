@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cr-auto: the contention estimator picks the routing. Each candidate (an
+ * engine, a set of port-selection toggles and, for cr-updn, a root set)
+ * routes the fabric; cr_check() applies the deadlock rule; the estimator
+ * scores the ones that qualify on an objective (cr_objective); the best
+ * is installed. doc/design.md, "cr-auto", gives the rules.
+ *
+ * The objective is also what the optimizer (croute_optimize) improves, so
+ * its parser is public.
+ */
+#ifndef CROUTE_AUTO_H
+#define CROUTE_AUTO_H
+
+#include <croute/estimate.h>
+#include <croute/routing.h>
+
+/* ---- objectives ------------------------------------------------------- */
+
+enum cr_stat {
+	CR_STAT_AVG, /* average flow rate, fraction of injection */
+	CR_STAT_MIN, /* the worst flow */
+};
+
+struct cr_objective_term {
+	struct cr_pattern pat;
+	enum cr_stat stat;
+};
+
+/* Terms in order: the first decides, the next ones break ties. */
+struct cr_objective {
+	struct cr_objective_term *terms;
+	unsigned num_terms;
+};
+
+#define CR_OBJECTIVE_DEFAULT "shift:avg"
+
+/*
+ * "PATTERN:STAT[,PATTERN:STAT...]": PATTERN as cr_pattern_parse() reads
+ * it (shift, shift:K, bisect:R, alltoall, fanin:K, flows:FILE), STAT avg
+ * or min (avg when left out). -1 (logged, naming what) on error.
+ */
+int cr_objective_parse(const char *spec, const char *what,
+		       struct cr_objective *obj);
+void cr_objective_release(struct cr_objective *obj);
+
+/*
+ * Scores routing r on every term into score[] (num_terms entries), the
+ * hosts in the default order (cr_hosts_default), shift's phases sampled
+ * as the report samples them on large fabrics. The same estimator as the
+ * report. 0, or -1 (logged).
+ */
+int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
+		       const struct cr_objective *obj,
+		       const struct cr_hosts *hosts, double *score);
+
+/* -1, 0, 1: a worse, tied with, better than b (lexicographic). */
+int cr_objective_cmp(const double *a, const double *b, unsigned n);
+
+/* ---- cr-auto ---------------------------------------------------------- */
+
+#define CR_AUTO_CANDIDATES_DEFAULT "all"
+#define CR_AUTO_BUDGET_DEFAULT 5.0
+
+/*
+ * Called on the winner before it is installed (the optimizer's hook):
+ * may change r's LFTs, must keep the engine's guarantees. 0, or -1 to
+ * keep the winner as it was (r must then be unchanged).
+ */
+typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
+				  const struct cr_options *o,
+				  const struct cr_engine *e,
+				  const struct cr_objective *obj,
+				  struct cr_routing *r, void *arg);
+
+/* What cr-auto reads beyond the engines' own options. */
+struct cr_auto_conf {
+	const char *candidates; /* NULL: CR_AUTO_CANDIDATES_DEFAULT */
+	const char *objective; /* NULL: CR_OBJECTIVE_DEFAULT */
+	double budget; /* seconds; <= 0: CR_AUTO_BUDGET_DEFAULT */
+	bool qos; /* layered candidates may qualify */
+	bool allow_credit_loops;
+	cr_auto_improve_fn improve; /* NULL: none */
+	void *improve_arg;
+};
+
+/*
+ * The cr-auto engine for the plugin and the command: reads
+ * o->auto_conf (NULL: every default), logs one line per candidate, leaves
+ * the ranked table in r->auto_table. Fails when no candidate qualifies.
+ */
+extern const struct cr_engine cr_auto_engine;
+
+/* cr_engine_find(), plus "auto" / "cr-auto". */
+const struct cr_engine *cr_engine_find_any(const char *name);
+
+/* Checks a candidate list without a fabric: 0, or -1 (logged). */
+int cr_auto_candidates_check(const char *list, const char *what);
+
+#endif

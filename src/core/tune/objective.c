@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Objectives: which pattern's statistic a routing is judged by, for
+ * cr-auto's choice and the optimizer's moves. Scoring runs the same
+ * estimator as the report, so that what cr-auto maximizes is what the
+ * administrator reads in croute-contention.dump.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/auto.h>
+#include <croute/est_conf.h>
+#include <croute/log.h>
+
+void cr_objective_release(struct cr_objective *obj)
+{
+	for (unsigned i = 0; i < obj->num_terms; i++)
+		cr_pattern_release(&obj->terms[i].pat);
+	free(obj->terms);
+	obj->terms = NULL;
+	obj->num_terms = 0;
+}
+
+/* One "PATTERN[:STAT]" term; the statistic is the last ':' field. */
+static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
+{
+	char *colon = strrchr(tok, ':');
+
+	t->stat = CR_STAT_AVG;
+	if (colon && (!strcmp(colon + 1, "avg") || !strcmp(colon + 1, "min"))) {
+		t->stat = !strcmp(colon + 1, "min") ? CR_STAT_MIN : CR_STAT_AVG;
+		*colon = '\0';
+	}
+	if (cr_pattern_parse(tok, &t->pat) < 0) {
+		cr_err("%s: '%s' is not PATTERN:avg or PATTERN:min", what, tok);
+		return -1;
+	}
+	return 0;
+}
+
+int cr_objective_parse(const char *spec, const char *what,
+		       struct cr_objective *obj)
+{
+	char *copy = strdup(spec ? spec : CR_OBJECTIVE_DEFAULT);
+	char *save = NULL, *tok;
+	struct cr_objective out = {0};
+
+	if (!copy)
+		goto oom;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct cr_objective_term *grow;
+
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		if (!*tok)
+			continue;
+		grow = realloc(out.terms,
+			       (out.num_terms + 1) * sizeof(*out.terms));
+		if (!grow)
+			goto oom;
+		out.terms = grow;
+		memset(&out.terms[out.num_terms], 0, sizeof(*out.terms));
+		if (parse_term(tok, what, &out.terms[out.num_terms]) < 0)
+			goto fail;
+		out.num_terms++;
+	}
+	if (!out.num_terms) {
+		cr_err("%s: no pattern given", what);
+		goto fail;
+	}
+	free(copy);
+	*obj = out;
+	return 0;
+oom:
+	cr_err("%s: out of memory", what);
+fail:
+	free(copy);
+	cr_objective_release(&out);
+	return -1;
+}
+
+int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
+		       const struct cr_objective *obj,
+		       const struct cr_hosts *hosts, double *score)
+{
+	struct cr_est_params par;
+	struct cr_est *est;
+	int ret = -1;
+
+	cr_est_params_init(&par);
+	est = cr_est_new(f, r, &par);
+	if (!est)
+		return -1;
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		struct cr_pattern p = obj->terms[i].pat;
+		struct cr_est_result *res;
+
+		/* As the report does: N - 1 shifts of N hosts cost N^2. */
+		if (p.kind == CR_PAT_SHIFT && !p.count && hosts &&
+		    hosts->count > CR_EST_LARGE_HOSTS)
+			p.count = CR_EST_LARGE_PHASES;
+		res = cr_est_run(est, &p, hosts);
+		if (!res)
+			goto out;
+		score[i] = obj->terms[i].stat == CR_STAT_MIN ? res->min_frac
+							     : res->avg_frac;
+		cr_est_result_free(res);
+	}
+	ret = 0;
+out:
+	cr_est_free(est);
+	return ret;
+}
+
+/* Closer than this is a tie: sums of many flows round differently. */
+#define SCORE_EPS 1e-9
+
+int cr_objective_cmp(const double *a, const double *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (a[i] > b[i] + SCORE_EPS)
+			return 1;
+		if (a[i] < b[i] - SCORE_EPS)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# cr-auto under a real opensm: on the irregular production tree
+# (tests/fabrics/prod-tree.topo) it logs one line per candidate and its
+# choice, writes croute-auto.dump, installs tables free of credit loops
+# and unreachable pairs, and the same tables and winner as `croute route
+# --engine auto` offline with the same LIDs. Then the fall-back: with
+# candidates that all fail the deadlock rule (cr-minhop only, whose
+# shortest paths close credit loops on this fabric) cr-auto logs that
+# nothing qualifies and OpenSM routes with the next engine of -R, and no
+# croute-auto.dump is left.
+
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
+
+cr_init auto
+topo=$CR_DIR/fabric.topo
+cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$topo"
+cr_ibsim_start "$topo"
+dump=$CR_DUMP/croute-auto.dump
+
+cr_conf
+cr_opensm_once -R cr-auto
+cr_expect_log "cr-auto tables configured on all switches"
+cr_expect_log "cr-auto: chose " "no choice logged"
+lines=$(grep -E -c "cr-auto: +[0-9]+ +[0-9]+ " "$CR_LOG")
+[ "$lines" -ge 5 ] || cr_fail "expected a log line per candidate, got $lines"
+[ -f "$dump" ] || cr_fail "no $dump"
+[ "$(grep -c WINNER "$dump")" = 1 ] || cr_fail "$dump: not one winner"
+cr_check_lfts "$topo" "$CR_DIR/check.out" "cr-auto's tables have problems"
+[ "$(awk '/^credit loops:/ { print $3 }' "$CR_DIR/check.out")" = 0 ] ||
+	cr_fail "cr-auto installed tables with credit loops"
+win=$(sed -n 's/.*cr-auto: chose \([^ ]*\) .*/\1/p' "$CR_LOG")
+cr_log "plugin chose $win"
+
+"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
+	-o "$CR_DIR/offline.lfts" 2>"$CR_DIR/offline.err" ||
+	cr_fail "croute route --engine auto failed"
+off=$(sed -n 's/.*cr-auto: chose \([^ ]*\) .*/\1/p' "$CR_DIR/offline.err")
+[ "$off" = "$win" ] || cr_fail "offline cr-auto chose $off, the plugin $win"
+cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/plugin.norm"
+cr_lfts_norm "$CR_DIR/offline.lfts" >"$CR_DIR/offline.norm"
+cr_same "$CR_DIR/offline.norm" "$CR_DIR/plugin.norm" 10 \
+	"cr-auto's tables differ from croute route --engine auto"
+cr_log "same winner and tables offline: OK"
+
+cr_conf "croute_auto_candidates minhop,minhop+ps"
+cr_opensm_once -R cr-auto,cr-updn
+cr_expect_log "cr-auto: no candidate qualifies" "no refusal logged"
+cr_expect_log "rejected: credit loops" "no rejection reason logged"
+cr_expect_log "cr-updn tables configured on all switches" \
+	"OpenSM did not fall back to cr-updn"
+[ -f "$dump" ] && cr_fail "stale $dump after the fall-back"
+cr_log "fall-back: OK"
+
+cr_ibsim_stop
+cr_log "all OK"
+exit 0

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cr-auto and objectives: the winner on fabrics where it is known by
+ * hand, the deadlock rule, the fall-back when nothing qualifies, ties and
+ * determinism.
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+#include <croute/auto.h>
+#include <croute/check.h>
+
+static void quiet(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+/* Routes f with cr-auto; returns cr_route's status, r kept. */
+static int run_auto(const struct cr_fabric *f, const struct cr_auto_conf *ac,
+		    struct cr_routing **out)
+{
+	struct cr_options o;
+	struct cr_routing *r = cr_routing_new(f);
+	int rc;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	o.auto_conf = ac;
+	rc = cr_route(&cr_auto_engine, f, &o, r);
+	*out = r;
+	return rc;
+}
+
+/* The winner's row: the table's first candidate line. */
+static const char *winner_row(const struct cr_routing *r, char *buf, size_t len)
+{
+	const char *s = r->auto_table;
+
+	assert_non_null(s);
+	while (*s == '#')
+		s = strchr(s, '\n') + 1;
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\n"), s);
+	return buf;
+}
+
+static void test_objective_parse(void **state)
+{
+	struct cr_objective obj;
+
+	(void)state;
+	assert_int_equal(cr_objective_parse("shift:avg,bisect:min", "t", &obj),
+			 0);
+	assert_int_equal(obj.num_terms, 2);
+	assert_int_equal(obj.terms[0].pat.kind, CR_PAT_SHIFT);
+	assert_int_equal(obj.terms[0].stat, CR_STAT_AVG);
+	assert_int_equal(obj.terms[1].pat.kind, CR_PAT_BISECT);
+	assert_int_equal(obj.terms[1].stat, CR_STAT_MIN);
+	cr_objective_release(&obj);
+	/* The statistic is the last field: file names may hold ':'. */
+	assert_int_equal(cr_objective_parse("flows:/a:b.txt:min", "t", &obj),
+			 0);
+	assert_int_equal(obj.terms[0].pat.kind, CR_PAT_FLOWS);
+	assert_string_equal(obj.terms[0].pat.path, "/a:b.txt");
+	assert_int_equal(obj.terms[0].stat, CR_STAT_MIN);
+	cr_objective_release(&obj);
+	assert_int_equal(cr_objective_parse("bisect", "t", &obj), 0);
+	assert_int_equal(obj.terms[0].stat, CR_STAT_AVG);
+	cr_objective_release(&obj);
+	assert_int_equal(cr_objective_parse("shift:max", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse("nothing:avg", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse(",", "t", &obj), -1);
+	assert_int_equal(
+		cr_auto_candidates_check("updn+ps+roots=top,lash+bal", "t"), 0);
+	assert_int_equal(cr_auto_candidates_check("ftree+glob", "t"), -1);
+	assert_int_equal(cr_auto_candidates_check("minhop+bal", "t"), -1);
+	assert_int_equal(cr_auto_candidates_check("nope", "t"), -1);
+}
+
+/*
+ * A full two-level tree (4 leaves of 2 hosts, 2 spines): cr-ftree's
+ * D-mod-k routing is free of contention for every shift, so 1.0, the
+ * most any routing reaches, and cr-ftree is first in the list: it wins
+ * every tie.
+ */
+static void test_full_tree_ftree(void **state)
+{
+	struct cr_fabric *f = tu_two_level(4, 2, 2, NULL, 0);
+	struct cr_auto_conf ac = {0};
+	struct cr_routing *r;
+	char row[512];
+
+	(void)state;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " ftree "));
+	assert_non_null(strstr(row, "shift:avg 1.0000"));
+	assert_non_null(strstr(row, "WINNER"));
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * A ring of 6: cr-ftree refuses it, cr-lash needs QoS, and cr-minhop's
+ * shortest paths close credit loops around the ring (checked here
+ * independently): only cr-updn qualifies without QoS.
+ */
+static void test_ring_deadlock_rule(void **state)
+{
+	struct cr_fabric *f = tu_ring(6);
+	struct cr_auto_conf ac = {.candidates = "ftree,minhop,lash,updn"};
+	struct cr_routing *r, *m = cr_routing_new(f);
+	struct cr_check_report rep;
+	struct cr_options o;
+	char row[512];
+
+	(void)state;
+	cr_options_init(&o);
+	assert_int_equal(cr_route(cr_engine_find("minhop"), f, &o, m), 0);
+	assert_int_equal(cr_check(f, m, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_true(rep.credit_loops > 0);
+	cr_routing_free(m);
+
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " updn "));
+	assert_non_null(strstr(r->auto_table, "rejected: credit loops"));
+	assert_non_null(strstr(r->auto_table, "rejected: layered"));
+	assert_non_null(strstr(r->auto_table, "rejected: refused"));
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.credit_loops, 0);
+	assert_int_equal(rep.unreachable, 0);
+	cr_routing_free(r);
+
+	/* With QoS, cr-lash's layers qualify, and carry SLs. */
+	ac.candidates = "lash";
+	ac.qos = true;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	assert_non_null(r->sl);
+	cr_routing_free(r);
+
+	/*
+	 * Credit loops allowed: min-hop qualifies, and the winner is the
+	 * one the estimator scores higher on bisect (min-hop's: 0.7222
+	 * against 0.7000 here), scored independently.
+	 */
+	ac.candidates = "updn,minhop+ps";
+	ac.objective = "bisect:avg";
+	ac.qos = false;
+	ac.allow_credit_loops = true;
+	{
+		struct cr_objective obj;
+		struct cr_hosts *h = cr_hosts_default(f);
+		double su, sm;
+
+		assert_int_equal(cr_objective_parse("bisect:avg", "t", &obj),
+				 0);
+		m = cr_routing_new(f);
+		assert_int_equal(cr_route(cr_engine_find("updn"), f, &o, m), 0);
+		assert_int_equal(cr_objective_score(f, m, &obj, h, &su), 0);
+		o.port_shifting = true;
+		assert_int_equal(cr_route(cr_engine_find("minhop"), f, &o, m),
+				 0);
+		assert_int_equal(cr_objective_score(f, m, &obj, h, &sm), 0);
+		assert_true(sm > su);
+		cr_routing_free(m);
+		cr_hosts_free(h);
+		cr_objective_release(&obj);
+	}
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " minhop+ps "));
+	assert_null(strstr(r->auto_table, "rejected"));
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* Nothing qualifies: an error and no table left, nothing routed. */
+static void test_nothing_qualifies(void **state)
+{
+	struct cr_fabric *f = tu_ring(5);
+	struct cr_auto_conf ac = {.candidates = "ftree,lash"};
+	struct cr_routing *r;
+
+	(void)state;
+	assert_int_equal(run_auto(f, &ac, &r), -1);
+	assert_null(r->auto_table);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint16_t lid = 1; lid <= f->max_lid; lid++)
+			assert_int_equal(r->lft[f->switches[s]][lid],
+					 CR_NO_PATH);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/* Same fabric and options, same tables, same table of candidates. */
+static void test_deterministic(void **state)
+{
+	struct cr_fabric *f = tu_two_level(3, 3, 2, NULL, 0);
+	struct cr_auto_conf ac = {.objective = "shift:avg,bisect:min"};
+	struct cr_routing *a, *b;
+
+	(void)state;
+	assert_int_equal(run_auto(f, &ac, &a), 0);
+	assert_int_equal(run_auto(f, &ac, &b), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(a->lft[f->switches[s]],
+				    b->lft[f->switches[s]], f->max_lid + 1);
+	cr_routing_free(a);
+	cr_routing_free(b);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_objective_parse),
+		cmocka_unit_test(test_full_tree_ftree),
+		cmocka_unit_test(test_ring_deadlock_rule),
+		cmocka_unit_test(test_nothing_qualifies),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	cr_log_set(quiet, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
