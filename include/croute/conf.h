@@ -37,6 +37,8 @@ struct cr_conf {
 	bool remote_guid_sorting;
 	bool lash_balance; /* croute_lash_balance: cr_options.lash_balance */
 	bool lash_sl_dump; /* croute_lash_sl_dump: write croute-lash-sl.dump */
+	bool dump_hosts; /* croute_dump_hosts: write croute-hosts.dump */
+	bool dump_slurm; /* croute_dump_slurm: write croute-topology.conf */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */

@@ -13,6 +13,10 @@
  * croute-ftree-ca-order.dump
  *	# comment lines, then the CA ports in cr-ftree's order:
  *	<index> 0x<LID> 0x<port GUID> <port> "<node description>"
+ * croute-hosts.dump (croute_dump_hosts)
+ *	an MPI hostfile: the host order for shift (include/croute/sched.h)
+ * croute-topology.conf (croute_dump_slurm)
+ *	a Slurm topology.conf of the fabric (include/croute/sched.h)
  * croute-lash-sl.dump, croute-lash-sl2vl.dump
  *	cr-lash's path SLs and SL2VL tables as ibdmchk's -c and -d read
  *	them (include/croute/lash.h); the SL file only up to a size, or not
@@ -35,8 +39,11 @@
 
 #include "plugin.h"
 
+#include <complib/cl_nodenamemap.h>
+
 #include <croute/lash.h>
 #include <croute/log.h>
+#include <croute/sched.h>
 #include <croute/topo.h>
 
 #define ROOTS_DUMP "croute-updn-roots.dump"
@@ -44,6 +51,8 @@
 #define LASH_SL_DUMP "croute-lash-sl.dump"
 #define LASH_SL2VL_DUMP "croute-lash-sl2vl.dump"
 #define AUTO_DUMP "croute-auto.dump"
+#define HOSTS_DUMP "croute-hosts.dump"
+#define SLURM_DUMP "croute-topology.conf"
 
 /*
  * The SL file has a line per node and LID in use (25 MB for 1000 nodes,
@@ -51,6 +60,14 @@
  * sweep would wait too long for a file only ibdmchk reads.
  */
 #define LASH_SL_DUMP_MAX_LINES (4u << 20)
+
+/* What a writer gets. */
+struct dump {
+	const char *engine;
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	const struct cr_names *nm; /* export names (node name map) */
+};
 
 static void put_desc(FILE *fp, const char *desc)
 {
@@ -63,9 +80,12 @@ static void put_desc(FILE *fp, const char *desc)
 	fputc('"', fp);
 }
 
-static void write_roots(FILE *fp, const char *engine, const struct cr_fabric *f,
-			const struct cr_routing *r)
+static int write_roots(FILE *fp, const struct dump *d)
 {
+	const char *engine = d->engine;
+	const struct cr_fabric *f = d->f;
+	const struct cr_routing *r = d->r;
+
 	fprintf(fp, "# %s: the root switches %s routed from\n", ROOTS_DUMP,
 		engine);
 	fprintf(fp, "# node_guid lid \"node description\"\n");
@@ -77,12 +97,15 @@ static void write_roots(FILE *fp, const char *engine, const struct cr_fabric *f,
 		put_desc(fp, n->desc);
 		fputc('\n', fp);
 	}
+	return 0;
 }
 
-static void write_ca_order(FILE *fp, const char *engine,
-			   const struct cr_fabric *f,
-			   const struct cr_routing *r)
+static int write_ca_order(FILE *fp, const struct dump *d)
 {
+	const char *engine = d->engine;
+	const struct cr_fabric *f = d->f;
+	const struct cr_routing *r = d->r;
+
 	fprintf(fp, "# %s: the CA ports in %s's order\n", CA_ORDER_DUMP,
 		engine);
 	fprintf(fp, "# index lid port_guid port \"node description\"\n");
@@ -100,30 +123,89 @@ static void write_ca_order(FILE *fp, const char *engine,
 		put_desc(fp, n->desc);
 		fputc('\n', fp);
 	}
+	return 0;
 }
 
-static void write_auto(FILE *fp, const char *engine, const struct cr_fabric *f,
-		       const struct cr_routing *r)
+static int write_auto(FILE *fp, const struct dump *d)
 {
-	(void)engine;
-	(void)f;
-	fputs(r->auto_table, fp);
+	fputs(d->r->auto_table, fp);
+	return 0;
 }
 
 /* The writers log their failures; cr_file_commit then sees the error. */
-static void write_lash_sl(FILE *fp, const char *engine,
-			  const struct cr_fabric *f, const struct cr_routing *r)
+static int write_lash_sl(FILE *fp, const struct dump *d)
 {
-	(void)engine;
-	cr_lash_write_psl(fp, f, r);
+	cr_lash_write_psl(fp, d->f, d->r);
+	return 0;
 }
 
-static void write_lash_sl2vl(FILE *fp, const char *engine,
-			     const struct cr_fabric *f,
-			     const struct cr_routing *r)
+static int write_lash_sl2vl(FILE *fp, const struct dump *d)
 {
-	(void)engine;
-	cr_lash_write_sl2vl(fp, f, r);
+	cr_lash_write_sl2vl(fp, d->f, d->r);
+	return 0;
+}
+
+/*
+ * The exports for schedulers: the same core writers as croute hosts and
+ * croute export --slurm, so the files match the command's byte for byte
+ * apart from the comment lines that say where they come from.
+ */
+static int write_hosts(FILE *fp, const struct dump *d)
+{
+	const char *engine = d->engine;
+	const struct cr_fabric *f = d->f;
+	const struct cr_routing *r = d->r;
+	struct cr_hosts *h = NULL;
+	const char *how = "";
+	char comment[256];
+	int err = -1;
+
+	if (d->nm)
+		h = cr_hosts_shift_order(f, r, &how);
+	if (h) {
+		snprintf(comment, sizeof(comment),
+			 "%s: MPI host order for shift, routed by %s; %s",
+			 HOSTS_DUMP, engine, how);
+		err = cr_hostfile_write(fp, d->nm, h, comment) < 0 ? -1 : 0;
+	}
+	cr_hosts_free(h);
+	return err;
+}
+
+static int write_slurm(FILE *fp, const struct dump *d)
+{
+	if (!d->nm)
+		return -1;
+	return cr_slurm_write(fp, d->f, d->nm, "the fabric croute routed last");
+}
+
+/*
+ * Export names, from OpenSM's node name map (node_name_map_name) where it
+ * names a node, else from node descriptions (include/croute/sched.h).
+ * NULL (logged) when memory runs out.
+ */
+static struct cr_names *export_names(const struct cr_plugin *pl,
+				     const struct cr_fabric *f)
+{
+	const char *path = pl->osm->subn.opt.node_name_map_name;
+	const char **names = NULL;
+	struct cr_names *nm;
+	nn_map_t *map = NULL;
+
+	if (path && *path)
+		map = open_node_name_map(path);
+	if (map)
+		names = calloc(f->num_nodes + 1, sizeof(*names));
+	for (uint32_t n = 0; names && n < f->num_nodes; n++) {
+		cl_map_item_t *it = cl_qmap_get(map, f->nodes[n].guid);
+
+		if (it != cl_qmap_end(map))
+			names[n] = ((name_map_item_t *)it)->name;
+	}
+	nm = cr_names_new(f, names);
+	free(names);
+	close_node_name_map(map);
+	return nm;
 }
 
 /* Whether croute-lash-sl.dump is wanted, and small enough; says why not. */
@@ -150,12 +232,11 @@ static bool lash_sl_wanted(const struct cr_plugin *pl, const char *engine,
 	return false;
 }
 
-typedef void (*dump_fn)(FILE *fp, const char *engine, const struct cr_fabric *f,
-			const struct cr_routing *r);
+/* A writer: 0, or -1 (logged) and the file is not put in place. */
+typedef int (*dump_fn)(FILE *fp, const struct dump *d);
 
 static void dump_file(const char *dir, const char *name, dump_fn fn,
-		      const char *engine, const struct cr_fabric *f,
-		      const struct cr_routing *r)
+		      const struct dump *d)
 {
 	size_t len = strlen(dir) + strlen(name) + 2;
 	char *path, *tmp = NULL;
@@ -177,8 +258,9 @@ static void dump_file(const char *dir, const char *name, dump_fn fn,
 	/* cr_file_create and cr_file_commit log their failures. */
 	fp = cr_file_create(path, &tmp);
 	if (fp) {
-		fn(fp, engine, f, r);
-		if (!cr_file_commit(fp, tmp, path))
+		if (fn(fp, d))
+			cr_file_abort(fp, tmp);
+		else if (!cr_file_commit(fp, tmp, path))
 			cr_verbose("wrote %s", path);
 	}
 	free(path);
@@ -192,31 +274,36 @@ static void dump_file(const char *dir, const char *name, dump_fn fn,
 void cr_report_dumps(struct cr_plugin *pl, bool ours)
 {
 	const char *dir = pl->osm->subn.opt.dump_files_dir;
-	const struct cr_routing *r = pl->routing;
-	const struct cr_fabric *f = pl->fabric;
-	const char *engine;
+	struct dump d = {NULL, pl->fabric, pl->routing, NULL};
+	const struct cr_routing *r;
+	bool hosts, slurm;
 
 	if (!dir || !*dir) {
 		cr_verbose("no dump directory: croute's dump files skipped");
 		return;
 	}
 	pl->dumped = true;
-	if (!ours || !pl->installed || !r || !f || !pl->run_engine) {
-		r = NULL;
-		engine = NULL;
-	} else {
-		engine = pl->run_engine->name;
-	}
-	dump_file(dir, ROOTS_DUMP, r && r->roots ? write_roots : NULL, engine,
-		  f, r);
+	if (!ours || !pl->installed || !d.r || !d.f || !pl->run_engine)
+		d.r = NULL;
+	else
+		d.engine = pl->run_engine->name;
+	r = d.r;
+	hosts = r && pl->conf.dump_hosts;
+	slurm = r && pl->conf.dump_slurm;
+	if (hosts || slurm)
+		d.nm = export_names(pl, d.f);
+	dump_file(dir, ROOTS_DUMP, r && r->roots ? write_roots : NULL, &d);
 	dump_file(dir, CA_ORDER_DUMP, r && r->ca_order ? write_ca_order : NULL,
-		  engine, f, r);
+		  &d);
 	dump_file(dir, LASH_SL_DUMP,
-		  r && r->sl && lash_sl_wanted(pl, engine, f) ? write_lash_sl
-							      : NULL,
-		  engine, f, r);
+		  r && r->sl && lash_sl_wanted(pl, d.engine, d.f)
+			  ? write_lash_sl
+			  : NULL,
+		  &d);
 	dump_file(dir, LASH_SL2VL_DUMP, r && r->sl ? write_lash_sl2vl : NULL,
-		  engine, f, r);
-	dump_file(dir, AUTO_DUMP, r && r->auto_table ? write_auto : NULL,
-		  engine, f, r);
+		  &d);
+	dump_file(dir, AUTO_DUMP, r && r->auto_table ? write_auto : NULL, &d);
+	dump_file(dir, HOSTS_DUMP, hosts ? write_hosts : NULL, &d);
+	dump_file(dir, SLURM_DUMP, slurm ? write_slurm : NULL, &d);
+	cr_names_free((struct cr_names *)d.nm);
 }

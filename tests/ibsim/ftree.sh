@@ -5,7 +5,9 @@
 # CN/IO GUID file pair, LMC 2, a tree with a failed uplink and one with a
 # failed spine switch: each completely routed by cr-ftree itself, checked
 # by `croute check` (reachability, loops, minimal paths, credit loops) and,
-# when installed, ibdmchk; its CA order dumped. Then a torus with
+# when installed, ibdmchk; its CA order dumped, croute-hosts.dump and
+# croute-topology.conf equal to croute hosts / export --slurm (with a node
+# name map, and croute_dump_slurm FALSE, too). Then a torus with
 # -R cr-ftree,cr-minhop: cr-ftree refuses it, cr-minhop routes it.
 
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/ibsim/lib.sh"
@@ -94,9 +96,32 @@ cr_conf
 cr_gen "$T-ktree" ktree 4 3
 route_and_check ktree "$T-ktree" minimal
 [ "$(ca_order_count)" = 64 ] || cr_fail "ktree: CA order has not 64 ports"
+# The exports for schedulers are the command's, below the first comment.
+"$CROUTE" hosts -q --topo "$T-ktree" --order ftree -o "$CR_DIR/hosts" ||
+	cr_fail "croute hosts"
+grep -v '^#' "$CR_DIR/hosts" >"$CR_DIR/hosts.want"
+grep -v '^#' "$CR_DUMP/croute-hosts.dump" | cmp -s - "$CR_DIR/hosts.want" ||
+	cr_fail "ktree: croute-hosts.dump is not croute hosts --order ftree"
+"$CROUTE" export -q --slurm --topo "$T-ktree" -o "$CR_DIR/slurm" ||
+	cr_fail "croute export"
+sed 1,2d "$CR_DIR/slurm" >"$CR_DIR/slurm.want"
+sed 1,2d "$CR_DUMP/croute-topology.conf" | cmp -s - "$CR_DIR/slurm.want" ||
+	cr_fail "ktree: croute-topology.conf is not croute export --slurm"
 
 cr_gen "$T-over" two-level --leaves 8 --hosts 8 --uplinks 4 --spines 4
+# OpenSM's node name map names hosts in croute-hosts.dump.
+echo "0x$(cr_topo_id "$T-over" "h0001 HCA-1" | cut -c3-) \"alpha\"" \
+	>"$CR_DIR/names.map"
+cr_conf "croute_dump_slurm FALSE" "node_name_map_name $CR_DIR/names.map"
 route_and_check oversubscribed "$T-over" minimal
+[ -e "$CR_DUMP/croute-topology.conf" ] &&
+	cr_fail "croute_dump_slurm FALSE: croute-topology.conf is there"
+[ "$(grep -vc '^#' "$CR_DUMP/croute-hosts.dump")" = 64 ] ||
+	cr_fail "oversubscribed: croute-hosts.dump has not 64 hosts"
+grep -qx alpha "$CR_DUMP/croute-hosts.dump" &&
+	! grep -qx h0001 "$CR_DUMP/croute-hosts.dump" ||
+	cr_fail "oversubscribed: node name map not used in croute-hosts.dump"
+cr_conf
 
 cr_conf "remote_guid_sorting TRUE"
 cr_gen "$T-scr" two-level --leaves 8 --hosts 6 --uplinks 6 --spines 6 \

@@ -77,6 +77,28 @@ static void test_lash_keys(void **state)
 	assert_false(c.lash_sl_dump);
 }
 
+/* The exports for schedulers: both on by default, each can be turned off. */
+static void test_dump_keys(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_true(c.dump_hosts);
+	assert_true(c.dump_slurm);
+	assert_int_equal(parse(&c, "croute_dump_hosts FALSE\n"), 0);
+	assert_false(c.dump_hosts);
+	assert_true(c.dump_slurm);
+	assert_int_equal(parse(&c, "croute_dump_slurm false\n"
+				   "croute_dump_hosts TRUE\n"),
+			 0);
+	assert_true(c.dump_hosts);
+	assert_false(c.dump_slurm);
+	assert_int_equal(parse(&c, "croute_dump_slurm yes\n"), 1);
+	assert_non_null(strstr(last_error, "croute_dump_slurm"));
+	assert_false(c.dump_slurm);
+}
+
 static void test_errors(void **state)
 {
 	struct cr_conf c;
@@ -144,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_lash_keys),
+		cmocka_unit_test(test_dump_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_guid_file),
 	};

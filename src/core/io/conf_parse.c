@@ -91,6 +91,16 @@ static int set_auto_allow_credit_loops(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->auto_allow_credit_loops);
 }
 
+static int set_dump_hosts(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->dump_hosts);
+}
+
+static int set_dump_slurm(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->dump_slurm);
+}
+
 static enum cr_fail_stage parse_stage(const char *s)
 {
 	if (!strcmp(s, "import"))
@@ -179,6 +189,8 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},
+	{"croute_dump_hosts", set_dump_hosts, "TRUE or FALSE"},
+	{"croute_dump_slurm", set_dump_slurm, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/io/est_conf.c. */
@@ -195,6 +207,8 @@ void cr_conf_defaults(struct cr_conf *c)
 	memset(c, 0, sizeof(*c));
 	c->remote_guid_sorting = false;
 	c->lash_sl_dump = true;
+	c->dump_hosts = true;
+	c->dump_slurm = true;
 }
 
 static char *trim(char *s)
