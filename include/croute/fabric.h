@@ -157,4 +157,15 @@ enum cr_speed cr_speed_parse(const char *s, size_t len);
 
 const char *cr_node_type_name(enum cr_node_type type);
 
+/*
+ * How reports name a node: "'desc' (0xGUID LID n)". Descriptions are often
+ * shared (every HCA "MT25408 ConnectX Mellanox Technologies"), so the GUID
+ * always follows, and the LID when the node has one: port 0's for a
+ * switch, port p's for a CA or router (p 0: its first port with a LID).
+ * Writes into buf (CR_NODE_LABEL_MAX is enough) and returns it.
+ */
+#define CR_NODE_LABEL_MAX 192
+const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
+			  char *buf, size_t len);
+
 #endif

@@ -33,6 +33,13 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f);
  */
 int cr_lids_widen(const char *path, struct cr_fabric *f);
 
+/*
+ * Renames f's nodes from a node name map ("0xGUID name" or "0xGUID
+ * \"name\"" lines, '#' comments), OpenSM's and infiniband-diags' format.
+ * A malformed line is an error naming the file and line; -1.
+ */
+int cr_name_map_apply(const char *path, struct cr_fabric *f);
+
 /* LFTs as OpenSM's opensm-lfts.dump writes them. */
 int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 		      const struct cr_routing *r);

@@ -50,6 +50,7 @@ enum {
 	CLI_KEY_AUTO_BUDGET,
 	CLI_KEY_QOS,
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
+	CLI_KEY_NODE_NAME_MAP,
 	CLI_KEY_CMD = 512,
 };
 
@@ -126,6 +127,7 @@ struct cli_setup {
 	const char *root_guids, *cn_guids, *io_guids;
 	const char *guid_order, *port_order;
 	const char *dump_dir; /* --dump-dir */
+	const char *name_map; /* --node-name-map */
 	char *dump_topo, *dump_lfts, *dump_sl; /* its files, when found */
 	const char *topo_format, *lfts_format; /* what was read */
 	const char *installed; /* cli_installed_lfts()'s answer */

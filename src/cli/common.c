@@ -30,6 +30,8 @@ static const struct cli_opt common_opts[] = {
 const struct cli_opt cli_topo_opts[] = {
 	{"topo", 't', "FILE",
 	 "topology: ibnetdiscover or opensm-subnet.lst ('-': stdin)"},
+	{"node-name-map", CLI_KEY_NODE_NAME_MAP, "FILE",
+	 "names of nodes by GUID (OpenSM's node_name_map format)"},
 	{"dump-dir", CLI_KEY_DUMP_DIR, "DIR",
 	 "OpenSM's dump directory: opensm-subnet.lst, its LFTs, lash SLs"},
 	{"lids", CLI_KEY_LIDS, "FILE", "LIDs from OpenSM's guid2lid file"},
@@ -373,6 +375,9 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 	case CLI_KEY_DUMP_DIR:
 		s->dump_dir = arg;
 		return 0;
+	case CLI_KEY_NODE_NAME_MAP:
+		s->name_map = arg;
+		return 0;
 	case CLI_KEY_LMC:
 		if (cli_uint(s->cmd, "--lmc", arg, CR_MAX_LMC, &v))
 			return -1;
@@ -502,6 +507,10 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	f = cr_topo_read_format(s->topo, &s->topo_format);
 	if (!f)
 		return NULL;
+	if (s->name_map && cr_name_map_apply(s->name_map, f)) {
+		cr_fabric_free(f);
+		return NULL;
+	}
 	if (s->sm_port) {
 		uint8_t p;
 		uint32_t n = cr_fabric_find_port_guid(f, s->sm_port, &p);

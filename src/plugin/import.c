@@ -10,6 +10,7 @@
 #endif
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,8 +148,18 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 		       osm_node_get_type(node));
 		return -1;
 	}
-	memcpy(desc, node->node_desc.description, IB_NODE_DESCRIPTION_SIZE);
-	desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+	/*
+	 * print_desc is the name OpenSM's node_name_map_name gives the node
+	 * (else its cleaned description): croute's logs and dumps then name
+	 * nodes as OpenSM's own do.
+	 */
+	if (node->print_desc) {
+		snprintf(desc, sizeof(desc), "%s", node->print_desc);
+	} else {
+		memcpy(desc, node->node_desc.description,
+		       IB_NODE_DESCRIPTION_SIZE);
+		desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+	}
 	idx = cr_fabric_add_node(f, type, guid, num_ports, desc);
 	if (idx == CR_NO_NODE)
 		return -1;

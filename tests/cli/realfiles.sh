@@ -100,6 +100,51 @@ grep -q "neither opensm-lfts.dump nor opensm.fdbs" "$tmp/nolfts" ||
 	fail "no lfts: $(cat "$tmp/nolfts")"
 run nodir 2 estimate --dump-dir "$tmp/none"
 grep -q "none/opensm-subnet.lst" "$tmp/nodir" || fail "no dir: $(cat "$tmp/nodir")"
+# --- node names ----------------------------------------------------------------
+# Every HCA with one description, as on many clusters: report lines name
+# nodes with their GUID (and LID), and --node-name-map names them.
+sed 's/{h[0-9]* HCA-1}/{MT25408 ConnectX Mellanox Technologies}/g' \
+	"$T/opensm-subnet.lst" >"$tmp/same.lst"
+# Switch 0x...02 loses its route to LID 6: two unreachable lines.
+awk '/Switch 0x0002c90200000002/ { s = 1 } /Switch 0x0002c90200000003/ { s = 0 }
+	s && /^0x0006 / { print "0x0006 : UNREACHABLE"; next } { print }' \
+	"$T/opensm.fdbs" >"$tmp/hole.fdbs"
+run same 1 check --topo "$tmp/same.lst" --lfts "$tmp/hole.fdbs"
+run samee 0 estimate --topo "$tmp/same.lst" --lfts "$T/opensm.fdbs"
+grep -q "^unreachable: from 'leaf-0' (0x0002c90200000002 LID 4) to LID 6 ('MT25408 ConnectX Mellanox Technologies' (0x0002c90300000002 LID 6))$" \
+	"$tmp/same" || fail "unreachable line: $(grep unreach "$tmp/same")"
+# A line that quotes a name and has no GUID after it names a node ambiguously.
+for f in same samee; do
+	if grep "'[^']*'" "$tmp/$f" | grep -v '^#' |
+		grep -v "'[^']*' (0x[0-9a-f]\{16\}\( LID [0-9]*\)\?)" |
+		grep -q .; then
+		fail "$f: a node named without its GUID"
+	fi
+done
+awk '{ n = split($0, w, " ")
+	  for (i = 1; i <= n; i++) if (w[i] ~ /^NodeGUID:/) {
+		g = substr(w[i], 10); if (!(g in seen)) { seen[g] = 1
+		printf "0x%s \"node-%s\"\n", g, substr(g, 13) } } }' \
+	"$T/opensm-subnet.lst" >"$tmp/names.map"
+echo "# a comment" >>"$tmp/names.map"
+run named 1 check --topo "$tmp/same.lst" --lfts "$tmp/hole.fdbs" \
+	--node-name-map "$tmp/names.map"
+grep -q "^unreachable: from 'node-0002' (0x0002c90200000002 LID 4) to LID 6 ('node-0002' (0x0002c90300000002 LID 6))$" \
+	"$tmp/named" || fail "named: $(grep unreach "$tmp/named")"
+run namede 0 estimate --dump-dir "$T" --node-name-map "$tmp/names.map"
+grep -q "'node-" "$tmp/namede" || fail "estimate does not use the map"
+grep -q "'leaf-\|'h0" "$tmp/namede" && fail "estimate uses descriptions"
+for cmd in route check estimate compare; do
+	{ head -n 2 "$tmp/names.map"; echo "garbage here"; } >"$tmp/bad.map"
+	e="-e minhop"
+	[ $cmd = compare ] && e="--engines minhop"
+	# shellcheck disable=SC2086
+	run badmap-$cmd 2 $cmd --dump-dir "$T" --node-name-map "$tmp/bad.map" \
+		$e
+	grep -q "bad.map:3: expected" "$tmp/badmap-$cmd" ||
+		fail "bad map ($cmd): $(cat "$tmp/badmap-$cmd")"
+done
+
 # The topology alone routes like ibnetdiscover's.
 run r1 0 route --topo "$T/opensm-subnet.lst" -e updn -o "$tmp/r1.lfts"
 run r2 0 route --topo "$T/ibnetdiscover.topo" -e updn -o "$tmp/r2.lfts"

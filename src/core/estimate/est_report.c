@@ -58,9 +58,12 @@ static void link_name(FILE *out, const struct cr_fabric *f, uint32_t n,
 		      unsigned p)
 {
 	const struct cr_port *port = &f->nodes[n].ports[p];
+	char a[CR_NODE_LABEL_MAX], b[CR_NODE_LABEL_MAX];
 
-	fprintf(out, "'%s' port %u -> '%s' port %u", desc(f, n), p,
-		desc(f, port->remote), port->remote_port);
+	fprintf(out, "%s port %u -> %s port %u",
+		cr_node_label(f, n, p, a, sizeof(a)), p,
+		cr_node_label(f, port->remote, port->remote_port, b, sizeof(b)),
+		port->remote_port);
 }
 
 int cr_est_write_text(FILE *out, const struct cr_fabric *f,
@@ -96,13 +99,19 @@ int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 			res->unrouted, res->num_unrouted_kept);
 	for (unsigned i = 0; i < res->num_unrouted_kept; i++) {
 		const struct cr_est_unrouted *u = &res->unrouted_kept[i];
+		char a[CR_NODE_LABEL_MAX], b[CR_NODE_LABEL_MAX];
 
 		fprintf(out,
-			"    phase %u: '%s' port %u -> LID %u: %s at '%s'"
+			"    phase %u: %s port %u -> LID %u: %s at %s"
 			" port %u\n",
-			u->phase, desc(f, u->flow.src_node), u->flow.src_port,
-			u->flow.dst_lid, status_name(u->status),
-			desc(f, u->stop_node), u->stop_port);
+			u->phase,
+			cr_node_label(f, u->flow.src_node, u->flow.src_port, a,
+				      sizeof(a)),
+			u->flow.src_port, u->flow.dst_lid,
+			status_name(u->status),
+			cr_node_label(f, u->stop_node, u->stop_port, b,
+				      sizeof(b)),
+			u->stop_port);
 	}
 	if (res->matrix)
 		fprintf(out, "  matrix         %u x %u (blocks of %u host%s)\n",

@@ -84,12 +84,20 @@ static int link_rates(struct cr_est *e)
 			rate = !ra ? rb : !rb ? ra : ra < rb ? ra : rb;
 			if (!rate)
 				rate = e->par.default_rate_mbps;
-			if (!rate && bad++ < 5)
-				cr_err("link '%s' port %u -> '%s' port %u: "
+			if (!rate && bad++ < 5) {
+				char la[CR_NODE_LABEL_MAX],
+					lb[CR_NODE_LABEL_MAX];
+
+				cr_err("link %s port %u -> %s port %u: "
 				       "unknown rate (width %u, speed %s)",
-				       node->desc, p, f->nodes[a->remote].desc,
+				       cr_node_label(f, n, p, la, sizeof(la)),
+				       p,
+				       cr_node_label(f, a->remote,
+						     a->remote_port, lb,
+						     sizeof(lb)),
 				       a->remote_port, a->width,
 				       cr_speed_name(a->speed));
+			}
 			e->cap[e->base[n] + p] = rate;
 		}
 	}

@@ -185,8 +185,12 @@ static int check_hosts(const struct cr_fabric *f, const struct cr_hosts *h)
 	qsort(s, h->count, sizeof(*s), cmp_ep);
 	for (uint32_t i = 1; i < h->count; i++) {
 		if (!cmp_ep(&s[i - 1], &s[i])) {
-			cr_err("host order: '%s' port %u appears twice",
-			       f->nodes[s[i].node].desc, s[i].port);
+			char la[CR_NODE_LABEL_MAX];
+
+			cr_err("host order: %s port %u appears twice",
+			       cr_node_label(f, s[i].node, s[i].port, la,
+					     sizeof(la)),
+			       s[i].port);
 			free(s);
 			return -1;
 		}

@@ -234,7 +234,10 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 	if (port > n->num_ports) {
 		/* ibroute -a prints unrouted LIDs as "(illegal port)" */
 		if (port != CR_NO_PATH && !strstr(e, "illegal port")) {
-			lr_err(lr, "switch '%s' has no port %lu", n->desc,
+			char la[CR_NODE_LABEL_MAX];
+
+			lr_err(lr, "switch %s has no port %lu",
+			       cr_node_label(lr->f, lr->cur, 0, la, sizeof(la)),
 			       port);
 			return -1;
 		}

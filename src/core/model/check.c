@@ -103,13 +103,23 @@ static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 					continue;
 				d = chan_of(g, to, q);
 				if (colour[d] == 1) {
+					char la[CR_NODE_LABEL_MAX];
+					char lb[CR_NODE_LABEL_MAX];
+
 					if (out && cycles < max_report)
 						fprintf(out,
 							"credit loop: VL %u "
-							"through '%s' port %u "
-							"-> '%s' port %u\n",
-							vl, from->desc, p,
-							f->nodes[to].desc, q);
+							"through %s port %u "
+							"-> %s port %u\n",
+							vl,
+							cr_node_label(
+								f, owner[c], p,
+								la, sizeof(la)),
+							p,
+							cr_node_label(
+								f, to, q, lb,
+								sizeof(lb)),
+							q);
 					cycles++;
 				} else if (!colour[d]) {
 					colour[d] = 1;
@@ -305,6 +315,7 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t dst = f->lid_node[lid], d;
 			uint8_t h = hops[s * row + lid];
+			char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
 			uint64_t pairs = cas[s];
 
 			if (dst == CR_NO_NODE)
@@ -325,11 +336,15 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 					rep->unreachable += pairs;
 				if (out && reported_u++ < max_report)
 					fprintf(out,
-						"%s: from '%s' to LID %u "
-						"('%s')\n",
+						"%s: from %s to LID %u "
+						"(%s)\n",
 						loop ? "loop" : "unreachable",
-						f->nodes[sw].desc, lid,
-						f->nodes[dst].desc);
+						cr_node_label(f, sw, 0, la,
+							      sizeof(la)),
+						lid,
+						cr_node_label(f, dst,
+							      f->lid_port[lid],
+							      lb, sizeof(lb)));
 				continue;
 			}
 			sum_hops += (uint64_t)h * pairs;
@@ -345,10 +360,15 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 				rep->non_minimal += pairs;
 				if (out && reported_m++ < max_report)
 					fprintf(out,
-						"non-minimal: from '%s' to LID"
-						" %u ('%s'): %u hops\n",
-						f->nodes[sw].desc, lid,
-						f->nodes[dst].desc, h);
+						"non-minimal: from %s to LID"
+						" %u (%s): %u hops\n",
+						cr_node_label(f, sw, 0, la,
+							      sizeof(la)),
+						lid,
+						cr_node_label(f, dst,
+							      f->lid_port[lid],
+							      lb, sizeof(lb)),
+						h);
 			}
 		}
 	}

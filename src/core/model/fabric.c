@@ -5,6 +5,7 @@
  * LMC-aligned), so engines can trust the model without re-validating it.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -99,8 +100,11 @@ int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
 	x = &f->nodes[a].ports[pa];
 	y = &f->nodes[b].ports[pb];
 	if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
-		cr_err("port %u of '%s' or port %u of '%s' is already cabled",
-		       pa, f->nodes[a].desc, pb, f->nodes[b].desc);
+		char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+		cr_err("port %u of %s or port %u of %s is already cabled", pa,
+		       cr_node_label(f, a, pa, la, sizeof(la)), pb,
+		       cr_node_label(f, b, pb, lb, sizeof(lb)));
 		return -1;
 	}
 	x->remote = b;
@@ -117,17 +121,25 @@ static int check_lid(struct cr_fabric *f, uint32_t n, unsigned p)
 
 	if (port->lmc > CR_MAX_LMC || top > CR_MAX_UCAST_LID ||
 	    (port->lid & ((1u << port->lmc) - 1))) {
-		cr_err("'%s' port %u: LID %u with LMC %u is not a valid unicast"
+		char la[CR_NODE_LABEL_MAX];
+
+		cr_err("%s port %u: LID %u with LMC %u is not a valid unicast"
 		       " LID range",
-		       f->nodes[n].desc, p, port->lid, port->lmc);
+		       cr_node_label(f, n, p, la, sizeof(la)), p, port->lid,
+		       port->lmc);
 		return -1;
 	}
 	for (uint32_t lid = port->lid; lid <= top; lid++) {
 		if (f->lid_node[lid] != CR_NO_NODE) {
-			cr_err("LID %u is used by both '%s' port %u and '%s'"
+			char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+			cr_err("LID %u is used by both %s port %u and %s"
 			       " port %u",
-			       lid, f->nodes[f->lid_node[lid]].desc,
-			       f->lid_port[lid], f->nodes[n].desc, p);
+			       lid,
+			       cr_node_label(f, f->lid_node[lid], 0, la,
+					     sizeof(la)),
+			       f->lid_port[lid],
+			       cr_node_label(f, n, 0, lb, sizeof(lb)), p);
 			return -1;
 		}
 		f->lid_node[lid] = n;
@@ -175,8 +187,11 @@ int cr_fabric_finalize(struct cr_fabric *f)
 			    f->nodes[x->remote]
 					    .ports[x->remote_port]
 					    .remote_port != p) {
-				cr_err("link from '%s' port %u is not symmetric",
-				       n->desc, p);
+				char la[CR_NODE_LABEL_MAX];
+
+				cr_err("link from %s port %u is not symmetric",
+				       cr_node_label(f, i, p, la, sizeof(la)),
+				       p);
 				return -1;
 			}
 		}
@@ -367,4 +382,30 @@ const char *cr_node_type_name(enum cr_node_type type)
 		return "Router";
 	}
 	return "Unknown";
+}
+
+const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
+			  char *buf, size_t len)
+{
+	const struct cr_node *node;
+	uint16_t lid = 0;
+
+	if (n >= f->num_nodes) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	node = &f->nodes[n];
+	if (node->type == CR_NODE_SWITCH)
+		lid = node->ports[0].lid;
+	else if (p && p <= node->num_ports)
+		lid = node->ports[p].lid;
+	for (unsigned q = 1; !lid && !p && q <= node->num_ports; q++)
+		lid = node->ports[q].lid;
+	if (lid)
+		snprintf(buf, len, "'%.64s' (0x%016" PRIx64 " LID %u)",
+			 node->desc, node->guid, lid);
+	else
+		snprintf(buf, len, "'%.64s' (0x%016" PRIx64 ")", node->desc,
+			 node->guid);
+	return buf;
 }
