@@ -53,6 +53,12 @@ int cr_lft_read(const char *path, const struct cr_fabric *f,
 int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		       struct cr_routing *r, const char **format);
 
+/*
+ * fopen(path, "r") for an input file, refusing a directory (which fopen
+ * opens and getline then fails on); NULL with the reason logged.
+ */
+FILE *cr_file_open_read(const char *path);
+
 /* fopen(path.tmp) ... cr_file_commit renames it into place. */
 FILE *cr_file_create(const char *path, char **tmp_path);
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path);

@@ -549,11 +549,9 @@ static int read_input(const char *path, const char *what,
 
 	if (!path)
 		return 0;
-	in = fopen(path, "r");
-	if (!in) {
-		cr_err("%s: %s", path, strerror(errno));
+	in = cr_file_open_read(path);
+	if (!in)
 		return -1;
-	}
 	err = l ? cr_guid_file_parse(in, path, what, l)
 		: cr_port_order_parse(in, path, what, o);
 	fclose(in);

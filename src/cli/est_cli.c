@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <croute/log.h>
+#include <croute/topo.h>
 
 #include "est_cli.h"
 
@@ -166,11 +167,9 @@ static struct cr_hosts *read_ca_order(const struct cr_fabric *f,
 
 	if (!ix)
 		return NULL;
-	in = fopen(path, "r");
-	if (!in) {
-		cr_err("%s: %s", path, strerror(errno));
+	in = cr_file_open_read(path);
+	if (!in)
 		goto out;
-	}
 	while (getline(&buf, &bufcap, in) >= 0) {
 		char guid[32];
 		struct cr_endpoint ep;
@@ -205,7 +204,9 @@ static struct cr_hosts *read_ca_order(const struct cr_fabric *f,
 		}
 		lids[n++] = ep.lid;
 	}
-	if (!n)
+	if (ferror(in))
+		cr_err("%s: read error: %s", path, strerror(errno));
+	else if (!n)
 		cr_err("%s: no CA port in the file", path);
 	else
 		h = cr_hosts_from_lids(f, lids, n);

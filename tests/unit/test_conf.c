@@ -161,6 +161,35 @@ static void test_guid_file(void **state)
 	cr_guid_list_release(&l);
 }
 
+/*
+ * The plugin's root_guid_file (and the other GUID files) naming a
+ * directory: fopen succeeds, getline fails with EISDIR. That is an error,
+ * not an empty list (OpenSM's roots would be chosen silently).
+ */
+static void test_guid_file_directory(void **state)
+{
+	struct cr_guid_list l = {0};
+	struct cr_options o;
+	FILE *in = fopen(".", "r");
+
+	(void)state;
+	assert_non_null(in);
+	last_error[0] = 0;
+	assert_int_equal(cr_guid_file_parse(in, ".", "root_guid_file", &l),
+			 -1);
+	assert_non_null(strstr(last_error, "root_guid_file"));
+	assert_int_equal(l.count, 0);
+	fclose(in);
+	cr_options_init(&o);
+	in = fopen(".", "r");
+	assert_non_null(in);
+	assert_int_equal(cr_port_order_parse(in, ".",
+					     "port_search_ordering_file", &o),
+			 -1);
+	fclose(in);
+	cr_options_release(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_dump_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_guid_file),
+		cmocka_unit_test(test_guid_file_directory),
 	};
 
 	cr_log_set(sink, NULL, CR_LOG_ERROR);

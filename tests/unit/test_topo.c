@@ -174,7 +174,7 @@ static void test_guid_bases(void **state)
 
 static void test_one_sided_and_rates(void **state)
 {
-	/* Links from one side only; the slower end sets the rate; the far
+	/* Links from one side only; the slower mask sets the rate; the far
 	 * side's "lid" fills a port without a line; ibsim's w=/s= masks. */
 	struct cr_fabric *f = read_text(
 		"Switch 4 \"s\" # \"sw\" enhanced port 0 lid 1 lmc 0\n"
@@ -192,9 +192,10 @@ static void test_one_sided_and_rates(void **state)
 	assert_int_equal(f->nodes[sw].ports[1].speed, CR_SPEED_EDR);
 	assert_int_equal(f->nodes[host].ports[1].width, 4);
 	assert_int_equal(f->nodes[host].ports[1].lid, 4);
-	/* default 4x SDR on one end, 12x FDR on the other */
-	assert_int_equal(f->nodes[sw].ports[2].width, 4);
-	assert_int_equal(f->nodes[sw2].ports[3].speed, CR_SPEED_SDR);
+	/* no rate on one end, 12x FDR on the other: the rate given wins
+	 * (a line cut short must not slow the link to the default) */
+	assert_int_equal(f->nodes[sw].ports[2].width, 12);
+	assert_int_equal(f->nodes[sw2].ports[3].speed, CR_SPEED_FDR);
 	assert_int_equal(f->nodes[sw2].ports[4].width, 8);
 	assert_int_equal(f->nodes[sw2].ports[4].speed, CR_SPEED_DDR);
 	assert_int_equal(f->lid_node[4], host);

@@ -273,6 +273,10 @@ int cr_conf_parse_file(struct cr_conf *c, FILE *fp, const char *path)
 		if (cr_conf_parse_line(c, path, ++lineno, line))
 			errors++;
 	free(line);
+	if (ferror(fp)) {
+		cr_err("%s: read error: %s", path, strerror(errno));
+		errors++;
+	}
 	return errors;
 }
 
@@ -319,5 +323,10 @@ int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
 		}
 	}
 	free(line);
+	/* getline's -1 is also a read error (a directory gives EISDIR). */
+	if (!ret && ferror(fp)) {
+		cr_err("%s: read error: %s (%s)", path, strerror(errno), key);
+		ret = -1;
+	}
 	return ret;
 }

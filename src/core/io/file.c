@@ -3,10 +3,12 @@
  * Output files appear whole or not at all: everything is written under a
  * temporary name beside the target and renamed over it at the end, so a
  * reader (OpenSM, a test, a second croute) never sees half a file and a
- * failure leaves the old file in place.
+ * failure leaves the old file in place. Input files are opened through
+ * cr_file_open_read(), which refuses directories.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,23 @@
 
 #include <croute/log.h>
 #include <croute/topo.h>
+
+FILE *cr_file_open_read(const char *path)
+{
+	struct stat st;
+	FILE *in = fopen(path, "r");
+
+	if (!in) {
+		cr_err("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
+		cr_err("%s: is a directory, not a file", path);
+		fclose(in);
+		return NULL;
+	}
+	return in;
+}
 
 FILE *cr_file_create(const char *path, char **tmp_path)
 {

@@ -25,7 +25,9 @@
  *   0x0002 : UNREACHABLE
  *
  * Switches come in node GUID order, as OpenSM walks its switch table, so
- * croute's dump and OpenSM's compare line by line.
+ * croute's dump and OpenSM's compare line by line. Every table must end
+ * with its "lids dumped" line: a file cut short is an error, not a
+ * routing with holes.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -170,6 +172,13 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 	guid = strtoull(g, &e, 16);
 	if (e == g || errno || (*e && !isspace((unsigned char)*e))) {
 		lr_err(lr, "bad switch GUID in the table header");
+		return -1;
+	}
+	if (lr->cur != CR_NO_NODE) {
+		lr_err(lr,
+		       "the table of switch '%s' has no \"N lids dumped\""
+		       " line: truncated?",
+		       lr->f->nodes[lr->cur].desc);
 		return -1;
 	}
 	sw = cr_guidmap_get(&lr->switches, guid);
@@ -323,12 +332,10 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 	size_t cap = 0;
 	uint32_t missing = 0, tables = 0;
 	int err = 0;
-	FILE *in = fopen(path, "r");
+	FILE *in = cr_file_open_read(path);
 
-	if (!in) {
-		cr_err("%s: %s", path, strerror(errno));
+	if (!in)
 		return -1;
-	}
 	cr_routing_clear(r);
 	lr.seen = calloc(f->num_nodes + 1, sizeof(*lr.seen));
 	if (!lr.seen || cr_guidmap_init(&lr.switches, f->num_switches)) {
@@ -345,6 +352,13 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 	}
 	if (!err && ferror(in)) {
 		cr_err("%s: read error: %s", path, strerror(errno));
+		err = -1;
+	}
+	/* Both formats end every table with a count: a cut file does not. */
+	if (!err && lr.cur != CR_NO_NODE) {
+		cr_err("%s:%u: the file ends inside the table of switch '%s'"
+		       " (no \"N lids dumped\" line): truncated?",
+		       path, lr.line, f->nodes[lr.cur].desc);
 		err = -1;
 	}
 	for (uint32_t i = 0; !err && i < f->num_switches; i++) {

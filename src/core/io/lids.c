@@ -119,12 +119,10 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 	size_t cap = 0;
 	unsigned line = 0;
 	int err = 0;
-	FILE *in = fopen(path, "r");
+	FILE *in = cr_file_open_read(path);
 
-	if (!in) {
-		cr_err("%s: %s", path, strerror(errno));
+	if (!in)
 		return -1;
-	}
 	if (index_ports(f, &m)) {
 		cr_err("%s: out of memory", path);
 		err = -1;

@@ -89,5 +89,10 @@ int cr_port_order_parse(FILE *fp, const char *path, const char *key,
 			o->num_port_orders++;
 	}
 	free(line);
+	/* getline's -1 is also a read error (a directory gives EISDIR). */
+	if (!ret && ferror(fp)) {
+		cr_err("%s: read error: %s (%s)", path, strerror(errno), key);
+		ret = -1;
+	}
 	return ret;
 }

@@ -36,6 +36,7 @@ struct pending {
 	uint8_t rport;
 	size_t rid; /* offset of the remote id in the pool */
 	unsigned line;
+	uint64_t rguid; /* the far port's GUID the line gives, 0 = none */
 };
 
 struct node_info {
@@ -48,6 +49,9 @@ struct port_info {
 	unsigned line; /* of the port's own port line, 0 = none */
 	unsigned link_line; /* of the line that cabled it */
 	uint16_t lid_hint; /* LID the far side's line gives for it */
+	bool rate_word; /* its line ends with a rate ("4xQDR") */
+	uint8_t def_width; /* the file's defaults when its line was read */
+	enum cr_speed def_speed;
 };
 
 struct reader {
@@ -496,7 +500,8 @@ static int add_port_line(struct reader *rd, const char *s)
 	char *rid = NULL;
 	const char *c, *q1, *q2;
 	struct tail t = {0};
-	uint64_t guid;
+	uint64_t guid, rguid = 0;
+	struct port_info *info;
 	size_t len;
 
 	if (n == CR_NO_NODE) {
@@ -546,6 +551,14 @@ static int add_port_line(struct reader *rd, const char *s)
 		}
 		s++;
 	}
+	if (*s == '(') {
+		/* ibnetdiscover: the far port's GUID, checked when cabling. */
+		if (parse_hex(s + 1, &s, &rguid) || *s != ')' || !rguid) {
+			rd_err(rd, "bad remote port GUID");
+			goto fail;
+		}
+		s++;
+	}
 	/* ibsim's per-port options (w=, s=, e=) come before any comment. */
 	c = strchr(s, '#');
 	for (const char *o = s; (o = strchr(o, '=')) && (!c || o < c); o++) {
@@ -581,12 +594,16 @@ static int add_port_line(struct reader *rd, const char *s)
 		t.lid[0] = t.lid[1];
 		t.nlids--;
 	}
+	/*
+	 * Unset here stays unset until the link is settled: a line cut
+	 * before its rate then takes the far end's, not the default.
+	 */
+	info = &rd->ports[rd->nodes[n].port_base + p];
+	info->rate_word = t.width != 0;
+	info->def_width = rd->def_width;
+	info->def_speed = rd->def_speed;
 	port->width = t.width ? t.width : width_of_mask(wmask);
 	port->speed = t.speed ? t.speed : speed_of_mask(smask, emask);
-	if (!port->width)
-		port->width = rd->def_width;
-	if (!port->speed)
-		port->speed = rd->def_speed;
 
 	len = strlen(rid) + 1;
 	if (grow((void **)&rd->links, &rd->links_alloc, rd->nlinks + 1,
@@ -602,6 +619,7 @@ static int add_port_line(struct reader *rd, const char *s)
 		.rport = rp,
 		.rid = rd->pool_len,
 		.line = rd->line,
+		.rguid = rguid,
 	};
 	rd->pool_len += len;
 	rd->ports[rd->nodes[n].port_base + p].line = rd->line;
@@ -767,6 +785,28 @@ static int resolve_links(struct reader *rd)
 			rd_err(rd, "port %u is cabled to itself", l->port);
 			return -1;
 		}
+		if (b == l->node) {
+			rd_err(rd,
+			       "\"%s\" port %u is cabled to its own port %u",
+			       rid, l->port, l->rport);
+			return -1;
+		}
+		if (l->rguid) {
+			const struct cr_node *rn = &f->nodes[b];
+			uint64_t g =
+				rn->ports[cr_is_switch(f, b) ? 0 : l->rport]
+					.guid;
+
+			if (g != l->rguid) {
+				rd_err(rd,
+				       "\"%s\"[%u] has port GUID 0x%" PRIx64
+				       " here, 0x%" PRIx64 " in its own record"
+				       " (line %u)",
+				       rid, l->rport, l->rguid, g,
+				       rd->nodes[b].line);
+				return -1;
+			}
+		}
 		x = &f->nodes[l->node].ports[l->port];
 		y = &f->nodes[b].ports[l->rport];
 		if (x->remote == b && x->remote_port == l->rport)
@@ -801,13 +841,22 @@ static uint8_t min_nonzero(uint8_t a, uint8_t b)
 
 /*
  * A link runs at the lower of what its two ends say, as ibsim computes the
- * active width and speed; an end without a line takes the other's.
+ * active width and speed from its enable masks; an end that says nothing
+ * (no line, or a line cut before its rate) takes the other's, and a link
+ * neither end rates takes the file's default. Two rates printed on the
+ * link's two lines ("4xQDR", as ibnetdiscover prints the active rate)
+ * must agree.
  */
-static void settle_rates(struct cr_fabric *f)
+static int settle_rates(struct reader *rd)
 {
+	struct cr_fabric *f = rd->f;
+
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
 		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
 			struct cr_port *x = &f->nodes[n].ports[p], *y;
+			const struct port_info *ix = port_info(rd, n, p), *iy;
+			uint8_t dw;
+			enum cr_speed ds;
 
 			if (x->remote == CR_NO_NODE) {
 				x->width = 0;
@@ -815,11 +864,82 @@ static void settle_rates(struct cr_fabric *f)
 				continue;
 			}
 			y = &f->nodes[x->remote].ports[x->remote_port];
+			iy = port_info(rd, x->remote, x->remote_port);
+			if (ix->rate_word && iy->rate_word &&
+			    (x->width != y->width || x->speed != y->speed)) {
+				rd->line = ix->line;
+				rd_err(rd,
+				       "\"%s\"[%u] runs at %ux%s here, %ux%s on"
+				       " line %u (the two ends of a link must"
+				       " agree)",
+				       rd->nodes[n].id, p, x->width,
+				       cr_speed_name(x->speed), y->width,
+				       cr_speed_name(y->speed), iy->line);
+				return -1;
+			}
+			dw = min_nonzero(ix->line ? ix->def_width : 0,
+					 iy->line ? iy->def_width : 0);
+			ds = (enum cr_speed)min_nonzero(
+				ix->line ? ix->def_speed : 0,
+				iy->line ? iy->def_speed : 0);
 			x->width = y->width = min_nonzero(x->width, y->width);
 			x->speed = y->speed =
 				(enum cr_speed)min_nonzero(x->speed, y->speed);
+			if (!x->width)
+				x->width = y->width = dw;
+			if (!x->speed)
+				x->speed = y->speed = ds;
 		}
 	}
+	return 0;
+}
+
+/* Every port that gets a LID has a GUID of its own. */
+static int check_port_guids(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	struct cr_guidmap m = {0};
+	int ret = 0;
+
+	if (cr_guidmap_init(&m, f->num_nodes * 2)) {
+		cr_err("%s: out of memory", rd->name);
+		return -1;
+	}
+	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
+		const struct cr_node *node = &f->nodes[n];
+		bool sw = node->type == CR_NODE_SWITCH;
+
+		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0 : node->num_ports);
+		     p++) {
+			uint64_t g = node->ports[p].guid;
+			uint32_t other;
+
+			if (!sw && node->ports[p].remote == CR_NO_NODE)
+				continue;
+			other = cr_guidmap_get(&m, g);
+			if (other != CR_GUIDMAP_NONE) {
+				rd->line = port_info(rd, n, p)->line
+						   ? port_info(rd, n, p)->line
+						   : rd->nodes[n].line;
+				rd_err(rd,
+				       "port GUID 0x%016" PRIx64 " of \"%s\""
+				       " port %u is also that of \"%s\" port"
+				       " %u (line %u)",
+				       g, rd->nodes[n].id, p,
+				       rd->nodes[other >> 8].id, other & 0xff,
+				       rd->nodes[other >> 8].line);
+				ret = -1;
+				break;
+			}
+			if (cr_guidmap_put(&m, g, cr_guidmap_port(n, p)) < 0) {
+				cr_err("%s: out of memory", rd->name);
+				ret = -1;
+				break;
+			}
+		}
+	}
+	cr_guidmap_release(&m);
+	return ret;
 }
 
 /*
@@ -940,10 +1060,12 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	}
 	if (!err)
 		err = resolve_links(&rd);
-	if (!err) {
-		settle_rates(rd.f);
+	if (!err)
+		err = settle_rates(&rd);
+	if (!err)
+		err = check_port_guids(&rd);
+	if (!err)
 		err = settle_lids(&rd, &lids);
-	}
 	if (!err) {
 		/* ibsim attaches OpenSM to the file's first port. */
 		const struct cr_node *first = &rd.f->nodes[0];
@@ -973,11 +1095,9 @@ struct cr_fabric *cr_topo_read(const char *path)
 
 	if (!strcmp(path, "-"))
 		return cr_topo_read_file(stdin, "<stdin>");
-	in = fopen(path, "r");
-	if (!in) {
-		cr_err("%s: %s", path, strerror(errno));
+	in = cr_file_open_read(path);
+	if (!in)
 		return NULL;
-	}
 	f = cr_topo_read_file(in, path);
 	fclose(in);
 	return f;

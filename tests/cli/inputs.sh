@@ -1,0 +1,125 @@
+#!/bin/bash
+# Hostile and damaged inputs (issue 14): each must give a clear message
+# and exit 2 (bad input), never a silently different answer; an engine
+# refusing a fabric exits 1; messages do not contradict each other.
+set -u
+croute=${top_builddir:-.}/src/cli/croute
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+failed=0
+
+fail() {
+	echo "FAIL: $*"
+	sed 's/^/  | /' "$tmp/out" | head -n 8
+	failed=1
+}
+
+# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
+# output (stdout and stderr) matches the extended regular expression.
+expect() {
+	want=$1
+	pat=$2
+	what=$3
+	shift 3
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "$what: exit $got, expected $want: $*"
+	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
+		fail "$what: output lacks /$pat/: $*"
+	fi
+}
+
+"$croute" gen ktree 2 3 -o "$tmp/k.topo" || exit 1
+mkdir "$tmp/conf"
+
+# 1. A directory where a file is expected.
+for opt in --root-guids --cn-guids --io-guids --guid-order --port-order; do
+	expect 2 "conf.*directory" "$opt DIR" \
+		"$croute" route -t "$tmp/k.topo" -e updn $opt "$tmp/conf"
+done
+expect 2 "directory" "--topo DIR" "$croute" route -t "$tmp/conf"
+expect 2 "directory" "--lids DIR" "$croute" route -t "$tmp/k.topo" \
+	--lids "$tmp/conf"
+expect 2 "directory" "--lfts DIR" "$croute" check -t "$tmp/k.topo" \
+	--lfts "$tmp/conf"
+
+# 3. An LFT dump cut short: an error naming the file, not a routing with
+# unreachable LIDs.
+"$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/lfts" || exit 1
+expect 0 "result: +OK" "check of the whole dump" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lfts"
+head -n -1 "$tmp/lfts" >"$tmp/cut"
+expect 2 "cut:[0-9]+:.*truncated" "check of a dump without its last line" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/cut"
+# ... cut inside a table that is not the last one.
+awk '/lids dumped/ && !done { done = 1; next } { print }' "$tmp/lfts" \
+	>"$tmp/cut2"
+expect 2 "truncated" "check of a dump missing a table's trailer" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/cut2"
+
+# 4. A topology whose last line lost its rate keeps the link's rate: the
+# far end's line gives it. Two ends that disagree are an error.
+"$croute" gen two-level --leaves 2 --hosts 1 --uplinks 1 --spines 1 \
+	-o "$tmp/t.topo" || exit 1
+last=$(grep -c '' "$tmp/t.topo")
+while [ "$(sed -n "${last}p" "$tmp/t.topo")" = "" ]; do
+	last=$((last - 1))
+done
+sed -n "${last}p" "$tmp/t.topo" | grep -q '4xQDR$' ||
+	{ echo "FAIL: the last port line has no 4xQDR"; failed=1; }
+head -n "$last" "$tmp/t.topo" | head -c -11 >"$tmp/t-cut.topo"
+"$croute" route -q -t "$tmp/t.topo" -o "$tmp/t.lfts" || exit 1
+for t in t t-cut; do
+	"$croute" estimate -t "$tmp/$t.topo" --lfts "$tmp/t.lfts" \
+		--pattern shift --json >"$tmp/$t.json" 2>/dev/null
+done
+python3 - "$tmp/t.json" "$tmp/t-cut.json" <<'PY' || fail "rates of the cut topology differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+def rates(d):
+    return [(p["name"], p["avg_gbps"], p["min_gbps"]) for p in d["patterns"]]
+sys.exit(rates(a) != rates(b))
+PY
+sed 's/^\(\[1\].*"S-[0-9a-f]*"\[1\].*\)4xQDR$/\14xSDR/' "$tmp/t.topo" \
+	>"$tmp/t-rate.topo"
+cmp -s "$tmp/t.topo" "$tmp/t-rate.topo" &&
+	{ echo "FAIL: no rate changed in the test topology"; failed=1; }
+expect 2 "t-rate.topo:[0-9]+:.*must agree" "ends disagreeing on the rate" \
+	"$croute" route -t "$tmp/t-rate.topo"
+# A port GUID given on the far side that is not the port's own.
+awk '!done && /"H-[0-9a-f]+"\[1\]\([0-9a-f]+\)/ {
+	sub(/\)/, "f)"); done = 1 } { print }' "$tmp/t.topo" >"$tmp/t-guid.topo"
+expect 2 "t-guid.topo:[0-9]+:.*port GUID" "ends disagreeing on a port GUID" \
+	"$croute" route -t "$tmp/t-guid.topo"
+
+# 5. Two ports with one GUID.
+cat >"$tmp/dup.topo" <<'TOPO'
+Switch 4 "s"
+[1] "a"[1]
+[2] "b"[1]
+
+Ca 1 "a"
+[1](abc) "s"[1]
+
+Ca 1 "b"
+[1](abc) "s"[2]
+TOPO
+expect 2 "dup.topo:[0-9]+:.*0x0000000000000abc" "duplicate port GUIDs" \
+	"$croute" route -t "$tmp/dup.topo"
+
+# 7. A switch cabled to another port of itself.
+cat >"$tmp/self.topo" <<'TOPO'
+Switch 4 "s"
+[1] "a"[1]
+[2] "s"[3]
+
+Ca 1 "a"
+[1] "s"[1]
+TOPO
+expect 2 "self.topo:3:.*its own port" "a switch cabled to itself" \
+	"$croute" route -t "$tmp/self.topo"
+
+[ $failed = 0 ] && echo "PASS: hostile inputs"
+exit $failed
