@@ -174,7 +174,8 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 		lr_err(lr, "bad switch GUID in the table header");
 		return -1;
 	}
-	if (lr->cur != CR_NO_NODE) {
+	/* opensm.fdbs alone has no count after its tables. */
+	if (!fdbs && lr->cur != CR_NO_NODE) {
 		lr_err(lr,
 		       "the table of switch '%s' has no \"N lids dumped\""
 		       " line: truncated?",
@@ -354,8 +355,8 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		cr_err("%s: read error: %s", path, strerror(errno));
 		err = -1;
 	}
-	/* Both formats end every table with a count: a cut file does not. */
-	if (!err && lr.cur != CR_NO_NODE) {
+	/* Tables but opensm.fdbs' end with a count: a cut file does not. */
+	if (!err && lr.cur != CR_NO_NODE && lr.format != LFT_FDBS) {
 		cr_err("%s:%u: the file ends inside the table of switch '%s'"
 		       " (no \"N lids dumped\" line): truncated?",
 		       path, lr.line, f->nodes[lr.cur].desc);
