@@ -31,6 +31,11 @@ struct cr_objective_term {
 struct cr_objective {
 	struct cr_objective_term *terms;
 	unsigned num_terms;
+	/*
+	 * When set, shift (all phases asked) samples as many phases as keep
+	 * its flows below this (at least 16); 0: as the report samples.
+	 */
+	uint64_t max_flows;
 };
 
 #define CR_OBJECTIVE_DEFAULT "shift:avg"
@@ -61,6 +66,8 @@ int cr_objective_cmp(const double *a, const double *b, unsigned n);
 
 #define CR_AUTO_CANDIDATES_DEFAULT "all"
 #define CR_AUTO_BUDGET_DEFAULT 5.0
+/* cr-auto's shift sample: about this many flows per candidate. */
+#define CR_AUTO_MAX_FLOWS 131072
 
 /*
  * Called on the winner before it is installed (the optimizer's hook):

@@ -40,6 +40,16 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			const uint8_t *cands, unsigned n, uint16_t lid,
 			unsigned flags);
 
+/*
+ * Global balance (o->balance_global): after the engine has written every
+ * switch's entry for lid, adds its routes (CA ports of each switch) to the
+ * weights of the links on their paths. A no-op without global balance.
+ * For the weights of a candidate's remaining path to be known, the engine
+ * routes the switches in order of their distance to the destination.
+ */
+void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid);
+bool cr_portsel_global(const struct cr_portsel *ps);
+
 /* Routes counted so far on port p of switch node sw. */
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "updn_fabrics.h"
 
 #include <croute/auto.h>
 #include <croute/check.h>
@@ -213,6 +214,57 @@ static void test_deterministic(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * croute_balance global keeps each engine's guarantees (minimal paths for
+ * minhop and lash, no credit loop for updn and lash's layers, every LID
+ * reached) and is deterministic; and it moves routes: on this random
+ * fabric it does not give min-hop's local choice.
+ */
+static void test_global_balance(void **state)
+{
+	static const char *const engines[] = {"minhop", "updn", "lash"};
+	struct cr_fabric *f = uf_random(24, 8, 30, 7);
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		const struct cr_engine *e = cr_engine_find(engines[i]);
+		struct cr_routing *a = cr_routing_new(f),
+				  *b = cr_routing_new(f);
+		struct cr_routing *loc = cr_routing_new(f);
+		struct cr_check_report rep;
+		struct cr_options o;
+		bool differ = false;
+
+		cr_options_init(&o);
+		assert_int_equal(cr_route(e, f, &o, loc), 0);
+		o.balance_global = true;
+		assert_int_equal(cr_route(e, f, &o, a), 0);
+		assert_int_equal(cr_route(e, f, &o, b), 0);
+		assert_int_equal(cr_check(f, a,
+					  CR_CHECK_CREDIT | CR_CHECK_MINIMAL,
+					  NULL, 0, &rep),
+				 0);
+		assert_int_equal(rep.unreachable + rep.loops, 0);
+		if (strcmp(engines[i], "updn"))
+			assert_int_equal(rep.non_minimal, 0);
+		if (strcmp(engines[i], "minhop"))
+			assert_int_equal(rep.credit_loops, 0);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint32_t n = f->switches[s];
+
+			assert_memory_equal(a->lft[n], b->lft[n],
+					    f->max_lid + 1);
+			differ |= memcmp(a->lft[n], loc->lft[n],
+					 f->max_lid + 1) != 0;
+		}
+		assert_true(differ);
+		cr_routing_free(a);
+		cr_routing_free(b);
+		cr_routing_free(loc);
+	}
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_ring_deadlock_rule),
 		cmocka_unit_test(test_nothing_qualifies),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_global_balance),
 	};
 
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);

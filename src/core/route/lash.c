@@ -348,6 +348,8 @@ static int route_lid(struct lash *l, uint16_t lid)
 	for (uint32_t i = 1; i < l->norder; i++)
 		if (route_switch(l, l->order[i], lid, flags) < 0)
 			return -1;
+	/* Global balance: the switches went nearest first. */
+	cr_portsel_commit(l->ps, lid);
 	return 0;
 }
 

@@ -8,13 +8,41 @@
  * on the fabric and the options. Like OpenSM's min-hop it does not avoid
  * credit loops on fabrics with cycles (use cr-updn, cr-ftree or cr-lash).
  *
- * Cost: one BFS per switch, then O(LIDs x switches x ports).
+ * With global balance (croute_balance global, portsel.c) the switches are
+ * routed nearest first, so that each candidate's remaining path is known,
+ * and each LID's routes are committed to the path weights.
+ *
+ * Cost: one BFS per switch, then O(LIDs x switches x ports); global
+ * balance adds O(LIDs x switches x hops).
  */
 #include <stdlib.h>
 
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/portsel.h>
+
+/*
+ * The switches in the order to route them toward switch di: index order,
+ * or with global balance by distance (stable), nearest first.
+ */
+static void order_switches(const uint8_t *dist, uint32_t ns, uint32_t di,
+			   bool by_distance, uint32_t *order)
+{
+	uint32_t start[CR_HOPS_INF + 2] = {0};
+
+	if (!by_distance) {
+		for (uint32_t s = 0; s < ns; s++)
+			order[s] = s;
+		return;
+	}
+	/* Counting sort on the distance. */
+	for (uint32_t s = 0; s < ns; s++)
+		start[dist[(size_t)s * ns + di] + 1]++;
+	for (unsigned h = 1; h <= CR_HOPS_INF + 1; h++)
+		start[h] += start[h - 1];
+	for (uint32_t s = 0; s < ns; s++)
+		order[start[dist[(size_t)s * ns + di]]++] = s;
+}
 
 int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r)
@@ -23,9 +51,10 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 	uint8_t *dist = cr_switch_distances(f);
 	struct cr_portsel *ps = cr_portsel_new(f, o, r);
 	uint16_t *lids = NULL;
+	uint32_t *order = malloc((ns + 1) * sizeof(*order));
 	int nlids = -1, ret = -1;
 
-	if (!dist || !ps)
+	if (!dist || !ps || !order)
 		goto out;
 	nlids = cr_lid_order(f, o, &lids);
 	if (nlids < 0)
@@ -41,7 +70,9 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 			continue;
 		di = f->nodes[d].sw_index;
 		r->lft[d][lid] = dport;
-		for (uint32_t s = 0; s < ns; s++) {
+		order_switches(dist, ns, di, cr_portsel_global(ps), order);
+		for (uint32_t k = 0; k < ns; k++) {
+			uint32_t s = order[k];
 			const struct cr_node *sw = &f->nodes[f->switches[s]];
 			uint8_t h = dist[(size_t)s * ns + di];
 			uint8_t cands[CR_MAX_PORTS];
@@ -60,9 +91,11 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 			r->lft[f->switches[s]][lid] = cr_portsel_pick(
 				ps, f->switches[s], cands, nc, lid, flags);
 		}
+		cr_portsel_commit(ps, lid);
 	}
 	ret = 0;
 out:
+	free(order);
 	free(lids);
 	free(dist);
 	cr_portsel_free(ps);

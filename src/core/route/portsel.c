@@ -32,6 +32,21 @@
  * from the last host to the first stay contention free. Without
  * CR_PS_SPREAD (cr-ftree, which does its own D-mod-k) port_shifting is
  * OpenSM's rotation.
+ *
+ * Global balance (o->balance_global, croute_balance global). Local counts
+ * see one port at a time; a path crosses several links, and a port whose
+ * own count is low may lead into a congested core. In the spirit of
+ * OpenSM's SSSP/DFSSSP, every directed switch link carries a weight: the
+ * routes (source CA port, destination LID) already routed over it. A
+ * candidate's cost is its link's weight plus the weights of the rest of
+ * the path, read from the LFTs already written for this LID (engines that
+ * balance globally route the switches in order of their distance to the
+ * destination, so the next switch's entry is there); the cheapest
+ * candidates stay, and the usual rules choose among them. When a LID is
+ * done the engine calls cr_portsel_commit(), which adds each switch's CA
+ * ports to the weights along its path. Deterministic: weights are integer
+ * counts; the engines' legality rules supply the candidates, so their
+ * guarantees hold.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +67,9 @@ struct cr_portsel {
 	uint32_t *dest_rank; /* [lid]: its port's place in the LID order */
 	uint32_t num_ca_ranks; /* CA ports in the order: ranks below this */
 	uint8_t *height; /* [sw_index]: hops from a switch with CAs */
+	/* global balance: */
+	uint64_t *weight; /* [sw_index * stride + port]: routes over it */
+	uint32_t *cas; /* [sw_index]: CA ports cabled to the switch */
 };
 
 static int cmp_remote(const struct cr_fabric *f, const struct cr_node *n,
@@ -296,8 +314,27 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 		goto oom;
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank_ports(ps, &f->nodes[f->switches[s]], o);
-	if (ps->shifting && !ps->scatter && prepare_spread(ps, o))
+	if (ps->shifting && !ps->scatter && !o->balance_global &&
+	    prepare_spread(ps, o))
 		goto oom;
+	if (o->balance_global) {
+		ps->weight = calloc(cells, sizeof(*ps->weight));
+		ps->cas = calloc(f->num_switches + 1, sizeof(*ps->cas));
+		if (!ps->weight || !ps->cas)
+			goto oom;
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			const struct cr_node *n = &f->nodes[f->switches[s]];
+
+			for (unsigned p = 1; p <= n->num_ports; p++) {
+				uint32_t m = n->ports[p].remote;
+
+				ps->cas[s] +=
+					m != CR_NO_NODE && !cr_is_switch(f, m);
+			}
+		}
+		/* Global balance replaces D-mod-k spreading. */
+		ps->shifting = false;
+	}
 	return ps;
 oom:
 	cr_err("out of memory for port selection");
@@ -313,7 +350,93 @@ void cr_portsel_free(struct cr_portsel *ps)
 	free(ps->rank);
 	free(ps->dest_rank);
 	free(ps->height);
+	free(ps->weight);
+	free(ps->cas);
 	free(ps);
+}
+
+bool cr_portsel_global(const struct cr_portsel *ps)
+{
+	return ps->weight != NULL;
+}
+
+/*
+ * Weight of the routed path from switch node n to lid's switch, following
+ * the LFTs (0 when n is that switch; stops where no entry is written yet).
+ */
+static uint64_t path_weight(const struct cr_portsel *ps, uint32_t n,
+			    uint16_t lid, uint32_t dst)
+{
+	const struct cr_fabric *f = ps->f;
+	uint64_t w = 0;
+
+	for (unsigned hops = 0; n != dst && hops < 64; hops++) {
+		uint8_t p;
+
+		if (n == CR_NO_NODE || !cr_is_switch(f, n))
+			break;
+		p = ps->r->lft[n][lid];
+		if (p == CR_NO_PATH || p == 0 || p > f->nodes[n].num_ports)
+			break;
+		w += ps->weight[(size_t)f->nodes[n].sw_index * ps->stride + p];
+		n = f->nodes[n].ports[p].remote;
+	}
+	return w;
+}
+
+void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid)
+{
+	const struct cr_fabric *f = ps->f;
+	uint32_t dst;
+
+	if (!ps->weight || !lid || lid > f->max_lid)
+		return;
+	dst = cr_lid_switch(f, lid, NULL);
+	if (dst == CR_NO_NODE)
+		return;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = f->switches[s];
+
+		if (!ps->cas[s])
+			continue;
+		for (unsigned hops = 0; n != dst && hops < 64; hops++) {
+			uint8_t p = ps->r->lft[n][lid];
+			size_t cell;
+
+			if (p == CR_NO_PATH || p == 0 ||
+			    p > f->nodes[n].num_ports)
+				break;
+			cell = (size_t)f->nodes[n].sw_index * ps->stride + p;
+			ps->weight[cell] += ps->cas[s];
+			n = f->nodes[n].ports[p].remote;
+			if (n == CR_NO_NODE || !cr_is_switch(f, n))
+				break;
+		}
+	}
+}
+
+/* Keeps the candidates of least path weight; returns their count. */
+static unsigned keep_lightest(const struct cr_portsel *ps, uint32_t sw,
+			      uint8_t *cands, unsigned n, uint16_t lid)
+{
+	const struct cr_fabric *f = ps->f;
+	const uint64_t *w =
+		ps->weight + (size_t)f->nodes[sw].sw_index * ps->stride;
+	uint32_t dst = cr_lid_switch(f, lid, NULL);
+	uint64_t cost[CR_MAX_PORTS], least = UINT64_MAX;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t m = f->nodes[sw].ports[cands[i]].remote;
+
+		cost[i] = w[cands[i]] + path_weight(ps, m, lid, dst);
+		if (cost[i] < least)
+			least = cost[i];
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (cost[i] == least)
+			cands[k++] = cands[i];
+	return k;
 }
 
 void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
@@ -479,6 +602,14 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	}
 	memcpy(order, cands, n);
 	cr_portsel_order(ps, sw, order, n);
+	if (ps->weight && lid && lid <= ps->f->max_lid &&
+	    !(flags & CR_PS_NOCOUNT)) {
+		n = keep_lightest(ps, sw, order, n, lid);
+		if (n == 1) {
+			port = order[0];
+			goto done;
+		}
+	}
 	if (ps->shifting && !ps->scatter && (flags & CR_PS_SPREAD) &&
 	    lid <= ps->f->max_lid) {
 		port = spread_pick(ps, sw, order, n, lid);

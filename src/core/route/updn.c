@@ -89,7 +89,8 @@ struct updn {
 	/* Labels toward one destination switch, see label(). */
 	uint16_t *dist;
 	uint8_t *mode;
-	uint32_t *queue;
+	uint32_t *queue; /* label(): the labelled switches, nearest first */
+	uint32_t labelled; /* how many */
 	uint32_t labelled_for;
 };
 
@@ -271,6 +272,7 @@ static void label(struct updn *u, uint32_t d)
 			}
 		}
 	}
+	u->labelled = tail;
 	u->labelled_for = d;
 }
 
@@ -487,6 +489,46 @@ static bool roots_fit(struct updn *u, const uint8_t *dist, enum fit fit)
 	return true;
 }
 
+/*
+ * CR_ROOTS_TOP: a BFS layering from the leaves (each switch's distance to
+ * the nearest leaf); per connected part, the switches of the top layer.
+ * Parts without leaves get their switch of minimal eccentricity.
+ */
+static int top_roots(struct updn *u, const uint8_t *dist)
+{
+	uint32_t ns = u->ns;
+	unsigned *height = malloc((ns + 1) * sizeof(*height));
+
+	if (!height) {
+		cr_err("cr-updn: out of memory for %u switches", ns);
+		return -1;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		height[s] = CR_HOPS_INF;
+		for (uint32_t t = 0; t < ns; t++)
+			if (u->leaf[t] && dist[(size_t)s * ns + t] < height[s])
+				height[s] = dist[(size_t)s * ns + t];
+	}
+	for (uint32_t c = 0; c < ns; c++) {
+		unsigned top = 0;
+		bool any = false;
+
+		if (u->comp[c] != c)
+			continue;
+		for (uint32_t s = c; s < ns; s++)
+			if (u->comp[s] == c && height[s] != CR_HOPS_INF &&
+			    height[s] >= top) {
+				top = height[s];
+				any = true;
+			}
+		for (uint32_t s = c; s < ns && any; s++)
+			u->is_root[s] = u->comp[s] == c && height[s] == top;
+	}
+	free(height);
+	single_roots(u, dist, false);
+	return 0;
+}
+
 static int choose_roots(struct updn *u, const struct cr_options *o)
 {
 	uint8_t *dist;
@@ -507,6 +549,20 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 	dist = cr_switch_distances(u->f);
 	if (!dist)
 		return -1;
+	if (o->updn_roots == CR_ROOTS_ECC || o->updn_roots == CR_ROOTS_TOP) {
+		if (o->updn_roots == CR_ROOTS_ECC)
+			single_roots(u, dist, true);
+		else if (top_roots(u, dist))
+			goto fail;
+		cr_info("cr-updn: roots: %s",
+			o->updn_roots == CR_ROOTS_ECC
+				? "one per connected part, of minimal"
+				  " eccentricity (roots=ecc)"
+				: "the top layer of a BFS layering from the"
+				  " leaves (roots=top)");
+		free(dist);
+		return rank_switches(u);
+	}
 	if (tree_candidates(u, dist))
 		goto fail;
 	candidate = malloc(u->ns + 1);
@@ -656,6 +712,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	uint16_t *lids = NULL;
 	uint64_t illegal = 0, illegal_ca = 0, apart = 0;
 	int nlids = -1, ret = -1;
+	bool global = false;
 
 	if (updn_init(&u, f))
 		goto out;
@@ -669,6 +726,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	ps = cr_portsel_new(f, o, r);
 	if (!ps)
 		goto out;
+	global = cr_portsel_global(ps);
 	nlids = cr_lid_order(f, o, &lids);
 	if (nlids < 0)
 		goto out;
@@ -697,10 +755,25 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 					illegal++;
 				continue;
 			}
+			if (global)
+				continue;
 			nc = candidates(&u, w, cands);
 			r->lft[f->switches[w]][lid] = cr_portsel_pick(
 				ps, f->switches[w], cands, nc, lid, flags);
 		}
+		/*
+		 * Global balance: the labelling BFS's queue holds the labelled
+		 * switches nearest first, so each candidate's remaining path
+		 * is routed already.
+		 */
+		for (uint32_t k = 1; global && k < u.labelled; k++) {
+			uint32_t w = u.queue[k];
+			unsigned nc = candidates(&u, w, cands);
+
+			r->lft[f->switches[w]][lid] = cr_portsel_pick(
+				ps, f->switches[w], cands, nc, lid, flags);
+		}
+		cr_portsel_commit(ps, lid);
 	}
 	if (illegal_ca)
 		cr_err("cr-updn: %" PRIu64

@@ -18,10 +18,11 @@
  * judged on the same flows, as `croute estimate --lfts` judges a dump.
  *
  * Budget: candidates run in list order (the cheap, usually good ones
- * first); one is skipped when the time spent so far plus what the same
- * engine took before (else the slowest so far) would pass the budget. The
- * first always runs. Shift's phases are sampled on large fabrics as in the
- * report. A skip is logged: only then can the choice depend on timing.
+ * first); one is skipped when the time spent so far plus the slowest
+ * candidate's time so far would pass the budget. The first always runs.
+ * Shift's phases are sampled to about CR_AUTO_MAX_FLOWS flows, a number
+ * that depends on the host count only. A skip is logged: only then can
+ * the choice depend on timing.
  *
  * Cost: the sum of the candidates' routing, check and estimate times.
  */
@@ -38,7 +39,8 @@
 static const char *const all_candidates =
 	"ftree,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,minhop,"
 	"updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=top+ps,"
-	"updn+roots=file+ps,lash,lash+bal,lash+glob";
+	"updn+roots=file+ps,lash,lash+ps,lash+bal,lash+ps+bal,lash+ps+rgs+bal,"
+	"lash+glob,lash+bal+glob";
 
 struct cand {
 	const struct cr_engine *e;
@@ -394,6 +396,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 
 	if (cr_objective_parse(ac->objective, "croute_auto_objective", &obj))
 		return -1;
+	obj.max_flows = CR_AUTO_MAX_FLOWS;
 	n = parse_candidates(ac->candidates, "croute_auto_candidates",
 			     o->root_guids.count > 0, &v);
 	if (n < 0)
@@ -411,11 +414,6 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		double spent = now_s() - t0, guess = slowest;
 
 		c->score = scores + (size_t)i * obj.num_terms;
-		for (int j = i - 1; j >= 0; j--)
-			if (v[j].ran && v[j].e == c->e) {
-				guess = v[j].total_s;
-				break;
-			}
 		if (i && spent + guess > budget) {
 			snprintf(c->why, sizeof(c->why),
 				 "budget (%.3f s spent, about %.3f s more)",

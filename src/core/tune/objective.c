@@ -96,10 +96,23 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 		struct cr_pattern p = obj->terms[i].pat;
 		struct cr_est_result *res;
 
-		/* As the report does: N - 1 shifts of N hosts cost N^2. */
+		/*
+		 * N - 1 shifts of N hosts cost N^2 flows: sample, as the
+		 * report does, or within max_flows. The sample depends on
+		 * the host count only, so every candidate gets the same.
+		 */
 		if (p.kind == CR_PAT_SHIFT && !p.count && hosts &&
-		    hosts->count > CR_EST_LARGE_HOSTS)
-			p.count = CR_EST_LARGE_PHASES;
+		    hosts->count > 1) {
+			uint64_t n = hosts->count;
+
+			if (obj->max_flows && n * (n - 1) > obj->max_flows) {
+				p.count = (uint32_t)(obj->max_flows / n);
+				if (p.count < 16)
+					p.count = 16;
+			} else if (!obj->max_flows && n > CR_EST_LARGE_HOSTS) {
+				p.count = CR_EST_LARGE_PHASES;
+			}
+		}
 		res = cr_est_run(est, &p, hosts);
 		if (!res)
 			goto out;
