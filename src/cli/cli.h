@@ -18,7 +18,7 @@
 /* Exit statuses (doc/design.md). */
 enum {
 	CLI_OK = 0, /* done, nothing wrong */
-	CLI_PROBLEMS = 1, /* a check or estimate found problems */
+	CLI_PROBLEMS = 1, /* problems found, or the engine refused */
 	CLI_BAD = 2, /* bad input or usage */
 };
 
@@ -121,6 +121,7 @@ struct cli_setup {
 	const char *topo;
 	const char *lids; /* guid2lid file */
 	int lmc; /* -1: not given */
+	bool refused; /* the engine refused the fabric (exit 1, not 2) */
 	uint64_t sm_port; /* --sm-port; 0: the file's first port */
 	const char *engine; /* NULL: not given */
 	struct cr_options opts;

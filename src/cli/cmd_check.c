@@ -122,8 +122,12 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r)
+	if (!r) {
+		/* An engine's refusal is a finding about the fabric. */
+		if (c.setup.refused)
+			ret = CLI_PROBLEMS;
 		goto out;
+	}
 	if (c.lfts) {
 		char src[1024];
 

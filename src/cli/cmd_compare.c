@@ -137,7 +137,7 @@ fail:
  * While an engine runs, its errors are kept, not printed: the first is
  * the reason it gives for refusing the fabric, shown in the table.
  */
-static char refusal[160];
+static char refusal[1024];
 
 static void capture(void *arg, enum cr_log_level level, const char *msg)
 {

@@ -133,6 +133,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
+	if (c.matrix && !c.json) {
+		cli_usage_error(cmd, "--matrix goes with --json");
+		goto out;
+	}
 	if (c.lfts && c.setup.engine) {
 		cli_usage_error(cmd, "--lfts and --engine exclude each other");
 		goto out;
@@ -151,8 +155,12 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r)
+	if (!r) {
+		/* An engine's refusal is a finding about the fabric. */
+		if (c.setup.refused)
+			ret = CLI_PROBLEMS;
 		goto out;
+	}
 	est = cr_est_new(f, r, &c.est.par);
 	if (!est)
 		goto out;

@@ -128,8 +128,12 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r)
+	if (!r) {
+		/* An engine's refusal is a finding about the fabric. */
+		if (c.setup.refused)
+			ret = CLI_PROBLEMS;
 		goto out;
+	}
 	h = cr_hosts_shift_order(f, r, &how);
 	nm = cr_names_new(f, NULL);
 	if (!h || !nm)

@@ -107,8 +107,12 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	r = cli_route(&c.setup, f, &e, &secs);
-	if (!r)
+	if (!r) {
+		/* An engine's refusal is a finding about the fabric. */
+		if (c.setup.refused)
+			ret = CLI_PROBLEMS;
 		goto out;
+	}
 	/* cr-auto: the layer files only when a layered candidate won. */
 	if ((c.lash_sl || c.lash_sl2vl) && !r->sl) {
 		cr_err("cr-auto chose an engine without layers: no --lash-sl or"

@@ -617,8 +617,10 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	if (!r)
 		return NULL;
 	t0 = cli_now();
+	s->refused = false;
 	if (cr_route(e, f, &s->opts, r)) {
 		cr_err("cr-%s cannot route %s", e->name, s->topo);
+		s->refused = true;
 		cr_routing_free(r);
 		return NULL;
 	}

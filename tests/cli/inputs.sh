@@ -121,5 +121,36 @@ TOPO
 expect 2 "self.topo:3:.*its own port" "a switch cabled to itself" \
 	"$croute" route -t "$tmp/self.topo"
 
+# 6. One message per fault.
+expect 2 "" "gen fat-tree 1000" "$croute" gen fat-tree 1000
+grep -q "even number" "$tmp/out" &&
+	fail "gen fat-tree 1000 also says it needs an even number of ports"
+grep -q "1000 ports" "$tmp/out" || fail "gen fat-tree 1000: no port count"
+expect 2 "" "gen ktree 99999 99999" "$croute" gen ktree 99999 99999
+grep -q "k >= 2" "$tmp/out" &&
+	fail "gen ktree 99999 99999 also says it needs k >= 2"
+expect 2 "" "gen ktree 1 2" "$croute" gen ktree 1 2
+grep -q "k >= 2" "$tmp/out" || fail "gen ktree 1 2 does not say k >= 2"
+
+# 7. --matrix only means something with --json.
+expect 2 "--matrix.*--json" "--matrix without --json" \
+	"$croute" estimate -t "$tmp/k.topo" -e updn --matrix
+
+# 7. compare shows the whole of ftree's refusal.
+"$croute" gen torus 3 3 -o "$tmp/torus" || exit 1
+expect 0 "" "compare on a torus" "$croute" compare -t "$tmp/torus" \
+	--engines ftree,updn --pattern shift
+reason=$("$croute" route -t "$tmp/torus" -e ftree 2>&1 >/dev/null |
+	grep -m1 'not a fat tree' | sed 's/^croute: error: //')
+[ -n "$reason" ] || fail "croute route -e ftree gives no reason on a torus"
+grep -F -q -- "$reason" "$tmp/out" ||
+	fail "compare cuts ftree's refusal short: $reason"
+
+# 8. An engine that refuses the fabric: exit 1, not 2 (bad input, usage).
+for cmd in route check estimate; do
+	expect 1 "cannot route" "$cmd: ftree refuses a torus" \
+		"$croute" $cmd -t "$tmp/torus" -e ftree
+done
+
 [ $failed = 0 ] && echo "PASS: hostile inputs"
 exit $failed

@@ -186,10 +186,13 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 	unsigned np = p && p->hca_ports ? p->hca_ports : 1;
 	int err = 0;
 
-	if (k < 2 || n < 1 || check_ports("a k-ary n-tree switch", 2ul * k)) {
+	/* One message per fault: the range first, then the port count. */
+	if (k < 2 || n < 1) {
 		cr_err("gen: a k-ary n-tree needs k >= 2 and n >= 1");
 		return NULL;
 	}
+	if (check_ports("a k-ary n-tree switch", 2ul * k))
+		return NULL;
 	for (unsigned i = 1; i < n; i++) {
 		per_level *= k;
 		if (per_level * n > 1000000) {
@@ -246,10 +249,12 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 	uint32_t mids, leaves;
 	int err = 0;
 
-	if (k < 2 || k % 2 || check_ports("a fat-tree switch", k)) {
+	if (k < 2 || k % 2) {
 		cr_err("gen: a fat tree needs an even number of ports >= 2");
 		return NULL;
 	}
+	if (check_ports("a fat-tree switch", k))
+		return NULL;
 	if (p && p->hca_ports > 1) {
 		cr_err("gen: fat-tree hosts have one port each");
 		return NULL;
