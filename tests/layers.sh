@@ -1,13 +1,14 @@
 #!/bin/sh
 # The core's groups may use only the groups below them:
-#   model < route < estimate < tune < io < report
+#   model < route < estimate < tune < io < report < bound
 # Each group is its own convenience library; an undefined symbol of one
 # group that another group defines must come from a lower group. The
-# plugin must not pull in the command-only report group (libpng, libz).
+# plugin must not pull in the command-only groups report (libpng, libz)
+# and bound (libglpk).
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 core=$top_builddir/src/core
-groups="model:libcrmodel route:libcrroute estimate:libcrest tune:libcrtune io:libcrio report:libcrreport"
+groups="model:libcrmodel route:libcrroute estimate:libcrest tune:libcrtune io:libcrio report:libcrreport bound:libcrbound"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -41,8 +42,8 @@ done
 
 so=$top_builddir/.libs/libcroute.so
 if [ -f "$so" ]; then
-	if ldd "$so" | grep -E 'libpng|libz\.' ||
-	   nm -D "$so" | grep -i png; then
+	if ldd "$so" | grep -E 'libpng|libz\.|libglpk' ||
+	   nm -D "$so" | grep -iE 'png|glp_'; then
 		echo "FAIL: libcroute.so links the report group's libraries"
 		status=1
 	fi

@@ -71,6 +71,13 @@ struct cr_flow_est {
 long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 		  struct cr_flow_est *out);
 
+/*
+ * The data rate (Mb/s) the estimator gives the link leaving port `port` of
+ * node `node`: the smaller known rate of its two ends, or the default
+ * rate; 0 when the port has no cable.
+ */
+double cr_est_capacity(const struct cr_est *e, uint32_t node, unsigned port);
+
 /* The directed link leaving port `port` of node `node`: its load. */
 struct cr_est_link {
 	uint32_t node;

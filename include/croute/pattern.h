@@ -53,4 +53,21 @@ struct cr_flow {
 int cr_flows_read(const struct cr_fabric *f, const char *path,
 		  struct cr_flow **flows, size_t *n);
 
+/*
+ * A pattern's phases one at a time, as cr_est_run() runs them: for tools
+ * that score phases their own way (croute bound, the optimizer). The
+ * pattern and hosts must outlive the iterator. NULL (logged) on error.
+ */
+struct cr_phases;
+struct cr_phases *cr_phases_start(const struct cr_fabric *f,
+				  const struct cr_pattern *p,
+				  const struct cr_hosts *hosts);
+uint32_t cr_phases_count(const struct cr_phases *ph); /* phases to run */
+uint32_t cr_phases_total(const struct cr_phases *ph); /* in the pattern */
+size_t cr_phases_max_flows(const struct cr_phases *ph);
+/* Writes phase i's flows (max_flows at most) and its label; the count. */
+size_t cr_phases_get(struct cr_phases *ph, uint32_t i, struct cr_flow *out,
+		     uint32_t *label);
+void cr_phases_stop(struct cr_phases *ph);
+
 #endif

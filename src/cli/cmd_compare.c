@@ -14,11 +14,13 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
+#include "bound_cli.h"
 #include "est_cli.h"
 
 enum {
 	KEY_ENGINES = CLI_KEY_CMD,
 	KEY_AUTO,
+	KEY_BOUND,
 };
 
 static const struct cli_opt compare_opts[] = {
@@ -30,6 +32,8 @@ static const struct cli_opt compare_opts[] = {
 	 "also cr-auto: its row and its ranked candidates"},
 	CLI_AUTO_OPTS,
 	CLI_GUID_OPTS,
+	{"bound", KEY_BOUND, NULL,
+	 "also each average as a fraction of croute bound's"},
 	CLI_OPT_END,
 };
 
@@ -56,6 +60,8 @@ struct compare_ctx {
 	const char *engines;
 	bool with_auto;
 	char *auto_table; /* cr-auto's, printed after the table */
+	bool bound;
+	struct bound_cache *bc;
 };
 
 static int compare_opt(void *arg, int key, const char *val)
@@ -67,6 +73,8 @@ static int compare_opt(void *arg, int key, const char *val)
 		return ret;
 	if (key == KEY_AUTO)
 		c->with_auto = true;
+	else if (key == KEY_BOUND)
+		c->bound = true;
 	else
 		c->engines = val; /* KEY_ENGINES */
 	return 0;
@@ -159,7 +167,7 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", cr_pattern_kind_name(p->kind));
 }
 
-static void print_header(const struct cr_pattern *pats, int npat)
+static void print_header(const struct cr_pattern *pats, int npat, bool bound)
 {
 	printf("%-10s %-8s %8s %11s %6s", "engine", "options", "time s",
 	       "unreachable", "loops");
@@ -169,6 +177,8 @@ static void print_header(const struct cr_pattern *pats, int npat)
 		pattern_label(&pats[i], l, sizeof(l));
 		snprintf(h, sizeof(h), "%s avg", l);
 		printf(" %11s %8s", h, "min");
+		if (bound)
+			printf(" %8s", "avg/bd");
 	}
 	printf("\n");
 }
@@ -186,6 +196,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	struct cr_routing *r;
 	struct cr_hosts *hosts = NULL;
 	struct cr_est *est = NULL;
+	struct cr_bound_result *const *bres = NULL;
 	const char *how;
 	char opts[24];
 	double secs = 0;
@@ -231,6 +242,13 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		printf("\n");
 		goto out;
 	}
+	if (c->bc) {
+		bres = bound_cache_get(c->bc, hosts);
+		if (!bres) {
+			printf("\n");
+			goto out;
+		}
+	}
 	for (int i = 0; i < npat; i++) {
 		struct cr_est_result *res = cr_est_run(est, &pats[i], hosts);
 
@@ -239,6 +257,9 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 			goto out;
 		}
 		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+		if (bres)
+			printf(" %8.3f",
+			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
 		fflush(stdout);
 		cr_est_result_free(res);
 	}
@@ -291,7 +312,12 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	       " with a credit loop; rates: fractions of the injection"
 	       " rate\n",
 	       c.setup.topo, f->num_switches, cli_count_lids(f));
-	print_header(pats, npat);
+	if (c.bound) {
+		c.bc = bound_cache_new(f, &c.est.par, pats, npat);
+		if (!c.bc)
+			goto out;
+	}
+	print_header(pats, npat, c.bound);
 	for (int i = 0; i < nsets; i++) {
 		int r = compare_row(&c, f, &sets[i], pats, npat);
 
@@ -306,6 +332,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 out:
 	free(c.auto_table);
 	free(sets);
+	bound_cache_free(c.bc);
 	if (npat > 0)
 		cr_pattern_list_free(pats, npat);
 	cr_fabric_free(f);
@@ -327,8 +354,10 @@ const struct cli_cmd cli_cmd_compare = {
 		" patterns shift,bisect). An engine that cannot\nroute the"
 		" fabric shows \"refused\" and its reason. Use --phases K on"
 		" large fabrics.\nWith --auto, a last row for cr-auto and its"
-		" ranked candidates, as the\nplugin logs them. Exit status 1"
-		" when no engine could route the fabric.\n",
+		" ranked candidates, as the\nplugin logs them. With --bound,"
+		" avg/bd is each average over croute\nbound's for the same"
+		" phases. Exit status 1 when no engine could route\nthe"
+		" fabric.\n",
 	.opts = compare_tables,
 	.run = compare_run,
 };

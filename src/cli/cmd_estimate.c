@@ -16,6 +16,7 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
+#include "bound_cli.h"
 #include "est_cli.h"
 
 enum {
@@ -24,6 +25,7 @@ enum {
 	KEY_GBPS,
 	KEY_HTML,
 	KEY_MATRIX,
+	KEY_BOUND,
 };
 
 static const struct cli_opt estimate_opts[] = {
@@ -32,6 +34,8 @@ static const struct cli_opt estimate_opts[] = {
 	{"matrix", KEY_MATRIX, NULL, "JSON: include shift's matrix"},
 	{"gbps", KEY_GBPS, NULL, "summary in Gb/s, not fractions of injection"},
 	{"html", KEY_HTML, "FILE", "also write an HTML report with pictures"},
+	{"bound", KEY_BOUND, NULL,
+	 "also each score as a fraction of croute bound's"},
 	CLI_OPT_END,
 };
 
@@ -44,7 +48,7 @@ struct estimate_ctx {
 	struct est_setup est;
 	const char *lfts;
 	const char *html;
-	bool json, gbps, matrix;
+	bool json, gbps, matrix, bound;
 };
 
 static int estimate_opt(void *arg, int key, const char *val)
@@ -70,6 +74,9 @@ static int estimate_opt(void *arg, int key, const char *val)
 	case KEY_MATRIX:
 		c->matrix = true;
 		break;
+	case KEY_BOUND:
+		c->bound = true;
+		break;
 	}
 	return 0;
 }
@@ -92,6 +99,23 @@ static void print_summary(const struct estimate_ctx *c,
 		       c->gbps ? r->avg_gbps : r->avg_frac,
 		       c->gbps ? r->min_gbps : r->min_frac, r->unrouted);
 	}
+	printf("\n");
+}
+
+/* Each pattern's score against the bound for the same phases. */
+static void print_bound(struct cr_est_result *const *res,
+			struct cr_bound_result *const *b, int n)
+{
+	printf("# against croute bound (same phases and hosts; 1 would be"
+	       " the best any\n# routing could do)\n");
+	printf("%-16s %10s %10s %8s %10s %10s %8s\n", "pattern", "avg", "bound",
+	       "of bound", "min", "bound", "of bound");
+	for (int i = 0; i < n; i++)
+		printf("%-16s %10.4f %10.4f %8.3f %10.4f %10.4f %8.3f\n",
+		       res[i]->name, res[i]->avg_frac, b[i]->avg_frac,
+		       bound_ratio(res[i]->avg_frac, b[i]->avg_frac),
+		       res[i]->min_frac, b[i]->min_frac,
+		       bound_ratio(res[i]->min_frac, b[i]->min_frac));
 	printf("\n");
 }
 
@@ -120,6 +144,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_est_result **res = NULL;
 	struct cr_est *est = NULL;
+	struct bound_cache *bc = NULL;
+	struct cr_bound_result *const *bres = NULL;
 	const struct cr_engine *e = NULL;
 	const char *how = "";
 	char title[512];
@@ -178,6 +204,12 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 		unrouted += res[done]->unrouted;
 	}
+	if (c.bound) {
+		bc = bound_cache_new(f, &c.est.par, pats, npat);
+		bres = bc ? bound_cache_get(bc, hosts) : NULL;
+		if (!bres)
+			goto out;
+	}
 
 	if (c.lfts)
 		cli_sources(&c.setup, c.lfts, title, sizeof(title));
@@ -203,6 +235,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		       hosts->count, how,
 		       c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
 		print_summary(&c, res, npat);
+		if (bres)
+			print_bound(res, bres, npat);
 		for (int i = 0; i < npat; i++) {
 			if (cr_est_write_text(stdout, f, res[i],
 					      CR_REPORT_PHASES))
@@ -221,6 +255,7 @@ out:
 	for (int i = 0; res && i < done; i++)
 		cr_est_result_free(res[i]);
 	free(res);
+	bound_cache_free(bc);
 	cr_est_free(est);
 	cr_hosts_free(hosts);
 	if (npat > 0)

@@ -15,7 +15,8 @@
 	X(estimate)     \
 	X(compare)      \
 	X(hosts)        \
-	X(export)
+	X(export)        \
+	X(bound)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,

@@ -444,3 +444,10 @@ oom:
 	cr_err("out of memory estimating a phase of %zu flows", n);
 	return -1;
 }
+
+double cr_est_capacity(const struct cr_est *e, uint32_t node, unsigned port)
+{
+	if (node >= e->f->num_nodes || port > e->f->nodes[node].num_ports)
+		return 0;
+	return e->cap[e->base[node] + port];
+}

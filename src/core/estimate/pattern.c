@@ -358,3 +358,56 @@ size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 	}
 	return m;
 }
+
+/* ---- the public iterator ---------------------------------------------- */
+
+struct cr_phases {
+	struct cr_pattern_run pr;
+};
+
+struct cr_phases *cr_phases_start(const struct cr_fabric *f,
+				  const struct cr_pattern *p,
+				  const struct cr_hosts *hosts)
+{
+	struct cr_phases *ph = calloc(1, sizeof(*ph));
+
+	if (!ph) {
+		cr_err("out of memory preparing pattern %s",
+		       cr_pattern_kind_name(p->kind));
+		return NULL;
+	}
+	if (cr_pattern_start(&ph->pr, f, p, hosts)) {
+		free(ph);
+		return NULL;
+	}
+	return ph;
+}
+
+uint32_t cr_phases_count(const struct cr_phases *ph)
+{
+	return ph->pr.num_phases;
+}
+
+uint32_t cr_phases_total(const struct cr_phases *ph)
+{
+	return ph->pr.phases_total;
+}
+
+size_t cr_phases_max_flows(const struct cr_phases *ph)
+{
+	return ph->pr.max_flows;
+}
+
+size_t cr_phases_get(struct cr_phases *ph, uint32_t i, struct cr_flow *out,
+		     uint32_t *label)
+{
+	return cr_pattern_phase(&ph->pr, i, out, label);
+}
+
+void cr_phases_stop(struct cr_phases *ph)
+{
+	if (!ph)
+		return;
+	cr_pattern_stop(&ph->pr);
+	free(ph);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute bound: how much any routing could give a traffic pattern on a
+ * fabric, per sampled phase, from splittable multi-commodity flow solved
+ * by GLPK (include/croute/bound.h). The headroom an administrator cannot
+ * see from the estimates of routings alone.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/log.h>
+
+#include "bound_cli.h"
+#include "est_cli.h"
+
+enum {
+	KEY_WRITE_LP = CLI_KEY_CMD,
+};
+
+static const struct cli_opt bound_opts[] = {
+	{"write-lp", KEY_WRITE_LP, "FILE",
+	 "write the first phase's throughput LP, edge form (CPLEX LP)"},
+	CLI_OPT_END,
+};
+
+static const struct cli_opt *const bound_tables[] = {
+	cli_topo_opts,
+	est_cli_opts,
+	bound_opts,
+	NULL,
+};
+
+struct bound_ctx {
+	struct cli_setup setup;
+	struct est_setup est;
+	const char *write_lp;
+};
+
+static int bound_opt(void *arg, int key, const char *val)
+{
+	struct bound_ctx *c = arg;
+	int ret = est_cli_opt(&c->setup, &c->est, key, val);
+
+	if (ret <= 0)
+		return ret;
+	c->write_lp = val; /* KEY_WRITE_LP, the only one left */
+	return 0;
+}
+
+static void print_result(const struct cr_bound_result *b)
+{
+	printf("%-16s %9u/%-5u %10" PRIu64 " %10.4f %10.4f %9.2f\n", b->name,
+	       b->num_phases, b->phases_total, b->flows, b->avg_frac,
+	       b->min_frac, b->seconds);
+}
+
+static void print_phases(const struct cr_bound_result *b)
+{
+	printf("\n## %s: per phase (phase: shift k or number)\n", b->name);
+	printf("%8s %8s %10s %10s %9s %9s %7s %8s\n", "phase", "flows", "avg",
+	       "min", "rows", "paths", "rounds", "seconds");
+	for (uint32_t i = 0; i < b->num_phases; i++) {
+		const struct cr_bound_phase *p = &b->phase[i];
+
+		printf("%8u %8u %10.4f %10.4f %9u %9u %7u %8.3f\n", p->label,
+		       p->flows, p->avg_frac, p->min_frac, p->rows, p->cols,
+		       p->rounds, p->seconds);
+	}
+}
+
+static int write_lp(const struct cr_fabric *f, const struct cr_est *e,
+		    const struct cr_pattern *p, const struct cr_hosts *h,
+		    const char *path)
+{
+	struct cr_phases *ph = cr_phases_start(f, p, h);
+	struct cr_flow *flows = NULL;
+	struct cr_bound_phase out;
+	uint32_t label;
+	int ret = -1;
+
+	if (!ph)
+		return -1;
+	flows = malloc((cr_phases_max_flows(ph) + 1) * sizeof(*flows));
+	if (!flows) {
+		cr_err("out of memory");
+		goto out;
+	}
+	if (cr_phases_count(ph))
+		ret = cr_bound_phase(f, e, flows,
+				     cr_phases_get(ph, 0, flows, &label), 0,
+				     &out, path);
+out:
+	free(flows);
+	cr_phases_stop(ph);
+	return ret;
+}
+
+static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct bound_ctx c = {0};
+	struct cr_fabric *f = NULL;
+	struct cr_routing *r = NULL;
+	struct cr_hosts *hosts = NULL;
+	struct cr_pattern *pats = NULL;
+	struct cr_est *est = NULL;
+	struct cr_bound_result **res = NULL;
+	const char *how = "";
+	int npat = 0, done = 0, ret;
+
+	cli_setup_init(&c.setup, cmd);
+	est_setup_init(&c.est, cmd);
+	ret = cli_parse_options(cmd, argc, argv, bound_opt, &c);
+	if (ret != CLI_GO)
+		goto out;
+	ret = CLI_BAD;
+	npat = est_setup_patterns(&c.est, &pats);
+	if (npat < 0)
+		goto out;
+	f = cli_load(&c.setup);
+	if (!f)
+		goto out;
+	/* no routing: the estimator is only asked for link rates */
+	r = cr_routing_new(f);
+	if (!r) {
+		cr_err("out of memory");
+		goto out;
+	}
+	est = cr_est_new(f, r, &c.est.par);
+	if (!est)
+		goto out;
+	hosts = est_setup_hosts(&c.est, f, NULL, &how);
+	if (!hosts)
+		goto out;
+	if (c.write_lp && write_lp(f, est, &pats[0], hosts, c.write_lp))
+		goto out;
+	res = calloc(npat, sizeof(*res));
+	if (!res) {
+		cr_err("out of memory");
+		goto out;
+	}
+	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n"
+	       "# upper bounds for any routing: splittable multi-commodity"
+	       " flow, link data\n# rates as capacities; fractions of the"
+	       " injection rate\n",
+	       c.setup.topo, f->num_switches, hosts->count, how);
+	printf("%-16s %15s %10s %10s %10s %9s\n", "pattern", "phases", "flows",
+	       "avg bound", "min bound", "seconds");
+	fflush(stdout);
+	for (done = 0; done < npat; done++) {
+		res[done] = cr_bound_run(f, est, &pats[done], hosts);
+		if (!res[done])
+			goto out;
+		print_result(res[done]);
+		fflush(stdout);
+	}
+	for (int i = 0; i < npat; i++)
+		print_phases(res[i]);
+	if (fflush(stdout) || ferror(stdout)) {
+		cr_err("cannot write the report");
+		goto out;
+	}
+	ret = CLI_OK;
+out:
+	for (int i = 0; res && i < done; i++)
+		cr_bound_result_free(res[i]);
+	free(res);
+	cr_est_free(est);
+	cr_hosts_free(hosts);
+	if (npat > 0)
+		cr_pattern_list_free(pats, npat);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	est_setup_release(&c.est);
+	cli_setup_release(&c.setup);
+	return ret;
+}
+
+/* ---- --bound in estimate and compare ---------------------------------- */
+
+struct bound_cache_entry {
+	uint32_t *lids; /* the host order, by LID */
+	uint32_t count;
+	struct cr_bound_result **res; /* one per pattern */
+};
+
+struct bound_cache {
+	const struct cr_fabric *f;
+	const struct cr_est_params *par;
+	const struct cr_pattern *pats;
+	int npat;
+	struct bound_cache_entry *e;
+	unsigned n;
+};
+
+struct bound_cache *bound_cache_new(const struct cr_fabric *f,
+				    const struct cr_est_params *par,
+				    const struct cr_pattern *pats, int npat)
+{
+	struct bound_cache *bc = calloc(1, sizeof(*bc));
+
+	if (!bc) {
+		cr_err("out of memory");
+		return NULL;
+	}
+	bc->f = f;
+	bc->par = par;
+	bc->pats = pats;
+	bc->npat = npat;
+	return bc;
+}
+
+void bound_cache_free(struct bound_cache *bc)
+{
+	if (!bc)
+		return;
+	for (unsigned i = 0; i < bc->n; i++) {
+		for (int p = 0; p < bc->npat; p++)
+			cr_bound_result_free(bc->e[i].res[p]);
+		free(bc->e[i].res);
+		free(bc->e[i].lids);
+	}
+	free(bc->e);
+	free(bc);
+}
+
+static bool same_hosts(const struct bound_cache_entry *e,
+		       const struct cr_hosts *h)
+{
+	if (e->count != h->count)
+		return false;
+	for (uint32_t i = 0; i < h->count; i++)
+		if (e->lids[i] != h->ep[i].lid)
+			return false;
+	return true;
+}
+
+/* Computes the bounds for this host order once (cr-ftree has its own). */
+struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
+					       const struct cr_hosts *h)
+{
+	struct bound_cache_entry *grow, *e;
+	struct cr_routing *r = NULL;
+	struct cr_est *est = NULL;
+
+	for (unsigned i = 0; i < bc->n; i++)
+		if (same_hosts(&bc->e[i], h))
+			return bc->e[i].res;
+	grow = realloc(bc->e, (bc->n + 1) * sizeof(*grow));
+	if (!grow)
+		goto oom;
+	bc->e = grow;
+	e = &bc->e[bc->n];
+	memset(e, 0, sizeof(*e));
+	e->lids = malloc((h->count + 1) * sizeof(*e->lids));
+	e->res = calloc(bc->npat, sizeof(*e->res));
+	if (!e->lids || !e->res) {
+		free(e->lids);
+		free(e->res);
+		goto oom;
+	}
+	e->count = h->count;
+	for (uint32_t i = 0; i < h->count; i++)
+		e->lids[i] = h->ep[i].lid;
+	bc->n++;
+	r = cr_routing_new(bc->f);
+	est = r ? cr_est_new(bc->f, r, bc->par) : NULL;
+	if (!est)
+		goto fail;
+	for (int p = 0; p < bc->npat; p++) {
+		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h);
+		if (!e->res[p])
+			goto fail;
+	}
+	cr_est_free(est);
+	cr_routing_free(r);
+	return e->res;
+oom:
+	cr_err("out of memory");
+fail:
+	cr_est_free(est);
+	cr_routing_free(r);
+	return NULL;
+}
+
+double bound_ratio(double score, double bound)
+{
+	return bound > 0 ? score / bound : 0;
+}
+
+const struct cli_cmd cli_cmd_bound = {
+	.name = "bound",
+	.synopsis = "--topo FILE [--pattern LIST] [--phases K] [options]",
+	.summary = "Upper bounds on what any routing could give a pattern.",
+	.details = "For each phase of each pattern (default shift,bisect): the"
+		   " largest average\nand the largest common fraction of"
+		   " injection that splittable multi-commodity\nflow reaches"
+		   " with the links' data rates as capacities (GLPK's simplex)."
+		   " No\nrouting can do better, so `croute estimate --bound`"
+		   " divides a routing's\nscore by these. One LP per phase, of"
+		   " (source switches x switch links)\ncolumns: use --phases K"
+		   " on fabrics beyond ~100 switches (croute(1) gives\ntimes)."
+		   " Hosts are in the order of --hosts, else --ca-order, else"
+		   " node\ndescriptions.\n",
+	.opts = bound_tables,
+	.run = bound_run,
+};

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * croute bound's LPs against hand calculations on two small fabrics, and
+ * its column generation against the edge formulation (a different LP of
+ * the same problem) on generated fabrics; and a routing's estimate never
+ * above its bound.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <croute/bound.h>
+#include <croute/gen.h>
+
+#include "testutil.h"
+
+#define assert_near(a, b) assert_near_(a, b, 1e-6, __FILE__, __LINE__)
+
+static void assert_near_(double a, double b, double tol, const char *file,
+			 int line)
+{
+	if (fabs(a - b) <= tol * fmax(1, fabs(b)))
+		return;
+	fail_msg("%s:%d: %.12g != %.12g", file, line, a, b);
+}
+
+static struct cr_flow flow(const struct cr_fabric *f, uint32_t a, uint32_t b)
+{
+	struct cr_flow x = {.src_node = a,
+			    .src_port = 1,
+			    .dst_lid = f->nodes[b].ports[1].lid};
+	return x;
+}
+
+static void bound_phase(const struct cr_fabric *f, const struct cr_flow *fl,
+			size_t n, unsigned flags, struct cr_bound_phase *out)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_est *e;
+
+	assert_non_null(r);
+	e = cr_est_new(f, r, NULL);
+	assert_non_null(e);
+	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, out, NULL), 0);
+	cr_est_free(e);
+	cr_routing_free(r);
+}
+
+/*
+ * Two switches, one QDR link, two hosts each. h0->h2 and h1->h3 share the
+ * A->B link (32 Gb/s for 64 asked), h2->h0 has B->A alone: the fractions
+ * add up to 1 + 1 of 3 flows, avg 2/3; all three at once get 1/2 each.
+ */
+static void test_two_switches(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t a = tu_switch(f, 3, 1), b = tu_switch(f, 3, 2), h[4];
+	struct cr_bound_phase out;
+
+	tu_link(f, a, 1, b, 1);
+	for (unsigned i = 0; i < 4; i++) {
+		h[i] = tu_host(f, i);
+		tu_link(f, i < 2 ? a : b, 2 + i % 2, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	struct cr_flow fl[] = {flow(f, h[0], h[2]), flow(f, h[1], h[3]),
+			       flow(f, h[2], h[0])};
+
+	for (unsigned flags = 0; flags <= CR_BOUND_EDGE_LP; flags++) {
+		bound_phase(f, fl, 3, flags, &out);
+		assert_near(out.avg_frac, 2.0 / 3);
+		assert_near(out.min_frac, 0.5);
+	}
+	/* two hosts sending into one: the receiver's link is the limit */
+	fl[1] = flow(f, h[1], h[2]);
+	bound_phase(f, fl, 2, 0, &out);
+	assert_near(out.avg_frac, 0.5);
+	assert_near(out.min_frac, 0.5);
+	cr_fabric_free(f);
+}
+
+/*
+ * Leaves A and B joined through two spines; A-S1 is QDR (32 Gb/s), A-S2
+ * SDR (8 Gb/s), the rest QDR. Four hosts of A send to four of B: A can
+ * push 32 + 8 = 40 Gb/s of the 128 asked (no single path carries more
+ * than 32: the bound splits), so the average and common fraction are
+ * 40/128; with B's first host sending back to A as a fifth flow (1.0),
+ * the average is (40/32 + 1) / 5 = 0.45 and the minimum stays 0.3125.
+ */
+static void test_diamond(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t la = tu_switch(f, 6, 1), lb = tu_switch(f, 6, 2);
+	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4), h[8];
+	struct cr_bound_phase out;
+	struct cr_flow fl[5];
+
+	tu_link(f, la, 5, s1, 1);
+	tu_link(f, la, 6, s2, 1);
+	f->nodes[la].ports[6].speed = f->nodes[s2].ports[1].speed =
+		CR_SPEED_SDR;
+	tu_link(f, lb, 5, s1, 2);
+	tu_link(f, lb, 6, s2, 2);
+	for (unsigned i = 0; i < 8; i++) {
+		h[i] = tu_host(f, i);
+		tu_link(f, i < 4 ? la : lb, 1 + i % 4, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	for (unsigned i = 0; i < 4; i++)
+		fl[i] = flow(f, h[i], h[4 + i]);
+	fl[4] = flow(f, h[4], h[0]);
+	for (unsigned flags = 0; flags <= CR_BOUND_EDGE_LP; flags++) {
+		bound_phase(f, fl, 4, flags, &out);
+		assert_near(out.avg_frac, 40.0 / 128);
+		assert_near(out.min_frac, 40.0 / 128);
+		bound_phase(f, fl, 5, flags, &out);
+		assert_near(out.avg_frac, 0.45);
+		assert_near(out.min_frac, 40.0 / 128);
+	}
+	cr_fabric_free(f);
+}
+
+/*
+ * Column generation and the edge formulation are different LPs of one
+ * problem: on a random fabric and a torus, every shift phase sampled must
+ * agree; and min-hop's estimate stays under the bound.
+ */
+static void cross_check(struct cr_fabric *f)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_pattern p;
+	struct cr_hosts *h;
+	struct cr_est *e;
+	struct cr_est_result *res;
+	struct cr_bound_result *b;
+	struct cr_phases *ph;
+	struct cr_flow *fl;
+	struct cr_options o;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	assert_int_equal(cr_route(cr_engine_find("minhop"), f, &o, r), 0);
+	e = cr_est_new(f, r, NULL);
+	assert_non_null(e);
+	h = cr_hosts_default(f);
+	assert_non_null(h);
+	assert_int_equal(cr_pattern_parse("shift:3", &p), 0);
+	ph = cr_phases_start(f, &p, h);
+	assert_non_null(ph);
+	fl = malloc(cr_phases_max_flows(ph) * sizeof(*fl));
+	assert_non_null(fl);
+	for (uint32_t i = 0; i < cr_phases_count(ph); i++) {
+		struct cr_bound_phase a, c;
+		uint32_t label;
+		size_t n = cr_phases_get(ph, i, fl, &label);
+
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &a, NULL), 0);
+		assert_int_equal(
+			cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP, &c, NULL),
+			0);
+		assert_near_(a.avg_frac, c.avg_frac, 1e-5, __FILE__, __LINE__);
+		assert_near_(a.min_frac, c.min_frac, 1e-5, __FILE__, __LINE__);
+		assert_true(a.avg_frac <= 1 + 1e-9 &&
+			    a.min_frac <= a.avg_frac + 1e-9);
+	}
+	res = cr_est_run(e, &p, h);
+	b = cr_bound_run(f, e, &p, h);
+	assert_non_null(res);
+	assert_non_null(b);
+	assert_true(res->avg_frac <= b->avg_frac + 1e-9);
+	assert_true(res->min_frac <= b->min_frac + 1e-9);
+	cr_est_result_free(res);
+	cr_bound_result_free(b);
+	free(fl);
+	cr_phases_stop(ph);
+	cr_pattern_release(&p);
+	cr_hosts_free(h);
+	cr_est_free(e);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static void test_cross_random(void **state)
+{
+	struct cr_gen_params gp = {.seed = 7};
+	struct cr_fabric *f = cr_gen_random(12, 4, 2, &gp);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	cross_check(f);
+}
+
+static void test_cross_torus(void **state)
+{
+	struct cr_gen_params gp = {0};
+	unsigned dims[] = {3, 4};
+	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 2, &gp);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	cross_check(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_switches),
+		cmocka_unit_test(test_diamond),
+		cmocka_unit_test(test_cross_random),
+		cmocka_unit_test(test_cross_torus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
