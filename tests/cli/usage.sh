@@ -22,7 +22,7 @@ expect() {
 	fi
 }
 
-for cmd in gen route check estimate compare hosts export; do
+for cmd in gen route check estimate compare hosts export bound; do
 	expect 0 "$cmd --help" "$croute" "$cmd" --help
 	grep -q '^Usage: croute '"$cmd" "$tmp/out" ||
 		{ echo "FAIL: $cmd --help prints no usage"; failed=1; }

@@ -21,6 +21,7 @@
  * for the sizes measured.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

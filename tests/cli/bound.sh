@@ -1,0 +1,53 @@
+#!/bin/bash
+# croute bound through the command: a full fat tree's shift bound is 1;
+# a routing's estimate never exceeds the bound (estimate --bound, compare
+# --bound); the edge-form LP it writes, solved by glpsol (an independent
+# run of another formulation), gives the same throughput.
+set -u
+croute=${top_builddir:-.}/src/cli/croute
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() {
+	echo "FAIL: $*"
+	failed=1
+}
+
+"$croute" gen ktree 4 2 -o "$tmp/k42.topo" || exit 1
+"$croute" bound --topo "$tmp/k42.topo" --pattern shift >"$tmp/out" ||
+	fail "bound on ktree 4 2"
+awk '$1 == "shift" { found = 1; if ($4 != "1.0000" || $5 != "1.0000")
+	exit 1 } END { exit !found }' "$tmp/out" ||
+	{ fail "ktree 4 2 shift bound is not 1"; cat "$tmp/out"; }
+
+"$croute" gen random --switches 10 --links 4 --hosts 3 --seed 3 \
+	-o "$tmp/r.topo" || exit 1
+"$croute" bound --topo "$tmp/r.topo" --pattern shift --phases 3 \
+	--write-lp "$tmp/r.lp" >"$tmp/b" || fail "bound on a random fabric"
+# estimate --bound: every "of bound" figure is at most 1
+"$croute" estimate --topo "$tmp/r.topo" -e minhop --pattern shift \
+	--phases 3 --bound >"$tmp/e" || fail "estimate --bound"
+awk '/^# against croute bound/ { on = 1; next } on && $1 ~ /^shift/ {
+	n++; if ($4 > 1.0005 || $7 > 1.0005) bad = 1 }
+	END { exit bad || n != 1 }' "$tmp/e" ||
+	{ fail "estimate --bound above 1"; cat "$tmp/e"; }
+"$croute" compare --topo "$tmp/r.topo" --engines minhop,updn \
+	--pattern shift --phases 3 --bound >"$tmp/c" || fail "compare --bound"
+awk '$1 == "minhop" || $1 == "updn" { n++; if ($8 > 1.0005 || $8 <= 0)
+	bad = 1 } END { exit bad || n != 2 }' "$tmp/c" ||
+	{ fail "compare --bound column"; cat "$tmp/c"; }
+
+if command -v glpsol >/dev/null; then
+	# the first phase's avg bound x its flows = the LP's optimum
+	want=$(awk '/^## shift/ { on = 1; next } on && $1 ~ /^[0-9]+$/ {
+		printf "%.6f", $2 * $3; exit }' "$tmp/b")
+	glpsol --lp "$tmp/r.lp" -o "$tmp/sol" >/dev/null ||
+		fail "glpsol on the written LP"
+	got=$(awk '/^Objective:/ { print $4; exit }' "$tmp/sol")
+	awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(b != "" && d <= 1e-3 * (a > 1 ? a : 1)) }' ||
+		fail "glpsol says $got, croute bound $want"
+else
+	fail "glpsol not found (glpk-utils, scripts/deps)"
+fi
+exit $failed
