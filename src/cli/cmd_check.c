@@ -14,6 +14,8 @@ enum {
 	KEY_SWITCHES,
 	KEY_REQUIRE_MINIMAL,
 	KEY_MAX_REPORT,
+	KEY_SL,
+	KEY_SL2VL,
 };
 
 static const struct cli_opt check_opts[] = {
@@ -22,6 +24,10 @@ static const struct cli_opt check_opts[] = {
 	 "do not search for credit loops"},
 	{"no-credit-loops", KEY_NO_CREDIT, NULL,
 	 "old name of --skip-credit-loops"},
+	{"sl", KEY_SL, "FILE",
+	 "with --lfts: path SLs (croute-lash-sl.dump, ibdmchk -c)"},
+	{"sl2vl", KEY_SL2VL, "FILE",
+	 "with --sl: SL2VL tables (croute's or opensm-sl2vl.dump)"},
 	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
 	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
 	 "count non-minimal paths as problems"},
@@ -55,6 +61,12 @@ static int check_opt(void *arg, int key, const char *val)
 	case KEY_NO_CREDIT:
 		c->flags &= ~CR_CHECK_CREDIT;
 		break;
+	case KEY_SL:
+		c->setup.sl = val;
+		break;
+	case KEY_SL2VL:
+		c->setup.sl2vl = val;
+		break;
 	case KEY_SWITCHES:
 		c->flags |= CR_CHECK_SWITCHES;
 		break;
@@ -68,19 +80,23 @@ static int check_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
-static bool report(const struct check_ctx *c, const struct cr_check_report *r)
+static bool report(const struct check_ctx *c, const struct cr_check_report *r,
+		   bool one_vl)
 {
 	bool bad = r->unreachable || r->loops || r->credit_loops ||
 		   (c->require_minimal && r->non_minimal);
 
 	printf("pairs checked:      %" PRIu64 "\n", r->pairs);
 	printf("unreachable:        %" PRIu64 "\n", r->unreachable);
-	printf("loops:              %" PRIu64 "\n", r->loops);
+	printf("forwarding loops:   %" PRIu64 "\n", r->loops);
 	printf("non-minimal paths:  %" PRIu64 "\n", r->non_minimal);
 	if (c->flags & CR_CHECK_CREDIT)
 		printf("credit loops:       %" PRIu64 " virtual lane%s with a"
-		       " cycle\n",
-		       r->credit_loops, r->credit_loops == 1 ? "" : "s");
+		       " cycle%s\n",
+		       r->credit_loops, r->credit_loops == 1 ? "" : "s",
+		       one_vl ? " (one VL assumed: no path SLs given; a"
+				" layered routing needs --sl and --sl2vl)"
+			      : "");
 	else
 		printf("credit loops:       not checked\n");
 	printf("hops:               max %u, average %.2f\n", r->max_hops,
@@ -118,6 +134,14 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 					     " or --engine NAME");
 		goto out;
 	}
+	if ((c.setup.sl || c.setup.sl2vl) && !c.lfts) {
+		cli_usage_error(cmd, "--sl and --sl2vl go with --lfts");
+		goto out;
+	}
+	if (c.setup.sl2vl && !c.setup.sl) {
+		cli_usage_error(cmd, "--sl2vl needs --sl");
+		goto out;
+	}
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
@@ -141,7 +165,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cr_err("the check could not run");
 		goto out;
 	}
-	ret = report(&c, &rep) ? CLI_PROBLEMS : CLI_OK;
+	ret = report(&c, &rep, c.lfts && !r->sl) ? CLI_PROBLEMS : CLI_OK;
 out:
 	cr_routing_free(r);
 	cr_fabric_free(f);

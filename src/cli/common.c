@@ -573,8 +573,13 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 		cr_routing_free(r);
 		return NULL;
 	}
+	/* Layers given with the LFTs (check --sl, --sl2vl). */
+	if (r && s->sl && cr_lash_read(s->sl, s->sl2vl, f, r)) {
+		cr_routing_free(r);
+		return NULL;
+	}
 	/* The dump directory of a cr-lash run: its layers too. */
-	if (r && s->dump_sl && lfts == s->dump_lfts) {
+	if (r && !s->sl && s->dump_sl && lfts == s->dump_lfts) {
 		char *sl2vl = dir_file(s->dump_dir, "croute-lash-sl2vl.dump");
 
 		if (!sl2vl ||

@@ -152,5 +152,45 @@ for cmd in route check estimate; do
 		"$croute" $cmd -t "$tmp/torus" -e ftree
 done
 
+# 2. check --lfts on a cr-lash routing: told its layers (croute's dumps,
+# or OpenSM's opensm-sl2vl.dump format), no credit loop; without them, it
+# says it assumed one VL.
+"$croute" gen torus 4 4 --hosts 2 -o "$tmp/t4.topo" || exit 1
+"$croute" route -q -t "$tmp/t4.topo" -e lash -o "$tmp/t4.lfts" \
+	--lash-sl "$tmp/t4.sl" --lash-sl2vl "$tmp/t4.sl2vl" || exit 1
+expect 1 "one VL assumed" "check --lfts of lash without its SLs" \
+	"$croute" check -t "$tmp/t4.topo" --lfts "$tmp/t4.lfts"
+expect 0 "credit loops: +0 " "check --lfts --sl --sl2vl of lash" \
+	"$croute" check -t "$tmp/t4.topo" --lfts "$tmp/t4.lfts" \
+	--sl "$tmp/t4.sl" --sl2vl "$tmp/t4.sl2vl"
+grep -q "assumed" "$tmp/out" && fail "check with --sl still assumes one VL"
+# The same tables as OpenSM's opensm-sl2vl.dump prints them.
+awk 'function hex(s,  v, i) {
+	v = 0; s = tolower(substr(s, 3))
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}
+/^0x/ {
+	if ($1 != sw) { sw = $1; printf "Switch %s, base LID 1, \"x\"\n", sw }
+	line = sprintf("%-3d %-3d :", $2, $3)
+	for (i = 4; i <= 11; i++) {
+		v = hex($i)
+		line = line sprintf(" %-2d %-2d", int(v / 16), v % 16)
+	}
+	print line
+}' "$tmp/t4.sl2vl" >"$tmp/t4.osm-sl2vl" || exit 1
+grep -q '^Switch 0x' "$tmp/t4.osm-sl2vl" || fail "no OpenSM-format SL2VL"
+expect 0 "credit loops: +0 " "check --sl2vl in OpenSM's format" \
+	"$croute" check -t "$tmp/t4.topo" --lfts "$tmp/t4.lfts" \
+	--sl "$tmp/t4.sl" --sl2vl "$tmp/t4.osm-sl2vl"
+# All layers squeezed onto VL 0: the credit loop is back.
+sed 's/ 0x[0-9a-f][0-9a-f]/ 0x00/g' "$tmp/t4.sl2vl" >"$tmp/t4.vl0"
+expect 1 "credit loops: +1 " "check with every SL on VL 0" \
+	"$croute" check -t "$tmp/t4.topo" --lfts "$tmp/t4.lfts" \
+	--sl "$tmp/t4.sl" --sl2vl "$tmp/t4.vl0"
+expect 2 "--sl" "--sl without --lfts" "$croute" check -t "$tmp/t4.topo" \
+	-e lash --sl "$tmp/t4.sl"
+
 [ $failed = 0 ] && echo "PASS: hostile inputs"
 exit $failed

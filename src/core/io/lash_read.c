@@ -4,7 +4,9 @@
  * croute-lash-sl2vl.dump, formats in include/croute/lash.h), so that the
  * command checks an installed layered routing for credit loops per layer
  * as it checks its own. A switch's SLs are those of its own lines; CAs'
- * lines repeat their switch's and only have to agree with it.
+ * lines repeat their switch's and only have to agree with it. SL2VL
+ * tables are read in croute's (ibdmchk -d) format or OpenSM's
+ * opensm-sl2vl.dump.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 
 #include <croute/lash.h>
 #include <croute/log.h>
+#include <croute/topo.h>
 
 #include <croute/guidmap.h>
 
@@ -102,10 +105,93 @@ static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 }
 
 struct sl2vl_ctx {
+	const struct cr_fabric *f;
 	struct cr_routing *r;
 	bool have;
 	uint8_t vl[16];
+	uint32_t cur; /* OpenSM's format: the node of the last header */
 };
+
+/* The table applies to traffic from one switch to another. */
+static bool between_switches(const struct cr_fabric *f, uint32_t n, unsigned in,
+			     unsigned out)
+{
+	const struct cr_node *sw = &f->nodes[n];
+
+	if (!cr_is_switch(f, n) || !in || !out || in > sw->num_ports ||
+	    out > sw->num_ports)
+		return false;
+	return sw->ports[in].remote != CR_NO_NODE &&
+	       sw->ports[out].remote != CR_NO_NODE &&
+	       cr_is_switch(f, sw->ports[in].remote) &&
+	       cr_is_switch(f, sw->ports[out].remote);
+}
+
+static int sl2vl_table(struct sl2vl_ctx *c, const char *path, unsigned line,
+		       const uint8_t *vl)
+{
+	/* croute's model has one table for every switch and port pair. */
+	if (c->have && memcmp(vl, c->vl, 16)) {
+		cr_err("%s:%u: this SL2VL table differs from the first one;"
+		       " croute models one table",
+		       path, line);
+		return -1;
+	}
+	memcpy(c->vl, vl, 16);
+	c->have = true;
+	return 0;
+}
+
+/*
+ * OpenSM's opensm-sl2vl.dump: a "Switch 0xGUID, base LID N, ..." header
+ * per node, then "IN OUT : VL0 ... VL15" lines; only the tables between
+ * two switch ports count (CA and port 0 tables may differ).
+ */
+static int osm_sl2vl_line(struct sl2vl_ctx *c, const char *path, unsigned line,
+			  const char *s)
+{
+	unsigned long long guid;
+	unsigned in, out, v[16];
+	uint8_t vl[16];
+	int pos = 0;
+
+	if (!strncmp(s, "Switch 0x", 9) || !strncmp(s, "CA 0x", 5) ||
+	    !strncmp(s, "Router 0x", 9)) {
+		if (sscanf(strchr(s, ' ') + 1, "0x%llx", &guid) != 1) {
+			cr_err("%s:%u: bad node GUID", path, line);
+			return -1;
+		}
+		c->cur = cr_fabric_find_guid(c->f, guid);
+		if (c->cur == CR_NO_NODE) {
+			cr_err("%s:%u: node 0x%016llx is not in the topology",
+			       path, line, guid);
+			return -1;
+		}
+		return 0;
+	}
+	if (sscanf(s,
+		   "%u %u : %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u"
+		   " %n",
+		   &in, &out, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+		   &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14],
+		   &v[15], &pos) != 18 ||
+	    s[pos] || c->cur == CR_NO_NODE) {
+		cr_err("%s:%u: expected \"IN OUT : VL0 ... VL15\" after a node"
+		       " header",
+		       path, line);
+		return -1;
+	}
+	for (unsigned i = 0; i < 16; i++) {
+		if (v[i] > 15) {
+			cr_err("%s:%u: bad VL %u", path, line, v[i]);
+			return -1;
+		}
+		vl[i] = (uint8_t)v[i];
+	}
+	if (!between_switches(c->f, c->cur, in, out))
+		return 0;
+	return sl2vl_table(c, path, line, vl);
+}
 
 static int sl2vl_line(void *arg, const char *path, unsigned line, const char *s)
 {
@@ -115,6 +201,8 @@ static int sl2vl_line(void *arg, const char *path, unsigned line, const char *s)
 	uint8_t vl[16];
 	int pos = 0;
 
+	if (strncmp(s, "0x", 2))
+		return osm_sl2vl_line(c, path, line, s);
 	if (sscanf(s, "0x%llx %u %u 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x 0x%x %n",
 		   &guid, &in, &out, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
 		   &b[6], &b[7], &pos) != 11 ||
@@ -131,32 +219,19 @@ static int sl2vl_line(void *arg, const char *path, unsigned line, const char *s)
 		vl[2 * i] = b[i] >> 4;
 		vl[2 * i + 1] = b[i] & 15;
 	}
-	/* croute's model has one table for every switch and port pair. */
-	if (c->have && memcmp(vl, c->vl, sizeof(vl))) {
-		cr_err("%s:%u: this SL2VL table differs from the first one;"
-		       " croute models one table",
-		       path, line);
-		return -1;
-	}
-	memcpy(c->vl, vl, sizeof(vl));
-	c->have = true;
-	return 0;
+	return sl2vl_table(c, path, line, vl);
 }
 
 static FILE *open_in(const char *path)
 {
-	FILE *in = fopen(path, "r");
-
-	if (!in)
-		cr_err("%s: %s", path, strerror(errno));
-	return in;
+	return cr_file_open_read(path);
 }
 
 int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 		 struct cr_routing *r)
 {
 	struct psl_ctx pc = {.f = f, .r = r};
-	struct sl2vl_ctx vc = {.r = r};
+	struct sl2vl_ctx vc = {.f = f, .r = r, .cur = CR_NO_NODE};
 	uint8_t max_sl = 0;
 	FILE *in = NULL;
 	int err = -1;
@@ -184,6 +259,11 @@ int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 		in = open_in(sl2vl);
 		if (!in || read_lines(sl2vl, in, sl2vl_line, &vc))
 			goto out;
+		if (!vc.have) {
+			cr_err("%s: no SL2VL table between two switches",
+			       sl2vl);
+			goto out;
+		}
 	}
 	for (unsigned i = 0; i < 16; i++)
 		r->sl2vl[i] = vc.have ? vc.vl[i] : (uint8_t)i;
