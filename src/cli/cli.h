@@ -51,6 +51,7 @@ enum {
 	CLI_KEY_QOS,
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
 	CLI_KEY_NODE_NAME_MAP,
+	CLI_KEY_LIVE,
 	CLI_KEY_CMD = 512,
 };
 
@@ -130,6 +131,11 @@ struct cli_setup {
 	const char *guid_order, *port_order;
 	const char *dump_dir; /* --dump-dir */
 	const char *name_map; /* --node-name-map */
+	bool live; /* --live: discover, read the switches' LFTs */
+	const char *live_ca; /* -C */
+	int live_port; /* -P, 0: the first active */
+	struct cr_routing *live_routing; /* installed, until taken */
+	char live_name[96];
 	char *dump_topo, *dump_lfts, *dump_sl; /* its files, when found */
 	const char *topo_format, *lfts_format; /* what was read */
 	const char *installed; /* cli_installed_lfts()'s answer */
@@ -138,6 +144,12 @@ struct cli_setup {
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
 extern const struct cli_opt cli_engine_opts[]; /* --engine and its options */
+extern const struct cli_opt cli_live_opts[]; /* --live -C -P */
+
+/* What cli_installed_lfts() answers for --live: the switches' tables. */
+extern const char cli_live_lfts[];
+/* live.c: discovers the fabric, reads the LFTs into s->live_routing. */
+struct cr_fabric *cli_live_load(struct cli_setup *s);
 /* cr-auto's options (in cli_engine_opts, and in compare's --auto) */
 #define CLI_AUTO_OPTS                                                          \
 	{"auto-candidates", CLI_KEY_AUTO_CANDIDATES, "LIST",                   \

@@ -38,10 +38,7 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static const struct cli_opt *const compare_tables[] = {
-	cli_topo_opts,
-	compare_opts,
-	est_cli_opts,
-	NULL,
+	cli_topo_opts, cli_live_opts, compare_opts, est_cli_opts, NULL,
 };
 
 /* Each engine plain; minhop and updn also with each toggle and both. */
@@ -202,6 +199,19 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	double secs = 0;
 	int ret = -1;
 
+	if (!s->e) {
+		/* The tables in place (--live, --dump-dir): read, not routed. */
+		c->setup.engine = NULL;
+		r = cli_routing(&c->setup, f, c->setup.installed, &e, &secs);
+		printf("%-10s %-8s", "installed", "-");
+		if (!r) {
+			printf(" unreadable\n");
+			return -1;
+		}
+		printf(" %8s", "-");
+		fflush(stdout);
+		goto score;
+	}
 	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s", s->ps ? "ps" : "",
 		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
 		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "",
@@ -228,9 +238,11 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		free(c->auto_table);
 		c->auto_table = strdup(r->auto_table);
 	}
+score:
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
 		printf("\n");
-		cr_err("cr-%s: the check could not run", s->e->name);
+		cr_err("%s: the check could not run",
+		       s->e ? s->e->name : "installed");
 		goto out;
 	}
 	printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
@@ -302,6 +314,10 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
+	/* The tables in place get a row of their own, "installed". */
+	if ((c.setup.live || c.setup.dump_dir) &&
+	    !cli_installed_lfts(&c.setup, NULL))
+		goto out;
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
@@ -318,6 +334,13 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	}
 	print_header(pats, npat, c.bound);
+	if (c.setup.live || c.setup.dump_dir) {
+		const struct compare_set installed = {0};
+
+		c.setup.engine = NULL;
+		if (compare_row(&c, f, &installed, pats, npat) < 0)
+			goto out;
+	}
 	for (int i = 0; i < nsets; i++) {
 		int r = compare_row(&c, f, &sets[i], pats, npat);
 

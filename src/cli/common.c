@@ -41,6 +41,17 @@ const struct cli_opt cli_topo_opts[] = {
 	CLI_OPT_END,
 };
 
+const struct cli_opt cli_live_opts[] = {
+	{"live", CLI_KEY_LIVE, NULL,
+	 "the fabric now: discover it and read the switches' LFTs"},
+	{"Ca", 'C', "CA", "--live through this CA (default: the first)"},
+	{"Port", 'P', "PORT",
+	 "--live through this port (default: first active)"},
+	CLI_OPT_END,
+};
+
+const char cli_live_lfts[] = "the switches";
+
 const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME",
 	 "minhop, updn, ftree, lash or auto (cr- optional)"},
@@ -275,6 +286,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_topo);
 	free(s->dump_lfts);
 	free(s->dump_sl);
+	cr_routing_free(s->live_routing);
 	cr_options_release(&s->opts);
 }
 
@@ -340,6 +352,8 @@ static int dump_dir_files(struct cli_setup *s)
 
 const char *cli_installed_lfts(struct cli_setup *s, const char *lfts)
 {
+	if (s->live && !lfts && !s->engine)
+		return s->installed = cli_live_lfts;
 	if (lfts || s->engine || dump_dir_files(s))
 		return s->installed = lfts;
 	if (s->dump_dir && !s->dump_lfts)
@@ -377,6 +391,17 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	case CLI_KEY_NODE_NAME_MAP:
 		s->name_map = arg;
+		return 0;
+	case CLI_KEY_LIVE:
+		s->live = true;
+		return 0;
+	case 'C':
+		s->live_ca = arg;
+		return 0;
+	case 'P':
+		if (cli_uint(s->cmd, "--Port", arg, 254, &v))
+			return -1;
+		s->live_port = (int)v;
 		return 0;
 	case CLI_KEY_LMC:
 		if (cli_uint(s->cmd, "--lmc", arg, CR_MAX_LMC, &v))
@@ -491,6 +516,20 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	struct cr_fabric *f;
 	int err = 0;
 
+	if (s->live) {
+		if (s->topo || s->dump_dir || s->lids || s->lmc >= 0) {
+			cli_usage_error(s->cmd,
+					"--live excludes --topo,"
+					" --dump-dir, --lids and --lmc");
+			return NULL;
+		}
+		f = cli_live_load(s);
+		if (f && s->name_map && cr_name_map_apply(s->name_map, f)) {
+			cr_fabric_free(f);
+			f = NULL;
+		}
+		return f;
+	}
 	if (dump_dir_files(s))
 		return NULL;
 	if (!s->topo)
@@ -568,6 +607,14 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 	*seconds = 0;
 	if (!lfts)
 		return cli_route(s, f, engine, seconds);
+	if (lfts == cli_live_lfts) {
+		r = s->live_routing;
+		s->live_routing = NULL;
+		s->lfts_format = "libibmad";
+		if (!r)
+			cr_err("--live: no LFTs were read");
+		return r;
+	}
 	r = cr_routing_new(f);
 	if (r && cr_lft_read_format(lfts, f, r, &s->lfts_format)) {
 		cr_routing_free(r);
