@@ -59,9 +59,15 @@ int cr_png_encode(const struct cr_image *img, uint8_t **buf, size_t *len);
 
 /*
  * The HTML report of n results; title says what was estimated (engine,
- * topology). 0, or -1 on an error (logged).
+ * topology). hosts (may be NULL) is the order the patterns ran over: it
+ * names the matrix's hosts on its axes (when each cell is one host and
+ * large enough) and in a tooltip. Each pattern also gets the fabric's
+ * links coloured by load: a table by level and load for any fabric, and a
+ * drawing of switches by level for fabrics of at most 64 switches.
+ * 0, or -1 on an error (logged).
  */
 int cr_est_write_html(FILE *out, const struct cr_fabric *f,
+		      const struct cr_hosts *hosts,
 		      struct cr_est_result *const *res, unsigned n,
 		      const char *title);
 

@@ -127,7 +127,11 @@ struct cr_est_result {
 	struct cr_est_unrouted unrouted_kept[CR_EST_UNROUTED_KEPT];
 	unsigned num_unrouted_kept;
 
-	/* Every directed link (for histograms): num_links entries. */
+	/*
+	 * Every directed link (for histograms): num_links entries, the link
+	 * leaving port p of node n at index p + the sum of (num_ports + 1)
+	 * over the nodes before n.
+	 */
 	uint32_t num_links;
 	uint32_t *link_max_flows;
 	uint64_t *link_total_flows;

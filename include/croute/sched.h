@@ -66,6 +66,16 @@ int cr_slurm_write(FILE *out, const struct cr_fabric *f,
 		   const struct cr_names *nm, const char *comment);
 
 /*
+ * Levels of the switches (level[switch index]): 0 for a switch with a CA,
+ * else the breadth-first distance to the nearest such switch;
+ * CR_NO_LEVEL when none is reachable. The levels of a fat tree, counted
+ * from the leaves, on any fabric. Returns the highest level, or -1
+ * (memory).
+ */
+#define CR_NO_LEVEL UINT32_MAX
+int cr_switch_levels(const struct cr_fabric *f, uint32_t *level);
+
+/*
  * Slurm hostlist compression of n names, in natural order, each once:
  * "h0001,h0002,h0003,sw" -> "h[0001-0003],sw". Names ending in digits
  * with the same prefix and digit count share a bracket. *out is

@@ -121,6 +121,7 @@ static void print_bound(struct cr_est_result *const *res,
 }
 
 static int write_html(const struct estimate_ctx *c, const struct cr_fabric *f,
+		      const struct cr_hosts *hosts,
 		      struct cr_est_result *const *res, int n,
 		      const char *title)
 {
@@ -129,7 +130,7 @@ static int write_html(const struct estimate_ctx *c, const struct cr_fabric *f,
 
 	if (!out)
 		return -1;
-	if (cr_est_write_html(out, f, res, (unsigned)n, title)) {
+	if (cr_est_write_html(out, f, hosts, res, (unsigned)n, title)) {
 		cr_file_abort(out, tmp);
 		return -1;
 	}
@@ -249,7 +250,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cr_err("cannot write the report");
 		goto out;
 	}
-	if (c.html && write_html(&c, f, res, npat, title))
+	if (c.html && write_html(&c, f, hosts, res, npat, title))
 		goto out;
 	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
 out:

@@ -255,8 +255,8 @@ static void test_html_report(void **state)
 	}
 	out = open_memstream(&html, &len);
 	assert_non_null(out);
-	assert_int_equal(cr_est_write_html(out, f, res, 2, "a <test> & more"),
-			 0);
+	assert_int_equal(
+		cr_est_write_html(out, f, h, res, 2, "a <test> & more"), 0);
 	fclose(out);
 	assert_non_null(strstr(html, "<!DOCTYPE html>"));
 	assert_non_null(strstr(html, "a &lt;test&gt; &amp; more"));
@@ -278,6 +278,74 @@ static void test_html_report(void **state)
 	for (int i = 0; i < 2; i++)
 		cr_est_result_free(res[i]);
 	cr_pattern_list_free(pats, 2);
+	cr_hosts_free(h);
+	cr_est_free(e);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * Host names and link loads on a small fabric: two leaves of two hosts,
+ * one spine. Shift over h0000..h0003 (leaf sw0001 holds h0000 and h0001):
+ * phase 1 sends h0001 -> h0002 up sw0001's uplink, phase 2 both of its
+ * hosts, phase 3 h0000 -> h0003: at most 2 flows at once, 4 in all, and
+ * the same down the other way; every host link carries 1 flow a phase.
+ */
+static void test_html_hosts_links(void **state)
+{
+	struct cr_fabric *f = tu_two_level(2, 2, 1, NULL, 0);
+	struct cr_routing *r = tu_route(f, "minhop", NULL);
+	struct cr_pattern p = {.kind = CR_PAT_SHIFT, .seed = 1};
+	struct cr_est_result *res;
+	struct cr_est *e;
+	struct cr_hosts *h;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	e = cr_est_new(f, r, NULL);
+	h = cr_hosts_default(f);
+	assert_non_null(e);
+	assert_non_null(h);
+	res = cr_est_run(e, &p, h);
+	assert_non_null(res);
+	out = open_memstream(&html, &len);
+	assert_int_equal(cr_est_write_html(out, f, h, &res, 1, "t"), 0);
+	fclose(out);
+	/* names on both axes (4 cells of 128 pixels) and in the tooltip */
+	assert_non_null(strstr(html, "<div class=\"xlab\"><span style=\"width:"
+				     "128px\">h0000</span><span style=\"width:"
+				     "128px\">h0001</span>"));
+	assert_non_null(strstr(html, "<div class=\"ylab\"><span style=\""
+				     "height:128px\">h0000</span>"));
+	assert_non_null(strstr(html, "var H = [\"h0000\", \"h0001\", "
+				     "\"h0002\", \"h0003\"];"));
+	/* the link section: table rows and the cables' loads */
+	assert_non_null(strstr(html, "shift: the fabric's links by load"));
+	assert_non_null(strstr(html, "<td>level 0 &rarr; 1 (up)</td><td "
+				     "class=\"n\">2</td><td class=\"n\">2</td>"
+				     "<td class=\"n\">2.00</td>"));
+	assert_non_null(strstr(html,
+			       "<td>host &rarr; leaf switch</td><td "
+			       "class=\"n\">4</td><td class=\"n\">1</td>"));
+	assert_non_null(strstr(html, "sw0001 port 3 &rarr; sw1000 port 1: 2 "
+				     "flows at most in one phase, 4 in all; "
+				     "back: 2 at most, 4 in all"));
+	assert_non_null(strstr(html, "h0000 port 1 &rarr; sw0001 port 1: 1 "
+				     "flows at most in one phase, 3 in all"));
+	assert_non_null(strstr(html, "data-load=\"2\""));
+	/* without the host order: no names, the rest unchanged */
+	free(html);
+	html = NULL;
+	out = open_memstream(&html, &len);
+	assert_int_equal(cr_est_write_html(out, f, NULL, &res, 1, "t"), 0);
+	fclose(out);
+	assert_null(strstr(html, "var H ="));
+	assert_null(strstr(html, "class=\"xlab\""));
+	assert_non_null(strstr(html, "sw0001 port 3 &rarr; sw1000 port 1: 2 "));
+	free(html);
+	cr_est_result_free(res);
 	cr_hosts_free(h);
 	cr_est_free(e);
 	cr_routing_free(r);
@@ -362,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_png),
 		cmocka_unit_test(test_html_report),
+		cmocka_unit_test(test_html_hosts_links),
 		cmocka_unit_test(test_conf_keys),
 	};
 

@@ -17,7 +17,7 @@
 #include <croute/log.h>
 #include <croute/sched.h>
 
-#define NO_LEVEL UINT32_MAX
+#define NO_LEVEL CR_NO_LEVEL
 #define TOP_NAME "croute-fabric"
 
 struct slurm {
@@ -56,33 +56,49 @@ static bool has_host(const struct cr_fabric *f, uint32_t n)
 	return false;
 }
 
-static int levels(struct slurm *s)
+int cr_switch_levels(const struct cr_fabric *f, uint32_t *level)
 {
-	const struct cr_fabric *f = s->f;
-	uint32_t head = 0, tail = 0, *start;
+	uint32_t *queue = malloc((f->num_switches + 1) * sizeof(*queue));
+	uint32_t head = 0, tail = 0, max = 0;
 
+	if (!queue)
+		return -1;
 	for (uint32_t i = 0; i < f->num_switches; i++) {
-		s->level[i] = NO_LEVEL;
-		if (has_host(f, sw_node(s, i))) {
-			s->level[i] = 0;
-			s->order[tail++] = i;
+		level[i] = CR_NO_LEVEL;
+		if (has_host(f, f->switches[i])) {
+			level[i] = 0;
+			queue[tail++] = i;
 		}
 	}
-	s->num_leaves = tail;
 	while (head < tail) {
-		uint32_t i = s->order[head++], n = sw_node(s, i);
+		uint32_t i = queue[head++], n = f->switches[i];
 
 		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
 			uint32_t j = peer_switch(f, n, p);
 
-			if (j == NO_LEVEL || s->level[j] != NO_LEVEL)
+			if (j == NO_LEVEL || level[j] != CR_NO_LEVEL)
 				continue;
-			s->level[j] = s->level[i] + 1;
-			if (s->level[j] > s->max_level)
-				s->max_level = s->level[j];
-			s->order[tail++] = j;
+			level[j] = level[i] + 1;
+			if (level[j] > max)
+				max = level[j];
+			queue[tail++] = j;
 		}
 	}
+	free(queue);
+	return (int)max;
+}
+
+static int levels(struct slurm *s)
+{
+	const struct cr_fabric *f = s->f;
+	uint32_t *start;
+	int max = cr_switch_levels(f, s->level);
+
+	if (max < 0)
+		return -1;
+	s->max_level = (uint32_t)max;
+	for (uint32_t i = 0; i < f->num_switches; i++)
+		s->num_leaves += s->level[i] == 0;
 	/*
 	 * Within a level, node order (a counting sort by level): the file
 	 * reads like the fabric, and diffs stay small when a link moves.

@@ -15,6 +15,8 @@
 #include <croute/est_html.h>
 #include <croute/log.h>
 
+#include "html_int.h"
+
 void cr_image_release(struct cr_image *img)
 {
 	free(img->rgb);
@@ -251,7 +253,7 @@ static void put_base64(FILE *out, const uint8_t *p, size_t n)
 	}
 }
 
-static void put_html(FILE *out, const char *s)
+void cr_html_put(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -283,7 +285,7 @@ static void html_head(FILE *out, const char *title)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\">\n<title>croute: ",
 	      out);
-	put_html(out, title);
+	cr_html_put(out, title);
 	fputs("</title>\n<style>\n"
 	      "body { font-family: sans-serif; margin: 2em; color: #222; }\n"
 	      "table { border-collapse: collapse; margin: 1em 0; }\n"
@@ -293,9 +295,27 @@ static void html_head(FILE *out, const char *title)
 	      " image-rendering: crisp-edges; border: 1px solid #888; }\n"
 	      ".fig { display: flex; align-items: flex-start; gap: 1.5em; }\n"
 	      ".note { color: #555; font-size: 90%; }\n"
+	      ".mx { display: grid; grid-template-columns: auto auto; }\n"
+	      ".mxi { position: relative; }\n"
+	      ".tip { display: none; position: absolute; background: #fff;"
+	      " border: 1px solid #888; padding: 0.3em; white-space: pre;"
+	      " font-size: 85%; pointer-events: none; }\n"
+	      ".xlab, .ylab { display: flex; font-size: 11px; }\n"
+	      ".xlab { align-items: flex-end; }\n"
+	      ".xlab span { writing-mode: vertical-rl; transform:"
+	      " rotate(180deg); text-align: left; overflow: hidden;"
+	      " max-height: 10em; }\n"
+	      ".ylab { flex-direction: column; text-align: right;"
+	      " padding-right: 4px; }\n"
+	      ".ylab span { display: flex; align-items: center;"
+	      " justify-content: flex-end; overflow: hidden; }\n"
+	      "span.sw { display: inline-block; width: 1em; height: 1em;"
+	      " vertical-align: middle; margin: 0 0.2em 0 0.6em;"
+	      " border: 1px solid #888; }\n"
+	      "table.loads td { min-width: 2.5em; }\n"
 	      "</style>\n</head>\n<body>\n<h1>Contention estimate</h1>\n<p>",
 	      out);
-	put_html(out, title);
+	cr_html_put(out, title);
 	fputs("</p>\n<p class=\"note\">InfiniBand penalty model (max-min"
 	      " fair rates under the penalties of J. Vienne's model, as in"
 	      " SimGrid's network/model:IB). Rates are fractions of each"
@@ -314,7 +334,7 @@ static void html_summary(FILE *out, struct cr_est_result *const *res,
 		const struct cr_est_result *r = res[i];
 
 		fputs("<tr><td>", out);
-		put_html(out, r->name);
+		cr_html_put(out, r->name);
 		fprintf(out,
 			"</td><td class=\"n\">%u of %u</td>"
 			"<td class=\"n\">%" PRIu64 "</td>"
@@ -368,10 +388,112 @@ static void html_legend(FILE *out, uint32_t height)
 	fputs("</svg>\n", out);
 }
 
-static int html_matrix(FILE *out, const struct cr_est_result *r)
+/* A JavaScript string literal, safe inside <script>. */
+static void put_js_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' ||
+		    c == '&')
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Hosts per cell of the matrix as drawn, as cr_matrix_reduce groups them. */
+static uint32_t hosts_per_cell(const struct cr_est_result *r)
+{
+	uint32_t red = (r->mat_dim + CR_HTML_MATRIX_PX - 1) / CR_HTML_MATRIX_PX;
+
+	return (red ? red : 1) * (r->mat_block ? r->mat_block : 1);
+}
+
+/*
+ * Host names along the axes, when every cell is one host and big enough
+ * to carry a line of text: receivers on top, senders on the left.
+ */
+static void matrix_axes(FILE *out, const struct cr_fabric *f,
+			const struct cr_hosts *h, uint32_t px, bool top)
+{
+	fprintf(out, "<div class=\"%s\">", top ? "xlab" : "ylab");
+	for (uint32_t i = 0; i < h->count; i++) {
+		fprintf(out, "<span style=\"%s:%upx\">",
+			top ? "width" : "height", px);
+		cr_html_put(out, f->nodes[h->ep[i].node].desc);
+		fputs("</span>", out);
+	}
+	fputs("</div>\n", out);
+}
+
+/*
+ * The tooltip: the sender and receiver under the pointer (the block of
+ * hosts when a cell holds several) and, for matrices of at most 128
+ * cells a side, the cell's rate.
+ */
+static void matrix_hover(FILE *out, const struct cr_fabric *f,
+			 const struct cr_est_result *r,
+			 const struct cr_hosts *h, unsigned id)
+{
+	uint32_t od = 0;
+	float *m = NULL;
+
+	if (cr_matrix_reduce(r->matrix, r->mat_dim, r->mat_block, r->hosts,
+			     CR_HTML_MATRIX_PX, &m, &od))
+		return;
+	fprintf(out, "<script>\n(function () {\nvar H = [");
+	for (uint32_t i = 0; i < h->count; i++) {
+		if (i)
+			fputs(i % 8 ? ", " : ",\n", out);
+		put_js_string(out, f->nodes[h->ep[i].node].desc);
+	}
+	fprintf(out, "];\nvar od = %u, hpc = %u, V = ", od, hosts_per_cell(r));
+	if (od <= 128) {
+		fputc('[', out);
+		for (size_t c = 0; c < (size_t)od * od; c++)
+			fprintf(out, "%s%.4g", c ? (c % 16 ? "," : ",\n") : "",
+				m[c]);
+		fputs("];\n", out);
+	} else {
+		fputs("null;\n", out);
+	}
+	fprintf(out,
+		"var img = document.getElementById(\"mx%u\");\n"
+		"var tip = document.getElementById(\"tip%u\");\n",
+		id, id);
+	fputs("function name(c) {\n"
+	      "\tvar a = c * hpc, z = Math.min(H.length, a + hpc) - 1;\n"
+	      "\treturn a == z ? H[a] : H[a] + \" \\u2026 \" + H[z] +\n"
+	      "\t\t\" (\" + (z - a + 1) + \" hosts)\";\n}\n"
+	      "img.addEventListener(\"mousemove\", function (e) {\n"
+	      "\tvar b = img.getBoundingClientRect();\n"
+	      "\tvar x = Math.floor((e.clientX - b.left) / b.width * od);\n"
+	      "\tvar y = Math.floor((e.clientY - b.top) / b.height * od);\n"
+	      "\tif (x < 0 || y < 0 || x >= od || y >= od) return;\n"
+	      "\tvar t = \"sender: \" + name(y) + \"\\nreceiver: \" +"
+	      " name(x);\n"
+	      "\tif (V) t += \"\\nrate: \" + (V[y * od + x] < 0 ?"
+	      " \"no flow\" : V[y * od + x].toFixed(3));\n"
+	      "\ttip.textContent = t;\n\ttip.style.display = \"block\";\n"
+	      "\ttip.style.left = (e.clientX - b.left + 14) + \"px\";\n"
+	      "\ttip.style.top = (e.clientY - b.top + 14) + \"px\";\n});\n"
+	      "img.addEventListener(\"mouseleave\", function () {\n"
+	      "\ttip.style.display = \"none\";\n});\n})();\n</script>\n",
+	      out);
+	free(m);
+}
+
+static int html_matrix(FILE *out, const struct cr_fabric *f,
+		       const struct cr_est_result *r, const struct cr_hosts *h,
+		       unsigned id)
 {
 	struct cr_image img;
 	uint8_t *png = NULL;
+	uint32_t cell;
+	bool named, axes;
 	size_t len;
 
 	if (cr_est_matrix_image(r, CR_HTML_MATRIX_PX, CR_HTML_MATRIX_MIN_PX,
@@ -381,8 +503,12 @@ static int html_matrix(FILE *out, const struct cr_est_result *r)
 		cr_image_release(&img);
 		return -1;
 	}
+	/* The hosts the matrix was made over, or no names at all. */
+	named = h && h->count == r->hosts;
+	cell = r->mat_dim ? img.width / r->mat_dim : 0;
+	axes = named && hosts_per_cell(r) == 1 && cell >= 12;
 	fputs("<h2>", out);
-	put_html(out, r->name);
+	cr_html_put(out, r->name);
 	fprintf(out,
 		": sender &times; receiver bandwidth</h2>\n"
 		"<p class=\"note\">Row: sender, column: receiver, hosts in"
@@ -390,18 +516,28 @@ static int html_matrix(FILE *out, const struct cr_est_result *r)
 		r->hosts);
 	if (r->mat_block > 1 || (uint64_t)img.width < r->mat_dim)
 		fprintf(out, "; each pixel the average over a block of hosts");
-	fprintf(out, "). Grey: no flow (a host to itself%s).</p>\n",
+	fprintf(out, "). Grey: no flow (a host to itself%s).%s</p>\n",
 		r->num_phases < r->phases_total ? ", or a phase not sampled"
-						: "");
+						: "",
+		named ? " Hover over the matrix for the hosts." : "");
+	fputs("<div class=\"fig\"><div class=\"mx\">", out);
+	if (axes) {
+		fputs("<div></div>", out);
+		matrix_axes(out, f, h, cell, true);
+		matrix_axes(out, f, h, cell, false);
+	}
 	fprintf(out,
-		"<div class=\"fig\"><img class=\"matrix\" width=\"%u\""
-		" height=\"%u\" alt=\"sender x receiver matrix\""
+		"<div class=\"mxi\"><img class=\"matrix\" id=\"mx%u\""
+		" width=\"%u\" height=\"%u\" alt=\"sender x receiver matrix\""
 		" src=\"data:image/png;base64,\n",
-		img.width, img.height);
+		id, img.width, img.height);
 	put_base64(out, png, len);
-	fputs("\">\n", out);
+	fprintf(out, "\"><div class=\"tip\" id=\"tip%u\"></div></div></div>\n",
+		id);
 	html_legend(out, img.height);
 	fputs("</div>\n", out);
+	if (named)
+		matrix_hover(out, f, r, h, id);
 	free(png);
 	cr_image_release(&img);
 	return 0;
@@ -425,7 +561,7 @@ static void html_histogram(FILE *out, const struct cr_est_result *r)
 			maxload = r->link_max_flows[l];
 	}
 	fputs("<h3>", out);
-	put_html(out, r->name);
+	cr_html_put(out, r->name);
 	fprintf(out,
 		": link loads</h3>\n<p class=\"note\">Directed links by the"
 		" most flows they carry at once in one phase; %u of %u links"
@@ -509,9 +645,9 @@ static void html_hot(FILE *out, const struct cr_fabric *f,
 			"<tr><td class=\"n\">%u</td><td class=\"n\">%" PRIu64
 			"</td><td class=\"n\">%.2f Gb/s</td><td>",
 			l->max_flows, l->total_flows, l->capacity / 1000);
-		put_html(out, node_desc(f, l->node));
+		cr_html_put(out, node_desc(f, l->node));
 		fprintf(out, " port %u &rarr; ", l->port);
-		put_html(out, node_desc(f, p->remote));
+		cr_html_put(out, node_desc(f, p->remote));
 		fprintf(out, " port %u</td></tr>\n", p->remote_port);
 	}
 	fputs("</table>\n", out);
@@ -533,7 +669,7 @@ static void html_phases(FILE *out, const struct cr_est_result *r)
 		if (r->phase[i].label > kmax)
 			kmax = r->phase[i].label;
 	fputs("<h3>", out);
-	put_html(out, r->name);
+	cr_html_put(out, r->name);
 	fprintf(out,
 		": rate per phase</h3>\n<p class=\"note\">Phase k: host i"
 		" sends to host i+k. Average (dark) and minimum (light) flow"
@@ -583,6 +719,7 @@ static void html_phases(FILE *out, const struct cr_est_result *r)
 }
 
 int cr_est_write_html(FILE *out, const struct cr_fabric *f,
+		      const struct cr_hosts *hosts,
 		      struct cr_est_result *const *res, unsigned n,
 		      const char *title)
 {
@@ -591,7 +728,7 @@ int cr_est_write_html(FILE *out, const struct cr_fabric *f,
 	html_head(out, title);
 	html_summary(out, res, n);
 	for (unsigned i = 0; i < n; i++) {
-		if (res[i]->matrix && html_matrix(out, res[i]))
+		if (res[i]->matrix && html_matrix(out, f, res[i], hosts, i))
 			err = -1;
 		html_phases(out, res[i]);
 	}
@@ -599,6 +736,7 @@ int cr_est_write_html(FILE *out, const struct cr_fabric *f,
 	for (unsigned i = 0; i < n; i++) {
 		html_histogram(out, res[i]);
 		html_hot(out, f, res[i]);
+		cr_html_links(out, f, res[i]);
 	}
 	fputs("</body>\n</html>\n", out);
 	if (ferror(out)) {

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What the HTML report's files share (src/core/report/). */
+#ifndef CROUTE_HTML_INT_H
+#define CROUTE_HTML_INT_H
+
+#include <stdio.h>
+
+#include <croute/estimate.h>
+
+/* Text with <, >, & and " escaped. */
+void cr_html_put(FILE *out, const char *s);
+/*
+ * The fabric's links coloured by their load on pattern r: a table of
+ * directed links by level pair and load (any size), and a drawing of the
+ * switches by level when the fabric is small enough to read.
+ */
+void cr_html_links(FILE *out, const struct cr_fabric *f,
+		   const struct cr_est_result *r);
+
+#endif
