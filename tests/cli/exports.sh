@@ -77,6 +77,8 @@ grep -v '^#' "$DIR/out" >"$DIR/names"
 [ "$(wc -l <"$DIR/names")" = 16 ] || fail "two-port hosts not once each"
 seq -f 'h%04g' 1 16 | cmp -s - "$DIR/names" || fail "not leaf order"
 expect 2 hosts --topo "$DIR/two.topo"
+"$CROUTE" gen torus 3 3 -o "$DIR/t.topo" || fail "croute gen"
+expect 1 hosts --topo "$DIR/t.topo" --order ftree
 expect 2 hosts --topo "$DIR/two.topo" --order nosuch
 
 # --- export --slurm --------------------------------------------------------
