@@ -33,4 +33,12 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 	     unsigned flags, FILE *out, unsigned max_report,
 	     struct cr_check_report *rep);
 
+/*
+ * The credit-loop search of cr_check on one virtual lane, path SLs
+ * ignored: 1 when r's LFTs close a cycle in the channel dependency graph
+ * (every switch a source), 0 when not, -1 (logged) out of memory. Engines
+ * use it to verify their own routes.
+ */
+int cr_credit_loop_any(const struct cr_fabric *f, const struct cr_routing *r);
+
 #endif

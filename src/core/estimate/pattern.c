@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <croute/log.h>
+#include <croute/rand.h>
 #include "phases.h"
 
 static const char *const kind_names[] = {
@@ -135,14 +136,9 @@ fail:
 
 /* ---- phases ----------------------------------------------------------- */
 
-/* splitmix64: tiny, and the same stream on every platform. */
 static uint64_t rnd_next(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cr_rand_next(s);
 }
 
 /* Uniform in [0, n), without modulo bias. */

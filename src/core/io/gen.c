@@ -18,6 +18,7 @@
 
 #include <croute/gen.h>
 #include <croute/log.h>
+#include <croute/rand.h>
 
 #define SWITCH_GUID_BASE 0x0002c90200000000ULL
 #define CA_GUID_BASE 0x0002c90300000000ULL
@@ -28,11 +29,7 @@ struct rng {
 
 static uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cr_rand_next(&r->s);
 }
 
 /* Uniform in [0, n): the bias of the 64-bit multiply is negligible. */

@@ -50,6 +50,28 @@ static int cdg_init(struct cdg *g, const struct cr_fabric *f)
 	return g->out ? 0 : -1;
 }
 
+/*
+ * The dependency LID lid creates at switch node sw: from the channel it
+ * leaves sw by into the channel the next switch forwards it on.
+ */
+static void cdg_add(struct cdg *g, const struct cr_routing *r, uint32_t sw,
+		    uint16_t lid)
+{
+	const struct cr_fabric *f = g->f;
+	uint8_t p = r->lft[sw][lid], q;
+	uint32_t m;
+
+	if (p == 0 || p == CR_NO_PATH || p > f->nodes[sw].num_ports)
+		return;
+	m = f->nodes[sw].ports[p].remote;
+	if (m == CR_NO_NODE || !cr_is_switch(f, m))
+		return;
+	q = r->lft[m][lid];
+	if (q == 0 || q == CR_NO_PATH || q > f->nodes[m].num_ports)
+		return;
+	g->out[(size_t)chan_of(g, sw, p) * 4 + q / 64] |= 1ull << (q % 64);
+}
+
 static void cdg_free(struct cdg *g)
 {
 	free(g->chan_base);
@@ -185,6 +207,31 @@ static void sl_masks(const struct cr_fabric *f, const struct cr_routing *r,
 	}
 }
 
+int cr_credit_loop_any(const struct cr_fabric *f, const struct cr_routing *r)
+{
+	struct cdg g;
+	uint64_t cycles;
+
+	if (cdg_init(&g, f)) {
+		cdg_free(&g);
+		cr_err("out of memory building the channel dependency graph");
+		return -1;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		if (f->lid_node[lid] == CR_NO_NODE)
+			continue;
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			cdg_add(&g, r, f->switches[s], (uint16_t)lid);
+	}
+	cycles = cdg_cycles(&g, NULL, 0, 0);
+	cdg_free(&g);
+	if (cycles == UINT64_MAX) {
+		cr_err("out of memory searching the channel dependency graph");
+		return -1;
+	}
+	return cycles != 0;
+}
+
 static int check_credit_loops(const struct cr_fabric *f,
 			      const struct cr_routing *r, const uint8_t *hops,
 			      FILE *out, unsigned max_report,
@@ -221,28 +268,15 @@ static int check_credit_loops(const struct cr_fabric *f,
 				continue;
 			sl_masks(f, r, hops, lid, order, mask);
 			for (uint32_t s = 0; s < ns; s++) {
-				uint32_t sw = f->switches[s], m;
-				uint8_t p = r->lft[sw][lid], q;
 				bool on_vl = false;
 
-				if (p == 0 || p == CR_NO_PATH ||
-				    p > f->nodes[sw].num_ports)
-					continue;
-				m = f->nodes[sw].ports[p].remote;
-				if (m == CR_NO_NODE || !cr_is_switch(f, m))
-					continue;
-				q = r->lft[m][lid];
-				if (q == 0 || q == CR_NO_PATH ||
-				    q > f->nodes[m].num_ports)
-					continue;
 				for (unsigned sl = 0; sl < 16; sl++)
 					if ((mask[s] & (1u << sl)) &&
 					    (r->sl ? r->sl2vl[sl] & 15 : 0) ==
 						    vl)
 						on_vl = true;
 				if (on_vl)
-					g.out[(size_t)chan_of(&g, sw, p) * 4 +
-					      q / 64] |= 1ull << (q % 64);
+					cdg_add(&g, r, f->switches[s], lid);
 			}
 		}
 		cycles = cdg_cycles(&g, out, vl, max_report);

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/check.h>
 #include <croute/log.h>
 #include <croute/portsel.h>
 
@@ -650,95 +651,13 @@ out:
 }
 
 /*
- * Is there a credit loop? The channel dependency graph (a vertex per
- * directed link between switches, an edge where some LID is forwarded from
- * one into the next, every switch a source) is built straight from the
- * LFTs, an out-port bitmap per channel, and searched for a cycle. Up/down
- * routes alone never close one: only the turns can.
+ * Is there a credit loop? cr_check's own search (src/core/model/check.c)
+ * on the LFTs as they are. Up/down routes alone never close one: only the
+ * turns can. Out of memory counts as a loop: assume the worst.
  */
 static bool closes_credit_loop(struct ft_router *rt)
 {
-	const struct cr_fabric *f = rt->f;
-	const struct ft *ft = &rt->ft;
-	uint32_t *base = malloc((ft->ns + 1) * sizeof(*base));
-	uint64_t(*next)[4] = NULL;
-	uint32_t *stack = NULL, *owner = NULL, nchan = 0, top = 0;
-	uint8_t *color = NULL; /* 0 new, 1 on the path, 2 done */
-	bool loop = true; /* when out of memory: assume the worst */
-
-	if (!base)
-		goto out;
-	for (uint32_t s = 0; s < ft->ns; s++) {
-		base[s] = nchan;
-		nchan += f->nodes[ft->sw[s].node].num_ports + 1u;
-	}
-	next = calloc(nchan, sizeof(*next));
-	stack = malloc(nchan * sizeof(*stack) * 2);
-	owner = malloc(nchan * sizeof(*owner));
-	color = calloc(nchan, 1);
-	if (!next || !stack || !owner || !color)
-		goto out;
-	for (uint32_t s = 0; s < ft->ns; s++)
-		for (uint32_t c = base[s];
-		     c < base[s] + 1u + f->nodes[ft->sw[s].node].num_ports; c++)
-			owner[c] = s;
-	for (uint32_t s = 0; s < ft->ns; s++) {
-		const struct cr_node *a = &f->nodes[ft->sw[s].node];
-		const uint8_t *lft = rt->r->lft[ft->sw[s].node];
-
-		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-			uint8_t p = lft[lid], q;
-			uint32_t n;
-
-			if (p == CR_NO_PATH || !p || p > a->num_ports)
-				continue;
-			n = a->ports[p].remote;
-			if (n == CR_NO_NODE || !cr_is_switch(f, n))
-				continue;
-			q = rt->r->lft[n][lid];
-			if (q == CR_NO_PATH || !q || q > f->nodes[n].num_ports)
-				continue;
-			next[base[s] + p][q >> 6] |= 1ull << (q & 63);
-		}
-	}
-	/* Iterative DFS; a stack entry is channel, next port to try. */
-	for (uint32_t c0 = 0; c0 < nchan; c0++) {
-		if (color[c0])
-			continue;
-		color[c0] = 1;
-		stack[top++] = c0;
-		stack[top++] = 0;
-		while (top) {
-			uint32_t c = stack[top - 2], q = stack[top - 1];
-			uint32_t s = owner[c], n, nc;
-
-			while (q < 256 && !(next[c][q >> 6] >> (q & 63) & 1))
-				q++;
-			if (q == 256) {
-				color[c] = 2;
-				top -= 2;
-				continue;
-			}
-			stack[top - 1] = q + 1;
-			n = f->nodes[ft->sw[s].node].ports[c - base[s]].remote;
-			nc = base[f->nodes[n].sw_index] + q;
-			if (color[nc] == 1)
-				goto out; /* a cycle */
-			if (!color[nc]) {
-				color[nc] = 1;
-				stack[top++] = nc;
-				stack[top++] = 0;
-			}
-		}
-	}
-	loop = false;
-out:
-	free(base);
-	free(next);
-	free(stack);
-	free(owner);
-	free(color);
-	return loop;
+	return cr_credit_loop_any(rt->f, rt->r) != 0;
 }
 
 /*

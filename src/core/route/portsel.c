@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include <croute/log.h>
+#include <croute/rand.h>
 #include <croute/portsel.h>
 
 struct cr_portsel {
@@ -462,16 +463,6 @@ uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p)
 	return ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p];
 }
 
-/* splitmix64: small, fast and the same on every libc. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /*
  * Keeps the candidates that lead away from what the earlier LIDs of the
  * same port already use on this switch: another system image if any,
@@ -627,7 +618,7 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	if (ps->scatter) {
 		for (unsigned i = 0; i < n; i++)
 			ties += count[order[i]] == least;
-		ties = next_random(&ps->rng) % ties;
+		ties = cr_rand_next(&ps->rng) % ties;
 		for (unsigned i = 0; i < n; i++)
 			if (count[order[i]] == least && !ties--) {
 				best = i;
