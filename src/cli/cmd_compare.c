@@ -167,7 +167,7 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 static void print_header(const struct cr_pattern *pats, int npat, bool bound)
 {
 	printf("%-10s %-8s %8s %11s %6s", "engine", "options", "time s",
-	       "unreachable", "loops");
+	       "unreachable", "c-loop");
 	for (int i = 0; i < npat; i++) {
 		char l[32], h[48];
 
@@ -324,9 +324,10 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	printf("# croute compare: %s, %u switches, %u LIDs\n"
 	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
 	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
-	       " without a path, loops included; loops:\n# virtual lanes"
-	       " with a credit loop; rates: fractions of the injection"
-	       " rate\n",
+	       " without a path, forwarding loops included;\n# c-loop:"
+	       " virtual lanes with a credit loop; rates: fractions of the"
+	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
+	       " not the 40 Gb/s signalling rate)\n",
 	       c.setup.topo, f->num_switches, cli_count_lids(f));
 	if (c.bound) {
 		c.bc = bound_cache_new(f, &c.est.par, pats, npat);

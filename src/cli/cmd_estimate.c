@@ -230,6 +230,9 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	} else {
 		printf("# croute estimate: %s\n", title);
+		printf("# rates: fractions of the source's injection rate, and"
+		       " Gb/s of data rate\n# (4xQDR = 32 Gb/s, not the 40"
+		       " Gb/s signalling rate ibstat prints)\n");
 		if (e)
 			printf("# routing time %.3f s\n", secs);
 		printf("# %u hosts in the order of %s; penalty factors"

@@ -45,6 +45,26 @@ expect 2 "check with neither --lfts nor --engine" "$croute" check \
 expect 1 "check finds credit loops" "$croute" check -t "$tmp/torus" -e minhop
 grep -q '^credit loop' "$tmp/out" ||
 	{ echo "FAIL: check names no credit loop"; failed=1; }
+# Each credit loop is printed as its whole cycle of cables: every cable
+# starts at the switch the previous one ends at, the last closes the cycle,
+# and each end names the switch's GUID and port.
+awk '
+/^credit loop: VL [0-9]+, a cycle of [0-9]+ cables:$/ {
+	close_cycle(); n = $7 + 0; seen = 0; first = ""; prev = ""; next }
+/^  cable / {
+	if (!match($0, /\(0x[0-9a-f]+ LID [0-9]+\) port [0-9]+ -> /)) bad = 1
+	split($0, half, " -> ")
+	from = half[1]; sub(/^  cable /, "", from); sub(/ port [0-9]+$/, "", from)
+	to = half[2]; sub(/ port [0-9]+$/, "", to)
+	if (prev != "" && from != prev) bad = 1
+	if (first == "") first = from
+	prev = to; seen++; cycles++; next }
+function close_cycle() {
+	if (n && (seen != n || prev != first)) bad = 1
+	n = 0 }
+END { close_cycle(); exit bad || !cycles }' "$tmp/out" ||
+	{ echo "FAIL: credit loops are not printed as cycles of cables"
+	  grep -A5 '^credit loop' "$tmp/out" | head; failed=1; }
 expect 0 "check of a clean routing" "$croute" check -t "$tmp/torus" -e updn
 expect 0 "route to a file" "$croute" route -t "$tmp/tree" -e ftree \
 	-o "$tmp/lfts"

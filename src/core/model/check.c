@@ -79,8 +79,38 @@ static void cdg_free(struct cdg *g)
 }
 
 /*
+ * A credit loop as the cycle of cables it runs through, as ibdmchk prints
+ * them: each hop is one channel, the cable from a switch's output port to
+ * the far switch's input port. The cycle is the DFS stack from the
+ * channel the back edge returns to (d) up to the top.
+ */
+static void print_cycle(const struct cdg *g, const uint32_t *owner,
+			const uint32_t *stack, uint32_t depth, uint32_t d,
+			unsigned vl, FILE *out)
+{
+	const struct cr_fabric *f = g->f;
+	uint32_t first = 0;
+
+	while (first < depth && stack[2 * first] != d)
+		first++;
+	fprintf(out, "credit loop: VL %u, a cycle of %u cables:\n", vl,
+		depth - first);
+	for (uint32_t i = first; i < depth; i++) {
+		uint32_t c = stack[2 * i], sw = owner[c];
+		unsigned p = c - g->chan_base[f->nodes[sw].sw_index];
+		const struct cr_port *x = &f->nodes[sw].ports[p];
+		char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+		fprintf(out, "  cable %s port %u -> %s port %u\n",
+			cr_node_label(f, sw, 0, la, sizeof(la)), p,
+			cr_node_label(f, x->remote, 0, lb, sizeof(lb)),
+			x->remote_port);
+	}
+}
+
+/*
  * Iterative DFS with three colours. Returns the number of back edges found
- * (0: acyclic); reports the first cycle's entry channel on out.
+ * (0: acyclic); prints up to max_report of the cycles on out.
  */
 static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 			   unsigned max_report)
@@ -125,23 +155,9 @@ static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 					continue;
 				d = chan_of(g, to, q);
 				if (colour[d] == 1) {
-					char la[CR_NODE_LABEL_MAX];
-					char lb[CR_NODE_LABEL_MAX];
-
 					if (out && cycles < max_report)
-						fprintf(out,
-							"credit loop: VL %u "
-							"through %s port %u "
-							"-> %s port %u\n",
-							vl,
-							cr_node_label(
-								f, owner[c], p,
-								la, sizeof(la)),
-							p,
-							cr_node_label(
-								f, to, q, lb,
-								sizeof(lb)),
-							q);
+						print_cycle(g, owner, stack,
+							    depth, d, vl, out);
 					cycles++;
 				} else if (!colour[d]) {
 					colour[d] = 1;
