@@ -52,6 +52,7 @@ enum {
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
 	CLI_KEY_NODE_NAME_MAP,
 	CLI_KEY_LIVE,
+	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
 	CLI_KEY_CMD = 512,
 };
 
@@ -131,6 +132,12 @@ struct cli_setup {
 	const char *guid_order, *port_order;
 	const char *dump_dir; /* --dump-dir */
 	const char *name_map; /* --node-name-map */
+	const char *config; /* -F opensm.conf */
+	char *conf_engine; /* its first routing_engine entry */
+	char *conf_files[5]; /* the GUID and port order files it names */
+	bool config_read;
+	int conf_lmc; /* its lmc, -1: none */
+	bool given[CLI_KEY_CONFIG_END - CLI_KEY_LONG]; /* on the command line */
 	bool live; /* --live: discover, read the switches' LFTs */
 	const char *live_ca; /* -C */
 	int live_port; /* -P, 0: the first active */

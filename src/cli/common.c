@@ -14,6 +14,7 @@
 
 #include <croute/lash.h>
 #include <croute/log.h>
+#include <croute/osm_conf.h>
 #include <croute/topo.h>
 
 #include <croute/conf.h>
@@ -30,6 +31,8 @@ static const struct cli_opt common_opts[] = {
 const struct cli_opt cli_topo_opts[] = {
 	{"topo", 't', "FILE",
 	 "topology: ibnetdiscover or opensm-subnet.lst ('-': stdin)"},
+	{"config", 'F', "FILE",
+	 "opensm.conf: the engine and the keys the plugin reads"},
 	{"node-name-map", CLI_KEY_NODE_NAME_MAP, "FILE",
 	 "names of nodes by GUID (OpenSM's node_name_map format)"},
 	{"dump-dir", CLI_KEY_DUMP_DIR, "DIR",
@@ -286,6 +289,9 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_topo);
 	free(s->dump_lfts);
 	free(s->dump_sl);
+	free(s->conf_engine);
+	for (unsigned i = 0; i < 5; i++)
+		free(s->conf_files[i]);
 	cr_routing_free(s->live_routing);
 	cr_options_release(&s->opts);
 }
@@ -379,9 +385,14 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 {
 	unsigned long v;
 
+	if (key >= CLI_KEY_LONG && key < CLI_KEY_CONFIG_END)
+		s->given[key - CLI_KEY_LONG] = true;
 	switch (key) {
 	case 't':
 		s->topo = arg;
+		return 0;
+	case 'F':
+		s->config = arg;
 		return 0;
 	case CLI_KEY_LIDS:
 		s->lids = arg;
@@ -511,10 +522,110 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 	return 1;
 }
 
+/* A file the configuration names, unless the command line gave one. */
+static void conf_file(struct cli_setup *s, int key, const char **dst,
+		      char *path, char **keep, size_t *nkeep)
+{
+	if (!path || s->given[key - CLI_KEY_LONG])
+		return;
+	keep[(*nkeep)++] = path;
+	*dst = path;
+}
+
+/*
+ * -F: what the plugin would take from opensm.conf, where the command line
+ * did not say otherwise (cr_osm_conf_parse reads it as OpenSM does).
+ */
+static int apply_config(struct cli_setup *s)
+{
+	struct cr_osm_conf c;
+	FILE *fp;
+	int err;
+
+	s->conf_lmc = -1;
+	if (!s->config || s->config_read)
+		return 0;
+	s->config_read = true;
+	fp = fopen(s->config, "r");
+	if (!fp) {
+		cr_err("%s: %s", s->config, strerror(errno));
+		return -1;
+	}
+	cr_osm_conf_init(&c);
+	err = cr_osm_conf_parse(&c, fp, s->config);
+	fclose(fp);
+	if (err) {
+		cr_osm_conf_release(&c);
+		return -1;
+	}
+	if (c.routing_engine) {
+		size_t n = strcspn(c.routing_engine, ",");
+
+		s->conf_engine = strndup(c.routing_engine, n);
+		if (!s->conf_engine) {
+			cr_osm_conf_release(&c);
+			return -1;
+		}
+	}
+	s->conf_lmc = (int)c.lmc;
+	{
+		size_t nk = 0;
+
+		conf_file(s, CLI_KEY_ROOT_GUIDS, &s->root_guids,
+			  c.root_guid_file, s->conf_files, &nk);
+		conf_file(s, CLI_KEY_CN_GUIDS, &s->cn_guids, c.cn_guid_file,
+			  s->conf_files, &nk);
+		conf_file(s, CLI_KEY_IO_GUIDS, &s->io_guids, c.io_guid_file,
+			  s->conf_files, &nk);
+		conf_file(s, CLI_KEY_GUID_ORDER, &s->guid_order,
+			  c.guid_routing_order_file, s->conf_files, &nk);
+		conf_file(s, CLI_KEY_PORT_ORDER, &s->port_order,
+			  c.port_search_ordering_file, s->conf_files, &nk);
+		/* the rest are not used: freed */
+		for (char **p = &c.root_guid_file;
+		     p <= &c.port_search_ordering_file; p++) {
+			bool kept = false;
+
+			for (size_t i = 0; i < nk; i++)
+				kept |= s->conf_files[i] == *p;
+			if (!kept)
+				free(*p);
+			*p = NULL;
+		}
+	}
+	if (!s->given[CLI_KEY_PORT_SHIFTING - CLI_KEY_LONG] &&
+	    c.port_shifting >= 0)
+		s->opts.port_shifting = c.port_shifting;
+	if (!s->given[CLI_KEY_SCATTER_PORTS - CLI_KEY_LONG] &&
+	    c.scatter_ports >= 0)
+		s->opts.scatter_ports = (uint32_t)c.scatter_ports;
+	if (!s->given[CLI_KEY_LASH_START_VL - CLI_KEY_LONG] &&
+	    c.lash_start_vl >= 0)
+		s->opts.lash_start_vl = (uint8_t)c.lash_start_vl;
+	{
+		struct cr_options o = s->opts;
+
+		/* croute's keys, as the plugin applies them */
+		cr_osm_conf_apply(&c.cr, &o);
+		if (!s->given[CLI_KEY_REMOTE_GUID_SORTING - CLI_KEY_LONG])
+			s->opts.remote_guid_sorting = o.remote_guid_sorting;
+		if (!s->given[CLI_KEY_LASH_BALANCE - CLI_KEY_LONG])
+			s->opts.lash_balance = o.lash_balance;
+		if (!s->given[CLI_KEY_BALANCE - CLI_KEY_LONG])
+			s->opts.balance_global = o.balance_global;
+	}
+	free(c.routing_engine);
+	c.routing_engine = NULL;
+	return 0;
+}
+
 struct cr_fabric *cli_load(struct cli_setup *s)
 {
 	struct cr_fabric *f;
 	int err = 0;
+
+	if (apply_config(s))
+		return NULL;
 
 	if (s->live) {
 		if (s->topo || s->dump_dir || s->lids || s->lmc >= 0) {
@@ -567,7 +678,9 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	if (s->lids)
 		err = cr_lids_read_guid2lid(s->lids, f);
 	else if (s->lmc >= 0 || !f->max_lid)
-		err = cr_fabric_assign_lids(f, s->lmc >= 0 ? s->lmc : 0);
+		err = cr_fabric_assign_lids(f, s->lmc >= 0	  ? s->lmc
+					       : s->conf_lmc >= 0 ? s->conf_lmc
+								  : 0);
 	else if (s->installed && !strcmp(s->topo_format, "opensm-subnet.lst"))
 		/* base LIDs only: the LMC shows in the LFTs */
 		err = cr_lids_widen(s->installed, f);
@@ -643,10 +756,22 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			     const struct cr_engine **engine, double *seconds)
 {
-	const struct cr_engine *e =
-		cr_engine_find_any(s->engine ? s->engine : "minhop");
+	const char *name = s->engine	    ? s->engine
+			   : s->conf_engine ? s->conf_engine
+					    : "minhop";
+	const struct cr_engine *e = cr_engine_find_any(name);
 	struct cr_routing *r;
 	double t0;
+
+	/* In opensm.conf, "updn" is OpenSM's own updn, not cr-updn. */
+	if (!s->engine && s->conf_engine && strncmp(name, "cr-", 3))
+		e = NULL;
+	if (!e) {
+		cr_err("%s: routing_engine %s is not one of croute's engines"
+		       " (give --engine)",
+		       s->config, name);
+		return NULL;
+	}
 
 	/* Routed again (croute compare): the files are read afresh. */
 	cr_guid_list_release(&s->opts.root_guids);

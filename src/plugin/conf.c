@@ -20,6 +20,7 @@
 #include "plugin.h"
 
 #include <croute/log.h>
+#include <croute/osm_conf.h>
 
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 {
@@ -131,9 +132,7 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 	o->port_shifting = opt->port_shifting;
 	o->scatter_ports = opt->scatter_ports;
 	o->lash_start_vl = opt->lash_start_vl;
-	o->remote_guid_sorting = c->remote_guid_sorting;
-	o->lash_balance = c->lash_balance;
-	o->balance_global = c->balance_global;
+	cr_osm_conf_apply(c, o);
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (opt_str_set(files[i].path) &&
 		    read_guid_file(files[i].key, files[i].path, files[i].list) <
