@@ -7,9 +7,10 @@
  * functions; doc/design.md, "File formats", fixes both formats.
  *
  * Names: names[node] (from a node-name map) when names and that entry are
- * not NULL, else the node description's first word (OpenSM's and
- * ibnetdiscover's "host HCA-1" convention) for CAs, and the whole
- * description for switches. Characters other than letters, digits, '.',
+ * not NULL, else the node description (the command applies its
+ * --node-name-map to the descriptions); of that, a CA takes the first
+ * word (OpenSM's and ibnetdiscover's "host HCA-1" convention), a switch
+ * the whole text. Characters other than letters, digits, '.',
  * '_' and '-' become '_' so that names stay one hostlist token. CAs of
  * different systems (system image GUID) that would share a host name,
  * and switches that would share a name, are named by their node GUID

@@ -22,6 +22,7 @@ static const struct cli_opt export_opts[] = {
 
 static const struct cli_opt *const export_tables[] = {
 	cli_topo_opts,
+	cli_live_opts,
 	export_opts,
 	NULL,
 };
@@ -71,7 +72,8 @@ static int export_run(const struct cli_cmd *cmd, int argc, char **argv)
 	nm = cr_names_new(f, NULL);
 	if (!nm)
 		goto out;
-	snprintf(comment, sizeof(comment), "from %s", c.setup.topo);
+	snprintf(comment, sizeof(comment), "from %s",
+		 c.setup.live ? "the live fabric" : c.setup.topo);
 	out = cli_out_open(c.output, &tmp);
 	if (!out)
 		goto out;
@@ -88,7 +90,7 @@ out:
 
 const struct cli_cmd cli_cmd_export = {
 	.name = "export",
-	.synopsis = "--topo FILE --slurm [-o FILE]",
+	.synopsis = "(--topo FILE | --dump-dir DIR | --live) --slurm [-o FILE]",
 	.summary = "Export the fabric for other tools: a Slurm topology.conf.",
 	.details =
 		"--slurm: every switch with hosts lists them (Nodes=), every"

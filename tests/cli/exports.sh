@@ -110,6 +110,17 @@ grep -q '^SwitchName=sw-l2-00 Nodes=0x' "$DIR/topology.conf" ||
 expect 0 export --slurm --topo "$DIR/k.topo"
 grep -q '^SwitchName=sw-l2-00 Nodes=h\[0001-0004\]$' "$DIR/out" ||
 	fail "no hostlist compression"
+# --node-name-map names hosts and switches in both exports.
+g=$(grep '^Ca.*"h0001 HCA-1"' "$DIR/k.topo" | sed 's/.*"H-\([0-9a-f]*\)".*/\1/')
+s=$(grep '^Switch.*"sw-l2-00"' "$DIR/k.topo" | sed 's/.*"S-\([0-9a-f]*\)".*/\1/')
+printf '0x%s "alpha mlx5_0"\n0x%s leafA\n' "$g" "$s" >"$DIR/names.map"
+expect 0 export --slurm --topo "$DIR/k.topo" --node-name-map "$DIR/names.map"
+grep -q '^SwitchName=leafA Nodes=alpha,h\[0002-0004\]$' "$DIR/out" ||
+	fail "export --slurm ignores --node-name-map"
+expect 0 hosts --topo "$DIR/k.topo" --order ftree \
+	--node-name-map "$DIR/names.map"
+[ "$(grep -v '^#' "$DIR/out" | head -n 1)" = alpha ] ||
+	fail "hosts ignores --node-name-map"
 expect 2 export --topo "$DIR/k.topo"
 expect 2 export --slurm --topo "$DIR/nosuch.topo"
 echo "exports: hosts order and Slurm topology checked"

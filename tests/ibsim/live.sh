@@ -91,6 +91,17 @@ n=$(awk '/^pairs checked:/ { print $3 }' "$CR_DIR/updn-l1.check.live")
 m=$(awk '/^pairs checked:/ { print $3 }' "$CR_DIR/updn.check.live")
 [ "$n" -gt "$m" ] || cr_fail "LMC 1: $n pairs checked, not more than $m"
 
+# croute export --slurm --live: the Slurm topology of ibnetdiscover's view.
+cr_osm_env timeout 30 "$CROUTE" export --slurm --live -o "$CR_DIR/slurm.live" \
+	2>"$CR_DIR/slurm.err" || cr_fail "export --live: $(cat "$CR_DIR/slurm.err")"
+"$CROUTE" export --slurm --topo "$CR_DIR/updn-l1.ibnet" \
+	-o "$CR_DIR/slurm.ibnet" || cr_fail "export --topo ibnetdiscover output"
+sed 1,2d "$CR_DIR/slurm.live" >"$CR_DIR/slurm.live.body"
+sed 1,2d "$CR_DIR/slurm.ibnet" | cmp -s - "$CR_DIR/slurm.live.body" ||
+	cr_fail "export --slurm --live differs from ibnetdiscover's"
+grep -q '^SwitchName=.* Nodes=' "$CR_DIR/slurm.live.body" ||
+	cr_fail "export --slurm --live: no leaf switch"
+
 # croute compare --live: the tables in place are the "installed" row, with
 # the figures --dump-dir gives them; the engines' rows follow.
 cr_osm_env timeout 120 "$CROUTE" compare --live --engines updn,lash \

@@ -77,7 +77,7 @@ static void test_names(void **state)
 	cr_names_free(nm);
 	/* One system: two HCAs of one host share its name. */
 	f->nodes[3].sysimg_guid = f->nodes[4].sysimg_guid = 0x77;
-	map[5] = "compute-5";
+	map[5] = "compute-5 mlx5_0";
 	nm = cr_names_new(f, map);
 	assert_string_equal(cr_names_get(nm, 3), "node1");
 	assert_string_equal(cr_names_get(nm, 4), "node1");

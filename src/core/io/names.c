@@ -50,8 +50,11 @@ static char *base_name(const struct cr_fabric *f, uint32_t n,
 	while (isspace((unsigned char)*s))
 		s++;
 	len = strlen(s);
-	/* "host HCA-1": a CA's host is the description's first word. */
-	if (nd->type != CR_NODE_SWITCH && !(names && names[n]))
+	/*
+	 * "host HCA-1": a CA's host is the first word, of a mapped name
+	 * too, since the command applies its map to the descriptions.
+	 */
+	if (nd->type != CR_NODE_SWITCH)
 		len = strcspn(s, " \t");
 	while (len && isspace((unsigned char)s[len - 1]))
 		len--;
