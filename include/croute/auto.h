@@ -25,6 +25,7 @@ enum cr_stat {
 struct cr_objective_term {
 	struct cr_pattern pat;
 	enum cr_stat stat;
+	double tol; /* "~N%": scores this close (relative) tie; 0: exact */
 };
 
 /* Terms in order: the first decides, the next ones break ties. */
@@ -41,9 +42,11 @@ struct cr_objective {
 #define CR_OBJECTIVE_DEFAULT "shift:avg"
 
 /*
- * "PATTERN:STAT[,PATTERN:STAT...]": PATTERN as cr_pattern_parse() reads
- * it (shift, shift:K, bisect:R, alltoall, fanin:K, flows:FILE), STAT avg
- * or min (avg when left out). -1 (logged, naming what) on error.
+ * "PATTERN:STAT[~N%][,PATTERN:STAT[~N%]...]": PATTERN as cr_pattern_parse()
+ * reads it (shift, shift:K, bisect:R, alltoall, fanin:K, flows:FILE), STAT
+ * avg or min (avg when left out); "~N%" (0 <= N <= 50) makes scores
+ * within N% of each other a tie, for the next term to break. -1 (logged,
+ * naming what) on error.
  */
 int cr_objective_parse(const char *spec, const char *what,
 		       struct cr_objective *obj);
@@ -61,6 +64,9 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 
 /* -1, 0, 1: a worse, tied with, better than b (lexicographic). */
 int cr_objective_cmp(const double *a, const double *b, unsigned n);
+/* The same, with each term's tolerance. */
+int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
+			 const double *b);
 
 /* ---- cr-auto ---------------------------------------------------------- */
 

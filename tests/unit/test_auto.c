@@ -70,6 +70,21 @@ static void test_objective_parse(void **state)
 	assert_int_equal(cr_objective_parse("bisect", "t", &obj), 0);
 	assert_int_equal(obj.terms[0].stat, CR_STAT_AVG);
 	cr_objective_release(&obj);
+	/* ~N%: near scores tie, the next term decides. */
+	assert_int_equal(cr_objective_parse("shift:avg~1%,bisect", "t", &obj),
+			 0);
+	{
+		double a[2] = {0.4005, 0.51}, b[2] = {0.4025, 0.50};
+		double c[2] = {0.39, 0.60};
+
+		assert_int_equal(cr_objective_cmp_tol(&obj, a, b), 1);
+		assert_int_equal(cr_objective_cmp(a, b, 2), -1);
+		assert_int_equal(cr_objective_cmp_tol(&obj, c, b), -1);
+	}
+	cr_objective_release(&obj);
+	assert_int_equal(cr_objective_parse("shift:avg~", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse("shift:avg~60%", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse("shift:avg~1", "t", &obj), -1);
 	assert_int_equal(cr_objective_parse("shift:max", "t", &obj), -1);
 	assert_int_equal(cr_objective_parse("nothing:avg", "t", &obj), -1);
 	assert_int_equal(cr_objective_parse(",", "t", &obj), -1);

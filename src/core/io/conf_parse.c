@@ -185,7 +185,8 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_candidates", set_auto_candidates,
 	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
 	{"croute_auto_objective", set_auto_objective,
-	 "PATTERN:avg|min[,...], e.g. " CR_OBJECTIVE_DEFAULT ",bisect:min"},
+	 "PATTERN:avg|min[~N%][,...], e.g. " CR_OBJECTIVE_DEFAULT
+	 ",bisect:min"},
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},

@@ -323,23 +323,31 @@ static void format_row(const struct cand *c, unsigned rank, unsigned idx,
 			 c->ok ? "" : c->why);
 }
 
-static int cmp_rank(const struct cand *a, const struct cand *b, unsigned n)
+static int cmp_rank(const struct cand *a, const struct cand *b,
+		    const struct cr_objective *obj)
 {
 	if (a->ok != b->ok)
 		return a->ok ? 1 : -1;
 	if (!a->ok)
 		return 0;
-	return cr_objective_cmp(a->score, b->score, n);
+	return cr_objective_cmp_tol(obj, a->score, b->score);
 }
 
-/* Candidate indices, best first; ties keep the list order. */
-static void rank_candidates(const struct cand *v, unsigned n, unsigned nt,
+/*
+ * Candidate indices, best first; ties keep the list order. The winner
+ * (chosen as the list ran) goes first: with tolerances, ties are not
+ * transitive and the sort alone could put another first.
+ */
+static void rank_candidates(const struct cand *v, unsigned n,
+			    const struct cr_objective *obj, int win,
 			    unsigned *order)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = i;
 
-		while (j && cmp_rank(&v[i], &v[order[j - 1]], nt) > 0) {
+		while (j && ((int)i == win ||
+			     ((int)order[j - 1] != win &&
+			      cmp_rank(&v[i], &v[order[j - 1]], obj) > 0))) {
 			order[j] = order[j - 1];
 			j--;
 		}
@@ -425,8 +433,8 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			slowest = c->total_s;
 		if (!cr)
 			continue;
-		if (win < 0 || cr_objective_cmp(c->score, v[win].score,
-						obj.num_terms) > 0) {
+		if (win < 0 ||
+		    cr_objective_cmp_tol(&obj, c->score, v[win].score) > 0) {
 			cr_routing_free(best);
 			best = cr;
 			win = i;
@@ -434,7 +442,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			cr_routing_free(cr);
 		}
 	}
-	rank_candidates(v, n, obj.num_terms, order);
+	rank_candidates(v, n, &obj, win, order);
 	if (win >= 0 && ac->improve) {
 		/* The optimizer (croute_optimize) refines the winner. */
 		struct cr_options wo = *o;

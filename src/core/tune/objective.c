@@ -21,12 +21,28 @@ void cr_objective_release(struct cr_objective *obj)
 	obj->num_terms = 0;
 }
 
-/* One "PATTERN[:STAT]" term; the statistic is the last ':' field. */
+/* One "PATTERN[:STAT][~N%]" term; the statistic is the last ':' field. */
 static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 {
-	char *colon = strrchr(tok, ':');
+	char *colon, *tilde = strrchr(tok, '~');
 
 	t->stat = CR_STAT_AVG;
+	t->tol = 0;
+	if (tilde) {
+		char *end;
+		double pct = strtod(tilde + 1, &end);
+
+		if (end == tilde + 1 || strcmp(end, "%") || !(pct >= 0) ||
+		    pct > 50) {
+			cr_err("%s: '%s': the tolerance is ~N%% with N from 0"
+			       " to 50",
+			       what, tok);
+			return -1;
+		}
+		t->tol = pct / 100;
+		*tilde = '\0';
+	}
+	colon = strrchr(tok, ':');
 	if (colon && (!strcmp(colon + 1, "avg") || !strcmp(colon + 1, "min"))) {
 		t->stat = !strcmp(colon + 1, "min") ? CR_STAT_MIN : CR_STAT_AVG;
 		*colon = '\0';
@@ -128,6 +144,21 @@ out:
 
 /* Closer than this is a tie: sums of many flows round differently. */
 #define SCORE_EPS 1e-9
+
+int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
+			 const double *b)
+{
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		double big = a[i] > b[i] ? a[i] : b[i];
+		double eps = obj->terms[i].tol * big + SCORE_EPS;
+
+		if (a[i] > b[i] + eps)
+			return 1;
+		if (a[i] < b[i] - eps)
+			return -1;
+	}
+	return 0;
+}
 
 int cr_objective_cmp(const double *a, const double *b, unsigned n)
 {
