@@ -73,7 +73,7 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 #define CR_AUTO_CANDIDATES_DEFAULT "all"
 #define CR_AUTO_BUDGET_DEFAULT 5.0
 /* cr-auto's shift sample: about this many flows per candidate. */
-#define CR_AUTO_MAX_FLOWS 131072
+#define CR_AUTO_MAX_FLOWS 65536
 
 /*
  * Called on the winner before it is installed (the optimizer's hook):

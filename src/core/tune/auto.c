@@ -38,7 +38,8 @@
 /* Every engine and toggle worth trying, cheap and likely first. */
 static const char *const all_candidates =
 	"ftree,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,minhop,"
-	"updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=top+ps,"
+	"updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=ecc+glob,"
+	"updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash,lash+ps,lash+bal,lash+ps+bal,lash+ps+rgs+bal,"
 	"lash+glob,lash+bal+glob";
 
@@ -387,6 +388,24 @@ static char *report(const struct cand *v, unsigned n,
 	return text;
 }
 
+/* Stable: ftree first, then the layered candidates, then the rest. */
+static void layered_first(struct cand *v, int n)
+{
+	for (int pass = 0, k = 0; pass < 2; pass++)
+		for (int i = k; i < n; i++) {
+			bool first = pass == 0 ? !strcmp(v[i].e->name, "ftree")
+					       : v[i].e->layered;
+
+			if (first) {
+				struct cand c = v[i];
+
+				memmove(&v[k + 1], &v[k],
+					(size_t)(i - k) * sizeof(*v));
+				v[k++] = c;
+			}
+		}
+}
+
 static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		      struct cr_routing *r)
 {
@@ -409,6 +428,13 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			     o->root_guids.count > 0, &v);
 	if (n < 0)
 		goto out;
+	/*
+	 * With QoS, "all" tries the layered candidates right after ftree:
+	 * on tori and random graphs only they match min-hop's bandwidth
+	 * without credit loops, and the budget must not skip them.
+	 */
+	if (ac->qos && (!ac->candidates || !strcmp(ac->candidates, "all")))
+		layered_first(v, n);
 	scores = calloc((size_t)n * obj.num_terms, sizeof(*scores));
 	order = calloc(n, sizeof(*order));
 	hosts = cr_hosts_default(f);
