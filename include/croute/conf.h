@@ -19,7 +19,13 @@
 
 #define CR_CONF_MAX_FAIL 8
 
-/* Where the croute_fail_engine test hook makes an engine run fail. */
+/*
+ * The croute_fail_engine test hook: where it makes an engine run fail. The
+ * key is not part of the shipped configuration: it is accepted only when
+ * cr_conf.test_hooks is set, which the plugin does only when opensm runs
+ * with CROUTE_TEST_HOOKS=1 in its environment (tests/ibsim/lib.sh).
+ */
+#define CR_TEST_HOOKS_ENV "CROUTE_TEST_HOOKS"
 enum cr_fail_stage {
 	CR_FAIL_NONE = 0,
 	CR_FAIL_IMPORT, /* before anything is written */
@@ -39,6 +45,7 @@ struct cr_conf {
 	bool lash_sl_dump; /* croute_lash_sl_dump: write croute-lash-sl.dump */
 	bool dump_hosts; /* croute_dump_hosts: write croute-hosts.dump */
 	bool dump_slurm; /* croute_dump_slurm: write croute-topology.conf */
+	bool test_hooks; /* croute_fail_engine is accepted (test builds) */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */
@@ -50,6 +57,7 @@ struct cr_conf {
 	bool auto_allow_credit_loops;
 };
 
+/* Every key's default, test_hooks off. */
 void cr_conf_defaults(struct cr_conf *c);
 /*
  * One line of opensm.conf (modified in place): "key value", '#' starts a

@@ -28,6 +28,9 @@ void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 	FILE *fp;
 
 	cr_conf_defaults(c);
+	/* The fail-engine test hook exists only for the test suite. */
+	c->test_hooks = getenv(CR_TEST_HOOKS_ENV) &&
+			!strcmp(getenv(CR_TEST_HOOKS_ENV), "1");
 	/* Without a config file OpenSM runs on defaults, and so does croute. */
 	if (!path)
 		return;

@@ -19,6 +19,7 @@ static void conf(const uint8_t *data, size_t size)
 	if (!in)
 		return;
 	cr_conf_defaults(&c);
+	c.test_hooks = true; /* the test hook's parser too */
 	cr_conf_parse_file(&c, in, "fuzz");
 	fclose(in);
 	/* The hook's rules must name real engines (or all). */

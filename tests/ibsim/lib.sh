@@ -159,7 +159,9 @@ cr_init() {
 	IBSIM_SOCKNAME="cr-$1-$$"
 	OSM_CACHE_DIR=$CR_DIR/cache
 	OSM_TMP_DIR=$CR_DIR/tmp
-	export IBSIM_SOCKNAME OSM_CACHE_DIR OSM_TMP_DIR
+	# croute_fail_engine is accepted only with this (a test hook).
+	CROUTE_TEST_HOOKS=1
+	export IBSIM_SOCKNAME OSM_CACHE_DIR OSM_TMP_DIR CROUTE_TEST_HOOKS
 	CR_CONF=$CR_DIR/opensm.conf
 	CR_DUMP=$CR_DIR/dump
 	CR_GUID2LID=$OSM_CACHE_DIR/guid2lid

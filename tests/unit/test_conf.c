@@ -42,6 +42,7 @@ static void test_keys(void **state)
 
 	(void)state;
 	cr_conf_defaults(&c);
+	c.test_hooks = true;
 	assert_int_equal(parse(&c,
 			       "# comment\n"
 			       "routing_engine cr-updn,minhop\n"
@@ -65,6 +66,7 @@ static void test_lash_keys(void **state)
 
 	(void)state;
 	cr_conf_defaults(&c);
+	c.test_hooks = true;
 	assert_false(c.lash_balance);
 	assert_true(c.lash_sl_dump);
 	assert_int_equal(parse(&c, "croute_lash_balance TRUE\n"
@@ -84,6 +86,7 @@ static void test_dump_keys(void **state)
 
 	(void)state;
 	cr_conf_defaults(&c);
+	c.test_hooks = true;
 	assert_true(c.dump_hosts);
 	assert_true(c.dump_slurm);
 	assert_int_equal(parse(&c, "croute_dump_hosts FALSE\n"), 0);
@@ -105,6 +108,7 @@ static void test_errors(void **state)
 
 	(void)state;
 	cr_conf_defaults(&c);
+	c.test_hooks = true;
 	assert_int_equal(parse(&c, "remote_guid_sorting TRUE\n"
 				   "remote_guid_sorting yes\n"),
 			 1);
@@ -122,6 +126,12 @@ static void test_errors(void **state)
 				   "croute_fail_engine minhop:never\n"
 				   "croute_fail_engine a,a,a,a,a,a,a,a,a\n"),
 			 3);
+	assert_int_equal(c.num_fail, 0);
+
+	/* Outside the tests the hook is no key at all. */
+	c.test_hooks = false;
+	assert_int_equal(parse(&c, "croute_fail_engine all\n"), 1);
+	assert_non_null(strstr(last_error, "unknown key croute_fail_engine"));
 	assert_int_equal(c.num_fail, 0);
 }
 
@@ -175,17 +185,16 @@ static void test_guid_file_directory(void **state)
 	(void)state;
 	assert_non_null(in);
 	last_error[0] = 0;
-	assert_int_equal(cr_guid_file_parse(in, ".", "root_guid_file", &l),
-			 -1);
+	assert_int_equal(cr_guid_file_parse(in, ".", "root_guid_file", &l), -1);
 	assert_non_null(strstr(last_error, "root_guid_file"));
 	assert_int_equal(l.count, 0);
 	fclose(in);
 	cr_options_init(&o);
 	in = fopen(".", "r");
 	assert_non_null(in);
-	assert_int_equal(cr_port_order_parse(in, ".",
-					     "port_search_ordering_file", &o),
-			 -1);
+	assert_int_equal(
+		cr_port_order_parse(in, ".", "port_search_ordering_file", &o),
+		-1);
 	fclose(in);
 	cr_options_release(&o);
 }

@@ -409,8 +409,34 @@ static void test_shift_pattern(void **state)
 	assert_true(res->matrix[0] < 0); /* no flow to itself */
 	cr_est_summary(res, line, sizeof(line));
 	assert_non_null(strstr(line, "shift: 3 phases, 12 flows"));
-	assert_int_equal(cr_est_write_text(stderr, f, res, CR_REPORT_PHASES),
-			 0);
+	{
+		/* The text report says what the result holds. */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		assert_non_null(out);
+		assert_int_equal(
+			cr_est_write_text(out, f, res, CR_REPORT_PHASES), 0);
+		fclose(out);
+		assert_non_null(strstr(buf, "pattern shift: 3 of 3 phases,"
+					    " 4 hosts, seed 1"));
+		assert_non_null(strstr(buf, "  flows          12 (0 without"
+					    " path)\n"));
+		assert_non_null(strstr(buf, "  average rate   0.8333 of"
+					    " injection, 26.667 Gb/s\n"));
+		assert_non_null(strstr(buf, "  minimum rate   0.5000 of"
+					    " injection, 16.000 Gb/s\n"));
+		assert_non_null(strstr(buf, "  hottest links"));
+		assert_non_null(strstr(buf, "  matrix         4 x 4 (blocks"
+					    " of 1 host)\n"));
+		/* per phase: k 1 at full rate, k 2 at half */
+		assert_non_null(strstr(buf, "\n  1                4   1.0000"
+					    "   1.0000"));
+		assert_non_null(strstr(buf, "\n  2                4   0.5000"
+					    "   0.5000"));
+		free(buf);
+	}
 	cr_est_result_free(res);
 	cr_pattern_release(&p);
 
@@ -462,9 +488,28 @@ static void test_other_patterns(void **state)
 	assert_near(res[2]->phase[0].min_gbps, 8);
 	/* fanout: Δs = 4, Δe = 1: ps = 3.7, bound 8648.6 > 8000 */
 	assert_near(res[2]->phase[1].min_gbps, 8);
-	assert_int_equal(cr_est_write_json(stderr, t.f, res, 3,
-					   CR_REPORT_PHASES | CR_REPORT_MATRIX),
-			 0);
+	{
+		/* The JSON holds the same figures, one object a pattern. */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		assert_non_null(out);
+		assert_int_equal(
+			cr_est_write_json(out, t.f, res, 3,
+					  CR_REPORT_PHASES | CR_REPORT_MATRIX),
+			0);
+		fclose(out);
+		assert_true(!strncmp(buf, "{\"patterns\": [", 14));
+		assert_non_null(strstr(buf, "\"name\": \"bisect:3\""));
+		assert_non_null(strstr(buf, "\"name\": \"alltoall\""));
+		assert_non_null(strstr(buf, "\"name\": \"fanin:4\""));
+		assert_non_null(strstr(buf, "\"flows\": 18, \"unrouted\": 0"));
+		assert_non_null(strstr(buf, "\"flows\": 30, \"unrouted\": 0"));
+		assert_non_null(strstr(buf, "\"min_gbps\": 8,"));
+		assert_non_null(strstr(buf, "\"phase_stats\": ["));
+		free(buf);
+	}
 	for (int i = 0; i < n; i++)
 		cr_est_result_free(res[i]);
 	cr_pattern_list_free(pats, n);
