@@ -147,6 +147,7 @@ struct cli_setup {
 	const char *topo_format, *lfts_format; /* what was read */
 	const char *installed; /* cli_installed_lfts()'s answer */
 	struct cr_auto_conf auto_conf; /* --engine auto */
+	char *conf_auto_candidates, *conf_auto_objective; /* from -F */
 };
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */

@@ -290,6 +290,8 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_lfts);
 	free(s->dump_sl);
 	free(s->conf_engine);
+	free(s->conf_auto_candidates);
+	free(s->conf_auto_objective);
 	for (unsigned i = 0; i < 5; i++)
 		free(s->conf_files[i]);
 	cr_routing_free(s->live_routing);
@@ -614,6 +616,27 @@ static int apply_config(struct cli_setup *s)
 		if (!s->given[CLI_KEY_BALANCE - CLI_KEY_LONG])
 			s->opts.balance_global = o.balance_global;
 	}
+	/* cr-auto's keys and qos, unless the command line gave them. */
+	if (!s->given[CLI_KEY_AUTO_CANDIDATES - CLI_KEY_LONG] &&
+	    c.cr.auto_candidates[0]) {
+		free(s->conf_auto_candidates);
+		s->conf_auto_candidates = strdup(c.cr.auto_candidates);
+		s->auto_conf.candidates = s->conf_auto_candidates;
+	}
+	if (!s->given[CLI_KEY_AUTO_OBJECTIVE - CLI_KEY_LONG] &&
+	    c.cr.auto_objective[0]) {
+		free(s->conf_auto_objective);
+		s->conf_auto_objective = strdup(c.cr.auto_objective);
+		s->auto_conf.objective = s->conf_auto_objective;
+	}
+	if (!s->given[CLI_KEY_AUTO_BUDGET - CLI_KEY_LONG] &&
+	    c.cr.auto_budget > 0)
+		s->auto_conf.budget = c.cr.auto_budget;
+	if (!s->given[CLI_KEY_ALLOW_CREDIT_LOOPS - CLI_KEY_LONG] &&
+	    c.cr.auto_allow_credit_loops)
+		s->auto_conf.allow_credit_loops = true;
+	if (!s->given[CLI_KEY_QOS - CLI_KEY_LONG] && c.qos > 0)
+		s->auto_conf.qos = true;
 	free(c.routing_engine);
 	c.routing_engine = NULL;
 	return 0;
