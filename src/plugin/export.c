@@ -64,9 +64,12 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 		unsigned top = f->max_lid;
 
 		if (!sw || !sw->new_lft || !sw->hops) {
-			cr_err("switch '%s' was not prepared for routing by"
+			char la[CR_NODE_LABEL_MAX];
+
+			cr_err("switch %s was not prepared for routing by"
 			       " OpenSM",
-			       f->nodes[f->switches[s]].desc);
+			       cr_node_label(f, f->switches[s], 0, la,
+					     sizeof(la)));
 			goto out;
 		}
 		/* new_lft holds lft_size entries; OpenSM uses max_lid_ho. */

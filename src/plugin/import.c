@@ -219,9 +219,12 @@ static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
 			j = node_index(nodes, count, rem->p_node);
 			rp = osm_physp_get_port_num(rem);
 			if (j == CR_NO_NODE) {
-				cr_err("'%s' port %u leads to a node OpenSM"
+				char la[CR_NODE_LABEL_MAX];
+
+				cr_err("%s port %u leads to a node OpenSM"
 				       " does not list",
-				       n->desc, p);
+				       cr_node_label(f, i, p, la, sizeof(la)),
+				       p);
 				return -1;
 			}
 			/* Each link once, from its lower end. */
@@ -229,9 +232,16 @@ static int add_links(struct cr_import *imp, osm_node_t *const *nodes,
 				continue;
 			if (!osm_physp_is_healthy(physp) ||
 			    !osm_physp_is_healthy(rem)) {
-				cr_verbose("link '%s' port %u - '%s' port %u is"
-					   " unhealthy, not routed",
-					   n->desc, p, f->nodes[j].desc, rp);
+				char la[CR_NODE_LABEL_MAX];
+				char lb[CR_NODE_LABEL_MAX];
+
+				cr_verbose(
+					"link %s port %u - %s port %u is"
+					" unhealthy, not routed",
+					cr_node_label(f, i, p, la, sizeof(la)),
+					p,
+					cr_node_label(f, j, rp, lb, sizeof(lb)),
+					rp);
 				imp->unhealthy++;
 				continue;
 			}
@@ -277,9 +287,12 @@ static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
 			return -1;
 		}
 		if ((f->nodes[i].type == CR_NODE_SWITCH) != (p == 0)) {
-			cr_verbose("LID %u on '%s' port %u ignored: only"
+			char la[CR_NODE_LABEL_MAX];
+
+			cr_verbose("LID %u on %s port %u ignored: only"
 				   " switch port 0 and CA ports carry LIDs",
-				   lid, f->nodes[i].desc, p);
+				   lid, cr_node_label(f, i, 0, la, sizeof(la)),
+				   p);
 			continue;
 		}
 		f->nodes[i].ports[p].lid = lid;

@@ -176,10 +176,12 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 	}
 	/* opensm.fdbs alone has no count after its tables. */
 	if (!fdbs && lr->cur != CR_NO_NODE) {
+		char la[CR_NODE_LABEL_MAX];
+
 		lr_err(lr,
-		       "the table of switch '%s' has no \"N lids dumped\""
+		       "the table of switch %s has no \"N lids dumped\""
 		       " line: truncated?",
-		       lr->f->nodes[lr->cur].desc);
+		       cr_node_label(lr->f, lr->cur, 0, la, sizeof(la)));
 		return -1;
 	}
 	sw = cr_guidmap_get(&lr->switches, guid);
