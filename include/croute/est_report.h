@@ -18,7 +18,10 @@ void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len);
 /* The full report. 0, or -1 on an I/O error. */
 int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 		      const struct cr_est_result *res, unsigned flags);
-/* A JSON object {"patterns": [...]} for n results. 0 or -1. */
+/*
+ * The end of a JSON object, "patterns": [...]}, for n results; the caller
+ * writes the opening brace and its other fields. 0 or -1.
+ */
 int cr_est_write_json(FILE *out, const struct cr_fabric *f,
 		      struct cr_est_result *const *res, unsigned n,
 		      unsigned flags);

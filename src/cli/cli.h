@@ -213,6 +213,18 @@ FILE *cli_out_open(const char *path, char **tmp);
 /* Commits (ok) or discards the output; returns 0 or -1 (reported). */
 int cli_out_close(FILE *out, char *tmp, const char *path, bool ok);
 
+/*
+ * --json of check, compare and estimate: one object that starts with
+ * "schema": CLI_JSON_SCHEMA, "version": CLI_JSON_VERSION and "command"
+ * (croute(1) JSON OUTPUT documents every field).
+ */
+#define CLI_JSON_SCHEMA "croute-report"
+#define CLI_JSON_VERSION 1
+/* Opens the object and writes those three fields and a comma. */
+void cli_json_begin(FILE *out, const char *command);
+/* A JSON string, escaped. */
+void cli_json_str(FILE *out, const char *s);
+
 /* The log level the options asked for (-q: CR_LOG_ERROR). */
 extern int cli_verbosity;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* croute check: verifies a routing, computed or read from a dump. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <croute/check.h>
 #include <croute/log.h>
@@ -16,6 +18,7 @@ enum {
 	KEY_MAX_REPORT,
 	KEY_SL,
 	KEY_SL2VL,
+	KEY_JSON,
 };
 
 static const struct cli_opt check_opts[] = {
@@ -29,6 +32,7 @@ static const struct cli_opt check_opts[] = {
 	{"sl2vl", KEY_SL2VL, "FILE",
 	 "with --sl: SL2VL tables (croute's or opensm-sl2vl.dump)"},
 	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
+	{"json", KEY_JSON, NULL, "write the report as JSON (croute(1))"},
 	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
 	 "count non-minimal paths as problems"},
 	{"max-report", KEY_MAX_REPORT, "N",
@@ -45,6 +49,7 @@ struct check_ctx {
 	unsigned flags;
 	bool require_minimal;
 	unsigned long max_report;
+	bool json;
 };
 
 static int check_opt(void *arg, int key, const char *val)
@@ -66,6 +71,9 @@ static int check_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_SL2VL:
 		c->setup.sl2vl = val;
+		break;
+	case KEY_JSON:
+		c->json = true;
 		break;
 	case KEY_SWITCHES:
 		c->flags |= CR_CHECK_SWITCHES;
@@ -105,6 +113,41 @@ static bool report(const struct check_ctx *c, const struct cr_check_report *r,
 	return bad;
 }
 
+/* croute(1) JSON OUTPUT, command "check". */
+static bool report_json(const struct check_ctx *c,
+			const struct cr_check_report *r, bool one_vl,
+			const char *src, char *problems)
+{
+	bool bad = r->unreachable || r->loops || r->credit_loops ||
+		   (c->require_minimal && r->non_minimal);
+	char *save = NULL, *line;
+	bool first = true;
+
+	cli_json_begin(stdout, "check");
+	fputs("\"source\": ", stdout);
+	cli_json_str(stdout, src);
+	printf(", \"result\": \"%s\", \"pairs\": %" PRIu64
+	       ", \"unreachable\": %" PRIu64 ", \"forwarding_loops\": %" PRIu64
+	       ", \"non_minimal\": %" PRIu64 ", \"require_minimal\": %s",
+	       bad ? "PROBLEMS" : "OK", r->pairs, r->unreachable, r->loops,
+	       r->non_minimal, c->require_minimal ? "true" : "false");
+	if (c->flags & CR_CHECK_CREDIT)
+		printf(", \"credit_loop_vls\": %" PRIu64, r->credit_loops);
+	else
+		fputs(", \"credit_loop_vls\": null", stdout);
+	printf(", \"one_vl_assumed\": %s, \"max_hops\": %u, \"avg_hops\": "
+	       "%.4f,\n \"problems\": [",
+	       one_vl ? "true" : "false", r->max_hops, r->avg_hops);
+	for (line = strtok_r(problems ? problems : (char *)"", "\n", &save);
+	     line; line = strtok_r(NULL, "\n", &save)) {
+		fputs(first ? "\n  " : ",\n  ", stdout);
+		cli_json_str(stdout, line);
+		first = false;
+	}
+	fputs("]}\n", stdout);
+	return bad;
+}
+
 static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct check_ctx c = {
@@ -117,6 +160,9 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	const struct cr_engine *e;
 	double secs;
 	int ret = CLI_BAD;
+	char src[1024], *pbuf = NULL;
+	size_t plen = 0;
+	FILE *problems = NULL;
 
 	cli_setup_init(&c.setup, cmd);
 	ret = cli_parse_options(cmd, argc, argv, check_opt, &c);
@@ -152,21 +198,40 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 			ret = CLI_PROBLEMS;
 		goto out;
 	}
-	if (c.lfts) {
-		char src[1024];
-
-		printf("# croute check: %s\n",
-		       cli_sources(&c.setup, c.lfts, src, sizeof(src)));
+	if (c.lfts)
+		cli_sources(&c.setup, c.lfts, src, sizeof(src));
+	else
+		snprintf(src, sizeof(src), "%s (%s), routed by cr-%s",
+			 c.setup.topo, c.setup.topo_format, e->name);
+	if (c.json) {
+		/* The problem lines become a list of strings. */
+		problems = open_memstream(&pbuf, &plen);
+		if (!problems) {
+			cr_err("out of memory");
+			goto out;
+		}
 	} else {
-		printf("# croute check: %s (%s), routed by cr-%s\n",
-		       c.setup.topo, c.setup.topo_format, e->name);
+		printf("# croute check: %s\n", src);
 	}
-	if (cr_check(f, r, c.flags, stdout, c.max_report, &rep)) {
+	if (cr_check(f, r, c.flags, c.json ? problems : stdout, c.max_report,
+		     &rep)) {
 		cr_err("the check could not run");
 		goto out;
 	}
-	ret = report(&c, &rep, c.lfts && !r->sl) ? CLI_PROBLEMS : CLI_OK;
+	if (c.json) {
+		fclose(problems);
+		problems = NULL;
+		ret = report_json(&c, &rep, c.lfts && !r->sl, src, pbuf)
+			      ? CLI_PROBLEMS
+			      : CLI_OK;
+	} else {
+		ret = report(&c, &rep, c.lfts && !r->sl) ? CLI_PROBLEMS
+							 : CLI_OK;
+	}
 out:
+	if (problems)
+		fclose(problems);
+	free(pbuf);
 	cr_routing_free(r);
 	cr_fabric_free(f);
 	cli_setup_release(&c.setup);

@@ -21,9 +21,11 @@ enum {
 	KEY_ENGINES = CLI_KEY_CMD,
 	KEY_AUTO,
 	KEY_BOUND,
+	KEY_JSON,
 };
 
 static const struct cli_opt compare_opts[] = {
+	{"json", KEY_JSON, NULL, "write the table as JSON (croute(1))"},
 	{"engines", KEY_ENGINES, "LIST",
 	 "ENGINE[+ps][+rgs][+bal][+glob],... (ps: --port-shifting, rgs:"
 	 " --remote-guid-sorting, bal: --lash-balance, glob: --balance"
@@ -59,6 +61,8 @@ struct compare_ctx {
 	char *auto_table; /* cr-auto's, printed after the table */
 	bool bound;
 	struct bound_cache *bc;
+	bool json;
+	unsigned rows; /* JSON rows written */
 };
 
 static int compare_opt(void *arg, int key, const char *val)
@@ -70,6 +74,8 @@ static int compare_opt(void *arg, int key, const char *val)
 		return ret;
 	if (key == KEY_AUTO)
 		c->with_auto = true;
+	else if (key == KEY_JSON)
+		c->json = true;
 	else if (key == KEY_BOUND)
 		c->bound = true;
 	else
@@ -184,6 +190,20 @@ static void print_header(const struct cr_pattern *pats, int npat, bool bound)
  * One row: route, check, estimate. Returns 1 when the engine refused, 0
  * when it routed, -1 on an error that ends the command (bad input).
  */
+/* The start of a row: text columns, or a JSON object left open. */
+static void row_begin(struct compare_ctx *c, const char *engine,
+		      const char *opts)
+{
+	if (!c->json) {
+		printf("%-10s %-8s", engine, opts[0] ? opts : "-");
+		return;
+	}
+	fputs(c->rows++ ? ",\n  {\"engine\": " : "\n  {\"engine\": ", stdout);
+	cli_json_str(stdout, engine);
+	fputs(", \"options\": ", stdout);
+	cli_json_str(stdout, opts);
+}
+
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		       const struct compare_set *s,
 		       const struct cr_pattern *pats, int npat)
@@ -203,12 +223,16 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		/* The tables in place (--live, --dump-dir): read, not routed. */
 		c->setup.engine = NULL;
 		r = cli_routing(&c->setup, f, c->setup.installed, &e, &secs);
-		printf("%-10s %-8s", "installed", "-");
+		row_begin(c, "installed", "");
 		if (!r) {
-			printf(" unreadable\n");
+			if (!c->json)
+				printf(" unreadable\n");
 			return -1;
 		}
-		printf(" %8s", "-");
+		if (c->json)
+			fputs(", \"seconds\": null", stdout);
+		else
+			printf(" %8s", "-");
 		fflush(stdout);
 		goto score;
 	}
@@ -226,13 +250,23 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
 	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
-	printf("%-10s %-8s", s->e->name, opts[0] ? opts : "-");
+	row_begin(c, s->e->name, opts);
 	if (!r) {
-		printf(" refused: %s\n", refusal[0] ? refusal : "(no reason)");
+		if (c->json) {
+			fputs(", \"refused\": ", stdout);
+			cli_json_str(stdout, refusal[0] ? refusal : "");
+			fputs("}", stdout);
+		} else {
+			printf(" refused: %s\n",
+			       refusal[0] ? refusal : "(no reason)");
+		}
 		fflush(stdout);
 		return 1;
 	}
-	printf(" %8.3f", secs);
+	if (c->json)
+		printf(", \"seconds\": %.3f", secs);
+	else
+		printf(" %8.3f", secs);
 	fflush(stdout);
 	if (r->auto_table) {
 		free(c->auto_table);
@@ -245,8 +279,13 @@ score:
 		       s->e ? s->e->name : "installed");
 		goto out;
 	}
-	printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
-	       rep.credit_loops);
+	if (c->json)
+		printf(", \"unreachable\": %" PRIu64
+		       ", \"credit_loop_vls\": %" PRIu64 ", \"patterns\": [",
+		       rep.unreachable + rep.loops, rep.credit_loops);
+	else
+		printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
+		       rep.credit_loops);
 	est = cr_est_new(f, r, &c->est.par);
 	if (est)
 		hosts = est_setup_hosts(&c->est, f, r, &how);
@@ -268,20 +307,48 @@ score:
 			printf("\n");
 			goto out;
 		}
-		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
-		if (bres)
-			printf(" %8.3f",
-			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
+		if (c->json) {
+			char l[32];
+
+			pattern_label(&pats[i], l, sizeof(l));
+			printf("%s{\"pattern\": ", i ? ", " : "");
+			cli_json_str(stdout, l);
+			printf(", \"avg_frac\": %.6g, \"min_frac\": %.6g",
+			       res->avg_frac, res->min_frac);
+			if (bres)
+				printf(", \"avg_over_bound\": %.6g",
+				       bound_ratio(res->avg_frac,
+						   bres[i]->avg_frac));
+			fputs("}", stdout);
+		} else {
+			printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+			if (bres)
+				printf(" %8.3f",
+				       bound_ratio(res->avg_frac,
+						   bres[i]->avg_frac));
+		}
 		fflush(stdout);
 		cr_est_result_free(res);
 	}
-	printf("\n");
+	fputs(c->json ? "]}" : "\n", stdout);
 	ret = 0;
 out:
 	cr_hosts_free(hosts);
 	cr_est_free(est);
 	cr_routing_free(r);
 	return ret;
+}
+
+static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
+{
+	printf("# croute compare: %s, %u switches, %u LIDs\n"
+	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
+	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
+	       " without a path, forwarding loops included;\n# c-loop:"
+	       " virtual lanes with a credit loop; rates: fractions of the"
+	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
+	       " not the 40 Gb/s signalling rate)\n",
+	       c->setup.topo, f->num_switches, cli_count_lids(f));
 }
 
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -321,20 +388,22 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
-	printf("# croute compare: %s, %u switches, %u LIDs\n"
-	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
-	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
-	       " without a path, forwarding loops included;\n# c-loop:"
-	       " virtual lanes with a credit loop; rates: fractions of the"
-	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
-	       " not the 40 Gb/s signalling rate)\n",
-	       c.setup.topo, f->num_switches, cli_count_lids(f));
+	if (c.json) {
+		cli_json_begin(stdout, "compare");
+		fputs("\"source\": ", stdout);
+		cli_json_str(stdout, c.setup.topo);
+		printf(", \"switches\": %u, \"lids\": %u, \"rows\": [",
+		       f->num_switches, cli_count_lids(f));
+	} else {
+		print_legend(&c, f);
+	}
 	if (c.bound) {
 		c.bc = bound_cache_new(f, &c.est.par, pats, npat);
 		if (!c.bc)
 			goto out;
 	}
-	print_header(pats, npat, c.bound);
+	if (!c.json)
+		print_header(pats, npat, c.bound);
 	if (c.setup.live || c.setup.dump_dir) {
 		const struct compare_set installed = {0};
 
@@ -349,8 +418,16 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 		routed += r == 0;
 	}
-	if (c.auto_table)
+	if (c.json) {
+		fputs("\n ]", stdout);
+		if (c.auto_table) {
+			fputs(", \"auto_table\": ", stdout);
+			cli_json_str(stdout, c.auto_table);
+		}
+		fputs("}\n", stdout);
+	} else if (c.auto_table) {
 		printf("\n%s", c.auto_table);
+	}
 	/* Nothing could route the fabric: that is a problem to report. */
 	ret = routed ? CLI_OK : CLI_PROBLEMS;
 out:

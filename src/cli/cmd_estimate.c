@@ -223,6 +223,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 				 ? " --remote-guid-sorting"
 				 : "");
 	if (c.json) {
+		cli_json_begin(stdout, "estimate");
+		fputs("\"source\": ", stdout);
+		cli_json_str(stdout, title);
+		fputs(", ", stdout);
 		if (cr_est_write_json(
 			    stdout, f, res, (unsigned)npat,
 			    CR_REPORT_PHASES |

@@ -829,6 +829,30 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	return r;
 }
 
+void cli_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+void cli_json_begin(FILE *out, const char *command)
+{
+	fprintf(out, "{\"schema\": \"%s\", \"version\": %d, \"command\": ",
+		CLI_JSON_SCHEMA, CLI_JSON_VERSION);
+	cli_json_str(out, command);
+	fputs(", ", out);
+}
+
 FILE *cli_out_open(const char *path, char **tmp)
 {
 	*tmp = NULL;

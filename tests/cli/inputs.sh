@@ -192,5 +192,31 @@ expect 1 "credit loops: +1 " "check with every SL on VL 0" \
 expect 2 "--sl" "--sl without --lfts" "$croute" check -t "$tmp/t4.topo" \
 	-e lash --sl "$tmp/t4.sl"
 
+# --json of check, compare and estimate: one versioned schema (croute(1)
+# JSON OUTPUT).
+"$croute" check -t "$tmp/torus" -e minhop --json >"$tmp/check.json" 2>/dev/null
+"$croute" compare -t "$tmp/torus" --engines updn,ftree --pattern shift \
+	--json >"$tmp/compare.json" 2>/dev/null
+"$croute" estimate -t "$tmp/torus" -e updn --pattern shift --json \
+	>"$tmp/estimate.json" 2>/dev/null
+python3 - "$tmp" <<'PY' || { echo "FAIL: --json schema"; failed=1; }
+import json, sys
+d = sys.argv[1]
+docs = {c: json.load(open(f"{d}/{c}.json")) for c in ("check", "compare", "estimate")}
+for c, j in docs.items():
+    assert j["schema"] == "croute-report" and j["version"] == 1, c
+    assert j["command"] == c and j["source"], c
+ch = docs["check"]
+assert ch["result"] == "PROBLEMS" and ch["credit_loop_vls"] >= 1
+assert ch["forwarding_loops"] == 0 and ch["unreachable"] == 0
+assert any(p.startswith("credit loop: VL") for p in ch["problems"])
+rows = {r["engine"]: r for r in docs["compare"]["rows"]}
+assert rows["updn"]["unreachable"] == 0 and rows["updn"]["credit_loop_vls"] == 0
+assert rows["updn"]["patterns"][0]["pattern"] == "shift"
+assert 0 < rows["updn"]["patterns"][0]["min_frac"] <= 1
+assert "not a fat tree" in rows["ftree"]["refused"]
+assert docs["estimate"]["patterns"][0]["name"] == "shift"
+PY
+
 [ $failed = 0 ] && echo "PASS: hostile inputs"
 exit $failed

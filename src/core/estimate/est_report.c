@@ -256,7 +256,8 @@ int cr_est_write_json(FILE *out, const struct cr_fabric *f,
 		      struct cr_est_result *const *res, unsigned n,
 		      unsigned flags)
 {
-	fputs("{\"patterns\": [\n", out);
+	/* croute(1) JSON OUTPUT: the command writes the object's header. */
+	fputs("\"patterns\": [\n", out);
 	for (unsigned i = 0; i < n; i++) {
 		if (i)
 			fputs(",\n", out);
