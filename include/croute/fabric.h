@@ -83,6 +83,11 @@ struct cr_fabric {
 };
 
 struct cr_fabric *cr_fabric_new(void);
+/*
+ * A deep copy of every field, finalized or not (the plugin hands one to
+ * its estimate thread). NULL (logged) out of memory.
+ */
+struct cr_fabric *cr_fabric_copy(const struct cr_fabric *src);
 void cr_fabric_free(struct cr_fabric *f);
 
 /*

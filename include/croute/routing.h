@@ -73,6 +73,11 @@ struct cr_routing {
 /* Allocates empty LFTs (all CR_NO_PATH) for every switch of f. */
 struct cr_routing *cr_routing_new(const struct cr_fabric *f);
 void cr_routing_free(struct cr_routing *r);
+/*
+ * A deep copy of every field: LFTs, SLs and the by-products (the plugin
+ * hands one to its estimate thread). NULL (logged) out of memory.
+ */
+struct cr_routing *cr_routing_copy(const struct cr_routing *src);
 /* Resets every LFT to CR_NO_PATH and drops SLs and by-products. */
 void cr_routing_clear(struct cr_routing *r);
 /* Allocates r->sl (all 0) for every switch. */

@@ -86,79 +86,6 @@ static void job_free(struct est_job *j)
  * A deep copy through the model's own API, node for node, so that node
  * and switch indices (and so the routing's tables) stay valid.
  */
-static struct cr_fabric *fabric_copy(const struct cr_fabric *src)
-{
-	struct cr_fabric *f = cr_fabric_new();
-
-	if (!f)
-		return NULL;
-	for (uint32_t n = 0; n < src->num_nodes; n++) {
-		const struct cr_node *s = &src->nodes[n];
-		struct cr_node *d;
-
-		if (cr_fabric_add_node(f, s->type, s->guid, s->num_ports,
-				       s->desc) != n)
-			goto fail;
-		d = &f->nodes[n];
-		d->sysimg_guid = s->sysimg_guid;
-		d->lft_cap = s->lft_cap;
-		for (unsigned p = 0; p <= s->num_ports; p++) {
-			d->ports[p].guid = s->ports[p].guid;
-			d->ports[p].lid = s->ports[p].lid;
-			d->ports[p].lmc = s->ports[p].lmc;
-			d->ports[p].width = s->ports[p].width;
-			d->ports[p].speed = s->ports[p].speed;
-		}
-	}
-	for (uint32_t n = 0; n < src->num_nodes; n++) {
-		const struct cr_node *s = &src->nodes[n];
-
-		for (unsigned p = 1; p <= s->num_ports; p++) {
-			uint32_t m = s->ports[p].remote;
-			unsigned q = s->ports[p].remote_port;
-
-			if (m == CR_NO_NODE || m < n || (m == n && q < p))
-				continue;
-			if (cr_fabric_link(f, n, p, m, q))
-				goto fail;
-		}
-	}
-	if (cr_fabric_finalize(f))
-		goto fail;
-	return f;
-fail:
-	cr_fabric_free(f);
-	return NULL;
-}
-
-static struct cr_routing *routing_copy(const struct cr_fabric *f,
-				       const struct cr_routing *src)
-{
-	struct cr_routing *r = cr_routing_new(f);
-	size_t row = (size_t)src->max_lid + 1;
-
-	if (!r)
-		return NULL;
-	if (r->max_lid != src->max_lid || r->num_nodes != src->num_nodes)
-		goto fail;
-	for (uint32_t n = 0; n < src->num_nodes; n++)
-		if (r->lft[n] && src->lft[n])
-			memcpy(r->lft[n], src->lft[n], row);
-	/* The estimator needs the tables and cr-ftree's host order only. */
-	if (src->ca_order && src->num_ca_order) {
-		r->ca_order = malloc(src->num_ca_order * sizeof(*r->ca_order));
-		if (!r->ca_order)
-			goto fail;
-		memcpy(r->ca_order, src->ca_order,
-		       src->num_ca_order * sizeof(*r->ca_order));
-		r->num_ca_order = src->num_ca_order;
-	}
-	return r;
-fail:
-	cr_routing_free(r);
-	return NULL;
-}
-
 static char *dump_path(const char *dir)
 {
 	size_t len = strlen(dir) + sizeof(CONTENTION_DUMP) + 2;
@@ -472,10 +399,10 @@ static void hand_over(struct cr_plugin *pl, bool ours)
 			if (!j->name_map)
 				goto oom;
 		}
-		j->f = fabric_copy(pl->fabric);
+		j->f = cr_fabric_copy(pl->fabric);
 		if (!j->f)
 			goto oom;
-		j->r = routing_copy(j->f, pl->routing);
+		j->r = cr_routing_copy(pl->routing);
 		if (!j->r)
 			goto oom;
 	}

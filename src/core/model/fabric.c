@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -408,4 +409,78 @@ const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 		snprintf(buf, len, "'%.64s' (0x%016" PRIx64 ")", node->desc,
 			 node->guid);
 	return buf;
+}
+
+static void *dup_mem(const void *src, size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p && size)
+		memcpy(p, src, size);
+	return p;
+}
+
+/*
+ * Every scalar field comes with the structure assignments; the pointers
+ * are then replaced by copies. A new field changes a size below and
+ * stops the build here: copy it (a pointer needs its own dup_mem), then
+ * update the size. tests/unit/test_fabric.c checks every field.
+ */
+#if UINTPTR_MAX == 0xffffffffffffffffu /* the sizes of LP64 */
+_Static_assert(sizeof(struct cr_fabric) == 56,
+	       "struct cr_fabric changed: update cr_fabric_copy");
+_Static_assert(sizeof(struct cr_node) == 48,
+	       "struct cr_node changed: update cr_fabric_copy");
+_Static_assert(sizeof(struct cr_port) == 24,
+	       "struct cr_port changed: update cr_fabric_copy");
+#endif
+
+struct cr_fabric *cr_fabric_copy(const struct cr_fabric *src)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	size_t lids = src->lid_node ? (size_t)src->max_lid + 1 : 0;
+
+	if (!f)
+		goto oom;
+	*f = *src;
+	f->nodes = NULL;
+	f->num_nodes = 0;
+	f->switches = NULL;
+	f->lid_node = NULL;
+	f->lid_port = NULL;
+	f->nodes = calloc(src->nodes_alloc ? src->nodes_alloc : 1,
+			  sizeof(*f->nodes));
+	if (!f->nodes)
+		goto oom;
+	for (uint32_t n = 0; n < src->num_nodes; n++) {
+		const struct cr_node *s = &src->nodes[n];
+		struct cr_node *d = &f->nodes[n];
+
+		*d = *s;
+		d->desc = strdup(s->desc ? s->desc : "");
+		d->ports = dup_mem(s->ports,
+				   (s->num_ports + 1u) * sizeof(*s->ports));
+		f->num_nodes = n + 1;
+		if (!d->desc || !d->ports)
+			goto oom;
+	}
+	if (src->switches) {
+		f->switches = dup_mem(src->switches,
+				      src->num_switches * sizeof(*f->switches));
+		if (!f->switches)
+			goto oom;
+	}
+	if (lids) {
+		f->lid_node =
+			dup_mem(src->lid_node, lids * sizeof(*f->lid_node));
+		f->lid_port =
+			dup_mem(src->lid_port, lids * sizeof(*f->lid_port));
+		if (!f->lid_node || !f->lid_port)
+			goto oom;
+	}
+	return f;
+oom:
+	cr_err("out of memory copying the fabric");
+	cr_fabric_free(f);
+	return NULL;
 }

@@ -5,6 +5,7 @@
  * what the plugin tells OpenSM is always what the tables really do.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,4 +256,66 @@ int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
 		return ret < 0 ? ret : -1;
 	}
 	return 0;
+}
+
+/* See cr_fabric_copy: a new field stops the build here. */
+#if UINTPTR_MAX == 0xffffffffffffffffu /* the sizes of LP64 */
+_Static_assert(sizeof(struct cr_routing) == 88,
+	       "struct cr_routing changed: update cr_routing_copy");
+#endif
+
+static void *dup_mem(const void *src, size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p && size)
+		memcpy(p, src, size);
+	return p;
+}
+
+struct cr_routing *cr_routing_copy(const struct cr_routing *src)
+{
+	struct cr_routing *r = calloc(1, sizeof(*r));
+	size_t row = (size_t)src->max_lid + 1;
+
+	if (!r)
+		goto oom;
+	*r = *src;
+	r->lft = NULL;
+	r->sl = NULL;
+	r->roots = NULL;
+	r->ca_order = NULL;
+	r->auto_table = NULL;
+	r->lft = calloc(src->num_nodes ? src->num_nodes : 1, sizeof(*r->lft));
+	if (!r->lft)
+		goto oom;
+	for (uint32_t n = 0; n < src->num_nodes; n++)
+		if (src->lft[n] && !(r->lft[n] = dup_mem(src->lft[n], row)))
+			goto oom;
+	if (src->sl) {
+		r->sl = calloc(src->num_nodes ? src->num_nodes : 1,
+			       sizeof(*r->sl));
+		if (!r->sl)
+			goto oom;
+		for (uint32_t n = 0; n < src->num_nodes; n++)
+			if (src->sl[n] &&
+			    !(r->sl[n] = dup_mem(src->sl[n], row)))
+				goto oom;
+	}
+	if (src->roots &&
+	    !(r->roots = dup_mem(src->roots,
+				 src->num_roots * sizeof(*src->roots))))
+		goto oom;
+	if (src->ca_order &&
+	    !(r->ca_order =
+		      dup_mem(src->ca_order,
+			      src->num_ca_order * sizeof(*src->ca_order))))
+		goto oom;
+	if (src->auto_table && !(r->auto_table = strdup(src->auto_table)))
+		goto oom;
+	return r;
+oom:
+	cr_err("out of memory copying the routing");
+	cr_routing_free(r);
+	return NULL;
 }
