@@ -40,7 +40,7 @@ static const char *const all_candidates =
 	"ftree,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,minhop,"
 	"updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=ecc+glob,"
 	"updn+roots=top+ps,updn+roots=top+glob,"
-	"updn+roots=file+ps,lash,lash+ps,lash+bal,lash+ps+bal,lash+ps+rgs+bal,"
+	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
 	"lash+glob,lash+bal+glob";
 
 struct cand {
