@@ -46,6 +46,7 @@ struct cr_conf {
 	bool dump_hosts; /* croute_dump_hosts: write croute-hosts.dump */
 	bool dump_slurm; /* croute_dump_slurm: write croute-topology.conf */
 	bool test_hooks; /* croute_fail_engine is accepted (test builds) */
+	unsigned threads; /* croute_threads: 0 = online CPUs, up to 8 */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */

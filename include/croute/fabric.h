@@ -154,6 +154,15 @@ static inline uint32_t cr_remote(const struct cr_fabric *f, uint32_t n,
 uint32_t cr_lid_switch(const struct cr_fabric *f, uint16_t lid,
 		       uint8_t *out_port);
 
+/* Whether lid is the base LID of its port (every LID of an LMC 0 port). */
+static inline bool cr_lid_is_base(const struct cr_fabric *f, uint16_t lid)
+{
+	uint32_t n = f->lid_node[lid];
+
+	return n == CR_NO_NODE ||
+	       f->nodes[n].ports[f->lid_port[lid]].lid == lid;
+}
+
 /* Link data rate in Mb/s (4x QDR = 32000), 0 when width or speed unknown. */
 uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed);
 /* "QDR" etc.; cr_speed_parse returns CR_SPEED_UNKNOWN when not a speed. */

@@ -30,6 +30,10 @@ void cr_portsel_free(struct cr_portsel *ps);
  * destination (D-mod-k, see portsel.c) instead of OpenSM's rotation.
  */
 #define CR_PS_SPREAD 0x2
+/* The candidates are already in cr_portsel_order(): saves sorting them. */
+#define CR_PS_SORTED 0x4
+/* lid is its port's base LID (always with LMC 0): no diversity to seek. */
+#define CR_PS_BASE 0x8
 
 /*
  * Picks one of the n candidate ports (any order; duplicates not allowed) of
@@ -49,6 +53,14 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
  */
 void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid);
 bool cr_portsel_global(const struct cr_portsel *ps);
+
+/*
+ * Whether different switches may pick concurrently (each thread its own
+ * switches): true unless scatter_ports draws from one random sequence
+ * shared by all switches, or global balance shares link weights between
+ * them, so that their order would change the result.
+ */
+bool cr_portsel_parallel(const struct cr_portsel *ps);
 
 /* Routes counted so far on port p of switch node sw. */
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);

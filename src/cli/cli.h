@@ -53,6 +53,7 @@ enum {
 	CLI_KEY_NODE_NAME_MAP,
 	CLI_KEY_LIVE,
 	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
+	CLI_KEY_THREADS,
 	CLI_KEY_CMD = 512,
 };
 

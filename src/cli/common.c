@@ -15,6 +15,7 @@
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
+#include <croute/parallel.h>
 #include <croute/topo.h>
 
 #include <croute/conf.h>
@@ -77,6 +78,8 @@ const struct cli_opt cli_engine_opts[] = {
 	{"lash-balance", CLI_KEY_LASH_BALANCE, NULL,
 	 "lash: balance load first, fewest layers next"},
 	CLI_AUTO_OPTS,
+	{"threads", CLI_KEY_THREADS, "N",
+	 "threads (0: online CPUs up to 8); same tables for any N"},
 	CLI_OPT_END,
 };
 
@@ -519,6 +522,11 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	case CLI_KEY_LASH_BALANCE:
 		s->opts.lash_balance = true;
+		return 0;
+	case CLI_KEY_THREADS:
+		if (cli_uint(s->cmd, "--threads", arg, CR_MAX_THREADS, &v))
+			return -1;
+		cr_threads_set((unsigned)v);
 		return 0;
 	}
 	return 1;

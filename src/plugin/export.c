@@ -1,8 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A routing result -> OpenSM's switches: new_lft, which OpenSM then sends
- * to the switches, and the hop tables, which opensm.fdbs prints and
- * OpenSM's multicast code reads.
+ * to the switches, and the part of the hop tables OpenSM reads.
+ *
+ * Who reads OpenSM's hop tables (OpenSM 3.3.23): multicast routing
+ * (osm_mcast_mgr.c: the spanning tree's centre and, through
+ * osm_switch_recommend_mcast_path, each switch's port toward a member)
+ * asks only for switch LIDs, a CA standing for the switch it is cabled
+ * to; so does osm_switch_get_port_least_hops. opensm.fdbs
+ * (dump_ucast_routes) asks for a CA LID without a hop row the hop count
+ * of the CA's switch's LID on the port the CA LID is routed through, plus
+ * one. The SA's path records walk the LFTs and read no hop table. Only the
+ * LID-matrix dump lists every row, and so shows switch LIDs only, as with
+ * OpenSM's own ftree.
+ *
+ * So a switch gets hop rows for the switch LIDs only: for switch LID L
+ * and port p, the fewest hops of a routed path leaving through p toward L
+ * or toward a CA on L's switch (one hop less than the CA's). Every count
+ * is that of a path the LFTs really take; along it the next switch has a
+ * count one lower, so multicast paths picked by least hops never loop.
+ * OpenSM allocates a row per (switch, LID) that gets a hop count: rows for
+ * every LID cost 88 million allocations (5.7 GB) on 27,648 hosts, rows for
+ * switch LIDs 8 million.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -15,6 +34,7 @@
 #include "plugin.h"
 
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 /*
  * Back to the state osm_switch_prepare_path_rebuild() leaves: no route,
@@ -41,75 +61,163 @@ static uint64_t sw_guid(const osm_switch_t *sw)
 	return cl_ntoh64(osm_node_get_node_guid(sw->p_node));
 }
 
-int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
-	      const struct cr_routing *r, osm_switch_t *const *sws)
+/*
+ * Per LID: the base LID of the switch whose hop row stands for it (the
+ * switch's own base LID, or that of the switch a CA port is cabled to),
+ * and whether the path to the LID takes one hop more (a CA).
+ */
+struct hop_target {
+	uint16_t row; /* 0: no row */
+	uint8_t extra;
+};
+
+static struct hop_target *hop_targets(const struct cr_fabric *f)
 {
-	size_t row = (size_t)f->max_lid + 1;
-	uint8_t *hops;
-	int ret = -1;
+	struct hop_target *t = calloc((size_t)f->max_lid + 1, sizeof(*t));
 
-	hops = malloc(f->num_switches ? f->num_switches * row : 1);
-	if (!hops) {
-		cr_err("out of memory exporting the LFTs");
-		return -1;
+	if (!t)
+		return NULL;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t s = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		if (s == CR_NO_NODE)
+			continue;
+		t[lid].row = f->nodes[s].ports[0].lid;
+		t[lid].extra = f->lid_node[lid] != s;
+		/* A switch LID's own row, whatever its LMC. */
+		if (!t[lid].extra)
+			t[lid].row = (uint16_t)lid;
 	}
-	/* Hop counts of the paths the LFTs really take, not estimates. */
-	if (cr_routing_hop_table(f, r, hops) < 0)
-		goto out;
+	return t;
+}
 
-	for (uint32_t s = 0; s < f->num_switches; s++) {
-		osm_switch_t *sw = sws[s];
-		const uint8_t *lft = r->lft[f->switches[s]];
-		const uint8_t *h = hops + s * row;
-		unsigned top = f->max_lid;
+/* Checks and copies one switch's LFT into new_lft. */
+static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
+		   unsigned *top)
+{
+	unsigned t = max_lid;
 
-		if (!sw || !sw->new_lft || !sw->hops) {
+	if (!sw || !sw->new_lft || !sw->hops)
+		return -1;
+	/* new_lft holds lft_size entries; OpenSM uses max_lid_ho. */
+	if (t > sw->max_lid_ho)
+		t = sw->max_lid_ho;
+	if (t >= sw->lft_size)
+		t = sw->lft_size - 1u;
+	for (unsigned lid = t + 1; lid <= max_lid; lid++) {
+		if (lft[lid] == CR_NO_PATH)
+			continue;
+		cr_err("switch 0x%016" PRIx64 ": LID %u is beyond its table"
+		       " (top %u, %u entries)",
+		       sw_guid(sw), lid, sw->max_lid_ho, sw->lft_size);
+		return -2;
+	}
+	for (unsigned lid = 1; lid <= t; lid++) {
+		if (lft[lid] == CR_NO_PATH || lft[lid] < sw->num_ports)
+			continue;
+		cr_err("switch 0x%016" PRIx64 ": LID %u routed to port %u of"
+		       " %u",
+		       sw_guid(sw), lid, lft[lid], sw->num_ports - 1u);
+		return -2;
+	}
+	/* Both use 255 for no path. */
+	memcpy(sw->new_lft + 1, lft + 1, t);
+	*top = t;
+	return 0;
+}
+
+/* The hop rows of one switch's switch LIDs, see the top of this file. */
+static int put_hops(osm_switch_t *sw, const uint8_t *lft, const uint8_t *h,
+		    const struct hop_target *tg, unsigned top)
+{
+	for (unsigned lid = 1; lid <= top; lid++) {
+		uint8_t port = lft[lid], n;
+		uint16_t row = tg[lid].row;
+
+		if (port == CR_NO_PATH || h[lid] == CR_NO_PATH || !row ||
+		    row > sw->max_lid_ho)
+			continue;
+		/* A CA on this very switch: its switch's port-0 row. */
+		if (tg[lid].extra && h[lid] <= 1)
+			continue;
+		n = h[lid] - tg[lid].extra;
+		if (osm_switch_get_hop_count(sw, row, port) <= n)
+			continue;
+		if (osm_switch_set_hops(sw, row, port, n))
+			return -1;
+	}
+	return 0;
+}
+
+struct export_job {
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	osm_switch_t *const *sws;
+	const uint8_t *hops;
+	const struct hop_target *tg;
+};
+
+/* Switches are independent: each part installs a range of them. */
+static int export_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	const struct export_job *j = arg;
+	const struct cr_fabric *f = j->f;
+	size_t row = (size_t)f->max_lid + 1;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++) {
+		osm_switch_t *sw = j->sws[s];
+		const uint8_t *lft = j->r->lft[f->switches[s]];
+		unsigned top = 0;
+		int err = put_lft(sw, lft, f->max_lid, &top);
+
+		if (err == -1) {
 			char la[CR_NODE_LABEL_MAX];
 
 			cr_err("switch %s was not prepared for routing by"
 			       " OpenSM",
 			       cr_node_label(f, f->switches[s], 0, la,
 					     sizeof(la)));
-			goto out;
 		}
-		/* new_lft holds lft_size entries; OpenSM uses max_lid_ho. */
-		if (top > sw->max_lid_ho)
-			top = sw->max_lid_ho;
-		if (top >= sw->lft_size)
-			top = sw->lft_size - 1u;
-		for (unsigned lid = top + 1; lid <= f->max_lid; lid++) {
-			if (lft[lid] == CR_NO_PATH)
-				continue;
-			cr_err("switch 0x%016" PRIx64 ": LID %u is beyond its"
-			       " table (top %u, %u entries)",
-			       sw_guid(sw), lid, sw->max_lid_ho, sw->lft_size);
-			goto out;
-		}
-		for (unsigned lid = 1; lid <= top; lid++) {
-			uint8_t port = lft[lid];
-
-			if (port == CR_NO_PATH)
-				continue;
-			if (port >= sw->num_ports) {
-				cr_err("switch 0x%016" PRIx64 ": LID %u routed"
-				       " to port %u of %u",
-				       sw_guid(sw), lid, port,
-				       sw->num_ports - 1u);
-				goto out;
-			}
-			sw->new_lft[lid] = port;
-			if (h[lid] != CR_NO_PATH &&
-			    osm_switch_set_hops(sw, (uint16_t)lid, port,
-						h[lid])) {
-				cr_err("switch 0x%016" PRIx64 ": cannot set"
-				       " the hop count of LID %u",
-				       sw_guid(sw), lid);
-				goto out;
-			}
+		if (err)
+			return -1;
+		if (put_hops(sw, lft, j->hops + s * row, j->tg, top)) {
+			cr_err("switch 0x%016" PRIx64 ": cannot set its hop"
+			       " counts",
+			       sw_guid(sw));
+			return -1;
 		}
 	}
-	ret = 0;
+	return 0;
+}
+
+int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
+	      const struct cr_routing *r, osm_switch_t *const *sws)
+{
+	size_t row = (size_t)f->max_lid + 1;
+	struct export_job j = {.f = f, .r = r, .sws = sws};
+	struct hop_target *tg = hop_targets(f);
+	uint8_t *hops;
+	int ret = -1;
+
+	(void)osm;
+	hops = malloc(f->num_switches ? f->num_switches * row : 1);
+	if (!hops || !tg) {
+		cr_err("out of memory exporting the LFTs");
+		goto out;
+	}
+	/* Hop counts of the paths the LFTs really take, not estimates. */
+	if (cr_routing_hop_table(f, r, hops) < 0)
+		goto out;
+	j.hops = hops;
+	j.tg = tg;
+	ret = cr_parallel(f->num_switches,
+			  cr_parallel_parts(f->num_switches, 64), export_range,
+			  &j);
 out:
+	free(tg);
 	free(hops);
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include <opensm/osm_version.h>
 
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
 #error "croute is written for OpenSM's event plugin interface version 2"
@@ -190,6 +191,7 @@ static int engine_build_lid_matrices(void *context)
 	cr_export_clear(&osm->subn);
 
 	cr_conf_read(pl, &pl->conf);
+	cr_threads_set(pl->conf.threads);
 	fail = cr_conf_fail_stage(&pl->conf, pe->e);
 	if (fail == CR_FAIL_IMPORT) {
 		cr_err("%s: failing before the import, as croute_fail_engine"

@@ -11,7 +11,7 @@
 # tree this file is in, built in place). CR_TEST_TIMEOUT: seconds one
 # opensm run may take (default 60). CR_LOG_FLAGS: opensm -D (default 0x43;
 # OpenSM writes its dump files only with 0x40). CR_KEEP=1: keep the test
-# directory.
+# directory. CR_IBSIM_WAIT: seconds ibsim may take to start (default 30).
 
 set -u
 
@@ -202,7 +202,8 @@ cr_ibsim_start() {
 	timeout -k "$CR_GRACE" 3600 ibsim -s $limits "$topo" \
 		<&9 >"$CR_DIR/ibsim.log" 2>&1 &
 	CR_IBSIM_PID=$!
-	cr_wait_log "$CR_DIR/ibsim.log" "Network simulator ready" 1 30 \
+	cr_wait_log "$CR_DIR/ibsim.log" "Network simulator ready" 1 \
+		"${CR_IBSIM_WAIT:-30}" \
 		"$CR_IBSIM_PID" ||
 		cr_fail "ibsim did not start"
 }

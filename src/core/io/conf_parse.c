@@ -16,6 +16,7 @@
 #include <croute/auto.h>
 #include <croute/conf.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 static int parse_bool(const char *val, bool *out)
 {
@@ -99,6 +100,20 @@ static int set_dump_hosts(struct cr_conf *c, const char *val)
 static int set_dump_slurm(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->dump_slurm);
+}
+
+/* 0 (the default: online CPUs up to 8) or 1..CR_MAX_THREADS. */
+static int set_threads(struct cr_conf *c, const char *val)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (errno || end == val || *end || n > CR_MAX_THREADS || val[0] == '-')
+		return -1;
+	c->threads = (unsigned)n;
+	return 0;
 }
 
 static enum cr_fail_stage parse_stage(const char *s)
@@ -192,6 +207,7 @@ static const struct conf_key conf_keys[] = {
 	 "TRUE or FALSE"},
 	{"croute_dump_hosts", set_dump_hosts, "TRUE or FALSE"},
 	{"croute_dump_slurm", set_dump_slurm, "TRUE or FALSE"},
+	{"croute_threads", set_threads, "0 (online CPUs, up to 8) to 64"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/io/est_conf.c. */

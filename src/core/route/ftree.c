@@ -48,6 +48,7 @@
 
 #include <croute/check.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 #include <croute/portsel.h>
 
 #include "ftree_int.h"
@@ -79,6 +80,7 @@ struct ft_router {
 	uint32_t *queue;
 	bool *done; /* switch LIDs routed */
 	bool need_turn; /* some switch has no up/down path somewhere */
+	bool parallel; /* switches may route concurrently (portsel.h) */
 	struct ft_dest *dests;
 	unsigned ndests;
 	unsigned cap_dests;
@@ -255,9 +257,10 @@ static uint8_t route_down(const struct ft_router *rt, const struct ft_group *g,
 	return take(ft, g, c->nslots ? t->digit[h - 1] / c->nslots : 0);
 }
 
-static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
+static int route_switch(const struct ft_router *rt, uint32_t d, uint32_t s,
+			bool *need_turn)
 {
-	struct ft *ft = &rt->ft;
+	const struct ft *ft = &rt->ft;
 	const struct ft_sw *sw = &ft->sw[s];
 	uint8_t *lft = rt->r->lft[sw->node];
 	uint8_t cands[CR_MAX_PORTS + 1];
@@ -312,7 +315,7 @@ static int route_switch(struct ft_router *rt, uint32_t d, uint32_t s)
 			       ft->sw[d].rank);
 			return -1;
 		}
-		rt->need_turn = true;
+		*need_turn = true;
 		return 0;
 	}
 	for (unsigned i = 0; i < rt->ndests; i++) {
@@ -370,17 +373,44 @@ static void find_trunk(const struct ft *ft, uint32_t d, struct ft_dest *t)
 	}
 }
 
+struct ft_part {
+	struct ft_router *rt;
+	uint32_t d;
+	bool need_turn[CR_MAX_THREADS];
+};
+
+/*
+ * Switches [begin, end) toward d. Each reads only the ancestor marks and
+ * its own port loads, so ranges run in parallel with the tables of one
+ * thread.
+ */
+static int switch_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	struct ft_part *x = arg;
+
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++)
+		if (route_switch(x->rt, x->d, s, &x->need_turn[part]))
+			return -1;
+	return 0;
+}
+
 /* Routes rt->dests, all delivered by switch d, on every switch. */
 static int route_dests(struct ft_router *rt, uint32_t d)
 {
+	struct ft_part x = {.rt = rt, .d = d};
+	unsigned nparts = rt->parallel ? cr_parallel_parts(rt->ft.ns, 64) : 1;
+
 	if (!rt->ndests)
 		return 0;
 	mark_ancestors(rt, d);
 	for (unsigned i = 0; i < rt->ndests; i++)
 		find_trunk(&rt->ft, d, &rt->dests[i]);
-	for (uint32_t s = 0; s < rt->ft.ns; s++)
-		if (route_switch(rt, d, s))
-			return -1;
+	if (cr_parallel(rt->ft.ns, nparts, switch_range, &x))
+		return -1;
+	for (unsigned i = 0; i < nparts; i++)
+		rt->need_turn |= x.need_turn[i];
 	rt->ndests = 0;
 	return 0;
 }
@@ -723,6 +753,7 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	}
 	memset(rt.u, FT_INF, ns);
+	rt.parallel = cr_portsel_parallel(rt.ps);
 	/* Parallel links in the port selection order, for take(). */
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct ft_sw *sw = &rt.ft.sw[s];

@@ -12,13 +12,18 @@
  * routed nearest first, so that each candidate's remaining path is known,
  * and each LID's routes are committed to the path weights.
  *
- * Cost: one BFS per switch, then O(LIDs x switches x ports); global
- * balance adds O(LIDs x switches x hops).
+ * Cost: one BFS per switch, then O(LIDs x switches) picks, each switch's
+ * candidates found once per destination switch; global balance adds
+ * O(LIDs x switches x hops). Without global balance or scatter_ports the
+ * switches are split over croute_threads threads: each switch's choices
+ * depend only on its own port loads, so the tables are the same for any
+ * thread count.
  */
 #include <stdlib.h>
 
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 #include <croute/portsel.h>
 
 /*
@@ -44,21 +49,18 @@ static void order_switches(const uint8_t *dist, uint32_t ns, uint32_t di,
 		order[start[dist[(size_t)s * ns + di]]++] = s;
 }
 
-int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
-		    struct cr_routing *r)
+/* With global balance: LID by LID, the switches nearest first. */
+static int minhop_global(const struct cr_fabric *f, struct cr_routing *r,
+			 struct cr_portsel *ps, const uint8_t *dist,
+			 const uint16_t *lids, int nlids)
 {
 	uint32_t ns = f->num_switches;
-	uint8_t *dist = cr_switch_distances(f);
-	struct cr_portsel *ps = cr_portsel_new(f, o, r);
-	uint16_t *lids = NULL;
 	uint32_t *order = malloc((ns + 1) * sizeof(*order));
-	int nlids = -1, ret = -1;
 
-	if (!dist || !ps || !order)
-		goto out;
-	nlids = cr_lid_order(f, o, &lids);
-	if (nlids < 0)
-		goto out;
+	if (!order) {
+		cr_err("cr-minhop: out of memory");
+		return -1;
+	}
 	for (int i = 0; i < nlids; i++) {
 		uint16_t lid = lids[i];
 		uint8_t dport;
@@ -93,9 +95,169 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		}
 		cr_portsel_commit(ps, lid);
 	}
-	ret = 0;
-out:
 	free(order);
+	return 0;
+}
+
+struct minhop_job {
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_portsel *ps;
+	const uint8_t *dist;
+	const uint16_t *lids;
+	int nlids;
+	const uint32_t *adj_start; /* switch-to-switch links, by switch */
+	const uint32_t *adj_sw; /* the neighbour's switch index */
+	const uint8_t *adj_port; /* the local port toward it */
+};
+
+/* Per switch: its candidates toward the destination switch last seen. */
+struct minhop_cache {
+	uint32_t di;
+	uint8_t nc;
+	uint8_t cands[CR_MAX_PORTS];
+};
+
+/*
+ * Every LID, in order, on switches [begin, end): a switch's choices depend
+ * only on its own port loads, so ranges of switches route independently
+ * and the result is the same for any number of ranges. LIDs come grouped
+ * by destination switch (cr_lid_order()), so each switch's candidates are
+ * found, and sorted, once per group.
+ */
+static int minhop_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	const struct minhop_job *j = arg;
+	const struct cr_fabric *f = j->f;
+	uint32_t ns = f->num_switches;
+	struct minhop_cache *cache = malloc((end - begin + 1) * sizeof(*cache));
+
+	(void)part;
+	(void)nparts;
+	if (!cache) {
+		cr_err("cr-minhop: out of memory");
+		return -1;
+	}
+	for (uint32_t s = begin; s < end; s++)
+		cache[s - begin].di = CR_NO_NODE;
+	for (int i = 0; i < j->nlids; i++) {
+		uint16_t lid = j->lids[i];
+		uint8_t dport;
+		uint32_t d = cr_lid_switch(f, lid, &dport);
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
+				 CR_PS_SORTED;
+		const uint8_t *drow;
+		uint32_t di;
+
+		if (d == CR_NO_NODE)
+			continue;
+		if (cr_lid_is_base(f, lid))
+			flags |= CR_PS_BASE;
+		di = f->nodes[d].sw_index;
+		/* Distances are symmetric: di's row is the column toward di. */
+		drow = j->dist + (size_t)di * ns;
+		if (di >= begin && di < end)
+			j->r->lft[d][lid] = dport;
+		for (uint32_t s = begin; s < end; s++) {
+			struct minhop_cache *c = &cache[s - begin];
+			uint8_t h = drow[s];
+
+			if (s == di || h == CR_HOPS_INF)
+				continue;
+			if (c->di != di) {
+				c->di = di;
+				c->nc = 0;
+				for (uint32_t k = j->adj_start[s];
+				     k < j->adj_start[s + 1]; k++)
+					if (drow[j->adj_sw[k]] == h - 1)
+						c->cands[c->nc++] =
+							j->adj_port[k];
+				cr_portsel_order(j->ps, f->switches[s],
+						 c->cands, c->nc);
+			}
+			j->r->lft[f->switches[s]][lid] =
+				cr_portsel_pick(j->ps, f->switches[s], c->cands,
+						c->nc, lid, flags);
+		}
+	}
+	free(cache);
+	return 0;
+}
+
+/* The switch-to-switch links of every switch, in port order. */
+static int build_adjacency(const struct cr_fabric *f, uint32_t **start,
+			   uint32_t **sw, uint8_t **port)
+{
+	uint32_t ns = f->num_switches, k = 0;
+
+	*start = malloc((ns + 1) * sizeof(**start));
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			k += n->ports[p].remote != CR_NO_NODE &&
+			     cr_is_switch(f, n->ports[p].remote);
+	}
+	*sw = malloc((k + 1) * sizeof(**sw));
+	*port = malloc(k + 1);
+	if (!*start || !*sw || !*port)
+		return -1;
+	k = 0;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		(*start)[s] = k;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			(*sw)[k] = f->nodes[m].sw_index;
+			(*port)[k++] = (uint8_t)p;
+		}
+	}
+	(*start)[ns] = k;
+	return 0;
+}
+
+int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r)
+{
+	uint8_t *dist = cr_switch_distances(f);
+	struct cr_portsel *ps = cr_portsel_new(f, o, r);
+	struct minhop_job j = {.f = f, .r = r, .ps = ps, .dist = dist};
+	uint32_t *adj_start = NULL, *adj_sw = NULL;
+	uint8_t *adj_port = NULL;
+	uint16_t *lids = NULL;
+	int ret = -1;
+
+	if (!dist || !ps)
+		goto out;
+	if (build_adjacency(f, &adj_start, &adj_sw, &adj_port)) {
+		cr_err("cr-minhop: out of memory");
+		goto out;
+	}
+	j.adj_start = adj_start;
+	j.adj_sw = adj_sw;
+	j.adj_port = adj_port;
+	j.nlids = cr_lid_order(f, o, &lids);
+	if (j.nlids < 0)
+		goto out;
+	j.lids = lids;
+	if (cr_portsel_global(ps)) {
+		ret = minhop_global(f, r, ps, dist, lids, j.nlids);
+		goto out;
+	}
+	ret = cr_parallel(f->num_switches,
+			  cr_portsel_parallel(ps)
+				  ? cr_parallel_parts(f->num_switches, 16)
+				  : 1,
+			  minhop_range, &j);
+out:
+	free(adj_start);
+	free(adj_sw);
+	free(adj_port);
 	free(lids);
 	free(dist);
 	cr_portsel_free(ps);

@@ -458,6 +458,11 @@ void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
 	}
 }
 
+bool cr_portsel_parallel(const struct cr_portsel *ps)
+{
+	return !ps->scatter && !ps->weight;
+}
+
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p)
 {
 	return ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p];
@@ -479,6 +484,9 @@ static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 	uint16_t base = lid & ~((1u << lmc) - 1);
 	uint8_t keep[CR_MAX_PORTS];
 
+	/* The port's first LID (every LID with LMC 0) has nothing to avoid. */
+	if (base == lid)
+		return n;
 	for (int level = 0; level < 2; level++) {
 		unsigned k = 0;
 
@@ -591,8 +599,25 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 		port = cands[0];
 		goto done;
 	}
+	/*
+	 * The common case at scale, kept cheap: sorted candidates, a base
+	 * LID (no diversity to seek), neither rotation nor scattering. The
+	 * same choice as below: the first least loaded in order.
+	 */
+	if ((flags & CR_PS_SORTED) && (flags & CR_PS_BASE) && !ps->shifting &&
+	    !ps->scatter && !ps->weight) {
+		port = cands[0];
+		least = count[port];
+		for (unsigned i = 1; i < n && least; i++)
+			if (count[cands[i]] < least) {
+				port = cands[i];
+				least = count[port];
+			}
+		goto done;
+	}
 	memcpy(order, cands, n);
-	cr_portsel_order(ps, sw, order, n);
+	if (!(flags & CR_PS_SORTED))
+		cr_portsel_order(ps, sw, order, n);
 	if (ps->weight && lid && lid <= ps->f->max_lid &&
 	    !(flags & CR_PS_NOCOUNT)) {
 		n = keep_lightest(ps, sw, order, n, lid);

@@ -56,7 +56,11 @@
  * CAs without a route as errors (also with roots from a list).
  *
  * Cost: all-pairs switch distances for the roots, one BFS per destination
- * switch (twice when the tree heuristic is checked), then O(LIDs x links).
+ * switch (twice when the tree heuristic is checked), then O(LIDs x
+ * switches) picks, candidates found once per (switch, destination
+ * switch). Without global balance or scatter_ports the BFS and the
+ * switches are split over croute_threads threads with the same tables for
+ * any count (see route_lids()).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,6 +68,7 @@
 
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 #include <croute/portsel.h>
 
 #define NO_LABEL UINT16_MAX
@@ -237,22 +242,22 @@ static int rank_switches(struct updn *u)
  * has no legal route) and mode. Level by level, so that a switch reached
  * at the same distance both ways becomes DOWN.
  */
-static void label(struct updn *u, uint32_t d)
+/* Returns how many switches got a label (u->queue's use in label()). */
+static uint32_t label_into(const struct updn *u, uint32_t d, uint16_t *dist,
+			   uint8_t *mode, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0, level_end;
 
-	if (u->labelled_for == d)
-		return;
 	for (uint32_t s = 0; s < u->ns; s++)
-		u->dist[s] = NO_LABEL;
-	u->dist[d] = 0;
-	u->mode[d] = MODE_DOWN;
-	u->queue[tail++] = d;
+		dist[s] = NO_LABEL;
+	dist[d] = 0;
+	mode[d] = MODE_DOWN;
+	queue[tail++] = d;
 	while (head < tail) {
 		level_end = tail;
 		for (; head < level_end; head++) {
-			uint32_t x = u->queue[head];
-			uint16_t next = u->dist[x] + 1;
+			uint32_t x = queue[head];
+			uint16_t next = dist[x] + 1;
 
 			for (uint32_t k = u->adj_start[x];
 			     k < u->adj_start[x + 1]; k++) {
@@ -260,34 +265,42 @@ static void label(struct updn *u, uint32_t d)
 				/* The route would step w -> x. */
 				bool down = u->ord[x] > u->ord[w];
 
-				if (down && u->mode[x] != MODE_DOWN)
+				if (down && mode[x] != MODE_DOWN)
 					continue;
-				if (u->dist[w] == NO_LABEL) {
-					u->dist[w] = next;
-					u->mode[w] = down ? MODE_DOWN : MODE_UP;
-					u->queue[tail++] = w;
-				} else if (u->dist[w] == next && down) {
-					u->mode[w] = MODE_DOWN;
+				if (dist[w] == NO_LABEL) {
+					dist[w] = next;
+					mode[w] = down ? MODE_DOWN : MODE_UP;
+					queue[tail++] = w;
+				} else if (dist[w] == next && down) {
+					mode[w] = MODE_DOWN;
 				}
 			}
 		}
 	}
-	u->labelled = tail;
+	return tail;
+}
+
+static void label(struct updn *u, uint32_t d)
+{
+	if (u->labelled_for == d)
+		return;
+	u->labelled = label_into(u, d, u->dist, u->mode, u->queue);
 	u->labelled_for = d;
 }
 
 /* Ports of switch w one legal step closer to the labelled destination. */
-static unsigned candidates(const struct updn *u, uint32_t w, uint8_t *cands)
+static unsigned candidates(const struct updn *u, const uint16_t *dist,
+			   const uint8_t *mode, uint32_t w, uint8_t *cands)
 {
 	unsigned n = 0;
 
 	for (uint32_t k = u->adj_start[w]; k < u->adj_start[w + 1]; k++) {
 		uint32_t x = u->adj[k].sw;
 
-		if (u->dist[x] != u->dist[w] - 1)
+		if (dist[x] != dist[w] - 1)
 			continue;
-		if (u->mode[w] == MODE_DOWN
-			    ? u->ord[x] > u->ord[w] && u->mode[x] == MODE_DOWN
+		if (mode[w] == MODE_DOWN
+			    ? u->ord[x] > u->ord[w] && mode[x] == MODE_DOWN
 			    : u->ord[x] < u->ord[w])
 			cands[n++] = u->adj[k].port;
 	}
@@ -704,6 +717,196 @@ static int report_roots(struct updn *u, struct cr_routing *r)
 	return 0;
 }
 
+/*
+ * The main loop, in segments of LIDs (in routing order) toward at most
+ * SEG_DESTS destination switches: first the segment's labels, one BFS per
+ * destination, in parallel; then every switch, in parallel ranges, takes
+ * the segment's LIDs in order. A switch's choices depend only on its own
+ * port loads, so the tables are those of a single thread.
+ */
+#define SEG_DESTS 64
+
+struct updn_run {
+	struct updn *u;
+	struct cr_routing *r;
+	struct cr_portsel *ps;
+	const uint16_t *lids;
+	const uint32_t *lid_dest; /* per position: destination switch */
+	const uint8_t *lid_slot; /* per position: its label slot */
+	uint32_t first, last; /* the segment: positions [first, last) */
+	uint32_t dests[SEG_DESTS];
+	unsigned ndests;
+	uint16_t *dist; /* [slot * ns + switch] */
+	uint8_t *mode;
+	uint32_t **queue; /* per part */
+	unsigned nparts;
+	/* per part, per switch of its range: candidates toward a dest */
+	struct updn_cache {
+		uint32_t d;
+		uint8_t nc;
+		uint8_t cands[CR_MAX_PORTS];
+	} * *cache;
+	uint64_t (*stats)[3]; /* per part: illegal, illegal_ca, apart */
+};
+
+static int label_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
+{
+	struct updn_run *x = arg;
+	size_t ns = x->u->ns;
+
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++)
+		label_into(x->u, x->dests[i], x->dist + i * ns,
+			   x->mode + i * ns, x->queue[part]);
+	return 0;
+}
+
+static int switch_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	struct updn_run *x = arg;
+	const struct updn *u = x->u;
+	const struct cr_fabric *f = u->f;
+	struct updn_cache *cache = x->cache[part];
+	uint64_t *st = x->stats[part];
+
+	(void)nparts;
+	for (uint32_t i = x->first; i < x->last; i++) {
+		uint16_t lid = x->lids[i];
+		uint32_t d = x->lid_dest[i], dn;
+		uint8_t dport;
+		const uint16_t *dist;
+		const uint8_t *mode;
+		unsigned flags;
+
+		if (d == CR_NO_NODE)
+			continue;
+		dn = cr_lid_switch(f, lid, &dport);
+		flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
+			CR_PS_SORTED |
+			(cr_lid_is_base(f, lid) ? CR_PS_BASE : 0);
+		dist = x->dist + (size_t)x->lid_slot[i] * u->ns;
+		mode = x->mode + (size_t)x->lid_slot[i] * u->ns;
+		if (d >= begin && d < end)
+			x->r->lft[dn][lid] = dport;
+		for (uint32_t w = begin; w < end; w++) {
+			struct updn_cache *c = &cache[w - begin];
+
+			if (w == d)
+				continue;
+			if (dist[w] == NO_LABEL) {
+				if (u->comp[w] != u->comp[d])
+					st[2]++;
+				else if (u->has_ca[w])
+					st[1]++;
+				else
+					st[0]++;
+				continue;
+			}
+			if (c->d != d) {
+				c->d = d;
+				c->nc = (uint8_t)candidates(u, dist, mode, w,
+							    c->cands);
+				cr_portsel_order(x->ps, f->switches[w],
+						 c->cands, c->nc);
+			}
+			x->r->lft[f->switches[w]][lid] =
+				cr_portsel_pick(x->ps, f->switches[w], c->cands,
+						c->nc, lid, flags);
+		}
+	}
+	return 0;
+}
+
+static void run_free(struct updn_run *x)
+{
+	for (unsigned i = 0; i < x->nparts; i++) {
+		if (x->queue)
+			free(x->queue[i]);
+		if (x->cache)
+			free(x->cache[i]);
+	}
+	free(x->queue);
+	free(x->cache);
+	free(x->stats);
+	free(x->dist);
+	free(x->mode);
+	free((void *)x->lid_dest);
+	free((void *)x->lid_slot);
+}
+
+static int route_lids(struct updn *u, struct cr_routing *r,
+		      struct cr_portsel *ps, const uint16_t *lids, int nlids,
+		      uint64_t totals[3])
+{
+	const struct cr_fabric *f = u->f;
+	struct updn_run x = {.u = u, .r = r, .ps = ps, .lids = lids};
+	uint32_t *lid_dest = malloc(((size_t)nlids + 1) * sizeof(*lid_dest));
+	uint8_t *lid_slot = malloc((size_t)nlids + 1);
+	unsigned sw_parts =
+		cr_portsel_parallel(ps) ? cr_parallel_parts(u->ns, 16) : 1;
+	int ret = -1;
+
+	x.lid_dest = lid_dest;
+	x.lid_slot = lid_slot;
+	x.nparts = sw_parts > SEG_DESTS ? sw_parts : SEG_DESTS;
+	x.queue = calloc(x.nparts, sizeof(*x.queue));
+	x.cache = calloc(x.nparts, sizeof(*x.cache));
+	x.stats = calloc(x.nparts, sizeof(*x.stats));
+	x.dist = malloc((size_t)SEG_DESTS * u->ns * sizeof(*x.dist) + 1);
+	x.mode = malloc((size_t)SEG_DESTS * u->ns + 1);
+	if (!lid_dest || !lid_slot || !x.queue || !x.cache || !x.stats ||
+	    !x.dist || !x.mode)
+		goto oom;
+	for (unsigned i = 0; i < x.nparts; i++) {
+		x.queue[i] = malloc((u->ns + 1) * sizeof(**x.queue));
+		x.cache[i] = malloc((u->ns + 1) * sizeof(**x.cache));
+		if (!x.queue[i] || !x.cache[i])
+			goto oom;
+		for (uint32_t w = 0; w <= u->ns; w++)
+			x.cache[i][w].d = CR_NO_NODE;
+	}
+	for (int i = 0; i < nlids; i++) {
+		uint32_t dn = cr_lid_switch(f, lids[i], NULL);
+
+		lid_dest[i] =
+			dn == CR_NO_NODE ? CR_NO_NODE : f->nodes[dn].sw_index;
+	}
+	while (x.first < (uint32_t)nlids) {
+		/* The segment: LIDs while their destinations fit. */
+		x.ndests = 0;
+		x.last = x.first;
+		while (x.last < (uint32_t)nlids) {
+			uint32_t d = lid_dest[x.last];
+			unsigned k = 0;
+
+			while (k < x.ndests && x.dests[k] != d)
+				k++;
+			if (d != CR_NO_NODE && k == x.ndests) {
+				if (x.ndests == SEG_DESTS)
+					break;
+				x.dests[x.ndests++] = d;
+			}
+			lid_slot[x.last++] = (uint8_t)k;
+		}
+		cr_parallel(x.ndests, cr_parallel_parts(x.ndests, 4),
+			    label_range, &x);
+		cr_parallel(u->ns, sw_parts, switch_range, &x);
+		x.first = x.last;
+	}
+	for (unsigned i = 0; i < x.nparts; i++)
+		for (int k = 0; k < 3; k++)
+			totals[k] += x.stats[i][k];
+	ret = 0;
+	goto out;
+oom:
+	cr_err("cr-updn: out of memory for %u switches", u->ns);
+out:
+	run_free(&x);
+	return ret;
+}
+
 int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r)
 {
@@ -730,7 +933,16 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	nlids = cr_lid_order(f, o, &lids);
 	if (nlids < 0)
 		goto out;
-	for (int i = 0; i < nlids; i++) {
+	if (!global) {
+		uint64_t totals[3] = {0};
+
+		if (route_lids(&u, r, ps, lids, nlids, totals))
+			goto out;
+		illegal = totals[0];
+		illegal_ca = totals[1];
+		apart = totals[2];
+	}
+	for (int i = 0; global && i < nlids; i++) {
 		uint16_t lid = lids[i];
 		uint8_t dport, cands[CR_MAX_PORTS];
 		uint32_t dn = cr_lid_switch(f, lid, &dport), d;
@@ -757,7 +969,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 			}
 			if (global)
 				continue;
-			nc = candidates(&u, w, cands);
+			nc = candidates(&u, u.dist, u.mode, w, cands);
 			r->lft[f->switches[w]][lid] = cr_portsel_pick(
 				ps, f->switches[w], cands, nc, lid, flags);
 		}
@@ -768,7 +980,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		 */
 		for (uint32_t k = 1; global && k < u.labelled; k++) {
 			uint32_t w = u.queue[k];
-			unsigned nc = candidates(&u, w, cands);
+			unsigned nc = candidates(&u, u.dist, u.mode, w, cands);
 
 			r->lft[f->switches[w]][lid] = cr_portsel_pick(
 				ps, f->switches[w], cands, nc, lid, flags);

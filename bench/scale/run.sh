@@ -1,0 +1,64 @@
+#!/bin/sh
+# The largest fabrics in a real opensm: OpenSM's ftree against croute's
+# cr-ftree, cr-updn and cr-minhop on the same fabric, one ibsim run (same
+# LIDs), one opensm sweep (-o) per engine, one opensm at a time. Per
+# engine: OpenSM's routing time ("building routing with 'X'" to "X tables
+# configured", from its own log), croute's own account of that time
+# (import, route, install), and opensm's peak resident memory
+# (/usr/bin/time's maximum RSS) over the whole run. The contention
+# estimate is off (croute_estimate none): this measures routing only.
+#
+# usage: bench/scale/run.sh [croute gen arguments]  (default: fat-tree 48)
+# Environment: as tests/ibsim/lib.sh; CR_ENGINES: the engines to run
+# (default "ftree cr-ftree cr-updn cr-minhop"); CR_THREADS: croute_threads.
+# Memory: the default fabric needs about 3 GB per opensm.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/bench/lib.sh"
+
+cr_need /usr/bin/time
+cr_init bench-scale
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-1800}
+CR_IBSIM_WAIT=${CR_IBSIM_WAIT:-900}
+[ $# -gt 0 ] || set -- fat-tree 48
+engines=${CR_ENGINES:-ftree cr-ftree cr-updn cr-minhop}
+topo=$CR_DIR/topo
+cr_gen "$topo" "$@"
+
+conf="croute_estimate none"
+[ -n "${CR_THREADS:-}" ] && conf="$conf
+croute_threads $CR_THREADS"
+cr_conf "$conf"
+cr_ibsim_start "$topo"
+out=$CR_DIR/table
+for e in $engines; do
+	CR_RUN=$((CR_RUN + 1))
+	CR_LOG=$CR_DIR/opensm-$CR_RUN.log
+	cr_log "opensm -o -R $e"
+	cr_osm_env timeout -k "$CR_GRACE" "$CR_TIMEOUT" \
+		/usr/bin/time -f %M -o "$CR_DIR/rss-$e" ${CR_OSM_WRAP:-} \
+		opensm -o -F "$CR_CONF" -f "$CR_LOG" -D 0x07 -R "$e" \
+		>"$CR_DIR/opensm-$CR_RUN.out" 2>&1 ||
+		cr_fail "opensm -R $e failed"
+	cr_expect_log ": $e tables configured" "$e did not route the fabric"
+	t=$(bench_routing_time "$CR_LOG" "$e")
+	rss=$(awk '{ printf "%.2f", $1 / 1048576 }' "$CR_DIR/rss-$e")
+	own=$(sed -n 's/.*croute: cr-[a-z]*: routed .* in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p' \
+		"$CR_LOG" | tail -n 1)
+	echo "$e $t $rss ${own:--}" >>"$out"
+done
+cr_ibsim_stop
+
+echo "fabric: croute gen $*  (threads: ${CR_THREADS:-default})"
+printf "%-10s %11s %10s %9s  %s\n" engine "routing (s)" "vs ftree" \
+	"RSS (GB)" "croute: total ms (import, route, install)"
+base=$(awk '$1 == "ftree" { print $2 }' "$out")
+while read -r e t rss total imp rt inst; do
+	if [ "$total" = - ]; then own=-; else
+		own="$total ($imp, $rt, $inst)"; fi
+	printf "%-10s %11s %10s %9s  %s\n" "$e" "$t" \
+		"$(bench_ratio "$t" "${base:--}")" "$rss" "$own"
+done <"$out"
+CR_STATUS=0
+exit 0

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Threads never change a result: cr-minhop, cr-updn and cr-ftree, and the
+ * hop table, give byte-identical output with 1 thread and with several,
+ * on trees, a torus, a random graph, with LMC and a degraded tree; and
+ * the hop table agrees with cr_routing_hops() pair by pair.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/gen.h>
+#include <croute/parallel.h>
+
+#include "testutil.h"
+
+static struct cr_fabric *fabric(int which)
+{
+	struct cr_gen_params p = {.seed = 7};
+	unsigned dims[] = {4, 4};
+	struct cr_fabric *f = NULL;
+
+	switch (which) {
+	case 0:
+		f = cr_gen_kary_ntree(4, 3, &p);
+		break;
+	case 1:
+		f = cr_gen_fat_tree(8, &p);
+		break;
+	case 2:
+		f = cr_gen_two_level(12, 5, 4, 3, true, &p);
+		break;
+	case 3:
+		f = cr_gen_torus(dims, 2, true, 2, &p);
+		break;
+	case 4:
+		f = cr_gen_random(40, 6, 2, &p);
+		break;
+	case 5: /* LMC 2 */
+		f = cr_gen_kary_ntree(4, 2, &p);
+		assert_non_null(f);
+		assert_int_equal(cr_fabric_assign_lids(f, 2), 0);
+		return f;
+	case 6: /* a tree with a failed link */
+		f = cr_gen_fat_tree(8, &p);
+		assert_non_null(f);
+		for (unsigned q = 1; q <= f->nodes[f->switches[0]].num_ports;
+		     q++) {
+			uint32_t a = f->switches[0];
+			struct cr_port *pa = &f->nodes[a].ports[q];
+
+			if (pa->remote == CR_NO_NODE ||
+			    !cr_is_switch(f, pa->remote))
+				continue;
+			f->nodes[pa->remote].ports[pa->remote_port].remote =
+				CR_NO_NODE;
+			pa->remote = CR_NO_NODE;
+			break;
+		}
+		break;
+	}
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static struct cr_routing *route_with(const struct cr_fabric *f,
+				     const char *engine, unsigned threads,
+				     bool shifting, int *ret)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	o.port_shifting = shifting;
+	cr_threads_set(threads);
+	*ret = cr_route(cr_engine_find(engine), f, &o, r);
+	cr_options_release(&o);
+	return r;
+}
+
+static void same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
+		      const struct cr_routing *b)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(a->lft[f->switches[s]],
+				    b->lft[f->switches[s]],
+				    (size_t)f->max_lid + 1);
+}
+
+static void test_engines_same_output(void **state)
+{
+	static const char *const engines[] = {"minhop", "updn", "ftree"};
+
+	(void)state;
+	for (int which = 0; which <= 6; which++) {
+		struct cr_fabric *f = fabric(which);
+
+		for (unsigned e = 0; e < 3; e++) {
+			for (int shift = 0; shift < 2; shift++) {
+				int r1, rn;
+				struct cr_routing *one = route_with(
+					f, engines[e], 1, shift, &r1);
+				struct cr_routing *many = route_with(
+					f, engines[e], 3, shift, &rn);
+
+				assert_int_equal(r1, rn);
+				same_lfts(f, one, many);
+				cr_routing_free(one);
+				cr_routing_free(many);
+			}
+		}
+		cr_fabric_free(f);
+	}
+	cr_threads_set(0);
+}
+
+static void test_hop_table_threads(void **state)
+{
+	(void)state;
+	for (int which = 0; which <= 6; which++) {
+		struct cr_fabric *f = fabric(which);
+		size_t row = (size_t)f->max_lid + 1,
+		       size = f->num_switches * row;
+		int ret;
+		struct cr_routing *r = route_with(f, "updn", 1, false, &ret);
+		uint8_t *h1 = malloc(size + 1), *hn = malloc(size + 1);
+
+		assert_non_null(h1);
+		assert_non_null(hn);
+		cr_threads_set(1);
+		assert_int_equal(cr_routing_hop_table(f, r, h1), 0);
+		cr_threads_set(4);
+		assert_int_equal(cr_routing_hop_table(f, r, hn), 0);
+		assert_memory_equal(h1, hn, size);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			for (uint32_t lid = 1; lid < row; lid++) {
+				int h = cr_routing_hops(f, r, f->switches[s],
+							(uint16_t)lid);
+
+				assert_int_equal(h1[s * row + lid],
+						 h < 0 ? CR_NO_PATH : h);
+			}
+		free(h1);
+		free(hn);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
+	cr_threads_set(0);
+}
+
+static int count_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
+{
+	uint32_t *seen = arg;
+
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++)
+		seen[i] += part + 1;
+	return part == 2 ? 7 : 0;
+}
+
+static void test_parallel_ranges(void **state)
+{
+	uint32_t seen[1000] = {0};
+
+	(void)state;
+	cr_threads_set(5);
+	assert_int_equal(cr_parallel_parts(1000, 1), 5);
+	assert_int_equal(cr_parallel_parts(3, 1), 3);
+	assert_int_equal(cr_parallel_parts(10, 100), 1);
+	/* Every item once, the parts in order; a part's error comes back. */
+	assert_int_equal(cr_parallel(1000, 5, count_range, seen), 7);
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(seen[i], i / 200 + 1);
+	cr_threads_set(0);
+	assert_true(cr_threads_get() >= 1 && cr_threads_get() <= 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_engines_same_output),
+		cmocka_unit_test(test_hop_table_threads),
+		cmocka_unit_test(test_parallel_ranges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
