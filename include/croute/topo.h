@@ -55,11 +55,25 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 
 /*
  * fopen(path, "r") for an input file, refusing a directory (which fopen
- * opens and getline then fails on); NULL with the reason logged.
+ * opens and getline then fails on); NULL with the reason logged. A gzip
+ * file (magic bytes 1f 8b) is decompressed when gzip support is
+ * registered, else refused with a message.
  */
 FILE *cr_file_open_read(const char *path);
 
-/* fopen(path.tmp) ... cr_file_commit renames it into place. */
+/* gzip support, registered by the command only (include/croute/gzfile.h). */
+struct cr_gz_ops {
+	FILE *(*open_read)(int fd, const char *path); /* takes fd */
+	FILE *(*open_write)(int fd, const char *path); /* takes fd */
+};
+void cr_file_set_gz(const struct cr_gz_ops *ops);
+/* Whether path names a gzip output (ends in ".gz"). */
+bool cr_file_is_gz_path(const char *path);
+
+/*
+ * fopen(path.tmp) ... cr_file_commit renames it into place. With gzip
+ * support registered, a path ending in ".gz" is written compressed.
+ */
 FILE *cr_file_create(const char *path, char **tmp_path);
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path);
 void cr_file_abort(FILE *fp, char *tmp_path);

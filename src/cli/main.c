@@ -5,6 +5,8 @@
 
 #include <config.h>
 
+#include <croute/gzfile.h>
+
 #include "cli.h"
 
 /* One line per command: cmd_<name>.c defines struct cli_cmd cli_cmd_<name>. */
@@ -55,6 +57,8 @@ int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
 
+	/* Every input may be gzip-compressed, every output "*.gz" is. */
+	cr_gz_register();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_BAD;

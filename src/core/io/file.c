@@ -17,10 +17,26 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
+static const struct cr_gz_ops *gz_ops;
+
+void cr_file_set_gz(const struct cr_gz_ops *ops)
+{
+	gz_ops = ops;
+}
+
+bool cr_file_is_gz_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
 FILE *cr_file_open_read(const char *path)
 {
 	struct stat st;
+	unsigned char magic[2];
 	FILE *in = fopen(path, "r");
+	int fd;
 
 	if (!in) {
 		cr_err("%s: %s", path, strerror(errno));
@@ -31,7 +47,27 @@ FILE *cr_file_open_read(const char *path)
 		fclose(in);
 		return NULL;
 	}
-	return in;
+	/* gzip by content, not by name: the magic bytes 1f 8b. */
+	if (!S_ISREG(st.st_mode) || fread(magic, 1, 2, in) != 2 ||
+	    magic[0] != 0x1f || magic[1] != 0x8b) {
+		rewind(in);
+		return in;
+	}
+	if (!gz_ops) {
+		cr_err("%s: is gzip-compressed: only croute(1) reads those",
+		       path);
+		fclose(in);
+		return NULL;
+	}
+	fd = dup(fileno(in));
+	fclose(in);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		cr_err("%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return gz_ops->open_read(fd, path);
 }
 
 FILE *cr_file_create(const char *path, char **tmp_path)
@@ -61,7 +97,15 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		free(tmp);
 		return NULL;
 	}
-	fp = fdopen(fd, "w");
+	if (cr_file_is_gz_path(path) && !gz_ops) {
+		cr_err("%s: gzip output needs croute(1)", path);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	fp = cr_file_is_gz_path(path) ? gz_ops->open_write(fd, path)
+				      : fdopen(fd, "w");
 	if (!fp) {
 		cr_err("%s: %s", tmp, strerror(errno));
 		close(fd);

@@ -29,7 +29,11 @@
  * with its "lids dumped" line: a file cut short is an error, not a
  * routing with holes.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf, fwrite_unlocked */
+#endif
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -55,9 +59,60 @@ static int by_guid(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-static void dump_switch(FILE *out, const struct cr_fabric *f,
-			const struct cr_routing *r, uint32_t sw)
+/*
+ * An entry's text after its port depends on the LID only: built once per
+ * LID, so that 88 million entries (27,648 hosts) cost a copy each rather
+ * than a printf.
+ */
+struct lid_text {
+	char **tail; /* per LID: " # CA portguid ...: 'desc'\n" */
+	size_t *len;
+};
+
+static void lid_text_free(struct lid_text *t, size_t n)
 {
+	for (size_t i = 0; t->tail && i < n; i++)
+		free(t->tail[i]);
+	free(t->tail);
+	free(t->len);
+}
+
+static int lid_text_build(struct lid_text *t, const struct cr_fabric *f)
+{
+	size_t n = (size_t)f->max_lid + 1;
+
+	t->tail = calloc(n, sizeof(*t->tail));
+	t->len = calloc(n, sizeof(*t->len));
+	if (!t->tail || !t->len)
+		return -1;
+	for (size_t lid = 0; lid < n; lid++) {
+		uint32_t d = f->lid_node[lid];
+		int len;
+
+		if (d == CR_NO_NODE)
+			len = asprintf(&t->tail[lid],
+				       " # unknown node and type\n");
+		else
+			len = asprintf(&t->tail[lid],
+				       " # %s portguid 0x%016" PRIx64
+				       ": '%.*s'\n",
+				       cr_node_type_name(f->nodes[d].type),
+				       f->nodes[d].ports[f->lid_port[lid]].guid,
+				       DESC_MAX, f->nodes[d].desc);
+		if (len < 0) {
+			t->tail[lid] = NULL;
+			return -1;
+		}
+		t->len[lid] = (size_t)len;
+	}
+	return 0;
+}
+
+static void dump_switch(FILE *out, const struct cr_fabric *f,
+			const struct cr_routing *r, uint32_t sw,
+			const struct lid_text *t)
+{
+	static const char hex[] = "0123456789abcdef";
 	const struct cr_node *n = &f->nodes[sw];
 	uint32_t max = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
 
@@ -67,21 +122,24 @@ static void dump_switch(FILE *out, const struct cr_fabric *f,
 		f->max_lid, n->ports[0].lid, n->guid, DESC_MAX, n->desc);
 	for (uint32_t lid = 0; lid <= max; lid++) {
 		uint8_t port = r->lft[sw][lid];
-		uint32_t d;
+		char head[16];
 
 		/* OpenSM skips entries beyond the switch's ports (255). */
 		if (port > n->num_ports)
 			continue;
-		fprintf(out, "0x%04x %03u # ", lid, port);
-		d = f->lid_node[lid];
-		if (d == CR_NO_NODE) {
-			fputs("unknown node and type\n", out);
-			continue;
-		}
-		fprintf(out, "%s portguid 0x%016" PRIx64 ": '%.*s'\n",
-			cr_node_type_name(f->nodes[d].type),
-			f->nodes[d].ports[f->lid_port[lid]].guid, DESC_MAX,
-			f->nodes[d].desc);
+		/* "0x%04x %03u", LIDs below 0x10000 */
+		head[0] = '0';
+		head[1] = 'x';
+		head[2] = hex[lid >> 12 & 15];
+		head[3] = hex[lid >> 8 & 15];
+		head[4] = hex[lid >> 4 & 15];
+		head[5] = hex[lid & 15];
+		head[6] = ' ';
+		head[7] = (char)('0' + port / 100);
+		head[8] = (char)('0' + port / 10 % 10);
+		head[9] = (char)('0' + port % 10);
+		fwrite_unlocked(head, 1, 10, out);
+		fwrite_unlocked(t->tail[lid], 1, t->len[lid], out);
 	}
 	fprintf(out, "%u lids dumped\n", f->max_lid);
 }
@@ -90,8 +148,11 @@ int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 		      const struct cr_routing *r)
 {
 	struct sw_key *order = malloc((f->num_switches + 1) * sizeof(*order));
+	struct lid_text t = {0};
 
-	if (!order) {
+	if (!order || lid_text_build(&t, f)) {
+		free(order);
+		lid_text_free(&t, (size_t)f->max_lid + 1);
 		cr_err("out of memory writing the LFTs");
 		return -1;
 	}
@@ -101,8 +162,9 @@ int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 	qsort(order, f->num_switches, sizeof(*order), by_guid);
 	for (uint32_t i = 0; i < f->num_switches; i++)
 		if (r->lft[order[i].node])
-			dump_switch(out, f, r, order[i].node);
+			dump_switch(out, f, r, order[i].node, &t);
 	free(order);
+	lid_text_free(&t, (size_t)f->max_lid + 1);
 	if (fflush(out) || ferror(out)) {
 		cr_err("cannot write the LFTs: %s", strerror(errno));
 		return -1;

@@ -481,11 +481,9 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 			return NULL;
 		}
 	} else {
-		in = fopen(path, "r");
-		if (!in) {
-			cr_err("%s: %s", path, strerror(errno));
+		in = cr_file_open_read(path);
+		if (!in)
 			return NULL;
-		}
 	}
 	rewind(in);
 	lst = is_subnet_lst(in);
