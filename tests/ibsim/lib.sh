@@ -177,15 +177,17 @@ cr_gen() {
 }
 
 # Sizes ibsim's tables for the fabric (its defaults: 2048 nodes, 256
-# switches, 13312 ports, LIDs below 30720).
+# switches, 13312 ports, LIDs below 30720; a LID each for a switch and a
+# CA port, so larger fabrics get every unicast LID, up to 0xBFFF).
 cr_ibsim_limits() {
 	awk '
-	/^Switch[ \t]/ { sw++; n++; p += $2 + 1 }
-	/^(Ca|Hca|Rt)[ \t]/ { n++; p += $2 }
+	/^Switch[ \t]/ { sw++; n++; p += $2 + 1; lids++ }
+	/^(Ca|Hca|Rt)[ \t]/ { n++; p += $2; lids += $2 }
 	END {
 		n += 16; sw += 16; p += 256
 		printf "-N %d -S %d -P %d", (n > 2048 ? n : 2048),
 		    (sw > 256 ? sw : 256), (p > 13312 ? p : 13312)
+		if (lids + 64 > 30720) printf " -L 49152"
 	}' "$1"
 }
 
