@@ -22,6 +22,13 @@
 #include <croute/routing.h>
 
 /*
+ * The switch whose path SLs node n's traffic uses: n itself for a switch,
+ * else the switch its first cabled port leads to; CR_NO_NODE when none.
+ * The SL files' writer and reader share this rule.
+ */
+uint32_t cr_lash_source_switch(const struct cr_fabric *f, uint32_t n);
+
+/*
  * Writes r's path SLs. A CA's SL toward a LID is that of the switch its
  * first cabled port leads to. Returns 0, or -1 when r has no SLs or the
  * write fails (logged).

@@ -13,7 +13,7 @@
 #include <croute/log.h>
 
 /* The switch whose SLs a node's traffic uses, or CR_NO_NODE. */
-static uint32_t source_switch(const struct cr_fabric *f, uint32_t n)
+uint32_t cr_lash_source_switch(const struct cr_fabric *f, uint32_t n)
 {
 	const struct cr_node *node = &f->nodes[n];
 
@@ -53,7 +53,7 @@ int cr_lash_write_psl(FILE *out, const struct cr_fabric *f,
 	fprintf(out, "# croute path SLs: source node GUID, destination LID, "
 		     "SL (ibdmchk -c)\n");
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		uint32_t sw = source_switch(f, n);
+		uint32_t sw = cr_lash_source_switch(f, n);
 
 		if (sw == CR_NO_NODE || !r->sl[sw])
 			continue;

@@ -20,21 +20,6 @@
 
 #include <croute/guidmap.h>
 
-static uint32_t source_switch(const struct cr_fabric *f, uint32_t n)
-{
-	const struct cr_node *node = &f->nodes[n];
-
-	if (node->type == CR_NODE_SWITCH)
-		return n;
-	for (unsigned p = 1; p <= node->num_ports; p++) {
-		uint32_t m = node->ports[p].remote;
-
-		if (m != CR_NO_NODE && cr_is_switch(f, m))
-			return m;
-	}
-	return CR_NO_NODE;
-}
-
 static int read_lines(const char *path, FILE *in,
 		      int (*fn)(void *ctx, const char *path, unsigned line,
 				const char *s),
@@ -88,7 +73,7 @@ static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 		       line, guid);
 		return -1;
 	}
-	sw = source_switch(c->f, n);
+	sw = cr_lash_source_switch(c->f, n);
 	if (sw == CR_NO_NODE || lid > c->r->max_lid)
 		return 0;
 	if (cr_is_switch(c->f, n)) {
