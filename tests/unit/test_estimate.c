@@ -500,7 +500,8 @@ static void test_other_patterns(void **state)
 					  CR_REPORT_PHASES | CR_REPORT_MATRIX),
 			0);
 		fclose(out);
-		assert_true(!strncmp(buf, "{\"patterns\": [", 14));
+		/* The command writes the object's header (croute(1)). */
+		assert_true(!strncmp(buf, "\"patterns\": [", 13));
 		assert_non_null(strstr(buf, "\"name\": \"bisect:3\""));
 		assert_non_null(strstr(buf, "\"name\": \"alltoall\""));
 		assert_non_null(strstr(buf, "\"name\": \"fanin:4\""));
