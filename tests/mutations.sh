@@ -78,10 +78,10 @@ mutate lash-own-layer-first src/core/route/lash.c \
 	's/first = l->mode == LASH_OWN_FIRST \|\| l->mode == LASH_BALANCED/first = l->mode == LASH_BALANCED/' \
 	tests/unit/test_lash
 mutate minhop-no-spread src/core/route/minhop.c \
-	's/ \| CR_PS_SPREAD;/;/' \
+	's/ \| CR_PS_SPREAD//g' \
 	tests/unit/test_minhop tests/unit/test_updn
 mutate minhop-loops src/core/route/minhop.c \
-	's/di\] == h - 1\)/di] <= h)/' \
+	's/di\] == h - 1\)/di] <= h)/; s/adj_sw\[k\]\] == h - 1\)/adj_sw[k]] <= h)/' \
 	fuzz:route
 mutate sorting-always src/core/route/portsel.c \
 	's/!po && o->remote_guid_sorting && i < np/!po \&\& i < np/' \
