@@ -56,6 +56,10 @@ struct cr_conf {
 	char auto_objective[512];
 	double auto_budget;
 	bool auto_allow_credit_loops;
+	/* the improvement pass (include/croute/optimize.h) */
+	bool optimize;
+	double optimize_budget; /* 0: the default */
+	unsigned optimize_max_extra_hops;
 };
 
 /* Every key's default, test_hooks off. */

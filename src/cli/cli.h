@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <croute/auto.h>
+#include <croute/optimize.h>
 #include <croute/routing.h>
 
 /* Exit statuses (doc/design.md). */
@@ -52,6 +53,9 @@ enum {
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
 	CLI_KEY_NODE_NAME_MAP,
 	CLI_KEY_LIVE,
+	CLI_KEY_OPTIMIZE,
+	CLI_KEY_OPTIMIZE_BUDGET,
+	CLI_KEY_OPTIMIZE_EXTRA_HOPS,
 	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
 	CLI_KEY_THREADS,
 	CLI_KEY_CMD = 512,
@@ -149,6 +153,8 @@ struct cli_setup {
 	const char *installed; /* cli_installed_lfts()'s answer */
 	struct cr_auto_conf auto_conf; /* --engine auto */
 	char *conf_auto_candidates, *conf_auto_objective; /* from -F */
+	bool optimize; /* --optimize: the improvement pass after routing */
+	struct cr_opt_params opt_params;
 };
 
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
@@ -172,6 +178,17 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 	{                                                                      \
 		"allow-credit-loops", CLI_KEY_ALLOW_CREDIT_LOOPS, NULL,        \
 			"auto: candidates with credit loops qualify"           \
+	}
+
+/* The improvement pass (in cli_engine_opts and compare's options) */
+#define CLI_OPTIMIZE_OPTS                                                \
+	{"optimize", CLI_KEY_OPTIMIZE, NULL,                             \
+	 "improve the routing on --auto-objective (croute_optimize)"},   \
+		{"optimize-budget", CLI_KEY_OPTIMIZE_BUDGET, "SECONDS",  \
+		 "optimize: time allowed (default 5)"},                  \
+	{                                                                \
+		"optimize-extra-hops", CLI_KEY_OPTIMIZE_EXTRA_HOPS, "N", \
+			"optimize: minhop, updn paths N hops longer (0)" \
 	}
 
 void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd);

@@ -33,6 +33,7 @@ static const struct cli_opt compare_opts[] = {
 	{"auto", KEY_AUTO, NULL,
 	 "also cr-auto: its row and its ranked candidates"},
 	CLI_AUTO_OPTS,
+	CLI_OPTIMIZE_OPTS,
 	CLI_GUID_OPTS,
 	{"bound", KEY_BOUND, NULL,
 	 "also each average as a fraction of croute bound's"},

@@ -69,6 +69,7 @@ const struct cli_opt cli_engine_opts[] = {
 	{"scatter-ports", CLI_KEY_SCATTER_PORTS, "SEED",
 	 "pick randomly among the least loaded ports (0: off)"},
 	CLI_GUID_OPTS,
+	CLI_OPTIMIZE_OPTS,
 	{"guid-order", CLI_KEY_GUID_ORDER, "FILE",
 	 "port GUIDs to route first, in order (guid_routing_order_file)"},
 	{"port-order", CLI_KEY_PORT_ORDER, "FILE",
@@ -285,6 +286,7 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd)
 	s->cmd = cmd;
 	s->lmc = -1;
 	cr_options_init(&s->opts);
+	cr_opt_params_init(&s->opt_params);
 }
 
 void cli_setup_release(struct cli_setup *s)
@@ -488,6 +490,28 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	case CLI_KEY_ALLOW_CREDIT_LOOPS:
 		s->auto_conf.allow_credit_loops = true;
+		return 0;
+	case CLI_KEY_OPTIMIZE:
+		s->optimize = true;
+		return 0;
+	case CLI_KEY_OPTIMIZE_BUDGET: {
+		char *end;
+		double b = strtod(arg, &end);
+
+		if (end == arg || *end || !(b > 0) || b > 1e6) {
+			cli_usage_error(s->cmd,
+					"--optimize-budget: '%s' is not a"
+					" number of seconds above 0",
+					arg);
+			return -1;
+		}
+		s->opt_params.budget = b;
+		return 0;
+	}
+	case CLI_KEY_OPTIMIZE_EXTRA_HOPS:
+		if (cli_uint(s->cmd, "--optimize-extra-hops", arg, 16, &v))
+			return -1;
+		s->opt_params.max_extra_hops = (unsigned)v;
 		return 0;
 	case CLI_KEY_PORT_SHIFTING:
 		s->opts.port_shifting = true;
@@ -821,6 +845,9 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	    read_input(s->port_order, "--port-order", NULL, &s->opts))
 		return NULL;
 	s->opts.auto_conf = &s->auto_conf;
+	/* cr-auto runs the pass on its winner, before installing it */
+	s->auto_conf.improve = s->optimize ? cr_optimize_hook : NULL;
+	s->auto_conf.improve_arg = &s->opt_params;
 	r = cr_routing_new(f);
 	if (!r)
 		return NULL;
@@ -833,6 +860,24 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		return NULL;
 	}
 	*seconds = cli_now() - t0;
+	if (s->optimize && e != &cr_auto_engine) {
+		struct cr_objective obj;
+		int bad;
+
+		if (cr_objective_parse(s->auto_conf.objective,
+				       "--auto-objective", &obj)) {
+			cr_routing_free(r);
+			return NULL;
+		}
+		obj.max_flows = CR_AUTO_MAX_FLOWS;
+		bad = cr_optimize(f, e, &obj, &s->opt_params, r, NULL);
+		cr_objective_release(&obj);
+		if (bad) {
+			cr_routing_free(r);
+			return NULL;
+		}
+		*seconds = cli_now() - t0;
+	}
 	*engine = e;
 	return r;
 }

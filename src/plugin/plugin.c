@@ -201,7 +201,15 @@ static int engine_build_lid_matrices(void *context)
 	}
 	if (cr_conf_options(pl, &pl->conf, &o) < 0)
 		goto fail;
+	cr_opt_params_init(&pl->opt_params);
+	if (pl->conf.optimize_budget > 0)
+		pl->opt_params.budget = pl->conf.optimize_budget;
+	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
 	if (pe->e == &cr_auto_engine) {
+		/* cr-auto runs the pass on its winner itself */
+		pl->auto_conf.improve =
+			pl->conf.optimize ? cr_optimize_hook : NULL;
+		pl->auto_conf.improve_arg = &pl->opt_params;
 		pl->auto_conf.candidates = pl->conf.auto_candidates[0]
 						   ? pl->conf.auto_candidates
 						   : NULL;
@@ -235,6 +243,23 @@ static int engine_build_lid_matrices(void *context)
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
+	}
+	if (pl->conf.optimize && pe->e != &cr_auto_engine) {
+		struct cr_objective obj;
+
+		/* the key was checked when read; the pass never fails it */
+		if (cr_objective_parse(pl->conf.auto_objective[0]
+					       ? pl->conf.auto_objective
+					       : NULL,
+				       "croute_auto_objective", &obj) == 0) {
+			obj.max_flows = CR_AUTO_MAX_FLOWS;
+			if (cr_optimize(imp.f, pe->e, &obj, &pl->opt_params, r,
+					NULL))
+				cr_info("%s: the improvement pass left the"
+					" tables as routed",
+					pe->name);
+			cr_objective_release(&obj);
+		}
 	}
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	if (fail == CR_FAIL_ROUTE) {

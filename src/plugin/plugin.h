@@ -18,6 +18,7 @@
 #include <opensm/osm_switch.h>
 
 #include <croute/auto.h>
+#include <croute/optimize.h>
 #include <croute/conf.h>
 #include <croute/routing.h>
 
@@ -58,6 +59,7 @@ struct cr_plugin {
 
 	struct cr_conf conf; /* croute's keys, re-read every routing run */
 	struct cr_auto_conf auto_conf; /* cr-auto's, from conf */
+	struct cr_opt_params opt_params; /* croute_optimize_* */
 	uint32_t ignored_logged; /* options already reported */
 	bool qos_warned;
 

@@ -92,6 +92,33 @@ static int set_auto_allow_credit_loops(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->auto_allow_credit_loops);
 }
 
+static int set_optimize(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->optimize);
+}
+
+static int set_optimize_budget(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double b = strtod(val, &end);
+
+	if (end == val || *end || !(b > 0) || b > 1e6)
+		return -1;
+	c->optimize_budget = b;
+	return 0;
+}
+
+static int set_optimize_extra_hops(struct cr_conf *c, const char *val)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	if (end == val || *end || *val == '-' || v > 16)
+		return -1;
+	c->optimize_max_extra_hops = (unsigned)v;
+	return 0;
+}
+
 static int set_dump_hosts(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->dump_hosts);
@@ -205,6 +232,9 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},
+	{"croute_optimize", set_optimize, "TRUE or FALSE"},
+	{"croute_optimize_budget", set_optimize_budget, "seconds above 0"},
+	{"croute_optimize_max_extra_hops", set_optimize_extra_hops, "0 to 16"},
 	{"croute_dump_hosts", set_dump_hosts, "TRUE or FALSE"},
 	{"croute_dump_slurm", set_dump_slurm, "TRUE or FALSE"},
 	{"croute_threads", set_threads, "0 (online CPUs, up to 8) to 64"},

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The improvement pass (croute_optimize, --optimize): starting from an
+ * engine's tables, it moves destination LIDs off the links that bound the
+ * objective onto other paths legal for that engine, keeping a move only
+ * when the estimator says the objective (cr_objective, as cr-auto judges)
+ * improved. Never worse than its start, keeps the engine's guarantees
+ * (checked with cr_check before and after), deterministic unless the
+ * budget stops it (then logged). src/core/tune/optimize.c says how.
+ */
+#ifndef CROUTE_OPTIMIZE_H
+#define CROUTE_OPTIMIZE_H
+
+#include <croute/auto.h>
+
+#define CR_OPT_BUDGET_DEFAULT 5.0
+/* Estimates at most (a bound that does not depend on the machine). */
+#define CR_OPT_MAX_EVALS 400
+
+struct cr_opt_params {
+	double budget; /* seconds; <= 0: CR_OPT_BUDGET_DEFAULT */
+	unsigned max_extra_hops; /* min-hop and up/down: longer paths, 0 */
+	unsigned max_evals; /* 0: CR_OPT_MAX_EVALS */
+};
+
+struct cr_opt_stats {
+	double before, after; /* the first objective term */
+	unsigned moves; /* kept */
+	unsigned evals; /* estimates run */
+	double seconds;
+	bool budget_hit; /* stopped by the budget: timing-dependent */
+	bool reverted; /* a check failed after the pass: start restored */
+};
+
+void cr_opt_params_init(struct cr_opt_params *p);
+
+/*
+ * Improves r (routed by engine e on f) on obj. Logs the objective before
+ * and after, the moves and the time. 0 (r improved or unchanged), or -1
+ * (logged) on error, r then unchanged.
+ */
+int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
+		const struct cr_objective *obj, const struct cr_opt_params *p,
+		struct cr_routing *r, struct cr_opt_stats *st);
+
+/* cr-auto's improve hook; arg is a const struct cr_opt_params *. */
+int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
+		     const struct cr_engine *e, const struct cr_objective *obj,
+		     struct cr_routing *r, void *arg);
+
+#endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The improvement pass: never worse than its start, keeps each engine's
+ * legality (cr_check: reachability, minimal paths where the engine
+ * guarantees them, credit loops), deterministic; and a hand-made case
+ * where one move raises the minimum rate from 1/2 to 1.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <croute/check.h>
+#include <croute/gen.h>
+#include <croute/optimize.h>
+
+#include "testutil.h"
+
+static struct cr_routing *route(const struct cr_fabric *f, const char *name)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	assert_int_equal(cr_route(cr_engine_find(name), f, &o, r), 0);
+	cr_options_release(&o);
+	return r;
+}
+
+static double score(const struct cr_fabric *f, const struct cr_routing *r,
+		    const struct cr_objective *obj)
+{
+	struct cr_hosts *h = cr_hosts_for(f, r, NULL);
+	double s[4];
+
+	assert_non_null(h);
+	assert_int_equal(cr_objective_score(f, r, obj, h, s), 0);
+	cr_hosts_free(h);
+	return s[0];
+}
+
+static bool same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
+		      const struct cr_routing *b)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = f->switches[s];
+
+		if (memcmp(a->lft[n], b->lft[n], a->max_lid + 1))
+			return false;
+	}
+	return true;
+}
+
+/* Never worse, legal, deterministic, for each engine. */
+static void engines_on(struct cr_fabric *f)
+{
+	static const char *const names[] = {"minhop", "updn", "lash"};
+	struct cr_objective obj;
+	struct cr_opt_params p;
+
+	cr_opt_params_init(&p);
+	p.budget = 60; /* the evaluation cap ends it, not the clock */
+	p.max_evals = 40;
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		struct cr_routing *r = route(f, names[i]);
+		struct cr_routing *again = route(f, names[i]);
+		struct cr_check_report before, after;
+		struct cr_opt_stats st;
+		unsigned flags =
+			CR_CHECK_CREDIT |
+			(strcmp(names[i], "updn") ? CR_CHECK_MINIMAL : 0);
+		double s0 = score(f, r, &obj), s1;
+
+		assert_int_equal(cr_check(f, r, flags, NULL, 0, &before), 0);
+		assert_int_equal(cr_optimize(f, cr_engine_find(names[i]), &obj,
+					     &p, r, &st),
+				 0);
+		s1 = score(f, r, &obj);
+		assert_true(s1 >= s0 - 1e-12);
+		assert_true(fabs(st.before - s0) < 1e-12);
+		assert_true(fabs(st.after - s1) < 1e-12);
+		assert_false(st.budget_hit);
+		assert_int_equal(cr_check(f, r, flags, NULL, 0, &after), 0);
+		assert_int_equal(after.unreachable, 0);
+		assert_int_equal(after.loops, 0);
+		assert_true(after.credit_loops <= before.credit_loops);
+		if (flags & CR_CHECK_MINIMAL)
+			assert_int_equal(after.non_minimal, 0);
+		if (!strcmp(names[i], "updn"))
+			assert_int_equal(after.credit_loops, 0);
+		/* the same inputs give the same tables */
+		assert_int_equal(cr_optimize(f, cr_engine_find(names[i]), &obj,
+					     &p, again, NULL),
+				 0);
+		assert_true(same_lfts(f, r, again));
+		cr_routing_free(again);
+		cr_routing_free(r);
+	}
+	cr_objective_release(&obj);
+	cr_fabric_free(f);
+}
+
+static void test_random(void **state)
+{
+	struct cr_gen_params gp = {.seed = 5};
+	struct cr_fabric *f = cr_gen_random(16, 4, 3, &gp);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	engines_on(f);
+}
+
+static void test_torus(void **state)
+{
+	struct cr_gen_params gp = {0};
+	unsigned dims[] = {4, 4};
+	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 2, &gp);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	engines_on(f);
+}
+
+/*
+ * Leaves A and B, spines S1 and S2, QDR. By hand, A sends both of B's
+ * hosts through S1: a0 -> b0 and a1 -> b1 share A -> S1 and get half the
+ * injection rate each. Moving b1's LID at A to S2 (one entry) gives both
+ * the full rate: the pass must find a minimum of 1 on these two flows.
+ */
+static void test_one_move(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t a = tu_switch(f, 4, 1), b = tu_switch(f, 4, 2);
+	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4), h[4];
+	char path[] = "/tmp/croute-opt-XXXXXX", spec[64];
+	struct cr_objective obj;
+	struct cr_opt_params p;
+	struct cr_opt_stats st;
+	struct cr_routing *r;
+	FILE *fp;
+	int fd;
+
+	tu_link(f, a, 3, s1, 1);
+	tu_link(f, a, 4, s2, 1);
+	tu_link(f, b, 3, s1, 2);
+	tu_link(f, b, 4, s2, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		h[i] = tu_host(f, i);
+		tu_link(f, i < 2 ? a : b, 1 + i % 2, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = cr_routing_new(f);
+	assert_non_null(r);
+	for (unsigned i = 0; i < 4; i++) {
+		uint16_t lid = f->nodes[h[i]].ports[1].lid;
+		bool at_a = i < 2;
+
+		r->lft[a][lid] = at_a ? 1 + i % 2 : 3;
+		r->lft[b][lid] = at_a ? 3 : 1 + i % 2;
+		r->lft[s1][lid] = at_a ? 1 : 2;
+		r->lft[s2][lid] = at_a ? 1 : 2;
+	}
+	for (uint32_t s = 0; s < 4; s++) {
+		uint32_t n = f->switches[s];
+		uint16_t own = f->nodes[n].ports[0].lid;
+
+		r->lft[n][own] = 0;
+		for (uint32_t t = 0; t < 4; t++) {
+			uint32_t m = f->switches[t];
+
+			if (m == n)
+				continue;
+			/* switch LIDs: any working port */
+			for (unsigned q = 1; q <= f->nodes[n].num_ports; q++)
+				if (cr_remote(f, n, q) == m ||
+				    (cr_remote(f, n, q) != CR_NO_NODE &&
+				     cr_is_switch(f, cr_remote(f, n, q)) &&
+				     r->lft[n][f->nodes[m].ports[0].lid] ==
+					     CR_NO_PATH))
+					r->lft[n][f->nodes[m].ports[0].lid] =
+						(uint8_t)q;
+		}
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fprintf(fp, "h0000 h0002\nh0001 h0003\n");
+	fclose(fp);
+	snprintf(spec, sizeof(spec), "flows:%s:min", path);
+	assert_int_equal(cr_objective_parse(spec, "test", &obj), 0);
+	assert_true(fabs(score(f, r, &obj) - 0.5) < 1e-9);
+	cr_opt_params_init(&p);
+	p.budget = 60;
+	assert_int_equal(
+		cr_optimize(f, cr_engine_find("minhop"), &obj, &p, r, &st), 0);
+	assert_true(fabs(st.before - 0.5) < 1e-9);
+	assert_true(fabs(st.after - 1.0) < 1e-9);
+	assert_true(fabs(score(f, r, &obj) - 1.0) < 1e-9);
+	assert_true(st.moves >= 1);
+	/* A now splits b0 and b1 over the two spines */
+	assert_int_not_equal(r->lft[a][f->nodes[h[2]].ports[1].lid],
+			     r->lft[a][f->nodes[h[3]].ports[1].lid]);
+	unlink(path);
+	cr_objective_release(&obj);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_move),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_torus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
