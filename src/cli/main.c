@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <config.h>
+#include <cr_version.h>
 
 #include <croute/gzfile.h>
 
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		printf("%s %s\n", PACKAGE_NAME, CR_VERSION);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "help")) {

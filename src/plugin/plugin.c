@@ -14,6 +14,7 @@
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
+#include <cr_version.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -483,7 +484,8 @@ static void *plugin_create(osm_opensm_t *osm)
 		plugin_delete(pl);
 		return NULL;
 	}
-	cr_info("croute %s loaded; routing engines:%s", PACKAGE_VERSION, names);
+	cr_info("croute %s for %s loaded; routing engines:%s", CR_VERSION,
+		OSM_VERSION, names);
 	return pl;
 oom:
 	cr_err("out of memory loading the plugin");

@@ -252,9 +252,16 @@ cr_conf() {
 	} >"$CR_CONF"
 }
 
-# The environment opensm runs in: ibsim's umad, the uninstalled plugin.
+# The environment opensm runs in: ibsim's umad, the uninstalled plugin. An
+# empty CR_LIBPATH (tests/pkg/deb.sh): no LD_LIBRARY_PATH at all.
 cr_osm_env() {
-	env LD_PRELOAD="$CR_UMAD2SIM${CR_PRELOAD:+ $CR_PRELOAD}" LD_LIBRARY_PATH="$CR_LIBPATH" "$@"
+	if [ -n "$CR_LIBPATH" ]; then
+		env LD_PRELOAD="$CR_UMAD2SIM${CR_PRELOAD:+ $CR_PRELOAD}" \
+			LD_LIBRARY_PATH="$CR_LIBPATH" "$@"
+	else
+		env -u LD_LIBRARY_PATH \
+			LD_PRELOAD="$CR_UMAD2SIM${CR_PRELOAD:+ $CR_PRELOAD}" "$@"
+	fi
 }
 
 # cr_opensm_once ARGS...: one opensm sweep (-o) with the plugin; the log is
