@@ -90,10 +90,14 @@ export LD_DEBUG
 cr_opensm_once -R cr-updn
 unset LD_DEBUG
 out=$CR_DIR/opensm-$CR_RUN.out
-grep -q "calling init: $plugin\$" "$out" || {
+# (Through ld.so.cache, maybe as /lib/..., the same file on merged /usr.)
+loaded=$(sed -n 's/.*calling init: \(.*\/libcroute\.so\)$/\1/p' "$out" |
+	head -n 1)
+[ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$plugin")" ] || {
 	grep libcroute "$out" | head -n 5
-	cr_fail "opensm did not load $plugin"
+	cr_fail "opensm did not load $plugin (but '$loaded')"
 }
+cr_log "opensm loaded $loaded"
 cr_expect_log "croute: croute ${version#croute } for OpenSM [0-9.]+ loaded" \
 	"the installed plugin did not log its version"
 cr_expect_log "routing engines: cr-minhop cr-updn cr-ftree cr-lash"
