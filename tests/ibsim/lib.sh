@@ -12,6 +12,8 @@
 # opensm run may take (default 60). CR_LOG_FLAGS: opensm -D (default 0x43;
 # OpenSM writes its dump files only with 0x40). CR_KEEP=1: keep the test
 # directory. CR_IBSIM_WAIT: seconds ibsim may take to start (default 30).
+# CR_OSM_VERSION (make check-upstream): every `opensm -o` run must log
+# this OpenSM version.
 
 set -u
 
@@ -282,6 +284,11 @@ cr_opensm_once() {
 	[ $rc = 0 ] || cr_fail "opensm exited with status $rc"
 	[ -f "$CR_DUMP/opensm-lfts.dump" ] ||
 		cr_fail "opensm wrote no opensm-lfts.dump"
+	# make check-upstream: the opensm that ran is the one built for it.
+	if [ -n "${CR_OSM_VERSION:-}" ]; then
+		grep -q "OpenSM $CR_OSM_VERSION\$" "$CR_LOG" ||
+			cr_fail "the opensm that ran is not OpenSM $CR_OSM_VERSION"
+	fi
 }
 
 # cr_opensm_start ARGS...: opensm in the background (for re-sweeps);
