@@ -52,6 +52,8 @@ if ! cmp -s "$tmp/code" "$tmp/man"; then
 fi
 
 while read -r key def; do
+	# The test hook (CROUTE_TEST_HOOKS=1 only) is kept out of croute.conf.
+	[ "$key" = croute_fail_engine ] && continue
 	if ! grep -Eq "^#?$key[ 	]+$(printf '%s' "$def" |
 		sed 's/[.[\*^$]/\\&/g')[ 	]*\$" "$conf"; then
 		echo "FAIL: conf/croute.conf has no line '$key $def' (croute(8)'s default)"
