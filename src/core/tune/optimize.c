@@ -800,18 +800,19 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ret = 0;
 		goto out;
 	}
-	if (check_counts(f, r, &rep0))
-		goto out;
-	o.credit0 = rep0.credit_loops;
 	if (cr_objective_score(f, r, obj, o.hosts, o.score))
 		goto out;
 	s.evals = 1;
 	s.before = s.after = o.score[0];
 	if (o.score[0] >= 1 - 1e-12) {
-		/* every flow at its injection rate: nothing to gain */
+		/* every flow at its injection rate: nothing to gain (and no
+		 * check to pay for, which on large fabrics is the cost) */
 		ret = 0;
 		goto done;
 	}
+	if (check_counts(f, r, &rep0))
+		goto out;
+	o.credit0 = rep0.credit_loops;
 	if (model_init(&o) || (o.leg == LEG_UPDN && updn_keys(&o)))
 		goto oom;
 	for (;;) {
