@@ -37,6 +37,7 @@ static int setup(void **state)
 struct outcome {
 	bool routed;
 	struct cr_check_report rep;
+	char reason[512]; /* the refusal's last error */
 };
 
 /* Every LFT entry is a real port, 0 (own LID) or CR_NO_PATH. */
@@ -89,6 +90,7 @@ static struct outcome route_one(const struct cr_fabric *f, const char *name)
 		/* Refused: said why, and left nothing behind. */
 		assert_true(num_errors > 0);
 		assert_cleared(f, r);
+		snprintf(out.reason, sizeof(out.reason), "%s", last_error);
 	}
 	if (getenv("EDGES_VERBOSE"))
 		fprintf(stderr, "  %s: %s, %llu unreachable\n", name,
@@ -113,6 +115,26 @@ static unsigned route_all(const struct cr_fabric *f, struct outcome *out)
 			full++;
 	}
 	return full;
+}
+
+/*
+ * Exactly the engines named in refusers refused, each with a message that
+ * names the engine and contains why.
+ */
+static void assert_refused(const struct outcome *out, const char *refusers,
+			   const char *why)
+{
+	for (unsigned i = 0; i < NUM_ENGINES; i++) {
+		bool expected = strstr(refusers, engines[i]) != NULL;
+		char tag[32];
+
+		assert_int_equal(out[i].routed, !expected);
+		if (!expected)
+			continue;
+		snprintf(tag, sizeof(tag), "cr-%s: ", engines[i]);
+		assert_non_null(strstr(out[i].reason, tag));
+		assert_non_null(strstr(out[i].reason, why));
+	}
 }
 
 /* The fabric survives being written and read back. */
@@ -150,6 +172,7 @@ static void test_single_switch(void **state)
 		tu_link(f, sw, h + 1, tu_host(f, h + 1), 1);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "", "");
 	/* Nothing to choose: min-hop, up/down and LASH reach everything. */
 	for (unsigned i = 0; i < NUM_ENGINES; i++)
 		if (strcmp(engines[i], "ftree"))
@@ -174,6 +197,7 @@ static void test_254_ports(void **state)
 	tu_link(f, a, CR_MAX_PORTS, b, CR_MAX_PORTS);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "ftree", "not a fat tree");
 	assert_true(out[0].routed && !out[0].rep.unreachable);
 	assert_round_trip(f);
 	/* 255 ports is more than a node has: refused, with a message. */
@@ -195,6 +219,7 @@ static void test_isolated_switch(void **state)
 	tu_switch(f, 4, 77);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "", "");
 	for (unsigned i = 0; i < NUM_ENGINES; i++)
 		if (out[i].routed)
 			/* Only paths to and from the lone switch fail. */
@@ -220,6 +245,7 @@ static void test_dual_port_ca(void **state)
 	tu_link(f, b, 3, tu_host(f, 2), 1);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "ftree", "not a fat tree");
 	assert_true(out[0].routed && !out[0].rep.unreachable);
 	assert_round_trip(f);
 	cr_fabric_free(f);
@@ -248,6 +274,7 @@ static void test_top_lids(void **state)
 	assert_int_equal(cr_fabric_finalize(f), 0);
 	assert_int_equal(f->max_lid, CR_MAX_UCAST_LID);
 	assert_int_equal(route_all(f, out) > 0, true);
+	assert_refused(out, "ftree", "not a fat tree");
 	assert_true(out[0].routed && !out[0].rep.unreachable);
 	assert_round_trip(f);
 	/* One past the top is multicast space: refused. */
@@ -266,6 +293,7 @@ static void test_lmc7(void **state)
 
 	(void)state;
 	assert_int_equal(route_all(f, out) > 0, true);
+	assert_refused(out, "", "");
 	assert_true(out[0].routed && !out[0].rep.unreachable);
 	assert_round_trip(f);
 	cr_fabric_free(f);
@@ -332,6 +360,7 @@ static void test_ring_no_cas(void **state)
 		tu_link(f, i, 1, (i + 1) % 5, 2);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "ftree", "no compute node");
 	assert_true(out[0].routed && !out[0].rep.unreachable);
 	assert_round_trip(f);
 	cr_fabric_free(f);
@@ -347,9 +376,11 @@ static void test_no_links(void **state)
 	tu_switch(f, 4, 1);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "ftree", "no compute node");
 	tu_switch(f, 4, 2);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	route_all(f, out);
+	assert_refused(out, "ftree", "no compute node");
 	cr_fabric_free(f);
 }
 
