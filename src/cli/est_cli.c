@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/ca_order.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -148,77 +149,6 @@ int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 	return n;
 }
 
-/*
- * croute-ftree-ca-order.dump: "index 0xLID 0xPORTGUID port "desc"" lines
- * after '#' comments. The port GUID, not the LID, names the host: the
- * order stays right when the LIDs given with --lids are not the ones the
- * dump was written with.
- */
-static struct cr_hosts *read_ca_order(const struct cr_fabric *f,
-				      const char *path)
-{
-	struct cr_ep_index *ix = cr_ep_index_new(f);
-	struct cr_hosts *h = NULL;
-	uint32_t *lids = NULL;
-	size_t n = 0, cap = 0, bufcap = 0;
-	unsigned line = 0;
-	char *buf = NULL;
-	FILE *in;
-
-	if (!ix)
-		return NULL;
-	in = cr_file_open_read(path);
-	if (!in)
-		goto out;
-	while (getline(&buf, &bufcap, in) >= 0) {
-		char guid[32];
-		struct cr_endpoint ep;
-		const char *why;
-		unsigned idx, lid;
-
-		line++;
-		if (buf[strspn(buf, " \t\r\n")] == '#' ||
-		    !buf[strspn(buf, " \t\r\n")])
-			continue;
-		if (sscanf(buf, "%u %x %31s", &idx, &lid, guid) != 3) {
-			cr_err("%s:%u: expected \"index 0xLID 0xPORT_GUID"
-			       " port \\\"description\\\"\"",
-			       path, line);
-			goto out;
-		}
-		if (cr_endpoint_parse(ix, guid, false, &ep, &why)) {
-			cr_err("%s:%u: port GUID %s: %s", path, line, guid,
-			       why);
-			goto out;
-		}
-		if (n == cap) {
-			uint32_t *grow;
-
-			cap = cap ? 2 * cap : 256;
-			grow = realloc(lids, cap * sizeof(*lids));
-			if (!grow) {
-				cr_err("out of memory reading %s", path);
-				goto out;
-			}
-			lids = grow;
-		}
-		lids[n++] = ep.lid;
-	}
-	if (ferror(in))
-		cr_err("%s: read error: %s", path, strerror(errno));
-	else if (!n)
-		cr_err("%s: no CA port in the file", path);
-	else
-		h = cr_hosts_from_lids(f, lids, n);
-out:
-	if (in)
-		fclose(in);
-	free(buf);
-	free(lids);
-	cr_ep_index_free(ix);
-	return h;
-}
-
 struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 				 const struct cr_routing *r, const char **how)
 {
@@ -233,7 +163,7 @@ struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 	}
 	if (s->ca_order) {
 		*how = "CA order file";
-		return read_ca_order(f, s->ca_order);
+		return cr_ca_order_read(f, s->ca_order);
 	}
 	if (r && r->ca_order && r->num_ca_order)
 		*how = "the engine's CA order";

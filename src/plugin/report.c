@@ -41,13 +41,13 @@
 
 #include <complib/cl_nodenamemap.h>
 
+#include <croute/ca_order.h>
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/sched.h>
 #include <croute/topo.h>
 
 #define ROOTS_DUMP "croute-updn-roots.dump"
-#define CA_ORDER_DUMP "croute-ftree-ca-order.dump"
 #define LASH_SL_DUMP "croute-lash-sl.dump"
 #define LASH_SL2VL_DUMP "croute-lash-sl2vl.dump"
 #define AUTO_DUMP "croute-auto.dump"
@@ -69,17 +69,6 @@ struct dump {
 	const struct cr_names *nm; /* export names (node name map) */
 };
 
-static void put_desc(FILE *fp, const char *desc)
-{
-	fputc('"', fp);
-	for (const char *s = desc; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 static int write_roots(FILE *fp, const struct dump *d)
 {
 	const char *engine = d->engine;
@@ -94,7 +83,7 @@ static int write_roots(FILE *fp, const struct dump *d)
 
 		fprintf(fp, "0x%016" PRIx64 " 0x%04x ", n->guid,
 			n->ports[0].lid);
-		put_desc(fp, n->desc);
+		cr_dump_put_desc(fp, n->desc);
 		fputc('\n', fp);
 	}
 	return 0;
@@ -102,27 +91,7 @@ static int write_roots(FILE *fp, const struct dump *d)
 
 static int write_ca_order(FILE *fp, const struct dump *d)
 {
-	const char *engine = d->engine;
-	const struct cr_fabric *f = d->f;
-	const struct cr_routing *r = d->r;
-
-	fprintf(fp, "# %s: the CA ports in %s's order\n", CA_ORDER_DUMP,
-		engine);
-	fprintf(fp, "# index lid port_guid port \"node description\"\n");
-	for (uint32_t i = 0; i < r->num_ca_order; i++) {
-		uint32_t lid = r->ca_order[i];
-		const struct cr_node *n;
-		unsigned p;
-
-		if (!lid || lid > f->max_lid || f->lid_node[lid] == CR_NO_NODE)
-			continue;
-		n = &f->nodes[f->lid_node[lid]];
-		p = f->lid_port[lid];
-		fprintf(fp, "%" PRIu32 " 0x%04x 0x%016" PRIx64 " %u ", i, lid,
-			n->ports[p].guid, p);
-		put_desc(fp, n->desc);
-		fputc('\n', fp);
-	}
+	cr_ca_order_write(fp, d->f, d->r, d->engine);
 	return 0;
 }
 
@@ -293,8 +262,8 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 	if (hosts || slurm)
 		d.nm = export_names(pl, d.f);
 	dump_file(dir, ROOTS_DUMP, r && r->roots ? write_roots : NULL, &d);
-	dump_file(dir, CA_ORDER_DUMP, r && r->ca_order ? write_ca_order : NULL,
-		  &d);
+	dump_file(dir, CR_CA_ORDER_DUMP,
+		  r && r->ca_order ? write_ca_order : NULL, &d);
 	dump_file(dir, LASH_SL_DUMP,
 		  r && r->sl && lash_sl_wanted(pl, d.engine, d.f)
 			  ? write_lash_sl

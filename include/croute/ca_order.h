@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * croute-ftree-ca-order.dump, cr-ftree's CA order as a file: its one
+ * writer (the plugin, after every routing) and its one reader (croute
+ * estimate --ca-order). doc/design.md, "File formats", gives the text.
+ */
+#ifndef CROUTE_CA_ORDER_H
+#define CROUTE_CA_ORDER_H
+
+#include <stdio.h>
+
+#include <croute/hosts.h>
+
+#define CR_CA_ORDER_DUMP "croute-ftree-ca-order.dump"
+
+/*
+ * A node description in double quotes, '"' and '\' escaped by a
+ * backslash: the way croute's dump files quote descriptions.
+ */
+void cr_dump_put_desc(FILE *fp, const char *desc);
+
+/*
+ * Writes r's CA order (r->ca_order) routed by engine; LIDs that name no
+ * port of f are left out. Write errors show in ferror(fp).
+ */
+void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
+		       const struct cr_routing *r, const char *engine);
+
+/*
+ * The hosts of a CA order file, by port GUID. NULL (logged, naming
+ * file:line) on error.
+ */
+struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path);
+
+#endif
