@@ -155,4 +155,22 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 				 const struct cr_hosts *hosts);
 void cr_est_result_free(struct cr_est_result *res);
 
+/*
+ * Every pattern of pats on f routed by r: cr_est_new(), then the hosts
+ * from hosts(arg) (owned by the caller; NULL, logged, on error), then
+ * cr_est_run() per pattern in order, each result handed to
+ * result(arg, i, res), which owns it; res is NULL (logged) when pattern i
+ * could not be estimated. result() returns 0 to go on; anything else
+ * stops the run and is returned. -1 when the estimator or the hosts
+ * cannot be set up.
+ */
+struct cr_est_each {
+	const struct cr_hosts *(*hosts)(void *arg);
+	int (*result)(void *arg, int i, struct cr_est_result *res);
+};
+int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
+		    const struct cr_est_params *par,
+		    const struct cr_pattern *pats, int n,
+		    const struct cr_est_each *cb, void *arg);
+
 #endif

@@ -205,6 +205,68 @@ static void row_begin(struct compare_ctx *c, const char *engine,
 	cli_json_str(stdout, opts);
 }
 
+/* One row's estimates through cr_est_patterns(). */
+struct compare_est {
+	struct compare_ctx *c;
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	const struct cr_pattern *pats;
+	struct cr_hosts *hosts;
+	struct cr_bound_result *const *bres;
+};
+
+static const struct cr_hosts *row_hosts(void *arg)
+{
+	struct compare_est *row = arg;
+	const char *how;
+
+	row->hosts = est_setup_hosts(&row->c->est, row->f, row->r, &how);
+	if (!row->hosts)
+		return NULL;
+	if (row->c->bc) {
+		row->bres = bound_cache_get(row->c->bc, row->hosts);
+		if (!row->bres)
+			return NULL;
+	}
+	return row->hosts;
+}
+
+/* The row's columns for pattern i; the first that fails ends the row. */
+static int row_result(void *arg, int i, struct cr_est_result *res)
+{
+	struct compare_est *row = arg;
+	struct cr_bound_result *const *bres = row->bres;
+
+	if (!res)
+		return -1;
+	if (row->c->json) {
+		char l[32];
+
+		pattern_label(&row->pats[i], l, sizeof(l));
+		printf("%s{\"pattern\": ", i ? ", " : "");
+		cli_json_str(stdout, l);
+		printf(", \"avg_frac\": %.6g, \"min_frac\": %.6g",
+		       res->avg_frac, res->min_frac);
+		if (bres)
+			printf(", \"avg_over_bound\": %.6g",
+			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
+		fputs("}", stdout);
+	} else {
+		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+		if (bres)
+			printf(" %8.3f",
+			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
+	}
+	fflush(stdout);
+	cr_est_result_free(res);
+	return 0;
+}
+
+static const struct cr_est_each row_each = {
+	.hosts = row_hosts,
+	.result = row_result,
+};
+
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		       const struct compare_set *s,
 		       const struct cr_pattern *pats, int npat)
@@ -212,10 +274,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	struct cr_check_report rep;
 	const struct cr_engine *e;
 	struct cr_routing *r;
-	struct cr_hosts *hosts = NULL;
-	struct cr_est *est = NULL;
-	struct cr_bound_result *const *bres = NULL;
-	const char *how;
+	struct compare_est row = {0};
 	char opts[24];
 	double secs = 0;
 	int ret = -1;
@@ -287,55 +346,18 @@ score:
 	else
 		printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
 		       rep.credit_loops);
-	est = cr_est_new(f, r, &c->est.par);
-	if (est)
-		hosts = est_setup_hosts(&c->est, f, r, &how);
-	if (!est || !hosts) {
+	row.c = c;
+	row.f = f;
+	row.r = r;
+	row.pats = pats;
+	if (cr_est_patterns(f, r, &c->est.par, pats, npat, &row_each, &row)) {
 		printf("\n");
 		goto out;
-	}
-	if (c->bc) {
-		bres = bound_cache_get(c->bc, hosts);
-		if (!bres) {
-			printf("\n");
-			goto out;
-		}
-	}
-	for (int i = 0; i < npat; i++) {
-		struct cr_est_result *res = cr_est_run(est, &pats[i], hosts);
-
-		if (!res) {
-			printf("\n");
-			goto out;
-		}
-		if (c->json) {
-			char l[32];
-
-			pattern_label(&pats[i], l, sizeof(l));
-			printf("%s{\"pattern\": ", i ? ", " : "");
-			cli_json_str(stdout, l);
-			printf(", \"avg_frac\": %.6g, \"min_frac\": %.6g",
-			       res->avg_frac, res->min_frac);
-			if (bres)
-				printf(", \"avg_over_bound\": %.6g",
-				       bound_ratio(res->avg_frac,
-						   bres[i]->avg_frac));
-			fputs("}", stdout);
-		} else {
-			printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
-			if (bres)
-				printf(" %8.3f",
-				       bound_ratio(res->avg_frac,
-						   bres[i]->avg_frac));
-		}
-		fflush(stdout);
-		cr_est_result_free(res);
 	}
 	fputs(c->json ? "]}" : "\n", stdout);
 	ret = 0;
 out:
-	cr_hosts_free(hosts);
-	cr_est_free(est);
+	cr_hosts_free(row.hosts);
 	cr_routing_free(r);
 	return ret;
 }

@@ -50,6 +50,13 @@ struct estimate_ctx {
 	const char *lfts;
 	const char *html;
 	bool json, gbps, matrix, bound;
+	/* The run through cr_est_patterns(). */
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	struct cr_hosts *hosts;
+	const char *how;
+	struct cr_est_result **res;
+	uint64_t unrouted;
 };
 
 static int estimate_opt(void *arg, int key, const char *val)
@@ -137,6 +144,31 @@ static int write_html(const struct estimate_ctx *c, const struct cr_fabric *f,
 	return cr_file_commit(out, tmp, c->html);
 }
 
+static const struct cr_hosts *estimate_hosts(void *arg)
+{
+	struct estimate_ctx *c = arg;
+
+	c->hosts = est_setup_hosts(&c->est, c->f, c->r, &c->how);
+	return c->hosts;
+}
+
+/* The first pattern that cannot be estimated ends the command. */
+static int estimate_result(void *arg, int i, struct cr_est_result *res)
+{
+	struct estimate_ctx *c = arg;
+
+	c->res[i] = res;
+	if (!res)
+		return -1;
+	c->unrouted += res->unrouted;
+	return 0;
+}
+
+static const struct cr_est_each estimate_each = {
+	.hosts = estimate_hosts,
+	.result = estimate_result,
+};
+
 static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct estimate_ctx c = {0};
@@ -145,7 +177,6 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_hosts *hosts = NULL;
 	struct cr_pattern *pats = NULL;
 	struct cr_est_result **res = NULL;
-	struct cr_est *est = NULL;
 	struct bound_cache *bc = NULL;
 	struct cr_bound_result *const *bres = NULL;
 	const struct cr_engine *e = NULL;
@@ -153,7 +184,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	char title[512];
 	uint64_t unrouted = 0;
 	double secs = 0;
-	int npat = 0, done = 0, ret = CLI_BAD;
+	int npat = 0, ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
@@ -189,23 +220,19 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 			ret = CLI_PROBLEMS;
 		goto out;
 	}
-	est = cr_est_new(f, r, &c.est.par);
-	if (!est)
-		goto out;
-	hosts = est_setup_hosts(&c.est, f, r, &how);
-	if (!hosts)
-		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
 		cr_err("out of memory");
 		goto out;
 	}
-	for (done = 0; done < npat; done++) {
-		res[done] = cr_est_run(est, &pats[done], hosts);
-		if (!res[done])
-			goto out;
-		unrouted += res[done]->unrouted;
-	}
+	c.f = f;
+	c.r = r;
+	c.res = res;
+	if (cr_est_patterns(f, r, &c.est.par, pats, npat, &estimate_each, &c))
+		goto out;
+	hosts = c.hosts;
+	how = c.how;
+	unrouted = c.unrouted;
 	if (c.bound) {
 		bc = bound_cache_new(f, &c.est.par, pats, npat);
 		bres = bc ? bound_cache_get(bc, hosts) : NULL;
@@ -261,12 +288,11 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
 out:
-	for (int i = 0; res && i < done; i++)
+	for (int i = 0; res && i < npat; i++)
 		cr_est_result_free(res[i]);
 	free(res);
 	bound_cache_free(bc);
-	cr_est_free(est);
-	cr_hosts_free(hosts);
+	cr_hosts_free(c.hosts);
 	if (npat > 0)
 		cr_pattern_list_free(pats, npat);
 	cr_routing_free(r);

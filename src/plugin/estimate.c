@@ -189,16 +189,64 @@ static int job_patterns(struct est_job *j, uint32_t hosts,
 	return n;
 }
 
+/* One job's run through cr_est_patterns(). */
+struct job_run {
+	struct cr_est_worker *w;
+	struct est_job *j;
+	const struct cr_hosts *hosts;
+	struct cr_est_result **res;
+	int n, done;
+	bool cancelled;
+};
+
+/* Checked before each pattern: a newer routing makes this one moot. */
+static bool job_superseded(struct job_run *jr)
+{
+	if (!job_cancelled(jr->w))
+		return false;
+	cr_verbose("contention estimate of %s's routing superseded by a newer"
+		   " routing",
+		   jr->j->engine);
+	jr->cancelled = true;
+	return true;
+}
+
+static const struct cr_hosts *job_hosts(void *arg)
+{
+	struct job_run *jr = arg;
+
+	return job_superseded(jr) ? NULL : jr->hosts;
+}
+
+static int job_result(void *arg, int i, struct cr_est_result *res)
+{
+	struct job_run *jr = arg;
+	char line[256];
+
+	jr->res[i] = res;
+	if (res) {
+		jr->done++;
+		cr_est_summary(res, line, sizeof(line));
+		cr_info("contention estimate (%s): %s", jr->j->engine, line);
+	}
+	/* A failed pattern is logged; the other patterns still count. */
+	return i + 1 < jr->n && job_superseded(jr) ? 1 : 0;
+}
+
+static const struct cr_est_each job_each = {
+	.hosts = job_hosts,
+	.result = job_result,
+};
+
 static void run_job(struct cr_est_worker *w, struct est_job *j)
 {
+	struct job_run jr = {.w = w, .j = j};
 	struct cr_est_params par;
-	struct cr_est_result **res = NULL;
 	struct cr_pattern *pats = NULL;
 	struct cr_hosts *hosts = NULL;
-	struct cr_est *est = NULL;
 	struct timespec t0, t1;
 	const char *how;
-	int n = 0, done = 0;
+	int n = 0, rc;
 
 	if (!j->f) {
 		remove_dump(j->path);
@@ -225,30 +273,18 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	n = job_patterns(j, hosts->count, &pats);
 	if (n < 0)
 		goto fail;
-	est = cr_est_new(j->f, j->r, &par);
-	res = calloc(n, sizeof(*res));
-	if (!est || !res)
+	jr.hosts = hosts;
+	jr.n = n;
+	jr.res = calloc(n, sizeof(*jr.res));
+	if (!jr.res)
 		goto fail;
-	for (int i = 0; i < n; i++) {
-		char line[256];
-
-		if (job_cancelled(w)) {
-			cr_verbose("contention estimate of %s's routing"
-				   " superseded by a newer routing",
-				   j->engine);
-			goto out;
-		}
-		res[i] = cr_est_run(est, &pats[i], hosts);
-		if (!res[i])
-			continue; /* logged; the other patterns still count */
-		done++;
-		cr_est_summary(res[i], line, sizeof(line));
-		cr_info("contention estimate (%s): %s", j->engine, line);
-	}
-	if (!done)
+	rc = cr_est_patterns(j->f, j->r, &par, pats, n, &job_each, &jr);
+	if (jr.cancelled)
+		goto out;
+	if (rc || !jr.done)
 		goto fail;
 	apply_name_map(j);
-	if (write_dump(j, hosts, how, &par.pen, pats, res, n))
+	if (write_dump(j, hosts, how, &par.pen, pats, jr.res, n))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_verbose("wrote %s in %.2f s", j->path,
@@ -259,10 +295,9 @@ fail:
 	       j->path);
 	remove_dump(j->path);
 out:
-	for (int i = 0; res && i < n; i++)
-		cr_est_result_free(res[i]);
-	free(res);
-	cr_est_free(est);
+	for (int i = 0; jr.res && i < n; i++)
+		cr_est_result_free(jr.res[i]);
+	free(jr.res);
 	if (n > 0)
 		cr_pattern_list_free(pats, n);
 	cr_hosts_free(hosts);

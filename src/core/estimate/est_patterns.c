@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A list of patterns estimated on one routing: the sequence the plugin's
+ * estimate thread, croute estimate and croute compare share (one
+ * estimator for the routing, the hosts, then each pattern in turn), so
+ * that they cannot drift apart. Where the hosts come from and what
+ * happens to each result is the caller's.
+ */
+#include <croute/estimate.h>
+
+int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
+		    const struct cr_est_params *par,
+		    const struct cr_pattern *pats, int n,
+		    const struct cr_est_each *cb, void *arg)
+{
+	struct cr_est *est = cr_est_new(f, r, par);
+	const struct cr_hosts *hosts = NULL;
+	int ret = 0;
+
+	/* The estimator first: a fabric it cannot score is the first error. */
+	if (est)
+		hosts = cb->hosts(arg);
+	if (!est || !hosts) {
+		cr_est_free(est);
+		return -1;
+	}
+	for (int i = 0; i < n && !ret; i++)
+		ret = cb->result(arg, i, cr_est_run(est, &pats[i], hosts));
+	cr_est_free(est);
+	return ret;
+}
