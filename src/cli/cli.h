@@ -216,6 +216,16 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 			       const char *lfts,
 			       const struct cr_engine **engine,
 			       double *seconds);
+/*
+ * cli_load() then cli_routing(), for the commands that report on one
+ * routed fabric. On failure returns false and sets *status: CLI_PROBLEMS
+ * when the engine refused the fabric (a finding about it), CLI_BAD
+ * otherwise. *f is the caller's to free either way.
+ */
+bool cli_load_routed(struct cli_setup *s, const char *lfts,
+		     struct cr_fabric **f, struct cr_routing **r,
+		     const struct cr_engine **engine, double *seconds,
+		     int *status);
 
 /*
  * The installed LFTs to read: lfts when given, else (without --engine)

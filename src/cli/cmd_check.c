@@ -188,16 +188,8 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "--sl2vl needs --sl");
 		goto out;
 	}
-	f = cli_load(&c.setup);
-	if (!f)
+	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r) {
-		/* An engine's refusal is a finding about the fabric. */
-		if (c.setup.refused)
-			ret = CLI_PROBLEMS;
-		goto out;
-	}
 	if (c.lfts)
 		cli_sources(&c.setup, c.lfts, src, sizeof(src));
 	else

@@ -210,16 +210,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
-	f = cli_load(&c.setup);
-	if (!f)
+	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r) {
-		/* An engine's refusal is a finding about the fabric. */
-		if (c.setup.refused)
-			ret = CLI_PROBLEMS;
-		goto out;
-	}
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
 		cr_err("out of memory");

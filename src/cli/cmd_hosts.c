@@ -124,16 +124,8 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 				"give either --order ENGINE or --lfts FILE");
 		goto out;
 	}
-	f = cli_load(&c.setup);
-	if (!f)
+	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	r = cli_routing(&c.setup, f, c.lfts, &e, &secs);
-	if (!r) {
-		/* An engine's refusal is a finding about the fabric. */
-		if (c.setup.refused)
-			ret = CLI_PROBLEMS;
-		goto out;
-	}
 	h = cr_hosts_shift_order(f, r, &how);
 	nm = cr_names_new(f, NULL);
 	if (!h || !nm)

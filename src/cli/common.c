@@ -929,3 +929,22 @@ int cli_out_close(FILE *out, char *tmp, const char *path, bool ok)
 	}
 	return cr_file_commit(out, tmp, path);
 }
+
+bool cli_load_routed(struct cli_setup *s, const char *lfts,
+		     struct cr_fabric **f, struct cr_routing **r,
+		     const struct cr_engine **engine, double *seconds,
+		     int *status)
+{
+	*r = NULL;
+	*f = cli_load(s);
+	if (!*f) {
+		*status = CLI_BAD;
+		return false;
+	}
+	*r = cli_routing(s, *f, lfts, engine, seconds);
+	if (!*r) {
+		*status = s->refused ? CLI_PROBLEMS : CLI_BAD;
+		return false;
+	}
+	return true;
+}
