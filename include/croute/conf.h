@@ -46,6 +46,11 @@ struct cr_conf {
 	bool dump_hosts; /* croute_dump_hosts: write croute-hosts.dump */
 	bool dump_slurm; /* croute_dump_slurm: write croute-topology.conf */
 	bool test_hooks; /* croute_fail_engine is accepted (test builds) */
+	/*
+	 * The caller refuses a bad line (croute -F) instead of going on
+	 * without it (the plugin): messages then say nothing was ignored.
+	 */
+	bool refuse;
 	unsigned threads; /* croute_threads: 0 = online CPUs, up to 8 */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;

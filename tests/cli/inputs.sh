@@ -218,5 +218,18 @@ assert "not a fat tree" in rows["ftree"]["refused"]
 assert docs["estimate"]["patterns"][0]["name"] == "shift"
 PY
 
+# -F with a bad croute_* line: the command refuses the file (exit 2),
+# naming the file, line and key, and does not say it ignored the line (the
+# plugin's shared parser logs and ignores it: tests/unit/test_conf.c).
+printf 'routing_engine cr-updn\ncroute_no_such_key 1\n' >"$tmp/bad.conf"
+expect 2 "bad.conf:2: unknown key croute_no_such_key" "-F unknown croute_ key" \
+	"$croute" route -t "$tmp/k.topo" -F "$tmp/bad.conf"
+grep -q "ignored" "$tmp/out" && fail "-F unknown key: the message says ignored"
+printf 'croute_balance sideways\n' >"$tmp/bad2.conf"
+expect 2 "bad2.conf:1: croute_balance 'sideways' is not valid" \
+	"-F bad croute_ value" "$croute" estimate -t "$tmp/k.topo" -e updn \
+	-F "$tmp/bad2.conf"
+grep -q "default" "$tmp/out" && fail "-F bad value: the message says default"
+
 [ $failed = 0 ] && echo "PASS: hostile inputs"
 exit $failed

@@ -121,6 +121,17 @@ static void test_errors(void **state)
 	assert_int_equal(parse(&c, "\ncroute_no_such_key 3\n"), 1);
 	assert_non_null(strstr(last_error, "opensm.conf:2"));
 	assert_non_null(strstr(last_error, "croute_no_such_key"));
+	/* The plugin goes on without the line, and says so; croute -F
+	 * refuses the file, so its message must not. */
+	assert_non_null(strstr(last_error, "ignored"));
+	c.refuse = true;
+	assert_int_equal(parse(&c, "croute_no_such_key 3\n"), 1);
+	assert_null(strstr(last_error, "ignored"));
+	assert_int_equal(parse(&c, "croute_balance sideways\n"), 1);
+	assert_null(strstr(last_error, "default"));
+	c.refuse = false;
+	assert_int_equal(parse(&c, "croute_balance sideways\n"), 1);
+	assert_non_null(strstr(last_error, "using the default"));
 
 	assert_int_equal(parse(&c, "croute_fail_engine cr-nothing\n"
 				   "croute_fail_engine minhop:never\n"

@@ -296,16 +296,16 @@ int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
 		if (k->set == set_fail_engine && !c->test_hooks)
 			break; /* unknown outside tests */
 		if (k->set(c, val) < 0) {
-			cr_err("%s:%u: %s '%s' is not valid (expected %s);"
-			       " using the default",
-			       path, lineno, key, val, k->expect);
+			cr_err("%s:%u: %s '%s' is not valid (expected %s)%s",
+			       path, lineno, key, val, k->expect,
+			       c->refuse ? "" : "; using the default");
 			return -1;
 		}
 		return 0;
 	}
 	if (!strncmp(key, "croute_", 7)) {
-		cr_err("%s:%u: unknown key %s (value '%s') ignored", path,
-		       lineno, key, val);
+		cr_err("%s:%u: unknown key %s (value '%s')%s", path, lineno,
+		       key, val, c->refuse ? "" : " ignored");
 		return -1;
 	}
 	return 0;

@@ -22,6 +22,7 @@ void cr_osm_conf_init(struct cr_osm_conf *c)
 	c->lash_start_vl = -1;
 	c->qos = -1;
 	cr_conf_defaults(&c->cr);
+	c->cr.refuse = true; /* cr_osm_conf_parse stops at a bad line */
 }
 
 void cr_osm_conf_release(struct cr_osm_conf *c)
