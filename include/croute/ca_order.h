@@ -10,14 +10,9 @@
 #include <stdio.h>
 
 #include <croute/hosts.h>
+#include <croute/topo.h>
 
 #define CR_CA_ORDER_DUMP "croute-ftree-ca-order.dump"
-
-/*
- * A node description in double quotes, '"' and '\' escaped by a
- * backslash: the way croute's dump files quote descriptions.
- */
-void cr_dump_put_desc(FILE *fp, const char *desc);
 
 /*
  * Writes r's CA order (r->ca_order) routed by engine; LIDs that name no

@@ -24,6 +24,19 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format);
 /* Writes f in ibnetdiscover format, with LIDs when f has them. */
 int cr_topo_write(FILE *out, const struct cr_fabric *f);
 
+/*
+ * How a node description is written in double quotes. Both keep it on
+ * one line (control characters become spaces). CR_DESC_ESCAPE, croute's
+ * dump files: '"' and '\' escaped by a backslash. CR_DESC_BLANK,
+ * topology files, read by tools that know no escapes: '"' becomes a
+ * space, so that it cannot end the description early.
+ */
+enum cr_desc_style {
+	CR_DESC_ESCAPE,
+	CR_DESC_BLANK,
+};
+void cr_put_desc(FILE *fp, const char *desc, enum cr_desc_style style);
+
 /* Sets LIDs from OpenSM's guid2lid file ("0xGUID base top" lines). */
 int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f);
 

@@ -83,7 +83,7 @@ static int write_roots(FILE *fp, const struct dump *d)
 
 		fprintf(fp, "0x%016" PRIx64 " 0x%04x ", n->guid,
 			n->ports[0].lid);
-		cr_dump_put_desc(fp, n->desc);
+		cr_put_desc(fp, n->desc, CR_DESC_ESCAPE);
 		fputc('\n', fp);
 	}
 	return 0;

@@ -357,6 +357,29 @@ static void test_write_read(void **state)
 	cr_fabric_free(f);
 }
 
+/* The one description quoting, in both styles; a tab or newline keeps the
+ * line whole in either. */
+static void test_put_desc(void **state)
+{
+	static const char *const want[] = {
+		[CR_DESC_ESCAPE] = "\"a \\\"q\\\" b\\\\c d e\"",
+		[CR_DESC_BLANK] = "\"a  q  b\\c d e\"",
+	};
+
+	(void)state;
+	for (int style = CR_DESC_ESCAPE; style <= CR_DESC_BLANK; style++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		assert_non_null(out);
+		cr_put_desc(out, "a \"q\" b\\c\td\ne", style);
+		fclose(out);
+		assert_string_equal(buf, want[style]);
+		free(buf);
+	}
+}
+
 static char tmpdir[64];
 
 static int make_tmpdir(void **state)
@@ -790,6 +813,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_lids, setup),
 		cmocka_unit_test_setup(test_read_errors, setup),
 		cmocka_unit_test_setup(test_write_read, setup),
+		cmocka_unit_test_setup(test_put_desc, setup),
 		cmocka_unit_test_setup(test_guid2lid, setup),
 		cmocka_unit_test_setup(test_lft_dump, setup),
 		cmocka_unit_test_setup(test_lft_ibroute, setup),

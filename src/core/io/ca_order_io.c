@@ -19,17 +19,6 @@
 #include <croute/log.h>
 #include <croute/topo.h>
 
-void cr_dump_put_desc(FILE *fp, const char *desc)
-{
-	fputc('"', fp);
-	for (const char *s = desc; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
 		       const struct cr_routing *r, const char *engine)
 {
@@ -47,7 +36,7 @@ void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
 		p = f->lid_port[lid];
 		fprintf(fp, "%" PRIu32 " 0x%04x 0x%016" PRIx64 " %u ", i, lid,
 			n->ports[p].guid, p);
-		cr_dump_put_desc(fp, n->desc);
+		cr_put_desc(fp, n->desc, CR_DESC_ESCAPE);
 		fputc('\n', fp);
 	}
 }

@@ -26,13 +26,19 @@ static char type_letter(enum cr_node_type t)
 	return t == CR_NODE_SWITCH ? 'S' : t == CR_NODE_ROUTER ? 'R' : 'H';
 }
 
-/* Quotes would end the description early for every reader. */
-static void put_desc(FILE *out, const char *desc)
+void cr_put_desc(FILE *fp, const char *desc, enum cr_desc_style style)
 {
-	fputc('"', out);
-	for (const unsigned char *s = (const unsigned char *)desc; *s; s++)
-		fputc(*s == '"' || *s < ' ' ? ' ' : *s, out);
-	fputc('"', out);
+	fputc('"', fp);
+	for (const unsigned char *s = (const unsigned char *)desc; *s; s++) {
+		if (*s < ' ' || (*s == '"' && style == CR_DESC_BLANK)) {
+			fputc(' ', fp);
+			continue;
+		}
+		if (style == CR_DESC_ESCAPE && (*s == '"' || *s == '\\'))
+			fputc('\\', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
 }
 
 static void put_id(FILE *out, const struct cr_node *n)
@@ -63,7 +69,7 @@ static void write_switch(FILE *out, const struct cr_fabric *f,
 	fprintf(out, "Switch\t%u ", n->num_ports);
 	put_id(out, n);
 	fputs("\t\t# ", out);
-	put_desc(out, n->desc);
+	cr_put_desc(out, n->desc, CR_DESC_BLANK);
 	fprintf(out, " base port 0 lid %u lmc %u\n", n->ports[0].lid,
 		n->ports[0].lmc);
 	for (unsigned p = 1; p <= n->num_ports; p++) {
@@ -80,7 +86,7 @@ static void write_switch(FILE *out, const struct cr_fabric *f,
 			fprintf(out, "(%" PRIx64 ") ",
 				r->ports[x->remote_port].guid);
 		fputs("\t\t# ", out);
-		put_desc(out, r->desc);
+		cr_put_desc(out, r->desc, CR_DESC_BLANK);
 		fprintf(out, " lid %u", remote_lid(f, x));
 		put_rate(out, x);
 		fputc('\n', out);
@@ -97,7 +103,7 @@ static void write_ca(FILE *out, const struct cr_fabric *f,
 	fprintf(out, "%s\t%u ", router ? "Rt" : "Ca", n->num_ports);
 	put_id(out, n);
 	fputs("\t\t# ", out);
-	put_desc(out, n->desc);
+	cr_put_desc(out, n->desc, CR_DESC_BLANK);
 	fputc('\n', out);
 	for (unsigned p = 1; p <= n->num_ports; p++) {
 		const struct cr_port *x = &n->ports[p];
@@ -113,7 +119,7 @@ static void write_ca(FILE *out, const struct cr_fabric *f,
 			fprintf(out, " (%" PRIx64 ") ",
 				r->ports[x->remote_port].guid);
 		fprintf(out, "\t\t# lid %u lmc %u ", x->lid, x->lmc);
-		put_desc(out, r->desc);
+		cr_put_desc(out, r->desc, CR_DESC_BLANK);
 		fprintf(out, " lid %u", remote_lid(f, x));
 		put_rate(out, x);
 		fputc('\n', out);
