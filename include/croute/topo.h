@@ -84,8 +84,10 @@ void cr_file_set_gz(const struct cr_gz_ops *ops);
 bool cr_file_is_gz_path(const char *path);
 
 /*
- * fopen(path.tmp) ... cr_file_commit renames it into place. With gzip
- * support registered, a path ending in ".gz" is written compressed.
+ * fopen(path.tmp) ... cr_file_commit renames it into place; a path that
+ * exists and is no regular file (/dev/null, a FIFO) is written in place
+ * (*tmp_path is then ""). With gzip support registered, a path ending in
+ * ".gz" is written compressed.
  */
 FILE *cr_file_create(const char *path, char **tmp_path);
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path);

@@ -231,5 +231,24 @@ expect 2 "bad2.conf:1: croute_balance 'sideways' is not valid" \
 	-F "$tmp/bad2.conf"
 grep -q "default" "$tmp/out" && fail "-F bad value: the message says default"
 
+# An output path that is no regular file (a FIFO here, /dev/null in use)
+# is written in place: renaming a temporary file over it would replace
+# the device with a regular file.
+mkfifo "$tmp/fifo" || exit 1
+timeout 60 cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+timeout 60 "$croute" route -t "$tmp/k.topo" -e minhop -o "$tmp/fifo" \
+	>"$tmp/out" 2>&1 || fail "route -o FIFO exits non-zero"
+if [ -p "$tmp/fifo" ]; then
+	wait "$reader"
+else
+	fail "route -o FIFO replaced the FIFO with a file"
+	kill "$reader" 2>/dev/null
+	wait "$reader"
+fi
+grep -q "lids dumped" "$tmp/fifo.out" ||
+	fail "route -o FIFO: the LFTs did not go through the FIFO"
+ls "$tmp" | grep -q 'fifo\.tmp' && fail "route -o FIFO left a temporary file"
+
 [ $failed = 0 ] && echo "PASS: hostile inputs"
 exit $failed

@@ -3,8 +3,11 @@
  * Output files appear whole or not at all: everything is written under a
  * temporary name beside the target and renamed over it at the end, so a
  * reader (OpenSM, a test, a second croute) never sees half a file and a
- * failure leaves the old file in place. Input files are opened through
- * cr_file_open_read(), which refuses directories.
+ * failure leaves the old file in place. A path that exists and is no
+ * regular file (/dev/null, a FIFO, a terminal) is written in place: a
+ * rename would replace the device with a regular file (as root, /dev/null
+ * for everyone) and fill memory with a temporary copy beside it. Input
+ * files are opened through cr_file_open_read(), which refuses directories.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,7 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 	static unsigned serial;
 	size_t len = strlen(path) + 64;
 	char *tmp = malloc(len);
+	struct stat st;
 	FILE *fp;
 	int fd = -1;
 
@@ -83,6 +87,19 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 	if (!tmp) {
 		cr_err("%s: out of memory", path);
 		return NULL;
+	}
+	/* "" as the temporary name: written in place, nothing to rename. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	    !cr_file_is_gz_path(path)) {
+		fp = fopen(path, "w");
+		if (!fp) {
+			cr_err("%s: cannot write: %s", path, strerror(errno));
+			free(tmp);
+			return NULL;
+		}
+		tmp[0] = '\0';
+		*tmp_path = tmp;
+		return fp;
 	}
 	/* The pid and a counter keep concurrent writers of one path apart. */
 	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
@@ -126,11 +143,12 @@ int cr_file_commit(FILE *fp, char *tmp_path, const char *path)
 		err = errno ? errno : EIO;
 	if (fclose(fp) && !err)
 		err = errno ? errno : EIO;
-	if (!err && rename(tmp_path, path))
+	if (!err && *tmp_path && rename(tmp_path, path))
 		err = errno;
 	if (err) {
 		cr_err("%s: cannot write: %s", path, strerror(err));
-		unlink(tmp_path);
+		if (*tmp_path)
+			unlink(tmp_path);
 	}
 	free(tmp_path);
 	return err ? -1 : 0;
@@ -141,7 +159,8 @@ void cr_file_abort(FILE *fp, char *tmp_path)
 	if (fp)
 		fclose(fp);
 	if (tmp_path) {
-		unlink(tmp_path);
+		if (*tmp_path)
+			unlink(tmp_path);
 		free(tmp_path);
 	}
 }
