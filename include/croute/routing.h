@@ -61,6 +61,13 @@ struct cr_routing {
 	uint8_t **sl; /* per switch node: SL of (switch, dst LID) */
 	uint8_t num_layers;
 	uint8_t sl2vl[16];
+	/*
+	 * Where the paths from one switch's ports (its own and its CAs') to
+	 * a LID use several SLs, as read from a fabric (dfsssp picks an SL
+	 * per source port, spread over spare VLs): per switch node, bit i
+	 * set when SL i is one of them, sl holding one. NULL: sl alone.
+	 */
+	uint16_t **sl_set;
 
 	/* Engine by-products the plugin and the command dump. */
 	uint32_t *roots; /* updn: root switch nodes */
@@ -82,6 +89,13 @@ struct cr_routing *cr_routing_copy(const struct cr_routing *src);
 void cr_routing_clear(struct cr_routing *r);
 /* Allocates r->sl (all 0) for every switch. */
 int cr_routing_alloc_sl(const struct cr_fabric *f, struct cr_routing *r);
+/* Allocates r->sl_set (all empty) for every switch. */
+int cr_routing_alloc_sl_set(const struct cr_fabric *f, struct cr_routing *r);
+/*
+ * The SLs (bit i: SL i) of the paths from switch node sw to lid: r->sl_set
+ * where given, else r->sl's, else SL 0.
+ */
+uint16_t cr_routing_sls(const struct cr_routing *r, uint32_t sw, uint16_t lid);
 
 /*
  * Hop count of the routed path from switch sw to lid, following the LFTs:

@@ -58,7 +58,15 @@ enum {
 	CLI_KEY_OPTIMIZE_EXTRA_HOPS,
 	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
 	CLI_KEY_THREADS,
+	CLI_KEY_LIVE_SL,
 	CLI_KEY_CMD = 512,
+};
+
+/* --live-sl: when --live asks the SA for path SLs (live_sl.c). */
+enum cli_live_sl {
+	CLI_LIVE_SL_AUTO, /* check, compare: when a path from here is not SL 0 */
+	CLI_LIVE_SL_ALL, /* every source and destination LID */
+	CLI_LIVE_SL_NONE,
 };
 
 struct cli_opt {
@@ -146,6 +154,9 @@ struct cli_setup {
 	bool live; /* --live: discover, read the switches' LFTs */
 	const char *live_ca; /* -C */
 	int live_port; /* -P, 0: the first active */
+	enum cli_live_sl live_sl; /* --live-sl */
+	bool live_sl_given;
+	bool live_layers; /* the command judges credit loops: SLs matter */
 	struct cr_routing *live_routing; /* installed, until taken */
 	char live_name[96];
 	char *dump_topo, *dump_lfts, *dump_sl; /* its files, when found */

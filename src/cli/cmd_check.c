@@ -102,9 +102,12 @@ static bool report(const struct check_ctx *c, const struct cr_check_report *r,
 		printf("credit loops:       %" PRIu64 " virtual lane%s with a"
 		       " cycle%s\n",
 		       r->credit_loops, r->credit_loops == 1 ? "" : "s",
-		       one_vl ? " (one VL assumed: no path SLs given; a"
-				" layered routing needs --sl and --sl2vl)"
-			      : "");
+		       !one_vl ? ""
+		       : c->setup.live
+			       ? " (one VL assumed: no path SLs read; --live-sl"
+				 " all asks the SA)"
+			       : " (one VL assumed: no path SLs given; a"
+				 " layered routing needs --sl and --sl2vl)");
 	else
 		printf("credit loops:       not checked\n");
 	printf("hops:               max %u, average %.2f\n", r->max_hops,
@@ -165,6 +168,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	FILE *problems = NULL;
 
 	cli_setup_init(&c.setup, cmd);
+	c.setup.live_layers = true; /* credit loops per VL */
 	ret = cli_parse_options(cmd, argc, argv, check_opt, &c);
 	if (ret != CLI_GO)
 		goto out;

@@ -383,6 +383,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
+	c.setup.live_layers = true; /* its credit-loop column */
 	est_setup_init(&c.est, cmd);
 	ret = cli_parse_options(cmd, argc, argv, compare_opt, &c);
 	if (ret != CLI_GO)

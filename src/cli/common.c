@@ -51,6 +51,8 @@ const struct cli_opt cli_live_opts[] = {
 	{"Ca", 'C', "CA", "--live through this CA (default: the first)"},
 	{"Port", 'P', "PORT",
 	 "--live through this port (default: first active)"},
+	{"live-sl", CLI_KEY_LIVE_SL, "WHEN",
+	 "--live path SLs from the SA: auto, all or none (check, compare)"},
 	CLI_OPT_END,
 };
 
@@ -420,6 +422,21 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		if (cli_uint(s->cmd, "--Port", arg, 254, &v))
 			return -1;
 		s->live_port = (int)v;
+		return 0;
+	case CLI_KEY_LIVE_SL:
+		if (!strcmp(arg, "auto"))
+			s->live_sl = CLI_LIVE_SL_AUTO;
+		else if (!strcmp(arg, "all"))
+			s->live_sl = CLI_LIVE_SL_ALL;
+		else if (!strcmp(arg, "none"))
+			s->live_sl = CLI_LIVE_SL_NONE;
+		else {
+			cli_usage_error(
+				s->cmd,
+				"--live-sl: auto, all or none, not '%s'", arg);
+			return -1;
+		}
+		s->live_sl_given = true;
 		return 0;
 	case CLI_KEY_LMC:
 		if (cli_uint(s->cmd, "--lmc", arg, CR_MAX_LMC, &v))

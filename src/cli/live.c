@@ -8,7 +8,8 @@
  * never links these libraries.
  *
  * Cost: one SwitchInfo-cached discovery (libibnetdisc's MADs), then
- * ceil((LinearFDBTop + 1) / 64) SMPs per switch.
+ * ceil((LinearFDBTop + 1) / 64) SMPs per switch; the layers (path SLs and
+ * SL2VL tables, live_sl.c) cost more and are read only where they count.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -31,6 +32,8 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+
+#include "live.h"
 
 #define CAP_EXT_SPEEDS (1u << 14) /* PortInfo:CapabilityMask */
 
@@ -238,7 +241,7 @@ static int read_lfts(struct ibmad_port *mad, ibnd_fabric_t *fab,
 
 struct cr_fabric *cli_live_load(struct cli_setup *s)
 {
-	int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+	int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
 	struct ibnd_config cfg = {0};
 	struct ibmad_port *mad;
 	ibnd_fabric_t *fab;
@@ -264,7 +267,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s)
 		umad_release_ca(&uca);
 	}
 	errno = 0;
-	mad = mad_rpc_open_port(ca, s->live_port, classes, 2);
+	mad = mad_rpc_open_port(ca, s->live_port, classes, 3);
 	if (!mad) {
 		cr_err("live: cannot open CA %s port %d%s%s: %s",
 		       ca ? ca : "(first)", s->live_port,
@@ -297,7 +300,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s)
 	}
 	f = build(fab);
 	if (f) {
-		mad = mad_rpc_open_port(ca, s->live_port, classes, 2);
+		mad = mad_rpc_open_port(ca, s->live_port, classes, 3);
 		if (!mad) {
 			cr_err("live: cannot reopen CA %s port %d",
 			       ca ? ca : "(first)", s->live_port);
@@ -319,8 +322,13 @@ struct cr_fabric *cli_live_load(struct cli_setup *s)
 	}
 	if (f) {
 		s->live_routing = cr_routing_new(f);
+		enum cli_live_sl sl = s->live_layers || s->live_sl_given
+					      ? s->live_sl
+					      : CLI_LIVE_SL_NONE;
+
 		if (!s->live_routing ||
-		    read_lfts(mad, fab, f, s->live_routing)) {
+		    read_lfts(mad, fab, f, s->live_routing) ||
+		    cli_live_read_sls(mad, fab, f, s->live_routing, sl)) {
 			cr_routing_free(s->live_routing);
 			s->live_routing = NULL;
 			cr_fabric_free(f);

@@ -114,6 +114,31 @@ static void test_layers_break_loops(void **state)
 	r->sl2vl[1] = 0;
 	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
 	assert_int_equal(rep.credit_loops, 1);
+	/*
+	 * SL sets (paths of one switch's ports on several SLs): the dateline
+	 * layering as sets is clean; one crossing path of one switch also
+	 * on SL 0 closes the loop again.
+	 */
+	r->sl2vl[1] = 1;
+	assert_int_equal(cr_routing_alloc_sl_set(f, r), 0);
+	for (uint32_t s = 0; s < 5; s++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			r->sl_set[s][lid] = (uint16_t)(1u << r->sl[s][lid]);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.credit_loops, 0);
+	for (uint32_t s = 0; s < 5; s++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			if (r->sl[s][lid]) {
+				r->sl_set[s][lid] |= 1;
+				break;
+			}
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.credit_loops, 1);
+	for (uint32_t s = 0; s < 5; s++)
+		free(r->sl_set[s]);
+	free(r->sl_set);
+	r->sl_set = NULL;
+	r->sl2vl[1] = 0;
 	/* One path moved to another VL leaves the loop on the first. */
 	for (uint32_t s = 0; s < 5; s++)
 		for (uint32_t lid = 1; lid <= f->max_lid; lid++)

@@ -246,6 +246,10 @@ static void test_copy_every_field(void **state)
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		memset(r->sl[f->switches[s]], 1 + s % 3, row);
 	r->num_layers = 3;
+	assert_int_equal(cr_routing_alloc_sl_set(f, r), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (size_t lid = 0; lid < row; lid++)
+			r->sl_set[f->switches[s]][lid] = (uint16_t)(s + lid);
 	for (unsigned i = 0; i < 16; i++)
 		r->sl2vl[i] = (uint8_t)(15 - i);
 	r->num_roots = 2;
@@ -271,12 +275,20 @@ static void test_copy_every_field(void **state)
 			assert_ptr_not_equal(r->sl[n], c->sl[n]);
 			assert_memory_equal(r->sl[n], c->sl[n], row);
 		}
+		assert_true(!r->sl_set[n] == !c->sl_set[n]);
+		if (r->sl_set[n]) {
+			assert_ptr_not_equal(r->sl_set[n], c->sl_set[n]);
+			assert_memory_equal(r->sl_set[n], c->sl_set[n],
+					    row * sizeof(*r->sl_set[n]));
+		}
 	}
 	assert_memory_equal(r->roots, c->roots, 2 * sizeof(*r->roots));
 	assert_memory_equal(r->ca_order, c->ca_order, 3 * sizeof(*r->ca_order));
 	assert_string_equal(r->auto_table, c->auto_table);
 	ra = *r;
 	rb = *c;
+	assert_true(ra.sl_set != rb.sl_set);
+	ra.sl_set = rb.sl_set = NULL;
 	assert_true(ra.lft != rb.lft && ra.sl != rb.sl &&
 		    ra.roots != rb.roots && ra.ca_order != rb.ca_order &&
 		    ra.auto_table != rb.auto_table);

@@ -197,7 +197,7 @@ static void sl_masks(const struct cr_fabric *f, const struct cr_routing *r,
 	for (uint32_t s = 0; s < ns; s++) {
 		uint32_t sw = f->switches[s];
 
-		mask[s] = r->sl && r->sl[sw] ? 1u << (r->sl[sw][lid] & 15) : 1;
+		mask[s] = cr_routing_sls(r, sw, lid);
 		bucket[hops[s * row + lid]]++;
 	}
 	/* Counting sort by decreasing hop count; 255 (no path) first. */
@@ -270,8 +270,13 @@ static int check_credit_loops(const struct cr_fabric *f,
 			vls_used |= 1;
 			continue;
 		}
-		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
-			vls_used |= 1u << (r->sl2vl[r->sl[sw][lid] & 15] & 15);
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint16_t sls = cr_routing_sls(r, sw, (uint16_t)lid);
+
+			for (unsigned sl = 0; sl < 16; sl++)
+				if (sls & (1u << sl))
+					vls_used |= 1u << (r->sl2vl[sl] & 15);
+		}
 	}
 	for (unsigned vl = 0; vl < 16; vl++) {
 		uint64_t cycles;

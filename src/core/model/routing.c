@@ -48,6 +48,12 @@ static void routing_drop_extras(struct cr_routing *r)
 		free(r->sl);
 		r->sl = NULL;
 	}
+	if (r->sl_set) {
+		for (uint32_t i = 0; i < r->num_nodes; i++)
+			free(r->sl_set[i]);
+		free(r->sl_set);
+		r->sl_set = NULL;
+	}
 	r->num_layers = 0;
 	memset(r->sl2vl, 0, sizeof(r->sl2vl));
 	free(r->roots);
@@ -96,6 +102,34 @@ int cr_routing_alloc_sl(const struct cr_fabric *f, struct cr_routing *r)
 oom:
 	cr_err("out of memory allocating path SLs");
 	return -1;
+}
+
+int cr_routing_alloc_sl_set(const struct cr_fabric *f, struct cr_routing *r)
+{
+	r->sl_set = calloc(r->num_nodes ? r->num_nodes : 1, sizeof(*r->sl_set));
+	if (!r->sl_set)
+		goto oom;
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t n = f->switches[i];
+
+		r->sl_set[n] =
+			calloc((size_t)r->max_lid + 1, sizeof(**r->sl_set));
+		if (!r->sl_set[n])
+			goto oom;
+	}
+	return 0;
+oom:
+	cr_err("out of memory allocating path SL sets");
+	return -1;
+}
+
+uint16_t cr_routing_sls(const struct cr_routing *r, uint32_t sw, uint16_t lid)
+{
+	if (r->sl_set && r->sl_set[sw])
+		return r->sl_set[sw][lid];
+	if (r->sl && r->sl[sw])
+		return (uint16_t)(1u << (r->sl[sw][lid] & 15));
+	return 1;
 }
 
 /*
@@ -379,7 +413,7 @@ int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
 
 /* See cr_fabric_copy: a new field stops the build here. */
 #if UINTPTR_MAX == 0xffffffffffffffffu /* the sizes of LP64 */
-_Static_assert(sizeof(struct cr_routing) == 88,
+_Static_assert(sizeof(struct cr_routing) == 96,
 	       "struct cr_routing changed: update cr_routing_copy");
 #endif
 
@@ -402,6 +436,7 @@ struct cr_routing *cr_routing_copy(const struct cr_routing *src)
 	*r = *src;
 	r->lft = NULL;
 	r->sl = NULL;
+	r->sl_set = NULL;
 	r->roots = NULL;
 	r->ca_order = NULL;
 	r->auto_table = NULL;
@@ -419,6 +454,18 @@ struct cr_routing *cr_routing_copy(const struct cr_routing *src)
 		for (uint32_t n = 0; n < src->num_nodes; n++)
 			if (src->sl[n] &&
 			    !(r->sl[n] = dup_mem(src->sl[n], row)))
+				goto oom;
+	}
+	if (src->sl_set) {
+		r->sl_set = calloc(src->num_nodes ? src->num_nodes : 1,
+				   sizeof(*r->sl_set));
+		if (!r->sl_set)
+			goto oom;
+		for (uint32_t n = 0; n < src->num_nodes; n++)
+			if (src->sl_set[n] &&
+			    !(r->sl_set[n] =
+				      dup_mem(src->sl_set[n],
+					      row * sizeof(**src->sl_set))))
 				goto oom;
 	}
 	if (src->roots &&
