@@ -62,6 +62,13 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 		       const struct cr_objective *obj,
 		       const struct cr_hosts *hosts, double *score);
 
+/*
+ * Term i's pattern as cr_objective_score() runs it on these hosts (shift
+ * sampled on large fabrics): for tools that score it their own way.
+ */
+void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
+			  const struct cr_hosts *hosts, struct cr_pattern *p);
+
 /* -1, 0, 1: a worse, tied with, better than b (lexicographic). */
 int cr_objective_cmp(const double *a, const double *b, unsigned n);
 /* The same, with each term's tolerance. */

@@ -14,8 +14,8 @@
 #include <croute/auto.h>
 
 #define CR_OPT_BUDGET_DEFAULT 5.0
-/* Estimates at most (a bound that does not depend on the machine). */
-#define CR_OPT_MAX_EVALS 400
+/* Moves tried at most (the limit that does not depend on the machine). */
+#define CR_OPT_MAX_EVALS 1000000
 
 struct cr_opt_params {
 	double budget; /* seconds; <= 0: CR_OPT_BUDGET_DEFAULT */

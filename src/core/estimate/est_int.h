@@ -49,4 +49,12 @@ struct cr_est {
 	struct cr_maxmin *mm;
 };
 
+/*
+ * One flow's walk through the LFTs, as cr_est_phase() does it: its links
+ * appended to path[*used..] (room for num_switches + 2), its detail in
+ * out. The destination node, or CR_NO_NODE when it does not arrive.
+ */
+uint32_t cr_est_walk(struct cr_est *e, const struct cr_flow *fl,
+		     struct cr_flow_est *out, uint32_t *path, size_t *used);
+
 #endif

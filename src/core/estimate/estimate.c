@@ -223,12 +223,13 @@ static int reserve_path(struct cr_est *e, size_t need)
 /* ---- one phase -------------------------------------------------------- */
 
 /*
- * Appends flow fl's directed links to e->path from *used; fills its
- * status, hops, bottleneck and injection rate. Returns the destination
- * node when the flow arrives, CR_NO_NODE otherwise (its links dropped).
+ * Appends flow fl's directed links to path from *used (room for
+ * num_switches + 2 more); fills its status, hops, bottleneck and injection
+ * rate. Returns the destination node when the flow arrives, CR_NO_NODE
+ * otherwise (its links dropped).
  */
-static uint32_t walk(struct cr_est *e, const struct cr_flow *fl,
-		     struct cr_flow_est *out, size_t *used)
+uint32_t cr_est_walk(struct cr_est *e, const struct cr_flow *fl,
+		     struct cr_flow_est *out, uint32_t *path, size_t *used)
 {
 	const struct cr_fabric *f = e->f;
 	const struct cr_routing *r = e->r;
@@ -255,7 +256,7 @@ static uint32_t walk(struct cr_est *e, const struct cr_flow *fl,
 	/* a simple path visits each switch once at most */
 	for (uint32_t hops = 0; hops <= f->num_switches + 1; hops++) {
 		link = e->base[n] + p;
-		e->path[at++] = link;
+		path[at++] = link;
 		if (e->cap[link] < b)
 			b = e->cap[link];
 		next = e->far[link];
@@ -421,7 +422,7 @@ long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 		if (reserve_path(e, used + e->f->num_switches + 3))
 			goto oom;
 		e->start[i] = (uint32_t)used;
-		d = walk(e, &flows[i], &e->fe[i], &used);
+		d = cr_est_walk(e, &flows[i], &e->fe[i], e->path, &used);
 		/* flows within one node are not network contention: SimGrid
 		 * leaves them out of the penalty counts too */
 		e->dst[i] = d == flows[i].src_node ? CR_NO_NODE : d;

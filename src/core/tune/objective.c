@@ -96,6 +96,28 @@ fail:
 	return -1;
 }
 
+void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
+			  const struct cr_hosts *hosts, struct cr_pattern *p)
+{
+	*p = obj->terms[i].pat;
+	/*
+	 * N - 1 shifts of N hosts cost N^2 flows: sample, as the report
+	 * does, or within max_flows. The sample depends on the host count
+	 * only, so every candidate gets the same.
+	 */
+	if (p->kind == CR_PAT_SHIFT && !p->count && hosts && hosts->count > 1) {
+		uint64_t n = hosts->count;
+
+		if (obj->max_flows && n * (n - 1) > obj->max_flows) {
+			p->count = (uint32_t)(obj->max_flows / n);
+			if (p->count < 16)
+				p->count = 16;
+		} else if (!obj->max_flows && n > CR_EST_LARGE_HOSTS) {
+			p->count = CR_EST_LARGE_PHASES;
+		}
+	}
+}
+
 int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 		       const struct cr_objective *obj,
 		       const struct cr_hosts *hosts, double *score)
@@ -109,26 +131,10 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 	if (!est)
 		return -1;
 	for (unsigned i = 0; i < obj->num_terms; i++) {
-		struct cr_pattern p = obj->terms[i].pat;
+		struct cr_pattern p;
 		struct cr_est_result *res;
 
-		/*
-		 * N - 1 shifts of N hosts cost N^2 flows: sample, as the
-		 * report does, or within max_flows. The sample depends on
-		 * the host count only, so every candidate gets the same.
-		 */
-		if (p.kind == CR_PAT_SHIFT && !p.count && hosts &&
-		    hosts->count > 1) {
-			uint64_t n = hosts->count;
-
-			if (obj->max_flows && n * (n - 1) > obj->max_flows) {
-				p.count = (uint32_t)(obj->max_flows / n);
-				if (p.count < 16)
-					p.count = 16;
-			} else if (!obj->max_flows && n > CR_EST_LARGE_HOSTS) {
-				p.count = CR_EST_LARGE_PHASES;
-			}
-		}
+		cr_objective_pattern(obj, i, hosts, &p);
 		res = cr_est_run(est, &p, hosts);
 		if (!res)
 			goto out;

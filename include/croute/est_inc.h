@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The contention estimate kept up to date under small LFT changes, for
+ * the improvement pass: every phase of a few patterns is held with its
+ * flows' paths and rates, and a change of one (switch, LID) entry is
+ * scored by re-walking only the flows to that LID that crossed the
+ * switch, and re-solving only their phases. The figures are the ones
+ * cr_est_run() gives for the same routing, to the last bit.
+ *
+ * Directed links are numbered as in struct cr_est_result: the link
+ * leaving port p of node n is p plus the sum of (num_ports + 1) over the
+ * nodes before n.
+ */
+#ifndef CROUTE_EST_INC_H
+#define CROUTE_EST_INC_H
+
+#include <croute/estimate.h>
+
+struct cr_est_inc;
+
+/*
+ * Estimates every phase of pats[0..n) on f routed by r; r's LFTs are read
+ * again on each cr_est_inc_try(). NULL (logged) on error; NULL with
+ * *too_big set when the phases would hold more than max_entries path
+ * entries (not logged: the caller says what it skips).
+ */
+struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
+				  const struct cr_routing *r,
+				  const struct cr_pattern *pats, unsigned n,
+				  const struct cr_hosts *hosts,
+				  uint64_t max_entries, bool *too_big);
+void cr_est_inc_free(struct cr_est_inc *x);
+
+/* Pattern i's average and minimum fraction of injection, as reported. */
+double cr_est_inc_avg(const struct cr_est_inc *x, unsigned i);
+double cr_est_inc_min(const struct cr_est_inc *x, unsigned i);
+
+/*
+ * After the caller changed r's entry for lid at switch node sw, whose
+ * old port was old_port: the flows to lid that left sw by old_port are
+ * walked again and their phases solved again; avg[] and min[] (one per
+ * pattern) receive the figures the change gives. Nothing is kept until
+ * cr_est_inc_commit(). Returns the number of flows that changed path, -2
+ * when one of them no longer arrives (or arrives where it did not), -1
+ * (logged) out of memory.
+ */
+long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
+		    uint16_t lid, double *avg, double *min);
+/* Keeps the last cr_est_inc_try(). 0, or -1 (logged) out of memory. */
+int cr_est_inc_commit(struct cr_est_inc *x);
+/* Commits so far; a phase changed by commit c has version c. */
+uint32_t cr_est_inc_commits(const struct cr_est_inc *x);
+/*
+ * The newest version among the phases holding a flow to lid that leaves
+ * sw by port: a try of (sw, lid) scores the same as at commit c when
+ * neither these phases nor any entry for lid changed since.
+ */
+uint32_t cr_est_inc_version(const struct cr_est_inc *x, uint32_t sw,
+			    unsigned port, uint16_t lid);
+/* Phase solves made so far: the work, independent of the machine. */
+uint64_t cr_est_inc_solves(const struct cr_est_inc *x);
+
+/*
+ * Where flows are held back: fn(arg, lid, links, n, b, frac) for every
+ * flow of pattern `pat` that arrives below its injection rate, links[0..n)
+ * its path (host link first), b the index in it of the link that limits
+ * it (saturated, the flow among its fastest; else its narrowest link).
+ */
+typedef void cr_est_inc_limit_fn(void *arg, uint16_t lid, const uint32_t *links,
+				 unsigned n, unsigned b, double frac);
+void cr_est_inc_limits(struct cr_est_inc *x, unsigned pat,
+		       cr_est_inc_limit_fn *fn, void *arg);
+
+#endif

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The estimate under small LFT changes (include/croute/est_inc.h).
+ *
+ * Every phase is run once by cr_est_phase(), and its flows' paths, bounds
+ * and rates are kept. The penalty model's degrees depend on who sends to
+ * whom, not on paths, so a flow's penalty stays; a new path changes only
+ * its bottleneck (hence its bound) and the links it loads. A change of
+ * the entry (sw, lid) moves exactly the flows to lid that left sw by the
+ * old port: they are walked again, and each phase holding one is solved
+ * again by the same max-min solver over the same flow order, so the
+ * figures are bit for bit those of a full cr_est_run(). A try keeps its
+ * phases' new paths and rates aside; commit copies them in.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/est_inc.h>
+#include <croute/log.h>
+#include "maxmin.h"
+
+#include "est_int.h"
+
+struct inc_phase {
+	uint32_t first; /* its first flow */
+	uint32_t n;
+	uint32_t *start; /* n + 1, into path */
+	uint32_t *path;
+	size_t path_cap;
+	double sum, min; /* of the fractions of injection */
+	uint32_t serial; /* the commit that last changed it */
+};
+
+/* A phase a try changes: its new paths and rates, aside. */
+struct inc_trial {
+	uint32_t ph;
+	size_t start_off; /* into tstart (n + 1 entries) */
+	size_t path_off; /* into tpath */
+	size_t rate_off; /* into trate */
+	double sum, min;
+};
+
+struct cr_est_inc {
+	const struct cr_fabric *f;
+	struct cr_est *e;
+	unsigned npat;
+	uint32_t *pat_first; /* pattern i: phases pat_first[i] .. [i + 1] */
+	uint64_t *pat_flows;
+
+	struct inc_phase *ph;
+	uint32_t nph;
+
+	/* per flow */
+	uint32_t nflows;
+	struct cr_flow *flow;
+	uint32_t *fphase;
+	double *inject, *penalty, *bound, *rate;
+	uint8_t *ok;
+	uint32_t *lid_first; /* flows to LID l: lid_flow[lid_first[l] ..] */
+	uint32_t *lid_flow;
+
+	/* the last try */
+	bool pending;
+	uint32_t *aff; /* changed flows, in order */
+	uint32_t naff;
+	size_t aff_alloc;
+	uint32_t *aff_start; /* naff + 1, into aff_path */
+	uint32_t *aff_path;
+	size_t aff_path_alloc;
+	double *aff_bound;
+	uint32_t *aff_stamp, aff_gen; /* per flow: changed in this try */
+	uint32_t *aff_idx; /* per flow: its index in aff */
+	struct inc_trial *tr;
+	uint32_t ntr;
+	size_t tr_alloc;
+	uint32_t *tstart, *tpath;
+	double *tbound, *trate;
+	size_t tstart_alloc, tpath_alloc, trate_alloc;
+	/* tbound: the largest phase's flows */
+	struct cr_maxmin *mm;
+	uint64_t solves;
+	uint32_t commits;
+
+	/* cr_est_inc_limits */
+	uint32_t *lstamp, lgen;
+	double *lload, *lmax;
+};
+
+void cr_est_inc_free(struct cr_est_inc *x)
+{
+	if (!x)
+		return;
+	for (uint32_t i = 0; x->ph && i < x->nph; i++) {
+		free(x->ph[i].start);
+		free(x->ph[i].path);
+	}
+	free(x->ph);
+	free(x->pat_first);
+	free(x->pat_flows);
+	free(x->flow);
+	free(x->fphase);
+	free(x->inject);
+	free(x->penalty);
+	free(x->bound);
+	free(x->rate);
+	free(x->ok);
+	free(x->lid_first);
+	free(x->lid_flow);
+	free(x->aff);
+	free(x->aff_start);
+	free(x->aff_path);
+	free(x->aff_bound);
+	free(x->aff_stamp);
+	free(x->aff_idx);
+	free(x->tr);
+	free(x->tstart);
+	free(x->tpath);
+	free(x->tbound);
+	free(x->trate);
+	free(x->lstamp);
+	free(x->lload);
+	free(x->lmax);
+	cr_maxmin_free(x->mm);
+	cr_est_free(x->e);
+	free(x);
+}
+
+static size_t grown(size_t alloc, size_t need)
+{
+	size_t n = alloc ? alloc : 64;
+
+	while (n < need)
+		n *= 2;
+	return n;
+}
+
+/* Grows array p (alloc elements) to hold need: 0, or -1 (p kept). */
+#define GROW(p, alloc, need)                                      \
+	({                                                        \
+		int r_ = 0;                                       \
+		if ((need) > (alloc)) {                           \
+			size_t n_ = grown(alloc, need);           \
+			void *q_ = realloc(p, n_ * sizeof(*(p))); \
+			if (q_) {                                 \
+				(p) = q_;                         \
+				(alloc) = n_;                     \
+			} else {                                  \
+				r_ = -1;                          \
+			}                                         \
+		}                                                 \
+		r_;                                               \
+	})
+
+/* Sum and minimum of a phase's fractions, in flow order as est_run.c. */
+static void phase_figures(const struct cr_est_inc *x, uint32_t first,
+			  uint32_t n, const double *rate, double *sum,
+			  double *min)
+{
+	double s = 0, m = n ? INFINITY : 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t fl = first + i;
+		double r = x->ok[fl] ? rate[i] : 0;
+		double frac = x->inject[fl] > 0 ? r / x->inject[fl] : 0;
+
+		s += frac;
+		if (frac < m)
+			m = frac;
+	}
+	*sum = s;
+	*min = m;
+}
+
+/* Appends phase `flows` (n) of pattern run as one held phase. */
+static int hold_phase(struct cr_est_inc *x, const struct cr_flow *flows,
+		      size_t n, size_t *flow_alloc)
+{
+	struct cr_est *e = x->e;
+	struct inc_phase *p = &x->ph[x->nph];
+	uint32_t first = x->nflows;
+	size_t entries;
+
+	if (cr_est_phase(e, flows, n, NULL) < 0)
+		return -1;
+	if (GROW(x->flow, *flow_alloc, first + n + 1))
+		return -1;
+#define GROWF(a)                                                      \
+	do {                                                          \
+		void *q = realloc(x->a, *flow_alloc * sizeof(*x->a)); \
+		if (!q)                                               \
+			return -1;                                    \
+		x->a = q;                                             \
+	} while (0)
+	GROWF(fphase);
+	GROWF(inject);
+	GROWF(penalty);
+	GROWF(bound);
+	GROWF(rate);
+	GROWF(ok);
+#undef GROWF
+	entries = e->start[n];
+	p->first = first;
+	p->n = (uint32_t)n;
+	p->start = malloc((n + 1) * sizeof(*p->start));
+	p->path_cap = entries ? entries : 1;
+	p->path = malloc(p->path_cap * sizeof(*p->path));
+	if (!p->start || !p->path)
+		return -1;
+	memcpy(p->start, e->start, (n + 1) * sizeof(*p->start));
+	memcpy(p->path, e->path, entries * sizeof(*p->path));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t fl = first + (uint32_t)i;
+
+		x->flow[fl] = flows[i];
+		x->fphase[fl] = x->nph;
+		x->inject[fl] = e->fe[i].inject;
+		x->penalty[fl] = e->fe[i].penalty;
+		x->ok[fl] = e->fe[i].status == CR_FLOW_OK;
+		x->bound[fl] = x->ok[fl] ? e->fe[i].bound : 0;
+		x->rate[fl] = x->ok[fl] ? e->fe[i].rate : 0;
+	}
+	x->nflows += (uint32_t)n;
+	phase_figures(x, first, (uint32_t)n, x->rate + first, &p->sum, &p->min);
+	x->nph++;
+	return 0;
+}
+
+static int index_lids(struct cr_est_inc *x)
+{
+	uint32_t nl = (uint32_t)x->f->max_lid + 1, *fill;
+
+	x->lid_first = calloc(nl + 1, sizeof(*x->lid_first));
+	x->lid_flow = malloc((x->nflows + 1) * sizeof(*x->lid_flow));
+	fill = malloc((nl + 1) * sizeof(*fill));
+	if (!x->lid_first || !x->lid_flow || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (uint32_t fl = 0; fl < x->nflows; fl++)
+		if (x->flow[fl].dst_lid < nl)
+			x->lid_first[x->flow[fl].dst_lid + 1]++;
+	for (uint32_t l = 1; l <= nl; l++)
+		x->lid_first[l] += x->lid_first[l - 1];
+	memcpy(fill, x->lid_first, (nl + 1) * sizeof(*fill));
+	for (uint32_t fl = 0; fl < x->nflows; fl++)
+		if (x->flow[fl].dst_lid < nl)
+			x->lid_flow[fill[x->flow[fl].dst_lid]++] = fl;
+	free(fill);
+	return 0;
+}
+
+struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
+				  const struct cr_routing *r,
+				  const struct cr_pattern *pats, unsigned n,
+				  const struct cr_hosts *hosts,
+				  uint64_t max_entries, bool *too_big)
+{
+	struct cr_est_inc *x = calloc(1, sizeof(*x));
+	struct cr_flow *flows = NULL;
+	size_t flow_alloc = 0, ph_alloc = 0, max_flows = 0;
+	uint64_t entries = 0;
+
+	*too_big = false;
+	if (!x)
+		goto oom;
+	x->f = f;
+	x->npat = n;
+	x->e = cr_est_new(f, r, NULL);
+	if (!x->e)
+		goto fail;
+	x->pat_first = calloc(n + 1, sizeof(*x->pat_first));
+	x->pat_flows = calloc(n + 1, sizeof(*x->pat_flows));
+	x->mm = cr_maxmin_new(x->e->num_links);
+	x->lstamp = calloc(x->e->num_links + 1, sizeof(*x->lstamp));
+	x->lload = malloc((x->e->num_links + 1) * sizeof(*x->lload));
+	x->lmax = malloc((x->e->num_links + 1) * sizeof(*x->lmax));
+	if (!x->pat_first || !x->pat_flows || !x->mm || !x->lstamp ||
+	    !x->lload || !x->lmax)
+		goto oom;
+	for (unsigned i = 0; i < n; i++) {
+		struct cr_phases *run = cr_phases_start(f, &pats[i], hosts);
+		uint32_t np;
+		size_t mf;
+
+		if (!run)
+			goto fail;
+		np = cr_phases_count(run);
+		mf = cr_phases_max_flows(run);
+		x->pat_first[i] = x->nph;
+		if (mf > max_flows) {
+			struct cr_flow *g =
+				realloc(flows, (mf + 1) * sizeof(*g));
+
+			if (!g) {
+				cr_phases_stop(run);
+				goto oom;
+			}
+			flows = g;
+			max_flows = mf;
+		}
+		if (GROW(x->ph, ph_alloc, x->nph + np + 1)) {
+			cr_phases_stop(run);
+			goto oom;
+		}
+		for (uint32_t k = 0; k < np; k++) {
+			uint32_t label;
+			size_t nf = cr_phases_get(run, k, flows, &label);
+
+			memset(&x->ph[x->nph], 0, sizeof(x->ph[0]));
+			if (x->nflows + (uint64_t)nf >= UINT32_MAX ||
+			    hold_phase(x, flows, nf, &flow_alloc)) {
+				x->nph++; /* freed with the rest */
+				cr_phases_stop(run);
+				goto oom;
+			}
+			x->pat_flows[i] += nf;
+			entries += x->ph[x->nph - 1].start[nf] + nf + 1;
+			if (max_entries && entries > max_entries) {
+				cr_phases_stop(run);
+				*too_big = true;
+				goto fail;
+			}
+		}
+		cr_phases_stop(run);
+	}
+	x->pat_first[n] = x->nph;
+	if (index_lids(x))
+		goto oom;
+	x->aff_stamp = calloc(x->nflows + 1, sizeof(*x->aff_stamp));
+	x->aff_idx = malloc((x->nflows + 1) * sizeof(*x->aff_idx));
+	x->tbound = malloc((max_flows + 1) * sizeof(*x->tbound));
+	if (!x->aff_stamp || !x->aff_idx || !x->tbound)
+		goto oom;
+	free(flows);
+	return x;
+oom:
+	cr_err("out of memory holding the phases of the estimate");
+fail:
+	free(flows);
+	cr_est_inc_free(x);
+	return NULL;
+}
+
+static double pat_avg(const struct cr_est_inc *x, unsigned i, const double *sum)
+{
+	double s = 0;
+
+	for (uint32_t p = x->pat_first[i]; p < x->pat_first[i + 1]; p++)
+		s += sum ? sum[p] : x->ph[p].sum;
+	return x->pat_flows[i] ? s / (double)x->pat_flows[i] : 0;
+}
+
+double cr_est_inc_avg(const struct cr_est_inc *x, unsigned i)
+{
+	return i < x->npat ? pat_avg(x, i, NULL) : 0;
+}
+
+double cr_est_inc_min(const struct cr_est_inc *x, unsigned i)
+{
+	double m = INFINITY;
+
+	if (i >= x->npat || !x->pat_flows[i])
+		return 0;
+	for (uint32_t p = x->pat_first[i]; p < x->pat_first[i + 1]; p++)
+		if (x->ph[p].min < m)
+			m = x->ph[p].min;
+	return m;
+}
+
+uint64_t cr_est_inc_solves(const struct cr_est_inc *x)
+{
+	return x->solves;
+}
+
+static bool path_has(const uint32_t *path, uint32_t a, uint32_t b,
+		     uint32_t link)
+{
+	for (uint32_t k = a; k < b; k++)
+		if (path[k] == link)
+			return true;
+	return false;
+}
+
+uint32_t cr_est_inc_commits(const struct cr_est_inc *x)
+{
+	return x->commits;
+}
+
+uint32_t cr_est_inc_version(const struct cr_est_inc *x, uint32_t sw,
+			    unsigned port, uint16_t lid)
+{
+	uint32_t link = x->e->base[sw] + port, v = 0;
+
+	if (lid > x->f->max_lid)
+		return 0;
+	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++) {
+		uint32_t fl = x->lid_flow[k];
+		const struct inc_phase *ph = &x->ph[x->fphase[fl]];
+		uint32_t i = fl - ph->first;
+
+		if (ph->serial > v &&
+		    path_has(ph->path, ph->start[i], ph->start[i + 1], link))
+			v = ph->serial;
+	}
+	return v;
+}
+
+/* Re-walks flow fl into aff; -2 when it no longer arrives. */
+static int rewalk(struct cr_est_inc *x, uint32_t fl)
+{
+	struct cr_flow_est fe;
+	size_t used;
+	uint32_t room = x->f->num_switches + 3;
+
+	if (x->naff + 2 > x->aff_alloc) {
+		size_t a = x->aff_alloc ? 2 * x->aff_alloc : 256;
+		uint32_t *g = realloc(x->aff, a * sizeof(*g));
+		uint32_t *h;
+		double *b;
+
+		if (!g)
+			return -1;
+		x->aff = g;
+		h = realloc(x->aff_start, a * sizeof(*h));
+		if (!h)
+			return -1;
+		x->aff_start = h;
+		b = realloc(x->aff_bound, a * sizeof(*b));
+		if (!b)
+			return -1;
+		x->aff_bound = b;
+		x->aff_alloc = a;
+	}
+	if (!x->naff)
+		x->aff_start[0] = 0;
+	used = x->aff_start[x->naff];
+	if (GROW(x->aff_path, x->aff_path_alloc, used + room))
+		return -1;
+	if (cr_est_walk(x->e, &x->flow[fl], &fe, x->aff_path, &used) ==
+		    CR_NO_NODE ||
+	    fe.status != CR_FLOW_OK)
+		return -2;
+	x->aff[x->naff] = fl;
+	x->aff_bound[x->naff] = fe.bottleneck / x->penalty[fl];
+	x->aff_stamp[fl] = x->aff_gen;
+	x->aff_idx[fl] = x->naff;
+	x->naff++;
+	x->aff_start[x->naff] = (uint32_t)used;
+	return 0;
+}
+
+/* Builds and solves phase p with the changed flows' new paths. */
+static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
+		       size_t *ro)
+{
+	const struct inc_phase *ph = &x->ph[p];
+	struct inc_trial *t;
+	size_t np = 0;
+	uint32_t *st, *pa;
+
+	if (GROW(x->tr, x->tr_alloc, x->ntr + 1) ||
+	    GROW(x->tstart, x->tstart_alloc, *so + ph->n + 1) ||
+	    GROW(x->tpath, x->tpath_alloc,
+		 *po + ph->start[ph->n] + x->aff_start[x->naff]) ||
+	    GROW(x->trate, x->trate_alloc, *ro + ph->n))
+		return -1;
+	st = x->tstart + *so;
+	pa = x->tpath + *po;
+	for (uint32_t i = 0; i < ph->n; i++) {
+		uint32_t fl = ph->first + i;
+
+		st[i] = (uint32_t)np;
+		if (x->aff_stamp[fl] == x->aff_gen) {
+			uint32_t a = x->aff_idx[fl];
+			uint32_t len = x->aff_start[a + 1] - x->aff_start[a];
+
+			memcpy(pa + np, x->aff_path + x->aff_start[a],
+			       len * sizeof(*pa));
+			np += len;
+			x->tbound[i] = x->aff_bound[a];
+		} else {
+			uint32_t len = ph->start[i + 1] - ph->start[i];
+
+			memcpy(pa + np, ph->path + ph->start[i],
+			       len * sizeof(*pa));
+			np += len;
+			x->tbound[i] = x->bound[fl];
+		}
+	}
+	st[ph->n] = (uint32_t)np;
+	if (cr_maxmin_solve(x->mm, x->e->cap, ph->n, st, pa, x->tbound,
+			    x->trate + *ro))
+		return -1;
+	x->solves++;
+	t = &x->tr[x->ntr++];
+	t->ph = p;
+	t->start_off = *so;
+	t->path_off = *po;
+	t->rate_off = *ro;
+	phase_figures(x, ph->first, ph->n, x->trate + *ro, &t->sum, &t->min);
+	*so += ph->n + 1;
+	*po += np;
+	*ro += ph->n;
+	return 0;
+}
+
+long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
+		    uint16_t lid, double *avg, double *min)
+{
+	uint32_t link = x->e->base[sw] + old_port;
+	size_t so = 0, po = 0, ro = 0;
+	uint32_t last = UINT32_MAX;
+	int rc;
+
+	x->pending = false;
+	x->naff = 0;
+	x->ntr = 0;
+	if (++x->aff_gen == 0) {
+		memset(x->aff_stamp, 0, x->nflows * sizeof(*x->aff_stamp));
+		x->aff_gen = 1;
+	}
+	if (lid > x->f->max_lid)
+		return 0;
+	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++) {
+		uint32_t fl = x->lid_flow[k];
+		const struct inc_phase *ph = &x->ph[x->fphase[fl]];
+		uint32_t i = fl - ph->first;
+
+		if (x->ok[fl] &&
+		    !path_has(ph->path, ph->start[i], ph->start[i + 1], link))
+			continue;
+		if (!x->ok[fl]) {
+			/* one that did not arrive must not start to: the
+			 * degrees of its phase would change */
+			struct cr_flow_est fe;
+			size_t used = x->naff ? x->aff_start[x->naff] : 0;
+
+			if (GROW(x->aff_path, x->aff_path_alloc,
+				 used + x->f->num_switches + 3))
+				goto oom;
+			if (cr_est_walk(x->e, &x->flow[fl], &fe, x->aff_path,
+					&used) != CR_NO_NODE)
+				return -2;
+			continue;
+		}
+		rc = rewalk(x, fl);
+		if (rc == -1)
+			goto oom;
+		if (rc)
+			return -2;
+	}
+	/* the changed flows come in flow order, so phases come in order */
+	for (uint32_t a = 0; a < x->naff; a++) {
+		uint32_t p = x->fphase[x->aff[a]];
+
+		if (p == last)
+			continue;
+		last = p;
+		if (trial_phase(x, p, &so, &po, &ro))
+			goto oom;
+	}
+	for (unsigned i = 0; i < x->npat; i++) {
+		double s = 0, m = INFINITY;
+		uint32_t t = 0;
+
+		while (t < x->ntr && x->tr[t].ph < x->pat_first[i])
+			t++;
+		for (uint32_t p = x->pat_first[i]; p < x->pat_first[i + 1];
+		     p++) {
+			double ps = x->ph[p].sum, pm = x->ph[p].min;
+
+			if (t < x->ntr && x->tr[t].ph == p) {
+				ps = x->tr[t].sum;
+				pm = x->tr[t].min;
+				t++;
+			}
+			s += ps;
+			if (pm < m)
+				m = pm;
+		}
+		avg[i] = x->pat_flows[i] ? s / (double)x->pat_flows[i] : 0;
+		min[i] = x->pat_flows[i] ? m : 0;
+	}
+	x->pending = true;
+	return x->naff;
+oom:
+	cr_err("out of memory re-estimating a routing change");
+	return -1;
+}
+
+int cr_est_inc_commit(struct cr_est_inc *x)
+{
+	if (!x->pending)
+		return 0;
+	for (uint32_t t = 0; t < x->ntr; t++) {
+		const struct inc_trial *tr = &x->tr[t];
+		struct inc_phase *ph = &x->ph[tr->ph];
+		const uint32_t *st = x->tstart + tr->start_off;
+		size_t np = st[ph->n];
+
+		if (np > ph->path_cap) {
+			uint32_t *g = realloc(ph->path, np * sizeof(*g));
+
+			if (!g) {
+				cr_err("out of memory keeping a routing"
+				       " change");
+				return -1;
+			}
+			ph->path = g;
+			ph->path_cap = np;
+		}
+		memcpy(ph->start, st, (ph->n + 1) * sizeof(*st));
+		memcpy(ph->path, x->tpath + tr->path_off,
+		       np * sizeof(uint32_t));
+		for (uint32_t i = 0; i < ph->n; i++) {
+			uint32_t fl = ph->first + i;
+
+			x->rate[fl] =
+				x->ok[fl] ? x->trate[tr->rate_off + i] : 0;
+			if (x->aff_stamp[fl] == x->aff_gen)
+				x->bound[fl] = x->aff_bound[x->aff_idx[fl]];
+		}
+		ph->sum = tr->sum;
+		ph->min = tr->min;
+		ph->serial = x->commits + 1;
+	}
+	x->commits++;
+	x->pending = false;
+	return 0;
+}
+
+void cr_est_inc_limits(struct cr_est_inc *x, unsigned pat,
+		       cr_est_inc_limit_fn *fn, void *arg)
+{
+	const double *cap = x->e->cap;
+
+	if (pat >= x->npat)
+		return;
+	for (uint32_t p = x->pat_first[pat]; p < x->pat_first[pat + 1]; p++) {
+		const struct inc_phase *ph = &x->ph[p];
+
+		if (++x->lgen == 0) {
+			memset(x->lstamp, 0,
+			       x->e->num_links * sizeof(*x->lstamp));
+			x->lgen = 1;
+		}
+		for (uint32_t i = 0; i < ph->n; i++) {
+			double r = x->rate[ph->first + i];
+
+			for (uint32_t k = ph->start[i]; k < ph->start[i + 1];
+			     k++) {
+				uint32_t l = ph->path[k];
+
+				if (x->lstamp[l] != x->lgen) {
+					x->lstamp[l] = x->lgen;
+					x->lload[l] = 0;
+					x->lmax[l] = 0;
+				}
+				x->lload[l] += r;
+				if (r > x->lmax[l])
+					x->lmax[l] = r;
+			}
+		}
+		for (uint32_t i = 0; i < ph->n; i++) {
+			uint32_t fl = ph->first + i, a = ph->start[i];
+			uint32_t len = ph->start[i + 1] - a, b = len, nb = 0;
+			double r = x->rate[fl];
+			double frac = x->inject[fl] > 0 ? r / x->inject[fl] : 0;
+
+			if (!x->ok[fl] || !len || frac >= 1 - 1e-12)
+				continue;
+			for (uint32_t k = 0; k < len; k++) {
+				uint32_t l = ph->path[a + k];
+
+				if (x->lload[l] >= cap[l] * (1 - 1e-9) &&
+				    r >= x->lmax[l] * (1 - 1e-9)) {
+					b = k;
+					break;
+				}
+				if (cap[l] < cap[ph->path[a + nb]])
+					nb = k;
+			}
+			fn(arg, x->flow[fl].dst_lid, ph->path + a, len,
+			   b < len ? b : nb, frac);
+		}
+	}
+}
