@@ -52,6 +52,7 @@ struct cr_conf {
 	 */
 	bool refuse;
 	unsigned threads; /* croute_threads: 0 = online CPUs, up to 8 */
+	bool incremental; /* croute_incremental (include/croute/incremental.h) */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */

@@ -64,6 +64,12 @@ bool cr_portsel_parallel(const struct cr_portsel *ps);
 
 /* Routes counted so far on port p of switch node sw. */
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
+/*
+ * Adds n routes to port p of switch node sw: routes kept from an earlier
+ * routing (incremental.c) weigh on the picks as if just routed.
+ */
+void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
+			  uint32_t n);
 
 /*
  * Sorts ports in place into the selector's order for switch sw (port

@@ -5,6 +5,9 @@
  */
 #include <sys/resource.h>
 
+#include <stdlib.h>
+
+#include <croute/incremental.h>
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/topo.h>
@@ -14,6 +17,8 @@
 enum {
 	KEY_LASH_SL = CLI_KEY_CMD,
 	KEY_LASH_SL2VL,
+	KEY_INCR_FROM,
+	KEY_COMPARE_FULL,
 };
 
 static const struct cli_opt route_opts[] = {
@@ -22,6 +27,12 @@ static const struct cli_opt route_opts[] = {
 	 "lash: write the path SLs (ibdmchk -c)"},
 	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE",
 	 "lash: write the SL2VL tables (ibdmchk -d)"},
+	{"incremental-from", KEY_INCR_FROM, "PREV",
+	 "route PREV (a topology) in full, then this one by repairing"
+	 " PREV's tables (croute_incremental); LIDs are PREV's"},
+	{"compare-full", KEY_COMPARE_FULL, NULL,
+	 "with --incremental-from: also route in full, report time and"
+	 " churn"},
 	CLI_OPT_END,
 };
 
@@ -36,6 +47,8 @@ struct route_ctx {
 	struct cli_setup setup;
 	const char *output;
 	const char *lash_sl, *lash_sl2vl;
+	const char *incr_from;
+	bool compare_full;
 };
 
 static int route_opt(void *arg, int key, const char *val)
@@ -51,6 +64,12 @@ static int route_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_LASH_SL2VL:
 		c->lash_sl2vl = val;
+		break;
+	case KEY_INCR_FROM:
+		c->incr_from = val;
+		break;
+	case KEY_COMPARE_FULL:
+		c->compare_full = true;
 		break;
 	default:
 		c->output = val; /* 'o', the only one left */
@@ -75,6 +94,163 @@ static int write_lash_file(const char *path, lash_writer fn,
 	if (!out)
 		return -1;
 	return cli_out_close(out, tmp, path, !fn(out, f, r));
+}
+
+struct guid_node {
+	uint64_t guid;
+	uint32_t n;
+};
+
+static int cmp_guid_node(const void *a, const void *b)
+{
+	const struct guid_node *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/*
+ * f takes from's LIDs, port by port (matched by node GUID), as OpenSM
+ * keeps them in its guid2lid cache across sweeps. -1 (reported) when a
+ * node of f is not in from.
+ */
+static int take_lids(struct cr_fabric *f, const struct cr_fabric *from,
+		     const char *path)
+{
+	struct guid_node *v = malloc((from->num_nodes + 1) * sizeof(*v));
+	int ret = -1;
+
+	if (!v) {
+		cr_err("out of memory");
+		return -1;
+	}
+	for (uint32_t n = 0; n < from->num_nodes; n++)
+		v[n] = (struct guid_node){from->nodes[n].guid, n};
+	qsort(v, from->num_nodes, sizeof(*v), cmp_guid_node);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		struct guid_node key = {f->nodes[n].guid, 0};
+		const struct guid_node *hit = bsearch(
+			&key, v, from->num_nodes, sizeof(*v), cmp_guid_node);
+		const struct cr_node *o;
+
+		if (!hit ||
+		    from->nodes[hit->n].num_ports != f->nodes[n].num_ports) {
+			cr_err("%s: node 0x%016llx is not in the previous"
+			       " fabric (--incremental-from): it must only"
+			       " lose links or nodes",
+			       path, (unsigned long long)f->nodes[n].guid);
+			goto out;
+		}
+		o = &from->nodes[hit->n];
+		for (unsigned p = 0; p <= o->num_ports; p++) {
+			f->nodes[n].ports[p].lid = o->ports[p].lid;
+			f->nodes[n].ports[p].lmc = o->ports[p].lmc;
+		}
+	}
+	ret = cr_fabric_finalize(f);
+out:
+	free(v);
+	return ret;
+}
+
+/*
+ * --incremental-from: the previous topology routed in full (the base),
+ * then this one repaired from it, as the plugin does with
+ * croute_incremental; a full run when the repair does not apply.
+ */
+static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
+			     struct cr_routing **rp, const struct cr_engine **e,
+			     double *secs)
+{
+	struct cli_setup *s = &c->setup;
+	const char *topo = s->topo;
+	struct cr_fabric *pf = NULL, *f = NULL;
+	struct cr_routing *pr = NULL, *r = NULL, *fr = NULL;
+	struct cr_incr_base *base = NULL;
+	struct cr_incr_stats st;
+	double t0, base_secs, keep_secs, full_secs = 0;
+	int ret = CLI_BAD, rc;
+
+	if (!topo) {
+		cli_usage_error(s->cmd, "--incremental-from needs --topo");
+		return CLI_BAD;
+	}
+	s->topo = c->incr_from;
+	pf = cli_load(s);
+	if (pf)
+		pr = cli_route(s, pf, e, &base_secs);
+	s->topo = topo;
+	if (!pr) {
+		if (s->refused)
+			ret = CLI_PROBLEMS;
+		goto out;
+	}
+	f = cli_load(s);
+	if (!f || take_lids(f, pf, topo))
+		goto out;
+	t0 = cli_now();
+	base = cr_incr_base_new(*e, pf, &s->opts, pr);
+	keep_secs = cli_now() - t0;
+	r = cr_routing_new(f);
+	if (!r)
+		goto out;
+	t0 = cli_now();
+	rc = base ? cr_route_incremental(base, *e, f, &s->opts, r, &st) : 1;
+	*secs = cli_now() - t0;
+	if (rc) {
+		cr_info("croute route: a full run: %s",
+			base ? st.reason : "no incremental base");
+		cr_routing_free(r);
+		r = cli_route(s, f, e, secs);
+		if (!r) {
+			if (s->refused)
+				ret = CLI_PROBLEMS;
+			goto out;
+		}
+	} else if (cli_verbosity >= CR_LOG_INFO) {
+		fprintf(stderr,
+			"croute route: incremental from %s: %u switch links"
+			" and %u host links down, %u nodes (%u switches)"
+			" gone; labels changed toward %u switches; %llu"
+			" entries of %u LIDs chosen again; %llu (CA switch,"
+			" LID of a switch without CAs) pairs without a legal"
+			" path; churn %llu entries; %.3f s (the full run of"
+			" %s: %.3f s,"
+			" keeping it: %.3f s)\n",
+			c->incr_from, st.links_down, st.host_links_down,
+			st.nodes_gone, st.switches_gone, st.dests,
+			(unsigned long long)st.entries, st.lids,
+			(unsigned long long)st.lost_pairs,
+			(unsigned long long)cr_routing_churn(pf, pr, f, r),
+			*secs, c->incr_from, base_secs, keep_secs);
+	}
+	if (c->compare_full) {
+		fr = cli_route(s, f, e, &full_secs);
+		if (!fr)
+			goto out;
+		fprintf(stderr,
+			"croute route: full run: %.3f s, churn %llu entries;"
+			" %s run: %.3f s (%.1f%% of the full run), churn %llu"
+			" entries; the tables differ in %llu entries\n",
+			full_secs,
+			(unsigned long long)cr_routing_churn(pf, pr, f, fr),
+			rc ? "second full" : "incremental", *secs,
+			full_secs > 0 ? 100 * *secs / full_secs : 0,
+			(unsigned long long)cr_routing_churn(pf, pr, f, r),
+			(unsigned long long)cr_routing_churn(f, fr, f, r));
+	}
+	*fp = f;
+	*rp = r;
+	f = NULL;
+	r = NULL;
+	ret = CLI_OK;
+out:
+	cr_incr_base_free(base);
+	cr_routing_free(fr);
+	cr_routing_free(r);
+	cr_routing_free(pr);
+	cr_fabric_free(f);
+	cr_fabric_free(pf);
+	return ret;
 }
 
 static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -103,10 +279,22 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 				c.setup.engine ? c.setup.engine : "minhop");
 		goto out;
 	}
-	f = cli_load(&c.setup);
+	if (c.compare_full && !c.incr_from) {
+		cli_usage_error(cmd, "--compare-full needs --incremental-from");
+		goto out;
+	}
+	if (c.incr_from) {
+		ret = route_incremental(&c, &f, &r, &e, &secs);
+		if (ret != CLI_OK)
+			goto out;
+		ret = CLI_BAD;
+	} else {
+		f = cli_load(&c.setup);
+		if (f)
+			r = cli_route(&c.setup, f, &e, &secs);
+	}
 	if (!f)
 		goto out;
-	r = cli_route(&c.setup, f, &e, &secs);
 	if (!r) {
 		/* An engine's refusal is a finding about the fabric. */
 		if (c.setup.refused)

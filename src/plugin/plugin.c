@@ -98,6 +98,7 @@ static void run_reset(struct cr_plugin *pl)
 	pl->run_sw = NULL;
 	pl->run_engine = NULL;
 	pl->installed = false;
+	pl->incremental = false;
 }
 
 static void snapshot_free(struct cr_sl_snapshot *s)
@@ -169,6 +170,67 @@ static uint32_t lids_in_use(const struct cr_fabric *f)
 	return n;
 }
 
+/*
+ * croute_incremental: repairs the latest full run's tables into r when f
+ * is that fabric less some links or nodes. Anything else, and any
+ * failure, is logged and leaves r for a full run. True when r is routed.
+ */
+static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+			      const struct cr_fabric *f,
+			      const struct cr_options *o, struct cr_routing *r)
+{
+	struct cr_incr_stats st;
+	struct timespec t0;
+	int ret;
+
+	if (!pl->incr_base) {
+		cr_info("%s: full run (no earlier full run kept)", pe->name);
+		return false;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, &st);
+	if (ret) {
+		cr_info("%s: full run (%s)", pe->name,
+			ret < 0 ? "the incremental run failed" : st.reason);
+		return false;
+	}
+	cr_info("%s: incremental run: %s%u switch links and %u host links"
+		" down, %u nodes (%u switches) gone; labels changed toward %u"
+		" switches; %" PRIu64
+		" entries of %u LIDs chosen again; %" PRIu64
+		" (CA switch, LID of a switch without CAs) pairs left"
+		" without a legal path; %.1f ms",
+		pe->name, st.same ? "the full run's fabric again: " : "",
+		st.links_down, st.host_links_down, st.nodes_gone,
+		st.switches_gone, st.dests, st.entries, st.lids, st.lost_pairs,
+		elapsed_ms(&t0));
+	return true;
+}
+
+/*
+ * After a full run: keep it for later incremental runs (with
+ * croute_incremental), else drop what was kept.
+ */
+static void keep_full_run(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+			  const struct cr_fabric *f, const struct cr_options *o,
+			  const struct cr_routing *r, bool incremental)
+{
+	struct timespec t0;
+
+	if (incremental)
+		return;
+	cr_incr_base_free(pl->incr_base);
+	pl->incr_base = NULL;
+	if (!pl->conf.incremental || pl->conf.optimize ||
+	    pe->e == &cr_auto_engine)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pl->incr_base = cr_incr_base_new(pe->e, f, o, r);
+	if (pl->incr_base)
+		cr_info("%s: full run kept for incremental runs in %.1f ms",
+			pe->name, elapsed_ms(&t0));
+}
+
 /* The first step: import the subnet and route it; nothing is written. */
 static int engine_build_lid_matrices(void *context)
 {
@@ -179,10 +241,20 @@ static int engine_build_lid_matrices(void *context)
 	struct cr_routing *r = NULL;
 	struct cr_options o;
 	enum cr_fail_stage fail;
+	struct cr_fabric *prev_f = NULL;
+	struct cr_routing *prev_r = NULL;
+	bool incremental = false;
 
 	sync_log_level(osm);
 	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
 	cr_options_init(&o);
+	/* The tables in place, for the churn of croute_incremental runs. */
+	if (pl->installed) {
+		prev_f = pl->fabric;
+		prev_r = pl->routing;
+		pl->fabric = NULL;
+		pl->routing = NULL;
+	}
 	run_reset(pl);
 	snapshot_publish(pe, NULL);
 	/*
@@ -240,7 +312,10 @@ static int engine_build_lid_matrices(void *context)
 	r = cr_routing_new(imp.f);
 	if (!r)
 		goto fail;
-	if (cr_route(pe->e, imp.f, &o, r) < 0) {
+	if (pl->conf.incremental && !pl->conf.optimize &&
+	    pe->e != &cr_auto_engine)
+		incremental = route_incremental(pl, pe, imp.f, &o, r);
+	if (!incremental && cr_route(pe->e, imp.f, &o, r) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
@@ -263,6 +338,17 @@ static int engine_build_lid_matrices(void *context)
 		}
 	}
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
+	keep_full_run(pl, pe, imp.f, &o, r, incremental);
+	if (prev_r && pl->conf.incremental)
+		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
+			" the tables installed before",
+			pe->name, incremental ? "incremental" : "full",
+			cr_routing_churn(prev_f, prev_r, imp.f, r));
+	cr_routing_free(prev_r);
+	cr_fabric_free(prev_f);
+	prev_r = NULL;
+	prev_f = NULL;
+	pl->incremental = incremental;
 	if (fail == CR_FAIL_ROUTE) {
 		cr_err("%s: failing after routing, as croute_fail_engine asks"
 		       " (test hook)",
@@ -278,6 +364,8 @@ static int engine_build_lid_matrices(void *context)
 fail:
 	cr_options_release(&o);
 	cr_routing_free(r);
+	cr_routing_free(prev_r);
+	cr_fabric_free(prev_f);
 	cr_import_release(&imp);
 	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
 	       pe->name, elapsed_ms(&pl->run_start));
@@ -320,9 +408,10 @@ static int engine_build_fwd_tables(void *context)
 	pl->dumped = false;
 	total = elapsed_ms(&pl->run_start);
 	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
-		" route %.1f, install %.1f)",
+		" route %.1f, install %.1f)%s",
 		pe->name, f->num_switches, lids_in_use(f), total, pl->ms_import,
-		pl->ms_route, total - pl->ms_import - pl->ms_route);
+		pl->ms_route, total - pl->ms_import - pl->ms_route,
+		pl->incremental ? ", incremental" : "");
 	return 0;
 fail:
 	cr_export_clear(&osm->subn);
@@ -416,6 +505,7 @@ static void plugin_delete(void *plugin_data)
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);
 	run_reset(pl);
+	cr_incr_base_free(pl->incr_base);
 	for (unsigned i = 0; i < pl->num_engines; i++)
 		snapshot_free(pl->engines[i].snap);
 	free(pl->engines);

@@ -20,6 +20,7 @@
 #include <croute/auto.h>
 #include <croute/optimize.h>
 #include <croute/conf.h>
+#include <croute/incremental.h>
 #include <croute/routing.h>
 
 #define CR_PLUGIN_NAME_LEN 32
@@ -76,9 +77,13 @@ struct cr_plugin {
 	struct timespec run_start;
 	double ms_import, ms_route; /* phases of the run, for the log */
 	bool installed; /* LFTs written, run succeeded */
+	bool incremental; /* the run repaired an earlier one's tables */
 	bool dumped; /* croute's dump files describe this run */
 
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
+
+	/* croute_incremental: the latest full run, NULL when none kept. */
+	struct cr_incr_base *incr_base;
 };
 
 /* import.c */

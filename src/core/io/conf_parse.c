@@ -46,6 +46,11 @@ static int set_lash_sl_dump(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->lash_sl_dump);
 }
 
+static int set_incremental(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->incremental);
+}
+
 static int set_balance(struct cr_conf *c, const char *val)
 {
 	if (strcmp(val, "global") && strcmp(val, "local"))
@@ -238,6 +243,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_dump_hosts", set_dump_hosts, "TRUE or FALSE"},
 	{"croute_dump_slurm", set_dump_slurm, "TRUE or FALSE"},
 	{"croute_threads", set_threads, "0 (online CPUs, up to 8) to 64"},
+	{"croute_incremental", set_incremental, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/io/est_conf.c. */

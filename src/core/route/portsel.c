@@ -468,6 +468,12 @@ uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p)
 	return ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p];
 }
 
+void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
+			  uint32_t n)
+{
+	ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p] += n;
+}
+
 /*
  * Keeps the candidates that lead away from what the earlier LIDs of the
  * same port already use on this switch: another system image if any,

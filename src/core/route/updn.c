@@ -71,9 +71,13 @@
 #include <croute/parallel.h>
 #include <croute/portsel.h>
 
+#include "updn_int.h"
+
 #define NO_LABEL UINT16_MAX
 
 enum { MODE_UP = 0, MODE_DOWN = 1 };
+_Static_assert(MODE_DOWN == CR_UPDN_DOWN && NO_LABEL == CR_UPDN_NO_LABEL,
+	       "updn_int.h names the engine's labels");
 
 struct updn_adj {
 	uint32_t sw; /* switch index of the neighbour */
@@ -1006,4 +1010,56 @@ out:
 	cr_portsel_free(ps);
 	updn_free(&u);
 	return ret;
+}
+
+/* incremental.c's view of the engine (updn_int.h). */
+struct updn *cr_updn_open(const struct cr_fabric *f, const uint32_t *roots,
+			  uint32_t num_roots)
+{
+	struct updn *u = malloc(sizeof(*u));
+
+	if (!u) {
+		cr_err("cr-updn: out of memory");
+		return NULL;
+	}
+	if (updn_init(u, f))
+		goto fail;
+	for (uint32_t i = 0; i < num_roots; i++) {
+		if (roots[i] >= f->num_nodes || !cr_is_switch(f, roots[i])) {
+			cr_err("cr-updn: root node %u is no switch", roots[i]);
+			goto fail;
+		}
+		u->is_root[f->nodes[roots[i]].sw_index] = true;
+	}
+	if (rank_switches(u))
+		goto fail;
+	return u;
+fail:
+	updn_free(u);
+	free(u);
+	return NULL;
+}
+
+void cr_updn_close(struct updn *u)
+{
+	if (!u)
+		return;
+	updn_free(u);
+	free(u);
+}
+
+const uint32_t *cr_updn_ranks(const struct updn *u)
+{
+	return u->rank;
+}
+
+const uint32_t *cr_updn_order(const struct updn *u)
+{
+	return u->ord;
+}
+
+uint32_t cr_updn_label(const struct updn *u, uint32_t d, uint16_t *dist,
+		       uint8_t *mode, uint32_t *queue)
+{
+	return label_into(u, d, dist, mode, queue);
 }

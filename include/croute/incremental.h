@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Incremental re-routing (croute_incremental, doc/design.md "Incremental
+ * re-routing"): after a full run of cr-minhop or cr-updn, a fabric that
+ * differs from it only by links or nodes that went away (same GUIDs,
+ * ports and LIDs otherwise) is routed by repairing the full run's tables:
+ * an entry whose path is still up and still a shortest (legal) one is
+ * kept, the others are chosen again by the engine's rules, the port loads
+ * of the kept entries counted. The result depends only on the full run
+ * (the base) and the new fabric, so it is deterministic, and a fabric
+ * equal to the base gets the base's tables back exactly.
+ */
+#ifndef CROUTE_INCREMENTAL_H
+#define CROUTE_INCREMENTAL_H
+
+#include <croute/routing.h>
+
+/* What a full run leaves for later incremental runs (opaque). */
+struct cr_incr_base;
+
+/*
+ * Keeps copies of a full run's fabric and routing, and the labels the
+ * repair needs (switch distances for minhop, up*-down* labels for updn).
+ * NULL when the engine or the options do not allow incremental runs
+ * (reason logged at info level) or memory runs out.
+ */
+struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
+				      const struct cr_fabric *f,
+				      const struct cr_options *o,
+				      const struct cr_routing *r);
+void cr_incr_base_free(struct cr_incr_base *b);
+
+struct cr_incr_stats {
+	bool same; /* the fabric equals the base: its tables as they are */
+	uint32_t links_down; /* base links missing (switch-switch) */
+	uint32_t host_links_down; /* base links to CAs/routers missing */
+	uint32_t nodes_gone; /* base nodes missing */
+	uint32_t switches_gone;
+	uint32_t dests; /* destination switches with a changed label */
+	uint32_t lids; /* LIDs with at least one entry chosen again */
+	uint64_t entries; /* entries chosen again (or cleared) */
+	/*
+	 * cr-updn: (switch with CAs, LID of a switch without CAs) pairs
+	 * left without a legal path under the kept ranks.
+	 */
+	uint64_t lost_pairs;
+	char reason[160]; /* when not incremental: why */
+};
+
+/*
+ * Routes f by repairing the base's tables into r (fresh from
+ * cr_routing_new(f)).
+ * Returns 0 on success; 1 when f is no subset of the base, or the engine,
+ * the options or updn's ranks differ (st->reason says which: the caller
+ * routes in full); -1 on an error (logged). r is cleared unless 0.
+ */
+int cr_route_incremental(const struct cr_incr_base *b,
+			 const struct cr_engine *e, const struct cr_fabric *f,
+			 const struct cr_options *o, struct cr_routing *r,
+			 struct cr_incr_stats *st);
+
+/*
+ * LFT entries that differ between two routings (switches matched by node
+ * GUID, LIDs up to the larger max_lid; a switch present in one only
+ * counts its entries that are not CR_NO_PATH).
+ */
+uint64_t cr_routing_churn(const struct cr_fabric *fa,
+			  const struct cr_routing *ra,
+			  const struct cr_fabric *fb,
+			  const struct cr_routing *rb);
+
+/* A digest of the options that change tables (incremental bases). */
+uint64_t cr_options_digest(const struct cr_options *o);
+
+#endif

@@ -1,0 +1,1239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Incremental re-routing for cr-minhop and cr-updn (doc/design.md,
+ * "Incremental re-routing").
+ *
+ * Both engines give every switch W a label toward each destination switch
+ * D, and route every LID of D over a port to a neighbour one label step
+ * closer: minhop's label is the hop distance; updn's is the distance over
+ * legal up*-down* steps plus a mode (DOWN: the route only goes down), with
+ * the steps allowed by the ranks (updn.c). A base keeps the labels of its
+ * full run. When links or nodes go away, with the ranks unchanged, labels
+ * can only grow: a switch keeps its label while one neighbour one step
+ * closer, reached by an allowed step, keeps its own (its "support"). The
+ * switches without support (the affected ones) are found level by level
+ * from the ends of the dead links, and labelled again by a bucketed BFS
+ * from the unaffected ones (Ramalingam and Reps' scheme for unit
+ * weights). This gives the labels a full run on the new fabric computes.
+ *
+ * An entry is kept when its port is up and leads one allowed step closer
+ * under the new labels; only the ends of dead links and the affected
+ * switches and their neighbours can fail that. The others are chosen again
+ * by the engine's rules through the port-selection module, in the full
+ * run's LID order, each switch's counters starting from the entries it
+ * keeps. So every path is one the engine could have chosen: minimal for
+ * minhop; up*-down* over unchanged ranks for updn (no credit loops), of
+ * least legal length; every switch labelled toward a LID reaches it. The
+ * LIDs that got a new entry are walked from every switch to check it.
+ * What may differ from a full run is the choice among equal ports, and
+ * only where the full run would move routes that stay valid.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/hops.h>
+#include <croute/incremental.h>
+#include <croute/log.h>
+#include <croute/parallel.h>
+#include <croute/portsel.h>
+
+#include "updn_int.h"
+
+/* A label in one byte: distance << 1 | DOWN mode; LAB_NONE no route. */
+#define LAB_NONE 0xFF
+#define LAB_MAX_DIST 126
+#define LAB(d, down) ((uint8_t)((unsigned)(d) << 1 | (down)))
+#define LAB_DIST(l) ((unsigned)(l) >> 1)
+#define LAB_DOWN(l) ((l)&1u)
+/* Labels of every (destination, switch): at most 64 MB. */
+#define MAX_SWITCHES 8192
+
+enum kind { K_NONE, K_MINHOP, K_UPDN };
+
+struct cr_incr_base {
+	const struct cr_engine *e;
+	enum kind kind;
+	uint64_t digest;
+	struct cr_fabric *f;
+	struct cr_routing *r;
+	uint32_t ns;
+	uint8_t *lab; /* [destination * ns + switch], switch indices */
+	uint32_t *rank; /* updn: the ranks of the switches */
+};
+
+static enum kind engine_kind(const struct cr_engine *e)
+{
+	if (e && e == cr_engine_find("minhop"))
+		return K_MINHOP;
+	if (e && e == cr_engine_find("updn"))
+		return K_UPDN;
+	return K_NONE;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t fnv_list(uint64_t h, const struct cr_guid_list *l)
+{
+	h = fnv(h, &l->count, sizeof(l->count));
+	return l->count ? fnv(h, l->guids, l->count * sizeof(*l->guids)) : h;
+}
+
+uint64_t cr_options_digest(const struct cr_options *o)
+{
+	uint8_t flags[] = {o->port_shifting,	  o->remote_guid_sorting,
+			   o->lash_start_vl,	  o->max_vls,
+			   o->lash_balance,	  o->balance_global,
+			   (uint8_t)o->updn_roots};
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv(h, flags, sizeof(flags));
+	h = fnv(h, &o->scatter_ports, sizeof(o->scatter_ports));
+	h = fnv_list(h, &o->root_guids);
+	h = fnv_list(h, &o->cn_guids);
+	h = fnv_list(h, &o->io_guids);
+	h = fnv_list(h, &o->guid_order);
+	h = fnv(h, &o->num_port_orders, sizeof(o->num_port_orders));
+	for (size_t i = 0; i < o->num_port_orders; i++) {
+		const struct cr_port_order *po = &o->port_orders[i];
+
+		h = fnv(h, &po->guid, sizeof(po->guid));
+		h = fnv(h, &po->num, 1);
+		h = fnv(h, po->ports, po->num);
+	}
+	return h;
+}
+
+void cr_incr_base_free(struct cr_incr_base *b)
+{
+	if (!b)
+		return;
+	cr_fabric_free(b->f);
+	cr_routing_free(b->r);
+	free(b->lab);
+	free(b->rank);
+	free(b);
+}
+
+struct label_job {
+	const struct updn *u;
+	uint8_t *lab;
+	uint32_t ns;
+	int too_long; /* set by any part: a label beyond LAB_MAX_DIST */
+};
+
+static int label_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
+{
+	struct label_job *j = arg;
+	uint32_t ns = j->ns;
+	uint16_t *dist = malloc((ns + 1) * sizeof(*dist));
+	uint8_t *mode = malloc(ns + 1);
+	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
+	int ret = -1;
+
+	(void)part;
+	(void)nparts;
+	if (!dist || !mode || !queue)
+		goto out;
+	for (uint32_t d = begin; d < end; d++) {
+		uint8_t *row = j->lab + (size_t)d * ns;
+
+		cr_updn_label(j->u, d, dist, mode, queue);
+		for (uint32_t w = 0; w < ns; w++) {
+			if (dist[w] == CR_UPDN_NO_LABEL) {
+				row[w] = LAB_NONE;
+			} else if (dist[w] > LAB_MAX_DIST) {
+				__atomic_store_n(&j->too_long, 1,
+						 __ATOMIC_RELAXED);
+				row[w] = LAB_NONE;
+			} else {
+				row[w] = LAB(dist[w], mode[w] == CR_UPDN_DOWN);
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(dist);
+	free(mode);
+	free(queue);
+	return ret;
+}
+
+static int base_labels(struct cr_incr_base *b)
+{
+	uint32_t ns = b->ns;
+
+	b->lab = malloc((size_t)ns * ns + 1);
+	if (!b->lab)
+		return -1;
+	if (b->kind == K_MINHOP) {
+		uint8_t *dist = cr_switch_distances(b->f);
+
+		if (!dist)
+			return -1;
+		for (size_t i = 0; i < (size_t)ns * ns; i++) {
+			if (dist[i] == CR_HOPS_INF) {
+				b->lab[i] = LAB_NONE;
+			} else if (dist[i] > LAB_MAX_DIST) {
+				free(dist);
+				return 1;
+			} else {
+				b->lab[i] = LAB(dist[i], 1);
+			}
+		}
+		free(dist);
+		return 0;
+	} else {
+		struct updn *u =
+			cr_updn_open(b->f, b->r->roots, b->r->num_roots);
+		struct label_job j = {.u = u, .lab = b->lab, .ns = ns};
+		int ret = -1;
+
+		b->rank = malloc((ns + 1) * sizeof(*b->rank));
+		if (!u || !b->rank)
+			goto out;
+		memcpy(b->rank, cr_updn_ranks(u), ns * sizeof(*b->rank));
+		if (cr_parallel(ns, cr_parallel_parts(ns, 16), label_range, &j))
+			goto out;
+		ret = j.too_long ? 1 : 0;
+	out:
+		cr_updn_close(u);
+		return ret;
+	}
+}
+
+struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
+				      const struct cr_fabric *f,
+				      const struct cr_options *o,
+				      const struct cr_routing *r)
+{
+	struct cr_incr_base *b;
+	enum kind kind = engine_kind(e);
+	int ret;
+
+	if (kind == K_NONE) {
+		cr_info("incremental: cr-%s always routes in full",
+			e ? e->name : "?");
+		return NULL;
+	}
+	if (o->scatter_ports || o->balance_global) {
+		cr_info("incremental: with %s every run is a full one",
+			o->scatter_ports ? "scatter_ports" : "global balance");
+		return NULL;
+	}
+	if (f->num_switches > MAX_SWITCHES) {
+		cr_info("incremental: %u switches, more than %u: every run is"
+			" a full one",
+			f->num_switches, MAX_SWITCHES);
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		goto oom;
+	b->e = e;
+	b->kind = kind;
+	b->digest = cr_options_digest(o);
+	b->ns = f->num_switches;
+	b->f = cr_fabric_copy(f);
+	b->r = cr_routing_copy(r);
+	if (!b->f || !b->r)
+		goto oom;
+	ret = base_labels(b);
+	if (ret > 0) {
+		cr_info("incremental: paths longer than %u hops: every run is"
+			" a full one",
+			LAB_MAX_DIST);
+		cr_incr_base_free(b);
+		return NULL;
+	}
+	if (ret < 0)
+		goto oom;
+	return b;
+oom:
+	cr_err("incremental: out of memory keeping the full run");
+	cr_incr_base_free(b);
+	return NULL;
+}
+
+/* ---- node matching ---------------------------------------------------- */
+
+struct guid_ix {
+	uint64_t guid;
+	uint32_t n;
+};
+
+static int cmp_guid_ix(const void *a, const void *b)
+{
+	const struct guid_ix *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static struct guid_ix *sorted_nodes(const struct cr_fabric *f, bool sw_only,
+				    uint32_t *count)
+{
+	struct guid_ix *v = malloc((f->num_nodes + 1) * sizeof(*v));
+	uint32_t k = 0;
+
+	if (!v)
+		return NULL;
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (!sw_only || cr_is_switch(f, n))
+			v[k++] = (struct guid_ix){f->nodes[n].guid, n};
+	qsort(v, k, sizeof(*v), cmp_guid_ix);
+	*count = k;
+	return v;
+}
+
+/*
+ * a2b[n] for every node of a: the node of b with its GUID, or CR_NO_NODE;
+ * with b2a too when not NULL. -1 out of memory or on duplicate GUIDs.
+ */
+static int match_nodes(const struct cr_fabric *a, const struct cr_fabric *b,
+		       uint32_t *a2b, uint32_t *b2a)
+{
+	uint32_t na, nb, i = 0, j = 0;
+	struct guid_ix *va = sorted_nodes(a, false, &na);
+	struct guid_ix *vb = sorted_nodes(b, false, &nb);
+	int ret = -1;
+
+	if (!va || !vb)
+		goto out;
+	for (uint32_t n = 0; n < a->num_nodes; n++)
+		a2b[n] = CR_NO_NODE;
+	for (uint32_t n = 0; b2a && n < b->num_nodes; n++)
+		b2a[n] = CR_NO_NODE;
+	for (uint32_t k = 1; k < na; k++)
+		if (va[k].guid == va[k - 1].guid)
+			goto out;
+	for (uint32_t k = 1; k < nb; k++)
+		if (vb[k].guid == vb[k - 1].guid)
+			goto out;
+	while (i < na && j < nb) {
+		if (va[i].guid < vb[j].guid) {
+			i++;
+		} else if (va[i].guid > vb[j].guid) {
+			j++;
+		} else {
+			a2b[va[i].n] = vb[j].n;
+			if (b2a)
+				b2a[vb[j].n] = va[i].n;
+			i++;
+			j++;
+		}
+	}
+	ret = 0;
+out:
+	free(va);
+	free(vb);
+	return ret;
+}
+
+/* ---- the repair ------------------------------------------------------- */
+
+struct dead_end {
+	uint32_t sw; /* switch index (new) of the surviving end */
+	uint8_t port;
+	uint32_t far; /* switch index (base) of the other end, or CR_NO_NODE */
+};
+
+struct todo {
+	uint32_t pos; /* the LID's place in cr_lid_order() */
+	uint32_t sw; /* switch index (new) */
+	uint16_t lid;
+	uint8_t old; /* the base's entry */
+};
+
+struct bucket {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+struct incr {
+	const struct cr_incr_base *b;
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_incr_stats *st;
+	enum kind kind;
+	uint32_t ns;
+	uint32_t *n2o; /* node (new) -> node (base) */
+	uint32_t *o2n;
+	uint32_t *sw2o; /* switch index (new) -> switch index (base) */
+	bool identity; /* sw2o[s] == s */
+	uint32_t *adj_start, *adj_sw; /* live switch links (new) */
+	uint8_t *adj_port;
+	struct dead_end *dead;
+	uint32_t ndead;
+	struct updn *u;
+	const uint32_t *ord; /* updn: the order of the switches */
+	bool *has_ca;
+	/* LIDs (new) by destination switch */
+	uint32_t *lid_dsw; /* [lid]: switch index, CR_NO_NODE */
+	uint32_t *dst_start;
+	uint16_t *dst_lids;
+	uint32_t *pos; /* [lid]: place in cr_lid_order() */
+	uint8_t **rows; /* [destination]: new labels, when it has work */
+	/* scratch, per destination (stamped with destination + 1) */
+	uint32_t *gen_q, *gen_aff, *gen_fix, *gen_set;
+	uint8_t *tent;
+	uint32_t *aff, naff;
+	uint32_t *set, nset;
+	struct bucket bk[LAB_MAX_DIST + 2];
+	struct todo *todo;
+	size_t ntodo, todo_cap;
+	uint64_t churn;
+};
+
+static int push(struct bucket *b, uint32_t x)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? 2 * b->cap : 64;
+		uint32_t *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = x;
+	return 0;
+}
+
+static int reason(struct cr_incr_stats *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int reason(struct cr_incr_stats *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/* The step w -> y (both labelled) is one the engine may take. */
+static inline bool step_ok(const struct incr *x, uint32_t w, uint8_t lw,
+			   uint32_t y, uint8_t ly)
+{
+	if (LAB_DIST(ly) + 1 != LAB_DIST(lw))
+		return false;
+	if (x->kind == K_MINHOP)
+		return true;
+	return LAB_DOWN(lw) ? x->ord[y] > x->ord[w] && LAB_DOWN(ly)
+			    : x->ord[y] < x->ord[w];
+}
+
+/*
+ * Whether w (labelled) may reach y: an up step, or a down step into a
+ * DOWN switch (label_into()'s rule, before w has a mode).
+ */
+static inline bool may_enter(const struct incr *x, uint32_t w, uint32_t y,
+			     uint8_t ly)
+{
+	return x->kind == K_MINHOP || x->ord[y] < x->ord[w] || LAB_DOWN(ly);
+}
+
+/*
+ * Compares the new fabric with the base's: every node of f must be in the
+ * base with the same type, ports, GUIDs and LIDs, and every link of f in
+ * the base. Collects the surviving ends of the links that went away.
+ */
+static int compare_fabrics(struct incr *x)
+{
+	const struct cr_fabric *f = x->f, *bf = x->b->f;
+	struct cr_incr_stats *st = x->st;
+	size_t cap = 16;
+
+	x->n2o = malloc((f->num_nodes + 1) * sizeof(*x->n2o));
+	x->o2n = malloc((bf->num_nodes + 1) * sizeof(*x->o2n));
+	x->dead = malloc(cap * sizeof(*x->dead));
+	if (!x->n2o || !x->o2n || !x->dead)
+		return -1;
+	if (match_nodes(f, bf, x->n2o, x->o2n))
+		return reason(st, "duplicate node GUIDs");
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *a = &f->nodes[n];
+		uint32_t bo = x->n2o[n];
+		const struct cr_node *o;
+
+		if (bo == CR_NO_NODE)
+			return reason(st, "node 0x%016" PRIx64 " is new",
+				      a->guid);
+		o = &bf->nodes[bo];
+		if (a->type != o->type || a->num_ports != o->num_ports)
+			return reason(st, "node 0x%016" PRIx64 " changed",
+				      a->guid);
+		for (unsigned p = 0; p <= a->num_ports; p++) {
+			const struct cr_port *np = &a->ports[p];
+			const struct cr_port *op = &o->ports[p];
+
+			if (np->guid != op->guid || np->lid != op->lid ||
+			    np->lmc != op->lmc)
+				return reason(st,
+					      "port %u of 0x%016" PRIx64
+					      " changed its GUID or LID",
+					      p, a->guid);
+			if (np->remote != CR_NO_NODE) {
+				if (op->remote != x->n2o[np->remote] ||
+				    op->remote_port != np->remote_port)
+					return reason(st,
+						      "a link appeared at port"
+						      " %u of 0x%016" PRIx64,
+						      p, a->guid);
+				continue;
+			}
+			if (op->remote == CR_NO_NODE ||
+			    a->type != CR_NODE_SWITCH ||
+			    !cr_is_switch(bf, op->remote))
+				continue;
+			if (x->ndead == cap) {
+				struct dead_end *d;
+
+				cap *= 2;
+				d = realloc(x->dead, cap * sizeof(*d));
+				if (!d)
+					return -1;
+				x->dead = d;
+			}
+			x->dead[x->ndead++] = (struct dead_end){
+				a->sw_index, (uint8_t)p,
+				bf->nodes[op->remote].sw_index};
+		}
+	}
+	/* What went away, each link counted once. */
+	for (uint32_t bo = 0; bo < bf->num_nodes; bo++) {
+		const struct cr_node *o = &bf->nodes[bo];
+		uint32_t n = x->o2n[bo];
+
+		if (n == CR_NO_NODE) {
+			st->nodes_gone++;
+			st->switches_gone += o->type == CR_NODE_SWITCH;
+		}
+		for (unsigned p = 1; p <= o->num_ports; p++) {
+			uint32_t bm = o->ports[p].remote;
+			uint8_t bq = o->ports[p].remote_port;
+
+			if (bm == CR_NO_NODE || bm < bo || (bm == bo && bq < p))
+				continue;
+			if (n != CR_NO_NODE && x->o2n[bm] != CR_NO_NODE &&
+			    f->nodes[n].ports[p].remote == x->o2n[bm])
+				continue;
+			if (cr_is_switch(bf, bo) && cr_is_switch(bf, bm))
+				st->links_down++;
+			else
+				st->host_links_down++;
+		}
+	}
+	st->same = !st->nodes_gone && !st->links_down && !st->host_links_down;
+	x->sw2o = malloc((x->ns + 1) * sizeof(*x->sw2o));
+	if (!x->sw2o)
+		return -1;
+	x->identity = x->ns == x->b->ns;
+	for (uint32_t s = 0; s < x->ns; s++) {
+		x->sw2o[s] = bf->nodes[x->n2o[f->switches[s]]].sw_index;
+		x->identity = x->identity && x->sw2o[s] == s;
+	}
+	return 0;
+}
+
+/* cr-updn: the base's roots must survive and give the same ranks. */
+static int same_ranks(struct incr *x, struct cr_routing *r)
+{
+	const struct cr_routing *br = x->b->r;
+	const uint32_t *rank;
+
+	r->roots = malloc((br->num_roots + 1) * sizeof(*r->roots));
+	if (!r->roots)
+		return -1;
+	r->num_roots = br->num_roots;
+	for (uint32_t i = 0; i < br->num_roots; i++) {
+		r->roots[i] = x->o2n[br->roots[i]];
+		if (r->roots[i] == CR_NO_NODE)
+			return reason(x->st, "root 0x%016" PRIx64 " is gone",
+				      x->b->f->nodes[br->roots[i]].guid);
+	}
+	x->u = cr_updn_open(x->f, r->roots, r->num_roots);
+	if (!x->u)
+		return -1;
+	rank = cr_updn_ranks(x->u);
+	for (uint32_t s = 0; s < x->ns; s++)
+		if (rank[s] != x->b->rank[x->sw2o[s]])
+			return reason(x->st,
+				      "the up*/down* rank of 0x%016" PRIx64
+				      " changed",
+				      x->f->nodes[x->f->switches[s]].guid);
+	x->ord = cr_updn_order(x->u);
+	return 0;
+}
+
+static int prepare(struct incr *x, const struct cr_options *o)
+{
+	const struct cr_fabric *f = x->f;
+	uint32_t ns = x->ns, k = 0;
+	uint16_t *lids = NULL;
+	int nlids;
+
+	x->adj_start = malloc((ns + 1) * sizeof(*x->adj_start));
+	x->has_ca = calloc(ns + 1, sizeof(*x->has_ca));
+	x->lid_dsw = malloc(((size_t)f->max_lid + 1) * sizeof(*x->lid_dsw));
+	x->pos = calloc((size_t)f->max_lid + 1, sizeof(*x->pos));
+	x->dst_start = calloc(ns + 2, sizeof(*x->dst_start));
+	x->dst_lids = malloc(((size_t)f->max_lid + 1) * sizeof(*x->dst_lids));
+	x->rows = calloc(ns + 1, sizeof(*x->rows));
+	x->gen_q = calloc(ns + 1, sizeof(*x->gen_q));
+	x->gen_aff = calloc(ns + 1, sizeof(*x->gen_aff));
+	x->gen_fix = calloc(ns + 1, sizeof(*x->gen_fix));
+	x->gen_set = calloc(ns + 1, sizeof(*x->gen_set));
+	x->tent = malloc(ns + 1);
+	x->aff = malloc((ns + 1) * sizeof(*x->aff));
+	x->set = malloc((ns + 1) * sizeof(*x->set));
+	if (!x->adj_start || !x->has_ca || !x->lid_dsw || !x->pos ||
+	    !x->dst_start || !x->dst_lids || !x->rows || !x->gen_q ||
+	    !x->gen_aff || !x->gen_fix || !x->gen_set || !x->tent || !x->aff ||
+	    !x->set)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE)
+				continue;
+			if (cr_is_switch(f, m))
+				k++;
+			else
+				x->has_ca[s] = true;
+		}
+	}
+	x->adj_sw = malloc((k + 1) * sizeof(*x->adj_sw));
+	x->adj_port = malloc(k + 1);
+	if (!x->adj_sw || !x->adj_port)
+		return -1;
+	k = 0;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		x->adj_start[s] = k;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			x->adj_sw[k] = f->nodes[m].sw_index;
+			x->adj_port[k++] = (uint8_t)p;
+		}
+	}
+	x->adj_start[ns] = k;
+	/* LIDs grouped by destination switch (counting sort). */
+	x->lid_dsw[0] = CR_NO_NODE;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		x->lid_dsw[lid] =
+			d == CR_NO_NODE ? CR_NO_NODE : f->nodes[d].sw_index;
+		if (d != CR_NO_NODE)
+			x->dst_start[f->nodes[d].sw_index + 1]++;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		x->dst_start[s + 1] += x->dst_start[s];
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (x->lid_dsw[lid] != CR_NO_NODE)
+			x->dst_lids[x->dst_start[x->lid_dsw[lid]]++] =
+				(uint16_t)lid;
+	for (uint32_t s = ns; s > 0; s--)
+		x->dst_start[s] = x->dst_start[s - 1];
+	x->dst_start[0] = 0;
+	nlids = cr_lid_order(f, o, &lids);
+	if (nlids < 0)
+		return -1;
+	for (int i = 0; i < nlids; i++)
+		x->pos[lids[i]] = (uint32_t)i;
+	free(lids);
+	return 0;
+}
+
+/* The base's rows, mapped onto the new switch indices. */
+static void copy_tables(struct incr *x)
+{
+	const struct cr_fabric *f = x->f;
+	const struct cr_routing *br = x->b->r;
+	size_t width =
+		(size_t)(f->max_lid < br->max_lid ? f->max_lid : br->max_lid) +
+		1;
+
+	for (uint32_t s = 0; s < x->ns; s++) {
+		uint32_t n = f->switches[s];
+
+		memcpy(x->r->lft[n], br->lft[x->n2o[n]], width);
+	}
+}
+
+/* LIDs the base routed that lead nowhere now: no entry anywhere. */
+static void clear_lost_lids(struct incr *x)
+{
+	const struct cr_fabric *f = x->f, *bf = x->b->f;
+
+	for (uint32_t lid = 1; lid <= f->max_lid && lid <= bf->max_lid; lid++) {
+		bool any = false;
+
+		if (x->lid_dsw[lid] != CR_NO_NODE ||
+		    cr_lid_switch(bf, (uint16_t)lid, NULL) == CR_NO_NODE)
+			continue;
+		for (uint32_t s = 0; s < x->ns; s++) {
+			uint8_t *e = &x->r->lft[f->switches[s]][lid];
+
+			if (*e == CR_NO_PATH)
+				continue;
+			*e = CR_NO_PATH;
+			x->st->entries++;
+			x->churn++;
+			any = true;
+		}
+		x->st->lids += any;
+	}
+}
+
+static bool supported(const struct incr *x, const uint8_t *row, uint32_t gen,
+		      uint32_t w)
+{
+	uint8_t lw = row[w];
+
+	for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1]; k++) {
+		uint32_t y = x->adj_sw[k];
+
+		if (row[y] != LAB_NONE && x->gen_aff[y] != gen &&
+		    step_ok(x, w, lw, y, row[y]))
+			return true;
+	}
+	return false;
+}
+
+/* The switches whose label toward d changes (x->aff). */
+static int find_affected(struct incr *x, uint32_t d, uint8_t *row,
+			 const uint8_t *brow)
+{
+	uint32_t gen = d + 1;
+
+	x->naff = 0;
+	for (uint32_t i = 0; i < x->ndead; i++) {
+		uint32_t s = x->dead[i].sw;
+		uint8_t ls = row[s], lf = brow[x->dead[i].far];
+
+		if (ls == LAB_NONE || lf == LAB_NONE ||
+		    LAB_DIST(lf) + 1 != LAB_DIST(ls) || x->gen_q[s] == gen)
+			continue;
+		x->gen_q[s] = gen;
+		if (push(&x->bk[LAB_DIST(ls)], s))
+			return -1;
+	}
+	for (unsigned lvl = 1; lvl <= LAB_MAX_DIST; lvl++) {
+		struct bucket *b = &x->bk[lvl];
+
+		for (uint32_t i = 0; i < b->n; i++) {
+			uint32_t w = b->v[i];
+
+			if (supported(x, row, gen, w))
+				continue;
+			x->gen_aff[w] = gen;
+			x->aff[x->naff++] = w;
+			for (uint32_t k = x->adj_start[w];
+			     k < x->adj_start[w + 1]; k++) {
+				uint32_t z = x->adj_sw[k];
+
+				if (row[z] == LAB_NONE ||
+				    LAB_DIST(row[z]) != lvl + 1 ||
+				    x->gen_q[z] == gen)
+					continue;
+				x->gen_q[z] = gen;
+				if (push(&x->bk[lvl + 1], z))
+					return -1;
+			}
+		}
+		b->n = 0;
+	}
+	return 0;
+}
+
+/* New labels for the affected switches: BFS from the unaffected ones. */
+static int relabel(struct incr *x, uint32_t d, uint8_t *row)
+{
+	uint32_t gen = d + 1;
+	bool overflow = false;
+
+	for (uint32_t i = 0; i < x->naff; i++)
+		row[x->aff[i]] = LAB_NONE;
+	for (uint32_t i = 0; i < x->naff; i++) {
+		uint32_t w = x->aff[i];
+		unsigned best = LAB_NONE;
+
+		for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1];
+		     k++) {
+			uint32_t y = x->adj_sw[k];
+
+			if (row[y] != LAB_NONE && may_enter(x, w, y, row[y]) &&
+			    LAB_DIST(row[y]) + 1 < best)
+				best = LAB_DIST(row[y]) + 1;
+		}
+		x->tent[w] = (uint8_t)best;
+		if (best <= LAB_MAX_DIST && push(&x->bk[best], w))
+			return -1;
+		overflow |= best != LAB_NONE && best > LAB_MAX_DIST;
+	}
+	for (unsigned lvl = 1; lvl <= LAB_MAX_DIST; lvl++) {
+		struct bucket *b = &x->bk[lvl];
+
+		for (uint32_t i = 0; i < b->n; i++) {
+			uint32_t w = b->v[i];
+			unsigned down = x->kind == K_MINHOP;
+
+			if (x->gen_fix[w] == gen || x->tent[w] != lvl)
+				continue;
+			x->gen_fix[w] = gen;
+			for (uint32_t k = x->adj_start[w];
+			     !down && k < x->adj_start[w + 1]; k++) {
+				uint32_t y = x->adj_sw[k];
+
+				down = row[y] != LAB_NONE &&
+				       x->ord[y] > x->ord[w] &&
+				       LAB_DOWN(row[y]) &&
+				       LAB_DIST(row[y]) + 1 == lvl;
+			}
+			row[w] = LAB(lvl, down);
+			for (uint32_t k = x->adj_start[w];
+			     k < x->adj_start[w + 1]; k++) {
+				uint32_t z = x->adj_sw[k];
+
+				if (x->gen_aff[z] != gen ||
+				    x->gen_fix[z] == gen ||
+				    !may_enter(x, z, w, row[w]) ||
+				    lvl + 1 >= x->tent[z])
+					continue;
+				x->tent[z] = (uint8_t)(lvl + 1);
+				if (lvl + 1 > LAB_MAX_DIST)
+					overflow = true;
+				else if (push(&x->bk[lvl + 1], z))
+					return -1;
+			}
+		}
+		b->n = 0;
+	}
+	if (overflow)
+		return reason(x->st, "a path longer than %u hops",
+			      LAB_MAX_DIST);
+	/*
+	 * cr-updn: CA switches must keep a legal path to every CA switch.
+	 * A lost path to a switch without CAs (a root, whose LID only
+	 * management traffic uses) is counted: the full run would rather
+	 * choose other roots and move most of the tables.
+	 */
+	for (uint32_t i = 0; i < x->naff; i++) {
+		uint32_t w = x->aff[i];
+
+		if (row[w] != LAB_NONE || x->kind != K_UPDN || !x->has_ca[w])
+			continue;
+		if (x->has_ca[d])
+			return reason(x->st,
+				      "a switch with CAs lost its legal"
+				      " path to 0x%016" PRIx64,
+				      x->f->nodes[x->f->switches[d]].guid);
+		x->st->lost_pairs += x->dst_start[d + 1] - x->dst_start[d];
+	}
+	return 0;
+}
+
+static int add_todo(struct incr *x, uint32_t w, uint16_t lid, uint8_t old)
+{
+	if (x->ntodo == x->todo_cap) {
+		size_t cap = x->todo_cap ? 2 * x->todo_cap : 1024;
+		struct todo *t = realloc(x->todo, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		x->todo = t;
+		x->todo_cap = cap;
+	}
+	x->todo[x->ntodo++] = (struct todo){x->pos[lid], w, lid, old};
+	return 0;
+}
+
+static void set_add(struct incr *x, uint32_t gen, uint32_t w)
+{
+	if (x->gen_set[w] == gen)
+		return;
+	x->gen_set[w] = gen;
+	x->set[x->nset++] = w;
+}
+
+/*
+ * The entries toward d that can have become wrong: at the ends of dead
+ * links, at affected switches and at their neighbours. Invalid ones are
+ * cleared and listed; returns how many, or -1.
+ */
+static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
+{
+	const struct cr_fabric *f = x->f;
+	uint32_t gen = d + 1;
+	long n = 0;
+
+	x->nset = 0;
+	for (uint32_t i = 0; i < x->ndead; i++)
+		set_add(x, gen, x->dead[i].sw);
+	for (uint32_t i = 0; i < x->naff; i++) {
+		uint32_t w = x->aff[i];
+
+		set_add(x, gen, w);
+		for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1]; k++)
+			set_add(x, gen, x->adj_sw[k]);
+	}
+	for (uint32_t i = 0; i < x->nset; i++) {
+		uint32_t w = x->set[i], wn = f->switches[w];
+		const struct cr_node *node = &f->nodes[wn];
+		uint8_t lw = row[w];
+
+		if (w == d)
+			continue;
+		for (uint32_t k = x->dst_start[d]; k < x->dst_start[d + 1];
+		     k++) {
+			uint16_t lid = x->dst_lids[k];
+			uint8_t *e = &x->r->lft[wn][lid];
+			uint32_t y;
+
+			if (lw == LAB_NONE) {
+				if (*e != CR_NO_PATH) {
+					*e = CR_NO_PATH;
+					x->st->entries++;
+					x->churn++;
+				}
+				continue;
+			}
+			if (*e != CR_NO_PATH && *e >= 1 &&
+			    *e <= node->num_ports) {
+				y = node->ports[*e].remote;
+				if (y != CR_NO_NODE && cr_is_switch(f, y) &&
+				    row[f->nodes[y].sw_index] != LAB_NONE &&
+				    step_ok(x, w, lw, f->nodes[y].sw_index,
+					    row[f->nodes[y].sw_index]))
+					continue;
+			}
+			if (add_todo(x, w, lid, *e))
+				return -1;
+			*e = CR_NO_PATH;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Per destination switch: labels, affected switches, entries to redo. */
+static int find_work(struct incr *x)
+{
+	const struct cr_incr_base *b = x->b;
+	uint8_t *row = NULL;
+
+	for (uint32_t d = 0; d < x->ns; d++) {
+		const uint8_t *brow = b->lab + (size_t)x->sw2o[d] * b->ns;
+		bool work = false;
+		long n;
+		int ret;
+
+		for (uint32_t i = 0; i < x->ndead && !work; i++) {
+			uint8_t ls = brow[x->sw2o[x->dead[i].sw]];
+			uint8_t lf = brow[x->dead[i].far];
+
+			work = ls != LAB_NONE && lf != LAB_NONE &&
+			       LAB_DIST(lf) + 1 == LAB_DIST(ls);
+		}
+		if (!work)
+			continue;
+		if (!row && !(row = malloc(x->ns + 1)))
+			return -1;
+		if (x->identity)
+			memcpy(row, brow, x->ns);
+		else
+			for (uint32_t w = 0; w < x->ns; w++)
+				row[w] = brow[x->sw2o[w]];
+		if (find_affected(x, d, row, brow) < 0)
+			return -1;
+		ret = relabel(x, d, row);
+		if (ret)
+			return ret;
+		x->st->dests += x->naff > 0;
+		n = check_entries(x, d, row);
+		if (n < 0)
+			return -1;
+		if (n) {
+			x->rows[d] = row;
+			row = NULL;
+		}
+	}
+	free(row);
+	return 0;
+}
+
+static int cmp_todo(const void *a, const void *b)
+{
+	const struct todo *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	if (x->lid != y->lid)
+		return x->lid < y->lid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/* The routes a switch keeps weigh on its picks, as in a full run. */
+static void seed_counts(struct incr *x, struct cr_portsel *ps, uint32_t w)
+{
+	const struct cr_fabric *f = x->f;
+	uint32_t wn = f->switches[w];
+	const uint8_t *lft = x->r->lft[wn];
+	uint32_t cnt[CR_MAX_PORTS + 1] = {0};
+
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = x->lid_dsw[lid];
+
+		if (lft[lid] == CR_NO_PATH || lft[lid] == 0 ||
+		    lft[lid] > CR_MAX_PORTS || d == CR_NO_NODE || d == w ||
+		    cr_is_switch(f, f->lid_node[lid]))
+			continue;
+		cnt[lft[lid]]++;
+	}
+	for (unsigned p = 1; p <= f->nodes[wn].num_ports; p++)
+		if (cnt[p])
+			cr_portsel_add_count(ps, wn, p, cnt[p]);
+}
+
+static int pick_again(struct incr *x, const struct cr_options *o)
+{
+	const struct cr_fabric *f = x->f;
+	struct cr_portsel *ps;
+	bool *seeded = calloc(x->ns + 1, sizeof(*seeded));
+	uint16_t last_lid = 0;
+	int ret = -1;
+
+	ps = cr_portsel_new(f, o, x->r);
+	if (!ps || !seeded)
+		goto out;
+	qsort(x->todo, x->ntodo, sizeof(*x->todo), cmp_todo);
+	for (size_t i = 0; i < x->ntodo; i++) {
+		const struct todo *t = &x->todo[i];
+		uint32_t w = t->sw, wn = f->switches[w];
+		uint32_t d = x->lid_dsw[t->lid];
+		const uint8_t *row = x->rows[d];
+		uint8_t cands[CR_MAX_PORTS];
+		unsigned nc = 0, flags = CR_PS_SPREAD | CR_PS_SORTED;
+
+		if (!seeded[w]) {
+			seed_counts(x, ps, w);
+			seeded[w] = true;
+		}
+		for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1];
+		     k++) {
+			uint32_t y = x->adj_sw[k];
+
+			if (row[y] != LAB_NONE &&
+			    step_ok(x, w, row[w], y, row[y]))
+				cands[nc++] = x->adj_port[k];
+		}
+		if (!nc) {
+			cr_err("incremental: no port left at switch index %u"
+			       " toward LID %u",
+			       w, t->lid);
+			goto out;
+		}
+		cr_portsel_order(ps, wn, cands, nc);
+		if (cr_is_switch(f, f->lid_node[t->lid]))
+			flags |= CR_PS_NOCOUNT;
+		if (cr_lid_is_base(f, t->lid))
+			flags |= CR_PS_BASE;
+		x->r->lft[wn][t->lid] =
+			cr_portsel_pick(ps, wn, cands, nc, t->lid, flags);
+		x->churn += x->r->lft[wn][t->lid] != t->old;
+		x->st->entries++;
+		x->st->lids += t->lid != last_lid;
+		last_lid = t->lid;
+	}
+	ret = 0;
+out:
+	if (!ps)
+		cr_err("incremental: out of memory");
+	cr_portsel_free(ps);
+	free(seeded);
+	return ret;
+}
+
+/*
+ * Every LID with a new entry, walked from every switch: the routed hop
+ * count must be the label (plus one for a CA), or no route where no label.
+ */
+static int verify(struct incr *x)
+{
+	const struct cr_fabric *f = x->f;
+	uint16_t last = 0;
+
+	for (size_t i = 0; i < x->ntodo; i++) {
+		uint16_t lid = x->todo[i].lid;
+		uint32_t d = x->lid_dsw[lid];
+		const uint8_t *row = x->rows[d];
+		int extra = !cr_is_switch(f, f->lid_node[lid]);
+
+		if (lid == last)
+			continue;
+		last = lid;
+		for (uint32_t w = 0; w < x->ns; w++) {
+			int h = cr_routing_hops(f, x->r, f->switches[w], lid);
+			int want = row[w] == LAB_NONE
+					   ? -1
+					   : (int)LAB_DIST(row[w]) + extra;
+
+			if (h != want) {
+				cr_err("incremental: switch index %u reaches"
+				       " LID %u in %d hops, not %d",
+				       w, lid, h, want);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void incr_release(struct incr *x)
+{
+	free(x->n2o);
+	free(x->o2n);
+	free(x->sw2o);
+	free(x->adj_start);
+	free(x->adj_sw);
+	free(x->adj_port);
+	free(x->dead);
+	cr_updn_close(x->u);
+	free(x->has_ca);
+	free(x->lid_dsw);
+	free(x->dst_start);
+	free(x->dst_lids);
+	free(x->pos);
+	if (x->rows)
+		for (uint32_t d = 0; d < x->ns; d++)
+			free(x->rows[d]);
+	free(x->rows);
+	free(x->gen_q);
+	free(x->gen_aff);
+	free(x->gen_fix);
+	free(x->gen_set);
+	free(x->tent);
+	free(x->aff);
+	free(x->set);
+	for (unsigned i = 0; i < LAB_MAX_DIST + 2; i++)
+		free(x->bk[i].v);
+	free(x->todo);
+}
+
+int cr_route_incremental(const struct cr_incr_base *b,
+			 const struct cr_engine *e, const struct cr_fabric *f,
+			 const struct cr_options *o, struct cr_routing *r,
+			 struct cr_incr_stats *st)
+{
+	struct incr x = {.b = b, .f = f, .r = r, .st = st};
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!b)
+		return reason(st, "no full run to start from");
+	if (e != b->e)
+		return reason(st, "the full run was cr-%s's", b->e->name);
+	if (cr_options_digest(o) != b->digest)
+		return reason(st, "the options changed since the full run");
+	if (r->num_nodes != f->num_nodes || r->max_lid != f->max_lid) {
+		cr_err("incremental: the routing is not the fabric's");
+		return -1;
+	}
+	x.kind = b->kind;
+	x.ns = f->num_switches;
+	ret = compare_fabrics(&x);
+	if (!ret && x.kind == K_UPDN)
+		ret = same_ranks(&x, r);
+	if (!ret)
+		ret = prepare(&x, o);
+	if (!ret) {
+		copy_tables(&x);
+		clear_lost_lids(&x);
+		ret = find_work(&x);
+	}
+	if (!ret)
+		ret = pick_again(&x, o);
+	if (!ret)
+		ret = verify(&x);
+	if (ret < 0 && !st->reason[0])
+		snprintf(st->reason, sizeof(st->reason), "%s",
+			 "an error in the incremental run");
+	incr_release(&x);
+	if (ret)
+		cr_routing_clear(r);
+	return ret;
+}
+
+/* ---- churn ------------------------------------------------------------ */
+
+static uint64_t row_diff(const uint8_t *a, size_t na, const uint8_t *b,
+			 size_t nb)
+{
+	size_t n = na > nb ? na : nb;
+	uint64_t c = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		uint8_t x = i < na && a ? a[i] : CR_NO_PATH;
+		uint8_t y = i < nb && b ? b[i] : CR_NO_PATH;
+
+		c += x != y;
+	}
+	return c;
+}
+
+uint64_t cr_routing_churn(const struct cr_fabric *fa,
+			  const struct cr_routing *ra,
+			  const struct cr_fabric *fb,
+			  const struct cr_routing *rb)
+{
+	uint32_t na, nb, i = 0, j = 0;
+	struct guid_ix *va = sorted_nodes(fa, true, &na);
+	struct guid_ix *vb = sorted_nodes(fb, true, &nb);
+	size_t wa = (size_t)ra->max_lid + 1, wb = (size_t)rb->max_lid + 1;
+	uint64_t c = 0;
+
+	if (!va || !vb) {
+		free(va);
+		free(vb);
+		cr_err("out of memory comparing routings");
+		return UINT64_MAX;
+	}
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && va[i].guid < vb[j].guid)) {
+			c += row_diff(ra->lft[va[i++].n], wa, NULL, 0);
+		} else if (i == na || va[i].guid > vb[j].guid) {
+			c += row_diff(NULL, 0, rb->lft[vb[j++].n], wb);
+		} else {
+			const uint8_t *a = ra->lft[va[i++].n];
+			const uint8_t *b = rb->lft[vb[j++].n];
+
+			if (wa == wb && !memcmp(a, b, wa))
+				continue;
+			c += row_diff(a, wa, b, wb);
+		}
+	}
+	free(va);
+	free(vb);
+	return c;
+}

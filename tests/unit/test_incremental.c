@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of incremental re-routing (incremental.c): for every
+ * inter-switch link of small trees, tori and random graphs, and for
+ * removed switches, the repaired tables of cr-minhop are sound (complete,
+ * loop free, minimal: every hop count equals the full run's), change only
+ * entries whose old step is no longer valid (so never more than a full
+ * run changes), and a repair of the fault gives the original tables back
+ * byte for byte. cr-updn's are loop and credit-loop free, CA switches
+ * reach every CA, and only the counted (CA switch, switch without CAs)
+ * pairs lose a path. Deterministic, whatever the thread count; fabrics
+ * that are no subset of the base, other options or engines route in full.
+ */
+#include <string.h>
+
+#include <croute/check.h>
+#include <croute/hops.h>
+#include <croute/incremental.h>
+#include <croute/parallel.h>
+
+#include "updn_fabrics.h"
+
+static struct cr_fabric *with_lids(struct cr_fabric *f)
+{
+	if (!f->max_lid)
+		assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static struct cr_fabric *cut_link(const struct cr_fabric *f, uint32_t n,
+				  unsigned p)
+{
+	struct cr_fabric *g = cr_fabric_copy(f);
+	uint32_t m = g->nodes[n].ports[p].remote;
+	unsigned q = g->nodes[n].ports[p].remote_port;
+
+	assert_non_null(g);
+	assert_int_not_equal(m, CR_NO_NODE);
+	g->nodes[n].ports[p].remote = CR_NO_NODE;
+	g->nodes[n].ports[p].remote_port = 0;
+	g->nodes[m].ports[q].remote = CR_NO_NODE;
+	g->nodes[m].ports[q].remote_port = 0;
+	assert_int_equal(cr_fabric_finalize(g), 0);
+	return g;
+}
+
+/* f without the nodes marked in drop, GUIDs and LIDs kept. */
+static struct cr_fabric *drop_nodes(const struct cr_fabric *f, const bool *drop)
+{
+	struct cr_fabric *g = cr_fabric_new();
+	uint32_t *map = calloc(f->num_nodes, sizeof(*map));
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *a = &f->nodes[n];
+
+		map[n] = CR_NO_NODE;
+		if (drop[n])
+			continue;
+		map[n] = cr_fabric_add_node(g, a->type, a->guid, a->num_ports,
+					    a->desc);
+		g->nodes[map[n]].sysimg_guid = a->sysimg_guid;
+	}
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *a = &f->nodes[n];
+
+		for (unsigned p = 0; map[n] != CR_NO_NODE && p <= a->num_ports;
+		     p++) {
+			const struct cr_port *pt = &a->ports[p];
+			struct cr_port *q = &g->nodes[map[n]].ports[p];
+
+			if (pt->remote != CR_NO_NODE &&
+			    map[pt->remote] != CR_NO_NODE &&
+			    (pt->remote > n ||
+			     (pt->remote == n && pt->remote_port > p)))
+				assert_int_equal(
+					cr_fabric_link(g, map[n], p,
+						       map[pt->remote],
+						       pt->remote_port),
+					0);
+			q->guid = pt->guid;
+			q->lid = pt->lid;
+			q->lmc = pt->lmc;
+			q->width = pt->width;
+			q->speed = pt->speed;
+		}
+	}
+	g->sm_port_guid = f->sm_port_guid;
+	free(map);
+	assert_int_equal(cr_fabric_finalize(g), 0);
+	return g;
+}
+
+static struct cr_incr_base *
+base_of(const char *engine, const struct cr_fabric *f, struct cr_routing **r)
+{
+	struct cr_options o;
+	struct cr_incr_base *b;
+
+	cr_options_init(&o);
+	*r = tu_route(f, engine, &o);
+	b = cr_incr_base_new(cr_engine_find(engine), f, &o, *r);
+	assert_non_null(b);
+	return b;
+}
+
+/* 0 and the repaired tables, or 1 (full run needed) and NULL. */
+static int incr(const struct cr_incr_base *b, const char *engine,
+		const struct cr_fabric *g, struct cr_routing **out,
+		struct cr_incr_stats *st)
+{
+	struct cr_options o;
+	struct cr_routing *r = cr_routing_new(g);
+	int ret;
+
+	cr_options_init(&o);
+	assert_non_null(r);
+	ret = cr_route_incremental(b, cr_engine_find(engine), g, &o, r, st);
+	assert_true(ret == 0 || ret == 1);
+	if (ret) {
+		cr_routing_free(r);
+		r = NULL;
+	}
+	*out = r;
+	return ret;
+}
+
+static bool same_tables(const struct cr_fabric *f, const struct cr_routing *a,
+			const struct cr_routing *b)
+{
+	if (a->max_lid != b->max_lid)
+		return false;
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (memcmp(a->lft[f->switches[s]], b->lft[f->switches[s]],
+			   (size_t)a->max_lid + 1))
+			return false;
+	return true;
+}
+
+/* The switch of base node index n in g (matched by GUID). */
+static uint32_t node_in(const struct cr_fabric *f, uint32_t n,
+			const struct cr_fabric *g)
+{
+	return cr_fabric_find_guid(g, f->nodes[n].guid);
+}
+
+/*
+ * cr-minhop after a fault: sound and minimal (hop for hop as the full
+ * run), and every entry that changed had to: its old port is gone or no
+ * longer on a shortest path. So the churn is at most the full run's.
+ */
+static void assert_minhop_repair(const struct cr_fabric *f,
+				 const struct cr_routing *base,
+				 const struct cr_fabric *g,
+				 const struct cr_routing *r)
+{
+	struct cr_routing *full = tu_route(g, "cr-minhop", NULL);
+	struct cr_check_report rep;
+	uint8_t *dist = cr_switch_distances(g);
+	uint32_t ns = g->num_switches;
+
+	assert_int_equal(cr_check(g, r, CR_CHECK_MINIMAL | CR_CHECK_SWITCHES,
+				  NULL, 0, &rep),
+			 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.non_minimal, 0);
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t n = g->switches[s], bn = node_in(g, n, f);
+		const struct cr_node *sw = &g->nodes[n];
+
+		for (uint32_t lid = 1; lid <= g->max_lid; lid++) {
+			uint8_t old = lid <= base->max_lid ? base->lft[bn][lid]
+							   : CR_NO_PATH;
+			uint8_t now = r->lft[n][lid];
+			uint32_t d = cr_lid_switch(g, (uint16_t)lid, NULL);
+			uint32_t y;
+
+			assert_int_equal(
+				cr_routing_hops(g, r, n, (uint16_t)lid),
+				cr_routing_hops(g, full, n, (uint16_t)lid));
+			if (old == now || d == CR_NO_NODE || d == n)
+				continue;
+			/* Changed: the old step must be invalid now. */
+			if (old == CR_NO_PATH || old > sw->num_ports)
+				continue;
+			y = sw->ports[old].remote;
+			assert_true(y == CR_NO_NODE || !cr_is_switch(g, y) ||
+				    dist[(size_t)g->nodes[y].sw_index * ns +
+					 g->nodes[d].sw_index] +
+						    1 !=
+					    dist[(size_t)s * ns +
+						 g->nodes[d].sw_index]);
+		}
+	}
+	assert_true(cr_routing_churn(f, base, g, r) <=
+		    cr_routing_churn(f, base, g, full));
+	free(dist);
+	cr_routing_free(full);
+}
+
+/*
+ * cr-updn after a fault: no loop, no credit loop, every CA switch
+ * reaches every CA's LIDs and every switch LID but the counted ones.
+ */
+static void assert_updn_repair(const struct cr_fabric *g,
+			       const struct cr_routing *r,
+			       const struct cr_incr_stats *st)
+{
+	struct cr_check_report rep;
+	uint64_t lost = 0;
+
+	assert_int_equal(cr_credit_loop_any(g, r), 0);
+	assert_true(uf_no_credit_loop(g, r));
+	cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	for (uint32_t s = 0; s < g->num_switches; s++) {
+		uint32_t n = g->switches[s];
+		bool has_ca = false;
+
+		for (unsigned p = 1; p <= g->nodes[n].num_ports; p++) {
+			uint32_t m = g->nodes[n].ports[p].remote;
+
+			has_ca |= m != CR_NO_NODE && !cr_is_switch(g, m);
+		}
+		for (uint32_t lid = 1; has_ca && lid <= g->max_lid; lid++) {
+			uint32_t d = cr_lid_switch(g, (uint16_t)lid, NULL);
+
+			if (d == CR_NO_NODE ||
+			    cr_routing_hops(g, r, n, (uint16_t)lid) >= 0)
+				continue;
+			/* Only a switch's own LID may be lost. */
+			assert_int_equal(g->lid_node[lid], d);
+			lost++;
+		}
+	}
+	assert_int_equal(lost, st->lost_pairs);
+}
+
+/*
+ * Every inter-switch link of f in turn: cut it, repair the engine's
+ * tables, check them, then repair back to f. Returns how many cuts were
+ * incremental.
+ */
+static unsigned every_link(struct cr_fabric *f, const char *engine)
+{
+	struct cr_routing *base;
+	struct cr_incr_base *b = base_of(engine, f, &base);
+	unsigned incremental = 0;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		for (unsigned p = 1;
+		     cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++) {
+			uint32_t m = f->nodes[n].ports[p].remote;
+			struct cr_fabric *g;
+			struct cr_routing *r, *back, *again;
+			struct cr_incr_stats st;
+
+			if (m == CR_NO_NODE || m < n || !cr_is_switch(f, m))
+				continue;
+			g = cut_link(f, n, p);
+			if (incr(b, engine, g, &r, &st) == 0) {
+				incremental++;
+				assert_int_equal(st.links_down, 1);
+				assert_false(st.same);
+				if (!strcmp(engine, "cr-minhop"))
+					assert_minhop_repair(f, base, g, r);
+				else
+					assert_updn_repair(g, r, &st);
+				/* Same inputs, same tables. */
+				assert_int_equal(
+					incr(b, engine, g, &again, &st), 0);
+				assert_true(same_tables(g, r, again));
+				cr_routing_free(again);
+				cr_routing_free(r);
+			}
+			/* The cable back: the full run's tables exactly. */
+			assert_int_equal(incr(b, engine, f, &back, &st), 0);
+			assert_true(st.same);
+			assert_int_equal(st.entries, 0);
+			assert_true(same_tables(f, base, back));
+			cr_routing_free(back);
+			cr_fabric_free(g);
+		}
+	}
+	cr_incr_base_free(b);
+	cr_routing_free(base);
+	return incremental;
+}
+
+static void test_minhop_links(void **state)
+{
+	struct cr_fabric *fabrics[] = {
+		tu_two_level(4, 3, 3, NULL, 0),
+		tu_two_level(3, 2, 2, NULL, 1),
+		uf_kary(2, 3),
+		uf_kary(3, 3),
+		uf_torus(4, 4, true, 1),
+		uf_random(14, 6, 12, 7),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
+		struct cr_fabric *f = with_lids(fabrics[i]);
+
+		/* Nothing is refused: minimal paths survive any cut. */
+		assert_true(every_link(f, "cr-minhop") > 0);
+		cr_fabric_free(f);
+	}
+}
+
+static void test_updn_links(void **state)
+{
+	struct cr_fabric *fabrics[] = {
+		tu_two_level(4, 3, 3, NULL, 0),
+		uf_kary(2, 3),
+		uf_kary(3, 3),
+		uf_torus(4, 4, true, 1),
+		uf_random(14, 6, 12, 7),
+	};
+	unsigned total = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
+		struct cr_fabric *f = with_lids(fabrics[i]);
+
+		total += every_link(f, "cr-updn");
+		cr_fabric_free(f);
+	}
+	/* Some cuts change ranks (a full run), most do not. */
+	assert_true(total > 10);
+}
+
+/*
+ * A switch goes away: a top switch, a middle one, or a leaf with its
+ * hosts. cr-updn's roots are the top switches: losing one is a full run.
+ */
+static void test_switch_gone(void **state)
+{
+	static const char *const engines[] = {"cr-minhop", "cr-updn"};
+	struct cr_fabric *f = uf_kary(3, 3);
+
+	(void)state;
+	for (int e = 0; e < 2; e++) {
+		for (int level = 0; level < 3; level++) {
+			struct cr_routing *base, *r, *back;
+			struct cr_incr_base *b = base_of(engines[e], f, &base);
+			bool *drop = calloc(f->num_nodes, sizeof(*drop));
+			struct cr_incr_stats st;
+			/* uf_kary: level 0 first (the top), hosts on the last */
+			uint32_t n = 3 * 3 * level + 4;
+			bool leaf = level == 2;
+			struct cr_fabric *g;
+
+			drop[n] = true;
+			for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+				uint32_t m = f->nodes[n].ports[p].remote;
+
+				if (m != CR_NO_NODE && !cr_is_switch(f, m))
+					drop[m] = true;
+			}
+			g = drop_nodes(f, drop);
+			if (e == 1 && level == 0) {
+				assert_int_equal(
+					incr(b, engines[e], g, &r, &st), 1);
+				assert_non_null(strstr(st.reason, "root"));
+				goto next;
+			}
+			assert_int_equal(incr(b, engines[e], g, &r, &st), 0);
+			assert_int_equal(st.switches_gone, 1);
+			assert_int_equal(st.nodes_gone, leaf ? 4 : 1);
+			if (e == 0)
+				assert_minhop_repair(f, base, g, r);
+			else
+				assert_updn_repair(g, r, &st);
+			/* The lost hosts' LIDs are routed nowhere. */
+			for (uint32_t lid = 1; lid <= g->max_lid; lid++)
+				if (cr_lid_switch(g, (uint16_t)lid, NULL) ==
+				    CR_NO_NODE)
+					for (uint32_t s = 0;
+					     s < g->num_switches; s++)
+						assert_int_equal(
+							r->lft[g->switches[s]]
+							      [lid],
+							CR_NO_PATH);
+			assert_int_equal(incr(b, engines[e], f, &back, &st), 0);
+			assert_true(same_tables(f, base, back));
+			cr_routing_free(back);
+			cr_routing_free(r);
+		next:
+			cr_fabric_free(g);
+			free(drop);
+			cr_incr_base_free(b);
+			cr_routing_free(base);
+		}
+	}
+	cr_fabric_free(f);
+}
+
+/* The same repair whatever the thread count (updn labels in parallel). */
+static void test_threads(void **state)
+{
+	struct cr_fabric *f = with_lids(uf_kary(3, 3));
+	struct cr_fabric *g = cut_link(f, 10, 1);
+	struct cr_routing *r[2], *base[2];
+	struct cr_incr_stats st;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct cr_incr_base *b;
+
+		cr_threads_set(i ? 4 : 1);
+		b = base_of("cr-updn", f, &base[i]);
+		assert_int_equal(incr(b, "cr-updn", g, &r[i], &st), 0);
+		cr_incr_base_free(b);
+	}
+	cr_threads_set(0);
+	assert_true(same_tables(g, r[0], r[1]));
+	for (int i = 0; i < 2; i++) {
+		cr_routing_free(r[i]);
+		cr_routing_free(base[i]);
+	}
+	cr_fabric_free(g);
+	cr_fabric_free(f);
+}
+
+/* Whatever is not a subset of the base, or routed otherwise: full. */
+static void test_full_runs(void **state)
+{
+	struct cr_fabric *f = with_lids(uf_kary(2, 3));
+	struct cr_fabric *g = cut_link(f, 4, 1);
+	struct cr_routing *base, *gbase, *r;
+	struct cr_incr_base *b = base_of("cr-minhop", f, &base);
+	struct cr_incr_base *gb = base_of("cr-minhop", g, &gbase);
+	struct cr_incr_stats st;
+	struct cr_options o;
+
+	(void)state;
+	/* A link that was not there: full. */
+	assert_int_equal(incr(gb, "cr-minhop", f, &r, &st), 1);
+	assert_non_null(strstr(st.reason, "appeared"));
+	/* Another engine, other options: full. */
+	assert_int_equal(incr(b, "cr-updn", g, &r, &st), 1);
+	cr_options_init(&o);
+	o.port_shifting = true;
+	r = cr_routing_new(g);
+	assert_int_equal(cr_route_incremental(b, cr_engine_find("minhop"), g,
+					      &o, r, &st),
+			 1);
+	cr_routing_free(r);
+	/* A changed LID: full. */
+	g->nodes[g->num_nodes - 1].ports[1].lid = g->max_lid + 1;
+	assert_int_equal(cr_fabric_finalize(g), 0);
+	assert_int_equal(incr(b, "cr-minhop", g, &r, &st), 1);
+	/* Engines without a repair keep nothing. */
+	assert_null(cr_incr_base_new(cr_engine_find("ftree"), f, &o, base));
+	assert_null(cr_incr_base_new(cr_engine_find("lash"), f, &o, base));
+	cr_incr_base_free(b);
+	cr_incr_base_free(gb);
+	cr_routing_free(base);
+	cr_routing_free(gbase);
+	cr_fabric_free(g);
+	cr_fabric_free(f);
+}
+
+/* Churn counts entries by switch GUID, a missing switch's in full. */
+static void test_churn(void **state)
+{
+	struct cr_fabric *f = with_lids(uf_kary(2, 2));
+	struct cr_routing *a = tu_route(f, "cr-minhop", NULL);
+	struct cr_routing *b = cr_routing_copy(a);
+	bool *drop = calloc(f->num_nodes, sizeof(*drop));
+	struct cr_fabric *g;
+	uint64_t row = 0;
+
+	(void)state;
+	assert_int_equal(cr_routing_churn(f, a, f, b), 0);
+	b->lft[f->switches[0]][1] ^= 1;
+	b->lft[f->switches[1]][2] = CR_NO_PATH;
+	assert_int_equal(cr_routing_churn(f, a, f, b), 2);
+	drop[f->switches[0]] = true;
+	g = drop_nodes(f, drop);
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		row += a->lft[f->switches[0]][lid] != CR_NO_PATH;
+	cr_routing_free(b);
+	b = cr_routing_new(g);
+	for (uint32_t s = 0; s < g->num_switches; s++)
+		memcpy(b->lft[g->switches[s]],
+		       a->lft[node_in(g, g->switches[s], f)],
+		       (size_t)f->max_lid + 1);
+	assert_int_equal(cr_routing_churn(f, a, g, b), row);
+	free(drop);
+	cr_routing_free(a);
+	cr_routing_free(b);
+	cr_fabric_free(g);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minhop_links),
+		cmocka_unit_test(test_updn_links),
+		cmocka_unit_test(test_switch_gone),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_full_runs),
+		cmocka_unit_test(test_churn),
+	};
+
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
