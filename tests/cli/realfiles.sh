@@ -150,4 +150,20 @@ run r1 0 route --topo "$T/opensm-subnet.lst" -e updn -o "$tmp/r1.lfts"
 run r2 0 route --topo "$T/ibnetdiscover.topo" -e updn -o "$tmp/r2.lfts"
 cmp -s "$tmp/r1.lfts" "$tmp/r2.lfts" ||
 	fail "routing subnet.lst and ibnetdiscover output differ"
+# A cr-lash sweep under QoS (lash/): OpenSM's own opensm-sl2vl.dump, whose
+# CA tables are headed "Channel Adapter" with a port GUID, reads as
+# croute's SL2VL dump does.
+L=$fab/lash
+run lash-osm 0 check --topo "$L/opensm-subnet.lst" --lfts "$L/opensm-lfts.dump" \
+	--sl "$L/croute-lash-sl.dump" --sl2vl "$L/opensm-sl2vl.dump"
+run lash-cr 0 check --topo "$L/opensm-subnet.lst" --lfts "$L/opensm-lfts.dump" \
+	--sl "$L/croute-lash-sl.dump" --sl2vl "$L/croute-lash-sl2vl.dump"
+run lash-dd 0 check --dump-dir "$L"
+grep -q "one VL assumed" "$tmp/lash-osm" "$tmp/lash-dd" &&
+	fail "lash: SLs given, yet one VL assumed"
+figures "$tmp/lash-osm" >"$tmp/lash-osm.fig"
+for x in cr dd; do
+	figures "$tmp/lash-$x" | cmp -s - "$tmp/lash-osm.fig" ||
+		fail "lash: check with opensm-sl2vl.dump and lash-$x differ"
+done
 exit $failed

@@ -4,7 +4,8 @@
 # writes to its dump directory, and what ibnetdiscover, dump_fts and
 # dump_lfts print (stdout only), for
 #   two-level/  a 2-leaf, 2-spine tree routed by OpenSM's updn;
-#   other/      the same tree with other GUIDs (files of another fabric).
+#   other/      the same tree with other GUIDs (files of another fabric);
+#   lash/       the first tree routed by cr-lash under QoS (opensm -Q).
 # Usage: tests/fabrics/capture.sh [BUILDDIR]
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,4 +35,16 @@ sed 's/2c902/2c9ab/g; s/2c903/2c9ac/g' "$CR_DIR/two-level.topo" \
 	>"$CR_DIR/other.topo"
 capture two-level
 capture other
+# lash/: the two-level tree routed by cr-lash under QoS (its SL dumps and
+# OpenSM's opensm-sl2vl.dump).
+mkdir -p "$fab/lash"
+cr_ibsim_start "$CR_DIR/two-level.topo"
+cr_conf "qos TRUE"
+rm -f "$CR_GUID2LID"
+cr_opensm_once -R cr-lash -Q
+for f in opensm-subnet.lst opensm-lfts.dump croute-lash-sl.dump \
+	croute-lash-sl2vl.dump opensm-sl2vl.dump; do
+	cp "$CR_DUMP/$f" "$fab/lash/$f"
+done
+cr_ibsim_stop
 CR_STATUS=0

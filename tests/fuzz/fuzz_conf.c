@@ -5,11 +5,14 @@
  *   c  opensm.conf (croute's keys among OpenSM's)
  *   g  a GUID list file (root_guid_file, cn_guid_file, ...)
  *   l  OpenSM's guid2lid cache, for the fixed fabric (croute --lids)
+ *   o  opensm.conf as croute -F reads it (OpenSM's keys and croute's)
+ *   n  a node name map, for the fixed fabric (--node-name-map)
  * anything else: the first two, on the whole input.
  */
 #include "fuzz.h"
 
 #include <croute/conf.h>
+#include <croute/osm_conf.h>
 
 static void conf(const uint8_t *data, size_t size)
 {
@@ -58,6 +61,41 @@ static void guid2lid(const uint8_t *data, size_t size)
 	cr_fabric_free(f);
 }
 
+static void osm_conf(const uint8_t *data, size_t size)
+{
+	struct cr_osm_conf c;
+	struct cr_options o;
+	FILE *in = fmemopen((void *)data, size, "r");
+
+	if (!in)
+		return;
+	cr_osm_conf_init(&c);
+	if (!cr_osm_conf_parse(&c, in, "fuzz")) {
+		/* What -F does with an accepted file. */
+		if (c.lmc > 7 || c.lash_start_vl > 14)
+			abort();
+		cr_options_init(&o);
+		cr_osm_conf_apply(&c.cr, &o);
+		cr_options_release(&o);
+	}
+	fclose(in);
+	cr_osm_conf_release(&c);
+}
+
+static void name_map(const uint8_t *data, size_t size)
+{
+	struct cr_fabric *f = fuzz_fabric();
+	const char *path = fuzz_memfd_path(data, size);
+	char label[CR_NODE_LABEL_MAX];
+
+	if (path && !cr_name_map_apply(path, f))
+		for (uint32_t n = 0; n < f->num_nodes; n++)
+			if (!f->nodes[n].desc ||
+			    !cr_node_label(f, n, 0, label, sizeof(label)))
+				abort();
+	cr_fabric_free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_quiet();
@@ -72,6 +110,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 'l':
 		guid2lid(data + 1, size - 1);
+		break;
+	case 'o':
+		osm_conf(data + 1, size - 1);
+		break;
+	case 'n':
+		name_map(data + 1, size - 1);
 		break;
 	default:
 		conf(data, size);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The topology reader on arbitrary bytes. What it accepts must be a model
+ * The topology readers (ibnetdiscover's format and opensm-subnet.lst, told
+ * apart by their content) on arbitrary bytes. What it accepts must be a model
  * the rest of croute can use: LIDs are assigned when it has none, and the
  * fabric is written out and read back, which must give the same fabric.
  */
@@ -84,8 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cr_fabric *f;
 
+	const char *path;
+
 	fuzz_quiet();
-	f = fuzz_topo_read(data, size, "fuzz");
+	/* Either format, told from the content (opensm-subnet.lst too). */
+	path = fuzz_memfd_path(data, size);
+	f = path && size ? cr_topo_read_format(path, NULL) : NULL;
 	if (!f)
 		return 0;
 	if (!f->max_lid && f->num_nodes < 512)

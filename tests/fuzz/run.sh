@@ -9,12 +9,12 @@
 # FUZZ_SEED     libFuzzer seed (default 1, so make check is repeatable;
 #               0: random)
 # FUZZ_KEEP     keep the inputs libFuzzer found (tests/fuzz/found/TARGET)
-# FUZZ_TARGETS  which targets (default: topo lfts flows conf route)
+# FUZZ_TARGETS  which targets (default: topo lfts flows conf route files)
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-.}
 seconds=${FUZZ_SECONDS:-8}
-targets=${FUZZ_TARGETS:-topo lfts flows conf route}
+targets=${FUZZ_TARGETS:-topo lfts flows conf route files}
 out=$build/tests/fuzz/out
 mkdir -p "$out"
 # UBSan reports must fail the run, as ASan's do, in both kinds of build.

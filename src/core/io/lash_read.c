@@ -94,7 +94,8 @@ struct sl2vl_ctx {
 	struct cr_routing *r;
 	bool have;
 	uint8_t vl[16];
-	uint32_t cur; /* OpenSM's format: the node of the last header */
+	uint32_t cur; /* OpenSM's format: the switch of the last header */
+	bool header; /* OpenSM's format: a node header was seen */
 };
 
 /* The table applies to traffic from one switch to another. */
@@ -129,8 +130,9 @@ static int sl2vl_table(struct sl2vl_ctx *c, const char *path, unsigned line,
 
 /*
  * OpenSM's opensm-sl2vl.dump: a "Switch 0xGUID, base LID N, ..." header
- * per node, then "IN OUT : VL0 ... VL15" lines; only the tables between
- * two switch ports count (CA and port 0 tables may differ).
+ * per node ("Channel Adapter" and "Router" for the others, with the port
+ * GUID), then "IN OUT : VL0 ... VL15" lines; only the tables between two
+ * switch ports count (CA and port 0 tables may differ).
  */
 static int osm_sl2vl_line(struct sl2vl_ctx *c, const char *path, unsigned line,
 			  const char *s)
@@ -140,18 +142,25 @@ static int osm_sl2vl_line(struct sl2vl_ctx *c, const char *path, unsigned line,
 	uint8_t vl[16];
 	int pos = 0;
 
-	if (!strncmp(s, "Switch 0x", 9) || !strncmp(s, "CA 0x", 5) ||
-	    !strncmp(s, "Router 0x", 9)) {
-		if (sscanf(strchr(s, ' ') + 1, "0x%llx", &guid) != 1) {
+	if (!strncmp(s, "Switch 0x", 9)) {
+		if (sscanf(s + 7, "0x%llx", &guid) != 1) {
 			cr_err("%s:%u: bad node GUID", path, line);
 			return -1;
 		}
 		c->cur = cr_fabric_find_guid(c->f, guid);
-		if (c->cur == CR_NO_NODE) {
-			cr_err("%s:%u: node 0x%016llx is not in the topology",
+		if (c->cur == CR_NO_NODE || !cr_is_switch(c->f, c->cur)) {
+			cr_err("%s:%u: switch 0x%016llx is not in the topology",
 			       path, line, guid);
 			return -1;
 		}
+		c->header = true;
+		return 0;
+	}
+	/* No CA's or router's table is between two switches: skipped. */
+	if (!strncmp(s, "Channel Adapter 0x", 18) || !strncmp(s, "CA 0x", 5) ||
+	    !strncmp(s, "Router 0x", 9)) {
+		c->cur = CR_NO_NODE;
+		c->header = true;
 		return 0;
 	}
 	if (sscanf(s,
@@ -160,7 +169,7 @@ static int osm_sl2vl_line(struct sl2vl_ctx *c, const char *path, unsigned line,
 		   &in, &out, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
 		   &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14],
 		   &v[15], &pos) != 18 ||
-	    s[pos] || c->cur == CR_NO_NODE) {
+	    s[pos] || !c->header) {
 		cr_err("%s:%u: expected \"IN OUT : VL0 ... VL15\" after a node"
 		       " header",
 		       path, line);
@@ -173,7 +182,7 @@ static int osm_sl2vl_line(struct sl2vl_ctx *c, const char *path, unsigned line,
 		}
 		vl[i] = (uint8_t)v[i];
 	}
-	if (!between_switches(c->f, c->cur, in, out))
+	if (c->cur == CR_NO_NODE || !between_switches(c->f, c->cur, in, out))
 		return 0;
 	return sl2vl_table(c, path, line, vl);
 }
