@@ -86,15 +86,6 @@ void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
  * With o->guid_order, those port GUIDs come first in the given order.
  * Returns the count written to *lids (allocated), or -1.
  */
-/*
- * The leaves (of D-mod-k, and cr-updn's): switches with at least half
- * (rounded up) the median number of CAs of the switches with CAs, so that
- * a management node cabled to a core switch does not make it a leaf (nor
- * make a tree look like no tree). Fills leaf[sw_index] (num_switches
- * entries); -1 when memory runs out.
- */
-int cr_find_leaves(const struct cr_fabric *f, bool *leaf);
-
 int cr_lid_order(const struct cr_fabric *f, const struct cr_options *o,
 		 uint16_t **lids);
 

@@ -10,6 +10,7 @@
 #include <croute/gen.h>
 #include <croute/hops.h>
 #include <croute/portsel.h>
+#include <croute/roles.h>
 
 #include "updn_fabrics.h"
 
@@ -241,14 +242,17 @@ static void test_lmc(void **state)
  * CA keeps a route to every LID. On a three-level tree that is not enough
  * (top switches of different groups only meet through the leaves): the
  * tops stay roots, the leaves keep their shortest routes and croute's
- * port_shifting its contention-free shifts among the leaf hosts.
+ * port_shifting its contention-free shifts among the leaf hosts. A top
+ * switch of a k-ary n-tree is placed like a leaf, so only io_guid_file
+ * can say that its host is no compute node (include/croute/roles.h):
+ * without it, the tops with hosts are leaves and the tree is not seen.
  */
 static void test_roots_management_nodes(void **state)
 {
 	struct cr_fabric *f = cr_fabric_new();
 	struct cr_options o;
 	struct cr_routing *r;
-	uint32_t spine[3], hosts[64];
+	uint32_t spine[3], hosts[64], mgmt[2];
 	unsigned nh = 0;
 
 	for (unsigned s = 0; s < 3; s++)
@@ -274,16 +278,129 @@ static void test_roots_management_nodes(void **state)
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		if (f->nodes[n].type == CR_NODE_CA)
 			hosts[nh++] = n;
-	tu_link(f, 0, 5, tu_host(f, 900), 1);
-	tu_link(f, 1, 6, tu_host(f, 901), 1);
+	mgmt[0] = tu_host(f, 900);
+	mgmt[1] = tu_host(f, 901);
+	tu_link(f, 0, 5, mgmt[0], 1);
+	tu_link(f, 1, 6, mgmt[1], 1);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	cr_options_init(&o);
 	o.port_shifting = true;
+	r = tu_route(f, "updn", &o);
+	assert_int_not_equal(r->num_roots, 16);
+	cr_routing_free(r);
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(
+			cr_guid_list_add(&o.io_guids, f->nodes[mgmt[i]].guid),
+			0);
 	r = tu_route(f, "updn", &o);
 	assert_int_equal(r->num_roots, 16);
 	assert_int_equal(uf_shift_contention_of(f, r, hosts, nh, NULL), 1);
 	assert_true(uf_no_credit_loop(f, r));
 	cr_routing_free(r);
+	cr_options_release(&o);
+	cr_fabric_free(f);
+}
+
+/*
+ * Switch roles (include/croute/roles.h): a management host on a spine next
+ * to the leaves is an I/O node, a leaf with one host left is still a leaf;
+ * lists, when given, decide. Root GUIDs: switches, CAs for their switches,
+ * unknown ones skipped, none usable an error.
+ */
+static void test_roles(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	struct cr_options o;
+	struct cr_roles roles;
+	uint32_t spine[3], leaf[4], host[4][3], mgmt;
+	bool is_root[8] = {false};
+
+	for (unsigned s = 0; s < 3; s++)
+		spine[s] = tu_switch(f, 5, 100 + s);
+	for (unsigned l = 0; l < 4; l++) {
+		leaf[l] = tu_switch(f, 6, l + 1);
+		for (unsigned h = 0; h < (l == 3 ? 1 : 3); h++) {
+			host[l][h] = tu_host(f, l * 3 + h);
+			tu_link(f, leaf[l], h + 1, host[l][h], 1);
+		}
+		for (unsigned s = 0; s < 3; s++)
+			tu_link(f, leaf[l], 4 + s, spine[s], l + 1);
+	}
+	mgmt = tu_host(f, 99);
+	tu_link(f, spine[0], 5, mgmt, 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	cr_options_init(&o);
+	for (int lists = 0; lists < 2; lists++) {
+		/* no list, then the management host in io_guid_file */
+		assert_int_equal(cr_roles_init(&roles, f, &o), 0);
+		for (unsigned s = 0; s < 3; s++)
+			assert_false(roles.leaf[f->nodes[spine[s]].sw_index]);
+		for (unsigned l = 0; l < 4; l++)
+			assert_true(roles.leaf[f->nodes[leaf[l]].sw_index]);
+		assert_int_equal(roles.num_leaves, 4);
+		assert_int_equal(roles.num_io_switches, 1);
+		assert_false(cr_roles_is_cn(&roles, mgmt, 1));
+		assert_true(cr_roles_is_cn(&roles, host[3][0], 1));
+		cr_roles_release(&roles);
+		assert_int_equal(
+			cr_guid_list_add(&o.io_guids, f->nodes[mgmt].guid), 0);
+	}
+	cr_options_release(&o);
+
+	/* An io list that does not name the management host: a leaf. */
+	cr_options_init(&o);
+	assert_int_equal(
+		cr_guid_list_add(&o.io_guids, f->nodes[host[0][0]].guid), 0);
+	assert_int_equal(cr_roles_init(&roles, f, &o), 0);
+	assert_true(roles.leaf[f->nodes[spine[0]].sw_index]);
+	assert_true(cr_roles_is_cn(&roles, mgmt, 1));
+	assert_false(cr_roles_is_cn(&roles, host[0][0], 1));
+	assert_int_equal(roles.num_leaves, 5);
+	cr_roles_release(&roles);
+	cr_options_release(&o);
+
+	/* A cn list: its port GUID names the host; one leaf. */
+	cr_options_init(&o);
+	assert_int_equal(cr_guid_list_add(&o.cn_guids,
+					  f->nodes[host[1][2]].ports[1].guid),
+			 0);
+	assert_int_equal(cr_roles_init(&roles, f, &o), 0);
+	assert_int_equal(roles.num_leaves, 1);
+	assert_true(roles.leaf[f->nodes[leaf[1]].sw_index]);
+	assert_true(cr_roles_is_cn(&roles, host[1][2], 1));
+	assert_false(cr_roles_is_cn(&roles, host[1][1], 1));
+	cr_roles_release(&roles);
+	cr_options_release(&o);
+
+	/* Roots: a switch, the management host by its port GUID, and an
+	 * unknown GUID (skipped). */
+	cr_options_init(&o);
+	assert_int_equal(cr_guid_list_add(&o.root_guids, 0xdeadbeef), 0);
+	assert_int_equal(
+		cr_guid_list_add(&o.root_guids, f->nodes[spine[2]].guid), 0);
+	assert_int_equal(
+		cr_guid_list_add(&o.root_guids, f->nodes[mgmt].ports[1].guid),
+		0);
+	assert_int_equal(cr_roots_from_guids(f, &o.root_guids, "test", is_root),
+			 2);
+	assert_true(is_root[f->nodes[spine[0]].sw_index]);
+	assert_true(is_root[f->nodes[spine[2]].sw_index]);
+	assert_false(is_root[f->nodes[spine[1]].sw_index]);
+	for (unsigned i = 0; i < 2; i++) {
+		const char *e = i ? "ftree" : "updn";
+		struct cr_routing *r = cr_routing_new(f);
+
+		/* both engines take the same roots */
+		assert_int_equal(cr_route(cr_engine_find(e), f, &o, r), 0);
+		cr_routing_free(r);
+	}
+	cr_options_release(&o);
+	cr_options_init(&o);
+	assert_int_equal(cr_guid_list_add(&o.root_guids, 0xdeadbeef), 0);
+	memset(is_root, 0, sizeof(is_root));
+	assert_int_equal(cr_roots_from_guids(f, &o.root_guids, "test", is_root),
+			 -1);
+	cr_options_release(&o);
 	cr_fabric_free(f);
 }
 
@@ -529,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_roots_mesh),
 		cmocka_unit_test(test_roots_from_guids),
 		cmocka_unit_test(test_roots_management_nodes),
+		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_cdg_check_sees_loops),
 		cmocka_unit_test(test_sound_everywhere),
 		cmocka_unit_test(test_lmc),

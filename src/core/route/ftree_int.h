@@ -9,6 +9,7 @@
 #ifndef CROUTE_FTREE_INT_H
 #define CROUTE_FTREE_INT_H
 
+#include <croute/roles.h>
 #include <croute/routing.h>
 
 #define FT_MAX_HEIGHT 15 /* deeper than any fat tree in use */
@@ -30,7 +31,6 @@ struct ft_sw {
 	uint32_t slot; /* D-mod-k slots: ft->slots[slot .. + nslots) */
 	uint32_t nslots; /* links to the parents of the switch's class */
 	bool has_ca; /* some CA or router port attached */
-	bool has_cn; /* some compute node attached: a leaf */
 };
 
 struct ft {
@@ -49,10 +49,7 @@ struct ft {
 	/* slots of every switch of a height, 0 when they differ */
 	uint32_t common_slots[FT_MAX_HEIGHT + 1];
 
-	uint64_t *cn_sorted; /* sorted cn / io GUID lists */
-	size_t ncn;
-	uint64_t *io_sorted;
-	size_t nio;
+	struct cr_roles roles; /* compute nodes and leaves */
 
 	uint32_t *leaves; /* leaf switch indices, in CA order */
 	uint32_t nleaves;
@@ -80,7 +77,16 @@ static inline uint64_t ft_guid(const struct ft *ft, uint32_t s)
 }
 
 /* Is CA/router port p of node n a compute node (cn) for the CA order? */
-bool ft_is_cn(const struct ft *ft, uint32_t n, unsigned p);
+static inline bool ft_is_cn(const struct ft *ft, uint32_t n, unsigned p)
+{
+	return cr_roles_is_cn(&ft->roles, n, p);
+}
+
+/* Is switch s a leaf (a compute node cabled to it)? */
+static inline bool ft_is_leaf(const struct ft *ft, uint32_t s)
+{
+	return ft->roles.leaf[s];
+}
 
 /*
  * Builds groups, ranks the switches, checks the fat-tree rules, and

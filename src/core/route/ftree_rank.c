@@ -3,10 +3,11 @@
  * cr-ftree, part one: recognising the fat tree.
  *
  * Links between two switches are bundled into port groups. Switches are
- * ranked by BFS, from the root GUIDs when given (roots are rank 0), else
- * upward from the switches with CAs, which get the highest rank; when that
- * breaks the rules and cn/io lists are given (I/O nodes on spines), upward
- * from the switches with compute nodes only. A fat tree links only
+ * ranked by BFS, from the root GUIDs when given (cr_roots_from_guids();
+ * roots are rank 0), else upward from the switches with CAs, which get
+ * the highest rank; when that breaks the rules and cn/io lists are given
+ * (I/O nodes on spines), upward from the leaves only (the switches with
+ * compute nodes: include/croute/roles.h). A fat tree links only
  * adjacent ranks; anything else (a torus, a random graph) is refused here
  * with the two switches and their ranks named.
  *
@@ -32,47 +33,6 @@
 #include <croute/log.h>
 
 #include "ftree_int.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t *sorted_copy(const struct cr_guid_list *l, size_t *n)
-{
-	uint64_t *v;
-
-	*n = l->count;
-	if (!l->count)
-		return NULL;
-	v = malloc(l->count * sizeof(*v));
-	if (!v)
-		return NULL;
-	memcpy(v, l->guids, l->count * sizeof(*v));
-	qsort(v, l->count, sizeof(*v), cmp_u64);
-	return v;
-}
-
-static bool in_sorted(const uint64_t *v, size_t n, uint64_t guid)
-{
-	return n && bsearch(&guid, v, n, sizeof(*v), cmp_u64);
-}
-
-bool ft_is_cn(const struct ft *ft, uint32_t n, unsigned p)
-{
-	const struct cr_node *node = &ft->f->nodes[n];
-	uint64_t pg = node->ports[p].guid;
-
-	/* As in OpenSM: a cn list names the compute nodes; without one,
-	 * every CA is a compute node except the I/O nodes. */
-	if (ft->ncn)
-		return in_sorted(ft->cn_sorted, ft->ncn, node->guid) ||
-		       in_sorted(ft->cn_sorted, ft->ncn, pg);
-	return !in_sorted(ft->io_sorted, ft->nio, node->guid) &&
-	       !in_sorted(ft->io_sorted, ft->nio, pg);
-}
 
 struct link {
 	uint32_t remote;
@@ -120,8 +80,6 @@ static int build_groups(struct ft *ft)
 				continue;
 			if (!cr_is_switch(f, m)) {
 				sw->has_ca = true;
-				if (ft_is_cn(ft, m, n->ports[p].remote_port))
-					sw->has_cn = true;
 				continue;
 			}
 			if (m == sw->node)
@@ -183,38 +141,25 @@ static int rank_switches(struct ft *ft, bool cn_only)
 		return -1;
 	for (uint32_t s = 0; s < ft->ns; s++)
 		ft->sw[s].rank = -1;
-	for (size_t i = 0; i < roots->count; i++) {
-		uint32_t node = cr_fabric_find_guid(f, roots->guids[i]);
-		uint32_t s;
+	if (roots->count) {
+		bool *is_root = calloc(ft->ns + 1, sizeof(*is_root));
 
-		/* A CA GUID stands for the switch it is cabled to. */
-		if (node != CR_NO_NODE && !cr_is_switch(f, node)) {
-			uint32_t m = f->nodes[node].ports[1].remote;
-
-			node = m != CR_NO_NODE && cr_is_switch(f, m)
-				       ? m
-				       : CR_NO_NODE;
+		if (!is_root ||
+		    cr_roots_from_guids(f, roots, "cr-ftree", is_root) < 0) {
+			free(is_root);
+			goto fail;
 		}
-		if (node == CR_NO_NODE) {
-			cr_info("cr-ftree: root GUID 0x%016llx is not in the fabric, ignored",
-				(unsigned long long)roots->guids[i]);
-			continue;
-		}
-		s = f->nodes[node].sw_index;
-		if (ft->sw[s].rank < 0) {
-			ft->sw[s].rank = 0;
-			queue[n++] = s;
-		}
-	}
-	if (roots->count && !n) {
-		cr_err("cr-ftree: none of the %zu root GUIDs is a switch of the fabric",
-		       roots->count);
-		goto fail;
+		for (uint32_t s = 0; s < ft->ns; s++)
+			if (is_root[s]) {
+				ft->sw[s].rank = 0;
+				queue[n++] = s;
+			}
+		free(is_root);
 	}
 	if (!n) {
 		/* Leaves first at "rank" 0, then turned upside down. */
 		for (uint32_t s = 0; s < ft->ns; s++)
-			if (cn_only ? ft->sw[s].has_cn : ft->sw[s].has_ca) {
+			if (cn_only ? ft_is_leaf(ft, s) : ft->sw[s].has_ca) {
 				ft->sw[s].rank = 0;
 				queue[n++] = s;
 			}
@@ -586,7 +531,7 @@ static int order_leaves(struct ft *ft)
 	if (!uf || !minleaf || !keys || !ft->leaves)
 		goto out;
 	for (uint32_t s = 0; s < ns; s++)
-		if (ft->sw[s].has_cn) {
+		if (ft_is_leaf(ft, s)) {
 			keys[nl].sw = s;
 			keys[nl++].key[0] = ft_guid(ft, s);
 		}
@@ -655,11 +600,10 @@ int ft_build(struct ft *ft, const struct cr_fabric *f,
 	ft->ns = f->num_switches;
 	ft->sw = calloc(ft->ns + 1, sizeof(*ft->sw));
 	ft->by_rank = malloc((ft->ns + 1) * sizeof(*ft->by_rank));
-	ft->cn_sorted = sorted_copy(&o->cn_guids, &ft->ncn);
-	ft->io_sorted = sorted_copy(&o->io_guids, &ft->nio);
-	if (!ft->sw || !ft->by_rank || (o->cn_guids.count && !ft->cn_sorted) ||
-	    (o->io_guids.count && !ft->io_sorted))
+	if (!ft->sw || !ft->by_rank)
 		goto oom;
+	if (cr_roles_init(&ft->roles, f, o))
+		return -1;
 	if (!ft->ns) {
 		cr_err("cr-ftree: the fabric has no switch");
 		return -1;
@@ -699,8 +643,7 @@ void ft_release(struct ft *ft)
 	free(ft->ports);
 	free(ft->slots);
 	free(ft->by_rank);
-	free(ft->cn_sorted);
-	free(ft->io_sorted);
+	cr_roles_release(&ft->roles);
 	free(ft->leaves);
 	memset(ft, 0, sizeof(*ft));
 }

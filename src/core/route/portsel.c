@@ -22,7 +22,7 @@
  * cr_lid_order() pass CR_PS_SPREAD, and for them croute's port_shifting
  * is destination-based (D-mod-k): with r the destination port's position
  * in that order, n the candidates, and h the switch's distance from the
- * nearest switch with CAs, an upward choice takes candidate
+ * nearest leaf (include/croute/roles.h), an upward choice takes candidate
  * (r / n^h + LID offset) mod n, a downward one (r + LID offset) mod n,
  * whatever the loads. Every switch then makes the same choice for the same
  * destination, each level uses its own digit of r, and a full tree routed
@@ -54,6 +54,7 @@
 #include <croute/log.h>
 #include <croute/rand.h>
 #include <croute/portsel.h>
+#include <croute/roles.h>
 
 struct cr_portsel {
 	const struct cr_fabric *f;
@@ -138,46 +139,6 @@ static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
 	rank[0] = 0;
 	for (unsigned i = 0; i < np; i++)
 		rank[order[i]] = i + 1;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Shared with cr-updn, so both engines agree on what a leaf is. */
-int cr_find_leaves(const struct cr_fabric *f, bool *leaf)
-{
-	uint32_t ns = f->num_switches, nca = 0, threshold;
-	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
-	uint32_t *sorted = malloc((ns + 1) * sizeof(*sorted));
-
-	if (!cas || !sorted) {
-		free(cas);
-		free(sorted);
-		return -1;
-	}
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			cas[s] += m != CR_NO_NODE && !cr_is_switch(f, m);
-		}
-		if (cas[s])
-			sorted[nca++] = cas[s];
-	}
-	qsort(sorted, nca, sizeof(*sorted), cmp_u32);
-	/* Half the median, rounded up: 2 of 3, 9 of 18, 1 of 1. */
-	threshold = nca ? (sorted[nca / 2] + 1) / 2 : 1;
-	for (uint32_t s = 0; s < ns; s++)
-		leaf[s] = cas[s] >= threshold;
-	free(cas);
-	free(sorted);
-	return 0;
 }
 
 /*
@@ -279,13 +240,15 @@ static int measure_heights(struct cr_portsel *ps, const bool *leaf)
 /* What croute's port_shifting needs: leaves, heights, destination ranks. */
 static int prepare_spread(struct cr_portsel *ps, const struct cr_options *o)
 {
-	bool *leaf = calloc(ps->f->num_switches + 1, sizeof(*leaf));
+	struct cr_roles roles;
 	int ret = -1;
 
-	if (leaf && !cr_find_leaves(ps->f, leaf) &&
-	    !measure_heights(ps, leaf) && !rank_destinations(ps, o, leaf))
+	if (cr_roles_init(&roles, ps->f, o))
+		return -1;
+	if (!measure_heights(ps, roles.leaf) &&
+	    !rank_destinations(ps, o, roles.leaf))
 		ret = 0;
-	free(leaf);
+	cr_roles_release(&roles);
 	return ret;
 }
 

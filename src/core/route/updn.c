@@ -2,11 +2,11 @@
 /*
  * cr-updn: up*-down* routing over shortest legal paths.
  *
- * Roots come from o->root_guids (switch GUIDs, or CA GUIDs standing for
- * the switches they are cabled to), else from a tree heuristic: the
- * switches whose farthest leaf is nearest (minimal host eccentricity; a
- * leaf has at least half the median number of CAs of the switches with
- * CAs, so a management node on a core switch does not count), kept only
+ * Roots come from o->root_guids (cr_roots_from_guids(): switch GUIDs, or
+ * CA GUIDs standing for the switches they are cabled to), else from a
+ * tree heuristic: the switches whose farthest leaf is nearest (minimal
+ * host eccentricity; leaves as include/croute/roles.h defines them, so a
+ * management node on a core switch does not count), kept only
  * if up*-down* from them gives every CA switch a legal path to every
  * switch and a shortest one to every CA switch, as on fat trees and
  * two-level directors. When management nodes on core switches spoil that,
@@ -70,6 +70,7 @@
 #include <croute/log.h>
 #include <croute/parallel.h>
 #include <croute/portsel.h>
+#include <croute/roles.h>
 
 #include "updn_int.h"
 
@@ -91,7 +92,8 @@ struct updn {
 	struct updn_adj *adj;
 	uint32_t *comp; /* connected part: its lowest switch index */
 	bool *has_ca;
-	bool *leaf; /* see cr_find_leaves() */
+	struct cr_roles roles; /* include/croute/roles.h */
+	const bool *leaf; /* roles.leaf */
 	bool *is_root;
 	uint32_t *ord; /* position in the total (rank, GUID) order */
 	uint32_t *rank;
@@ -311,60 +313,6 @@ static unsigned candidates(const struct updn *u, const uint16_t *dist,
 	return n;
 }
 
-/* Roots named by GUID: switches, or the switches cabling a CA's ports. */
-static int roots_from_guids(struct updn *u, const struct cr_guid_list *l)
-{
-	const struct cr_fabric *f = u->f;
-	unsigned unknown = 0;
-
-	for (size_t i = 0; i < l->count; i++) {
-		uint64_t g = l->guids[i];
-		uint8_t port = 0;
-		uint32_t n = cr_fabric_find_guid(f, g);
-		bool found = false;
-
-		if (n == CR_NO_NODE)
-			n = cr_fabric_find_port_guid(f, g, &port);
-		if (n == CR_NO_NODE) {
-			cr_err("cr-updn: root GUID 0x%016" PRIx64
-			       " is not in the fabric",
-			       g);
-			unknown++;
-			continue;
-		}
-		if (cr_is_switch(f, n)) {
-			u->is_root[f->nodes[n].sw_index] = true;
-			continue;
-		}
-		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-			uint32_t m = f->nodes[n].ports[p].remote;
-
-			if ((port && p != port) || m == CR_NO_NODE ||
-			    !cr_is_switch(f, m))
-				continue;
-			u->is_root[f->nodes[m].sw_index] = true;
-			found = true;
-			cr_info("cr-updn: root GUID 0x%016" PRIx64
-				" is a %s: using its switch 0x%016" PRIx64
-				" (cabled to its port %u)",
-				g, cr_node_type_name(f->nodes[n].type),
-				f->nodes[m].guid, p);
-		}
-		if (!found) {
-			cr_err("cr-updn: root GUID 0x%016" PRIx64
-			       " is a %s cabled to no switch",
-			       g, cr_node_type_name(f->nodes[n].type));
-			unknown++;
-		}
-	}
-	if (unknown) {
-		cr_err("cr-updn: %u of %zu root GUIDs unusable", unknown,
-		       l->count);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Per connected part: the switches at minimal distance from their
  * farthest leaf (host eccentricity). Parts without leaves get none, nor
@@ -553,7 +501,8 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 	unsigned count = 0, with_ca = 0;
 
 	if (o->root_guids.count) {
-		if (roots_from_guids(u, &o->root_guids))
+		if (cr_roots_from_guids(u->f, &o->root_guids, "cr-updn",
+					u->is_root) < 0)
 			return -1;
 		dist = cr_switch_distances(u->f);
 		if (!dist)
@@ -659,7 +608,7 @@ static void updn_free(struct updn *u)
 	free(u->adj);
 	free(u->comp);
 	free(u->has_ca);
-	free(u->leaf);
+	cr_roles_release(&u->roles);
 	free(u->is_root);
 	free(u->ord);
 	free(u->rank);
@@ -668,7 +617,8 @@ static void updn_free(struct updn *u)
 	free(u->queue);
 }
 
-static int updn_init(struct updn *u, const struct cr_fabric *f)
+static int updn_init(struct updn *u, const struct cr_fabric *f,
+		     const struct cr_options *o)
 {
 	size_t n;
 
@@ -683,16 +633,14 @@ static int updn_init(struct updn *u, const struct cr_fabric *f)
 	u->dist = malloc(n * sizeof(*u->dist));
 	u->mode = malloc(n);
 	u->queue = malloc(n * sizeof(*u->queue));
-	u->leaf = calloc(n, sizeof(*u->leaf));
 	if (!u->comp || !u->is_root || !u->ord || !u->rank || !u->dist ||
-	    !u->mode || !u->queue || !u->leaf || build_adjacency(u)) {
+	    !u->mode || !u->queue || build_adjacency(u)) {
 		cr_err("cr-updn: out of memory for %u switches", u->ns);
 		return -1;
 	}
-	if (cr_find_leaves(f, u->leaf)) {
-		cr_err("cr-updn: out of memory for %u switches", u->ns);
+	if (cr_roles_init(&u->roles, f, o))
 		return -1;
-	}
+	u->leaf = u->roles.leaf;
 	find_components(u);
 	return 0;
 }
@@ -921,7 +869,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	int nlids = -1, ret = -1;
 	bool global = false;
 
-	if (updn_init(&u, f))
+	if (updn_init(&u, f, o))
 		goto out;
 	if (!f->num_switches) {
 		cr_info("cr-updn: no switch, nothing to route");
