@@ -638,7 +638,8 @@ static int updn_init(struct updn *u, const struct cr_fabric *f,
 		cr_err("cr-updn: out of memory for %u switches", u->ns);
 		return -1;
 	}
-	if (cr_roles_init(&u->roles, f, o))
+	/* Without options (incremental.c labels only): no leaves. */
+	if (o && cr_roles_init(&u->roles, f, o))
 		return -1;
 	u->leaf = u->roles.leaf;
 	find_components(u);
@@ -970,7 +971,7 @@ struct updn *cr_updn_open(const struct cr_fabric *f, const uint32_t *roots,
 		cr_err("cr-updn: out of memory");
 		return NULL;
 	}
-	if (updn_init(u, f))
+	if (updn_init(u, f, NULL))
 		goto fail;
 	for (uint32_t i = 0; i < num_roots; i++) {
 		if (roots[i] >= f->num_nodes || !cr_is_switch(f, roots[i])) {
