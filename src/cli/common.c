@@ -686,6 +686,14 @@ static int apply_config(struct cli_setup *s)
 		s->auto_conf.allow_credit_loops = true;
 	if (!s->given[CLI_KEY_QOS - CLI_KEY_LONG] && c.qos > 0)
 		s->auto_conf.qos = true;
+	/* the improvement pass, as the plugin runs it */
+	if (c.cr.optimize)
+		s->optimize = true;
+	if (!s->given[CLI_KEY_OPTIMIZE_BUDGET - CLI_KEY_LONG] &&
+	    c.cr.optimize_budget > 0)
+		s->opt_params.budget = c.cr.optimize_budget;
+	if (!s->given[CLI_KEY_OPTIMIZE_EXTRA_HOPS - CLI_KEY_LONG])
+		s->opt_params.max_extra_hops = c.cr.optimize_max_extra_hops;
 	free(c.routing_engine);
 	c.routing_engine = NULL;
 	return 0;
