@@ -10,7 +10,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
 cr_init live_sl
-cr_need timeout
+cr_need timeout python3
 "$CROUTE" check --live -C none 2>&1 | grep -q "built without" &&
 	cr_skip "croute was built without libibnetdisc/libibmad"
 
@@ -62,6 +62,17 @@ for engine in cr-lash dfsssp; do
 		cr_fail "$engine: estimate --live failed"
 	grep -q "asking the SA\|PathRecord" "$CR_DIR/$engine.est.err" &&
 		cr_fail "$engine: estimate --live asked the SA"
+	# compare's installed row takes the same layers.
+	cr_osm_env timeout 120 "$CROUTE" compare --live --engines minhop \
+		--pattern shift --json >"$CR_DIR/$engine.cmp" \
+		2>"$CR_DIR/$engine.cmp.err" ||
+		cr_fail "$engine: compare --live: $(cat "$CR_DIR/$engine.cmp.err")"
+	python3 - "$CR_DIR/$engine.cmp" <<'PY' || cr_fail "$engine: compare --live's rows"
+import json, sys
+rows = {r["engine"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert rows["installed"]["credit_loop_vls"] == 0, rows["installed"]
+assert rows["minhop"]["credit_loop_vls"] >= 1, rows["minhop"]
+PY
 	if [ "$engine" = cr-lash ]; then
 		# The same figures as the files of the same sweep (lash dumps).
 		[ -s "$CR_DUMP/croute-lash-sl.dump" ] ||
