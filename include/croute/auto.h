@@ -37,6 +37,11 @@ struct cr_objective {
 	 * its flows below this (at least 16); 0: as the report samples.
 	 */
 	uint64_t max_flows;
+	/*
+	 * When set, shift (all phases asked) samples exactly this many
+	 * phases (cr-auto sizes it to its budget); wins over max_flows.
+	 */
+	uint32_t shift_phases;
 };
 
 #define CR_OBJECTIVE_DEFAULT "shift:avg"

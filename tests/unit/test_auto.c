@@ -114,8 +114,73 @@ static void test_full_tree_ftree(void **state)
 	assert_non_null(strstr(row, " ftree "));
 	assert_non_null(strstr(row, "shift:avg 1.0000"));
 	assert_non_null(strstr(row, "WINNER"));
+	/* 1.0 on every term: the rest cannot win, and are not run. */
+	assert_non_null(strstr(r->auto_table, "skipped: cannot win"));
+	assert_null(strstr(r->auto_table, "qualifies"));
 	cr_routing_free(r);
 	cr_fabric_free(f);
+}
+
+/* The log lines cr-auto writes, kept for the plan line. */
+static char plan_line[512];
+
+static void keep_plan(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	if (strstr(msg, "cr-auto: plan:"))
+		snprintf(plan_line, sizeof(plan_line), "%s", msg);
+}
+
+/*
+ * The budget is planned in work from the fabric's size: with room for
+ * almost nothing, only the first candidate runs (it always does), the
+ * others are "skipped: budget" in the table, shift's sample shrinks to 16
+ * phases, and the answer is the same run after run. With the default
+ * budget every candidate runs on every phase (32 hosts: 31).
+ */
+static void test_budget_plan(void **state)
+{
+	struct cr_fabric *f = tu_ring(6);
+	struct cr_fabric *t = tu_two_level(4, 8, 2, NULL, 0);
+	struct cr_auto_conf ac = {.candidates = "updn,minhop+ps",
+				  .objective = "bisect:avg",
+				  .allow_credit_loops = true,
+				  .budget = 1e-9};
+	struct cr_routing *r, *r2;
+	char row[512];
+
+	(void)state;
+	/* minhop+ps wins this with the budget (test_ring_deadlock_rule). */
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " updn "));
+	assert_non_null(strstr(r->auto_table, "minhop+ps"));
+	assert_non_null(strstr(r->auto_table, "skipped: budget"));
+	assert_int_equal(run_auto(f, &ac, &r2), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(r->lft[f->switches[s]],
+				    r2->lft[f->switches[s]], f->max_lid + 1);
+	cr_routing_free(r);
+	cr_routing_free(r2);
+
+	ac = (struct cr_auto_conf){.candidates = "updn,minhop", .budget = 1e-9};
+	cr_log_set(keep_plan, NULL, CR_LOG_INFO);
+	plan_line[0] = '\0';
+	assert_int_equal(run_auto(t, &ac, &r), 0);
+	assert_non_null(strstr(plan_line, "1 of 2 candidates"));
+	assert_non_null(strstr(plan_line, "shift sampled to 16 phases"));
+	cr_routing_free(r);
+	ac.budget = 0;
+	plan_line[0] = '\0';
+	assert_int_equal(run_auto(t, &ac, &r), 0);
+	assert_non_null(strstr(plan_line, "2 of 2 candidates"));
+	assert_non_null(strstr(plan_line, "shift sampled to 31 phases"));
+	assert_null(strstr(r->auto_table, "skipped"));
+	cr_log_set(quiet, NULL, CR_LOG_ERROR);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	cr_fabric_free(t);
 }
 
 /*
@@ -287,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_full_tree_ftree),
 		cmocka_unit_test(test_ring_deadlock_rule),
 		cmocka_unit_test(test_nothing_qualifies),
+		cmocka_unit_test(test_budget_plan),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_global_balance),
 	};

@@ -21,6 +21,7 @@
 #include <croute/check.h>
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 struct cdg {
 	const struct cr_fabric *f;
@@ -147,12 +148,20 @@ static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
 			bool pushed = false;
 
 			while (*next < 256 && !pushed) {
-				unsigned q = (*next)++;
+				uint64_t w =
+					g->out[(size_t)c * 4 + *next / 64] &
+					(~0ull << (*next % 64));
+				unsigned q;
 				uint32_t d;
 
-				if (!(g->out[(size_t)c * 4 + q / 64] &
-				      (1ull << (q % 64))))
+				/* The next out-port in the bitmap, a word at once. */
+				if (!w) {
+					*next = (*next / 64 + 1) * 64;
 					continue;
+				}
+				q = (*next / 64) * 64 +
+				    (unsigned)__builtin_ctzll(w);
+				*next = q + 1;
 				d = chan_of(g, to, q);
 				if (colour[d] == 1) {
 					if (out && cycles < max_report)
@@ -223,6 +232,65 @@ static void sl_masks(const struct cr_fabric *f, const struct cr_routing *r,
 	}
 }
 
+struct cdg_job {
+	struct cdg *g;
+	const struct cr_routing *r;
+};
+
+/*
+ * Every dependency of a range of switches, all on one VL (what cdg_add
+ * adds for every LID). A switch only sets bits of its own channels, so
+ * the ranges share no word; switch by switch, the LFT rows are read in
+ * order.
+ */
+static int cdg_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
+{
+	struct cdg_job *j = arg;
+	const struct cr_fabric *f = j->g->f;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++) {
+		uint32_t sw = f->switches[s];
+		const struct cr_node *n = &f->nodes[sw];
+		const uint8_t *row = j->r->lft[sw];
+		/* Per out-port: the next switch's LFT and its port count. */
+		const uint8_t *next[256] = {NULL};
+		uint8_t next_ports[256] = {0};
+		uint64_t *out = &j->g->out[(size_t)chan_of(j->g, sw, 0) * 4];
+
+		for (unsigned p = 1; p <= n->num_ports && p < CR_NO_PATH; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			next[p] = j->r->lft[m];
+			next_ports[p] = (uint8_t)f->nodes[m].num_ports;
+		}
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint8_t p = row[lid], q;
+
+			if (!next[p] || f->lid_node[lid] == CR_NO_NODE)
+				continue;
+			q = next[p][lid];
+			if (q == 0 || q == CR_NO_PATH || q > next_ports[p])
+				continue;
+			out[(size_t)p * 4 + q / 64] |= 1ull << (q % 64);
+		}
+	}
+	return 0;
+}
+
+/* The one-VL graph: every switch a source of every LID. */
+static void cdg_fill_all(struct cdg *g, const struct cr_routing *r)
+{
+	struct cdg_job j = {g, r};
+	uint32_t ns = g->f->num_switches;
+
+	cr_parallel(ns, cr_parallel_parts(ns, 16), cdg_range, &j);
+}
+
 int cr_credit_loop_any(const struct cr_fabric *f, const struct cr_routing *r)
 {
 	struct cdg g;
@@ -233,12 +301,7 @@ int cr_credit_loop_any(const struct cr_fabric *f, const struct cr_routing *r)
 		cr_err("out of memory building the channel dependency graph");
 		return -1;
 	}
-	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-		if (f->lid_node[lid] == CR_NO_NODE)
-			continue;
-		for (uint32_t s = 0; s < f->num_switches; s++)
-			cdg_add(&g, r, f->switches[s], (uint16_t)lid);
-	}
+	cdg_fill_all(&g, r);
 	cycles = cdg_cycles(&g, NULL, 0, 0);
 	cdg_free(&g);
 	if (cycles == UINT64_MAX) {
@@ -262,6 +325,19 @@ static int check_credit_loops(const struct cr_fabric *f,
 
 	if (!mask || !order || cdg_init(&g, f))
 		goto oom;
+	/* Without path SLs all traffic is on VL 0: no per-LID SL sets. */
+	if (!r->sl) {
+		uint64_t cycles;
+
+		cdg_fill_all(&g, r);
+		cycles = cdg_cycles(&g, out, 0, max_report);
+		if (cycles == UINT64_MAX)
+			goto oom;
+		if (cycles)
+			rep->credit_loops++;
+		ret = 0;
+		goto out;
+	}
 	/* Which VLs carry traffic at all (SL2VL maps SLs onto them). */
 	for (uint32_t s = 0; s < ns; s++) {
 		uint32_t sw = f->switches[s];

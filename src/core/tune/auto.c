@@ -17,12 +17,24 @@
  * for every candidate (not cr-ftree's own CA order) so that all are
  * judged on the same flows, as `croute estimate --lfts` judges a dump.
  *
- * Budget: candidates run in list order (the cheap, usually good ones
- * first); one is skipped when the time spent so far plus the slowest
- * candidate's time so far would pass the budget. The first always runs.
- * Shift's phases are sampled to about CR_AUTO_MAX_FLOWS flows, a number
- * that depends on the host count only. A skip is logged: only then can
- * the choice depend on timing.
+ * Budget, in work: before anything runs, every candidate's cost is
+ * estimated from the fabric's size alone (switches x LIDs for routing and
+ * the check, flows for scoring; work_of()), in units of about a
+ * nanosecond of one thread here. The plan takes the candidates in list
+ * order (cheap and likely best first) while their work fits the budget,
+ * the first always; the rest are "skipped: budget". Shift's sample is
+ * then sized to the work left: the same phases for every candidate, so
+ * that all are judged on the same flows. Plan and sample depend on the
+ * fabric and the options only, never on timing.
+ *
+ * Early stop: once the winner scores 1.0 (the maximum, rates are
+ * fractions of injection) on every term, no later candidate can beat it
+ * (ties keep the list order): the rest are skipped, and say so.
+ *
+ * Wall clock: only as a guard. A planned candidate is cut when the time
+ * spent plus its estimate (scaled by how much slower than its estimate
+ * the run went so far) passes the budget; that is logged as a warning,
+ * since only then can the choice depend on timing.
  *
  * Cost: the sum of the candidates' routing, check and estimate times.
  */
@@ -54,7 +66,7 @@ struct cand {
 	char why[160];
 	double *score;
 	uint64_t credit_loops;
-	double route_s, total_s;
+	double route_s, check_s, score_s, total_s;
 };
 
 static int parse_one(char *tok, struct cand *c, const char *what)
@@ -158,6 +170,141 @@ int cr_auto_candidates_check(const char *list, const char *what)
 	return n < 0 ? -1 : 0;
 }
 
+/*
+ * Work units per (switch, LID) entry, per switch x (switch, LID) entry
+ * for lash, per scored flow. Measured on one thread (croute route -e auto
+ * --threads 1 on fat-tree 48, the torus, random 64; doc/design.md), a
+ * little above what was seen: a plan that is too short is better than a
+ * run that is too long.
+ */
+#define WORK_FTREE 12
+#define WORK_MINHOP 25
+#define WORK_UPDN 25
+#define WORK_GLOB_FACTOR 10
+#define WORK_LASH_PER_SW 5
+#define WORK_CHECK 12
+#define WORK_CHECK_LAYERED 15 /* x WORK_CHECK: the SL sets per LID */
+#define WORK_FLOW 700
+#define WORK_PER_S 1e9
+/* Shift's smallest sample when budget is short. */
+#define MIN_PHASES 16
+
+struct work {
+	double fixed; /* routing and check */
+	double flows_fixed; /* flows of the terms other than shift */
+	double shift_terms; /* shift terms whose phases the plan sizes */
+};
+
+/* Routing and check work of c, and the flows it scores per shift phase. */
+static struct work work_of(const struct cr_fabric *f, const struct cand *c,
+			   const struct cr_objective *obj, uint32_t nhosts,
+			   bool qos)
+{
+	double sl = (double)f->num_switches * f->max_lid;
+	double route, check = WORK_CHECK * sl;
+	struct work w = {0};
+
+	/* Refused before any work. */
+	if (c->e->layered && !qos)
+		return w;
+	if (!strcmp(c->e->name, "ftree"))
+		route = WORK_FTREE * sl;
+	else if (!strcmp(c->e->name, "updn"))
+		route = WORK_UPDN * sl;
+	else if (c->e->layered)
+		route = WORK_LASH_PER_SW * sl * f->num_switches;
+	else
+		route = WORK_MINHOP * sl;
+	if (c->glob && !c->e->layered)
+		route *= WORK_GLOB_FACTOR;
+	/* Eccentricities: a BFS from every switch. */
+	if (c->roots == CR_ROOTS_ECC)
+		route += WORK_UPDN * (double)f->num_switches * f->num_nodes;
+	if (c->e->layered)
+		check *= WORK_CHECK_LAYERED;
+	w.fixed = route + check;
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		const struct cr_pattern *p = &obj->terms[i].pat;
+		double n = nhosts;
+
+		if (p->kind == CR_PAT_SHIFT && !p->count)
+			w.shift_terms++;
+		else if (p->kind == CR_PAT_SHIFT)
+			w.flows_fixed += n * p->count;
+		else if (p->kind == CR_PAT_BISECT)
+			w.flows_fixed += n * (p->count ? p->count : 10);
+		else if (p->kind == CR_PAT_ALLTOALL)
+			w.flows_fixed += n * (n - 1);
+		else
+			w.flows_fixed += n;
+	}
+	return w;
+}
+
+static double work_total(const struct work *w, uint32_t nhosts, uint32_t phases)
+{
+	return w->fixed +
+	       WORK_FLOW * (w->flows_fixed + w->shift_terms * nhosts * phases);
+}
+
+/*
+ * The plan: which candidates run (planned[i]) and shift's phases. First
+ * every candidate that fits at the smallest sample, in list order, then
+ * the phases the work left allows, up to CR_AUTO_MAX_FLOWS flows (or all
+ * phases when fewer). Returns the phases (0: no shift term sized).
+ */
+static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
+			 const struct cr_objective *obj, uint32_t nhosts,
+			 bool qos, double budget_work, bool *planned,
+			 double *work)
+{
+	uint64_t nn = nhosts;
+	uint32_t all = nhosts > 1 ? nhosts - 1 : 1;
+	uint32_t lo = all < MIN_PHASES ? all : MIN_PHASES, hi;
+	double used = 0, per_phase = 0;
+	struct work *w = calloc((size_t)n + 1, sizeof(*w));
+	uint32_t phases = lo;
+
+	if (nn * (nn - 1) <= CR_AUTO_MAX_FLOWS)
+		hi = all;
+	else
+		hi = (uint32_t)(CR_AUTO_MAX_FLOWS / nn) > lo
+			     ? (uint32_t)(CR_AUTO_MAX_FLOWS / nn)
+			     : lo;
+	for (int i = 0; i < n; i++) {
+		if (w)
+			w[i] = work_of(f, &v[i], obj, nhosts, qos);
+		work[i] = w ? work_total(&w[i], nhosts, lo) : 0;
+		planned[i] = !i || used + work[i] <= budget_work;
+		if (planned[i]) {
+			used += work[i];
+			if (w)
+				per_phase +=
+					WORK_FLOW * w[i].shift_terms * nhosts;
+		}
+	}
+	if (per_phase > 0 && budget_work > used) {
+		double more = (budget_work - used) / per_phase;
+
+		phases = more >= hi - lo ? hi : lo + (uint32_t)more;
+	} else if (per_phase <= 0) {
+		phases = hi;
+	}
+	for (int i = 0; w && i < n; i++)
+		work[i] = work_total(&w[i], nhosts, phases);
+	free(w);
+	return phases;
+}
+
+/* Every term at 1.0, the maximum: no later candidate can win. */
+static bool unbeatable(const struct cr_objective *obj, const double *score)
+{
+	for (unsigned i = 0; i < obj->num_terms; i++)
+		if (score[i] < 1.0 - 1e-9)
+			return false;
+	return true;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -200,10 +347,10 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 		    struct cr_routing **out)
 {
 	struct cr_options o = *base;
-	struct cr_routing *r = cr_routing_new(f);
+	struct cr_routing *r = NULL;
 	struct cr_check_report rep;
 	struct capture cap = {0};
-	double t0 = now_s();
+	double t0 = now_s(), t1;
 	int rc;
 
 	*out = NULL;
@@ -226,6 +373,8 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 "layered: needs qos TRUE for its SL2VL tables");
 		goto out;
 	}
+	/* After the refusals above: a fabric's LFTs can be large. */
+	r = cr_routing_new(f);
 	if (!r) {
 		snprintf(c->why, sizeof(c->why), "out of memory");
 		goto out;
@@ -241,10 +390,12 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 cap.first_err[0] ? cap.first_err : "(no reason)");
 		goto out;
 	}
+	t1 = now_s();
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep) < 0) {
 		snprintf(c->why, sizeof(c->why), "the check could not run");
 		goto out;
 	}
+	c->check_s = now_s() - t1;
 	c->credit_loops = rep.credit_loops;
 	if (rep.unreachable || rep.loops) {
 		snprintf(c->why, sizeof(c->why),
@@ -259,10 +410,12 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 (unsigned long long)rep.credit_loops);
 		goto out;
 	}
+	t1 = now_s();
 	if (cr_objective_score(f, r, obj, hosts, c->score) < 0) {
 		snprintf(c->why, sizeof(c->why), "the estimate could not run");
 		goto out;
 	}
+	c->score_s = now_s() - t1;
 	c->ok = true;
 	*out = r;
 	r = NULL;
@@ -314,10 +467,10 @@ static void format_row(const struct cand *c, unsigned rank, unsigned idx,
 			 c->total_s, c->why);
 	else
 		snprintf(buf + k, len - k,
-			 " | credit loops %llu, routed in %.4f s, %.4f s in"
-			 " all | %s%s",
+			 " | credit loops %llu, routed in %.4f s, checked in"
+			 " %.4f s, scored in %.4f s, %.4f s in all | %s%s",
 			 (unsigned long long)c->credit_loops, c->route_s,
-			 c->total_s,
+			 c->check_s, c->score_s, c->total_s,
 			 winner	 ? "WINNER"
 			 : c->ok ? "qualifies"
 				 : "rejected: ",
@@ -417,7 +570,11 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	struct cr_hosts *hosts = NULL;
 	struct cand *v = NULL;
 	unsigned *order = NULL;
-	double t0 = now_s(), slowest = 0, *scores = NULL;
+	double t0 = now_s(), *scores = NULL, *work = NULL;
+	double budget_work = budget * WORK_PER_S, work_done = 0;
+	bool *planned = NULL;
+	unsigned wall_cuts = 0, budget_skips = 0;
+	uint32_t phases;
 	int n, ret = -1;
 	int win = -1;
 
@@ -437,26 +594,58 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		layered_first(v, n);
 	scores = calloc((size_t)n * obj.num_terms, sizeof(*scores));
 	order = calloc(n, sizeof(*order));
+	work = calloc(n, sizeof(*work));
+	planned = calloc(n, sizeof(*planned));
 	hosts = cr_hosts_default(f);
-	if (!scores || !order || !hosts) {
+	if (!scores || !order || !work || !planned || !hosts) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		goto out;
 	}
+	phases = plan_run(f, v, n, &obj, hosts->count, ac->qos, budget_work,
+			  planned, work);
+	obj.shift_phases = phases;
+	for (int i = 0; i < n; i++)
+		budget_skips += !planned[i];
+	cr_info("cr-auto: plan: %d of %d candidates fit the budget of %.1f s"
+		" (work estimated from %u switches, %u LIDs, %u hosts),"
+		" shift sampled to %u phases",
+		n - (int)budget_skips, n, budget, f->num_switches,
+		(unsigned)f->max_lid, hosts->count, phases);
 	for (int i = 0; i < n; i++) {
 		struct cand *c = &v[i];
 		struct cr_routing *cr;
-		double spent = now_s() - t0, guess = slowest;
+		double spent = now_s() - t0, slow = 1;
 
 		c->score = scores + (size_t)i * obj.num_terms;
-		if (i && spent + guess > budget) {
+		if (!planned[i]) {
 			snprintf(c->why, sizeof(c->why),
-				 "budget (%.3f s spent, about %.3f s more)",
-				 spent, guess);
+				 "budget (about %.2f s of work; the plan"
+				 " had no room for it)",
+				 work[i] / WORK_PER_S);
+			continue;
+		}
+		/* Refusals that cost nothing still say why. */
+		if (win >= 0 && work[i] > 0 && unbeatable(&obj, v[win].score)) {
+			snprintf(c->why, sizeof(c->why),
+				 "cannot win (%s scores 1.0, the maximum, on"
+				 " every term)",
+				 v[win].name);
+			continue;
+		}
+		/* The guard: how much slower than the work estimate so far. */
+		if (work_done > 0 && spent > work_done / WORK_PER_S)
+			slow = spent / (work_done / WORK_PER_S);
+		if (i && work[i] > 0 &&
+		    spent + slow * work[i] / WORK_PER_S > budget) {
+			snprintf(c->why, sizeof(c->why),
+				 "budget (wall clock: %.3f s spent, about"
+				 " %.3f s more)",
+				 spent, slow * work[i] / WORK_PER_S);
+			wall_cuts++;
 			continue;
 		}
 		run_one(f, o, ac, &obj, hosts, c, &cr);
-		if (c->total_s > slowest)
-			slowest = c->total_s;
+		work_done += work[i];
 		if (!cr)
 			continue;
 		if (win < 0 ||
@@ -468,6 +657,11 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			cr_routing_free(cr);
 		}
 	}
+	if (wall_cuts)
+		cr_info("cr-auto: warning: the wall clock cut %u planned candidate(s)"
+			" (the run went slower than its work estimate): this"
+			" choice depends on timing",
+			wall_cuts);
 	rank_candidates(v, n, &obj, win, order);
 	if (win >= 0 && ac->improve) {
 		/* The optimizer (croute_optimize) refines the winner. */
@@ -486,7 +680,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 				v[win].name);
 	}
 	{
-		double secs = now_s() - t0;
+		double secs = now_s() - t0, fastest = 0;
 		char *table = report(v, n, &obj, order, win >= 0, secs, budget);
 
 		if (win < 0) {
@@ -495,6 +689,9 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			       " lines above); OpenSM's next engine applies");
 			goto out;
 		}
+		for (int i = 0; i < n; i++)
+			if (v[i].routed && (!fastest || v[i].route_s < fastest))
+				fastest = v[i].route_s;
 		/* Hand the winner over: its LFTs, SLs and by-products. */
 		{
 			struct cr_routing tmp = *r;
@@ -503,11 +700,12 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			*best = tmp;
 		}
 		r->auto_table = table;
-		cr_info("cr-auto: chose %s (%.4f on %s%s) of %d candidates"
-			" in %.3f s, budget %.1f s",
+		cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates"
+			" in %.3f s, budget %.1f s (fastest candidate's"
+			" routing: %.3f s)",
 			v[win].name, v[win].score[0],
-			ac->objective ? ac->objective : CR_OBJECTIVE_DEFAULT,
-			"", n, secs, budget);
+			ac->objective ? ac->objective : CR_OBJECTIVE_DEFAULT, n,
+			secs, budget, fastest);
 	}
 	ret = 0;
 out:
@@ -516,6 +714,8 @@ out:
 	cr_objective_release(&obj);
 	free(scores);
 	free(order);
+	free(work);
+	free(planned);
 	free(v);
 	return ret;
 }

@@ -108,7 +108,11 @@ void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
 	if (p->kind == CR_PAT_SHIFT && !p->count && hosts && hosts->count > 1) {
 		uint64_t n = hosts->count;
 
-		if (obj->max_flows && n * (n - 1) > obj->max_flows) {
+		if (obj->shift_phases && obj->shift_phases < n - 1) {
+			p->count = obj->shift_phases;
+		} else if (obj->shift_phases) {
+			/* All phases: p->count stays 0. */
+		} else if (obj->max_flows && n * (n - 1) > obj->max_flows) {
 			p->count = (uint32_t)(obj->max_flows / n);
 			if (p->count < 16)
 				p->count = 16;
