@@ -1,6 +1,7 @@
 #!/bin/sh
 # The plugin under valgrind: one opensm (not -o) routes the same fabric
-# over several re-sweeps (SIGHUP), with links going down and up in ibsim,
+# over several re-sweeps (SIGHUP), with links going down and up in ibsim
+# (repaired by incremental runs, croute_incremental),
 # engine failures forced through the croute_fail_engine test hook (so the
 # fall-through runs too) and its removal, then shuts down. valgrind must
 # report no error and no leak whose stack goes through croute's code.
@@ -39,9 +40,11 @@ topo=$CR_DIR/fabric.topo
 cr_gen "$topo" two-level --leaves 4 --hosts 3 --uplinks 4 --spines 2 \
 	--scramble 3
 cr_ibsim_start "$topo"
-# The same base at every sweep: only the test hook changes.
+# The same base at every sweep: only the test hook changes. Incremental
+# runs on: the link faults below repair the kept full run's tables.
 vconf() {
-	cr_conf "lmc 1" "sweep_interval 0" "connect_roots TRUE" "$@"
+	cr_conf "lmc 1" "sweep_interval 0" "connect_roots TRUE" \
+		"croute_incremental TRUE" "$@"
 }
 vconf
 
@@ -64,6 +67,8 @@ spine=$(awk '/^Switch/ && /spine/ { print $3; exit }' "$topo" | tr -d '"')
 cr_ibsim_cmd "Unlink \"$leaf\"[1]"
 cr_ibsim_cmd "Unlink \"$spine\"[1]"
 cr_sweep
+cr_expect_log "croute: cr-minhop: incremental run: " \
+	"no incremental run after the link faults"
 cr_ibsim_cmd "ReLink \"$leaf\""
 cr_ibsim_cmd "ReLink \"$spine\""
 cr_sweep

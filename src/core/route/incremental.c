@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include <croute/hops.h>
 #include <croute/incremental.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -62,6 +62,9 @@ struct cr_incr_base {
 	uint32_t ns;
 	uint8_t *lab; /* [destination * ns + switch], switch indices */
 	uint32_t *rank; /* updn: the ranks of the switches */
+	/* Routes counted per switch port, as port selection counts them. */
+	uint32_t *cnt; /* [switch * stride + port] */
+	size_t stride;
 };
 
 static enum kind engine_kind(const struct cr_engine *e)
@@ -123,6 +126,7 @@ void cr_incr_base_free(struct cr_incr_base *b)
 	cr_routing_free(b->r);
 	free(b->lab);
 	free(b->rank);
+	free(b->cnt);
 	free(b);
 }
 
@@ -171,6 +175,103 @@ out:
 	return ret;
 }
 
+/*
+ * The switch-to-switch links of every switch, in port order: neighbour
+ * switch indices adj[start[s]..start[s + 1]) and, when port is not NULL,
+ * the local ports.
+ */
+static int switch_adjacency(const struct cr_fabric *f, uint32_t **start,
+			    uint32_t **adj, uint8_t **port)
+{
+	uint32_t ns = f->num_switches, k = 0;
+
+	*start = malloc((ns + 1) * sizeof(**start));
+	*adj = NULL;
+	if (port)
+		*port = NULL;
+	if (!*start)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			k += n->ports[p].remote != CR_NO_NODE &&
+			     cr_is_switch(f, n->ports[p].remote);
+	}
+	*adj = malloc((k + 1) * sizeof(**adj));
+	if (port)
+		*port = malloc(k + 1);
+	if (!*adj || (port && !*port))
+		return -1;
+	k = 0;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		(*start)[s] = k;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			if (port)
+				(*port)[k] = (uint8_t)p;
+			(*adj)[k++] = f->nodes[m].sw_index;
+		}
+	}
+	(*start)[ns] = k;
+	return 0;
+}
+
+/* cr-minhop's labels: one BFS per destination switch, in parallel. */
+struct bfs_job {
+	const struct cr_fabric *f;
+	uint32_t *start, *adj;
+	uint8_t *lab;
+	uint32_t ns;
+	int too_long;
+};
+
+static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
+{
+	struct bfs_job *j = arg;
+	uint32_t *queue = malloc((j->ns + 1) * sizeof(*queue));
+
+	(void)part;
+	(void)nparts;
+	if (!queue)
+		return -1;
+	for (uint32_t d = begin; d < end; d++) {
+		uint8_t *row = j->lab + (size_t)d * j->ns;
+		uint32_t head = 0, tail = 0;
+
+		memset(row, LAB_NONE, j->ns);
+		row[d] = LAB(0, 1);
+		queue[tail++] = d;
+		while (head < tail) {
+			uint32_t x = queue[head++];
+			unsigned next = LAB_DIST(row[x]) + 1;
+
+			for (uint32_t k = j->start[x]; k < j->start[x + 1];
+			     k++) {
+				uint32_t y = j->adj[k];
+
+				if (row[y] != LAB_NONE)
+					continue;
+				if (next > LAB_MAX_DIST) {
+					__atomic_store_n(&j->too_long, 1,
+							 __ATOMIC_RELAXED);
+					continue;
+				}
+				row[y] = LAB(next, 1);
+				queue[tail++] = y;
+			}
+		}
+	}
+	free(queue);
+	return 0;
+}
+
 static int base_labels(struct cr_incr_base *b)
 {
 	uint32_t ns = b->ns;
@@ -179,22 +280,18 @@ static int base_labels(struct cr_incr_base *b)
 	if (!b->lab)
 		return -1;
 	if (b->kind == K_MINHOP) {
-		uint8_t *dist = cr_switch_distances(b->f);
+		struct bfs_job j = {.f = b->f, .lab = b->lab, .ns = ns};
+		int ret = -1;
 
-		if (!dist)
-			return -1;
-		for (size_t i = 0; i < (size_t)ns * ns; i++) {
-			if (dist[i] == CR_HOPS_INF) {
-				b->lab[i] = LAB_NONE;
-			} else if (dist[i] > LAB_MAX_DIST) {
-				free(dist);
-				return 1;
-			} else {
-				b->lab[i] = LAB(dist[i], 1);
-			}
-		}
-		free(dist);
-		return 0;
+		if (switch_adjacency(b->f, &j.start, &j.adj, NULL))
+			goto bfs_out;
+		if (cr_parallel(ns, cr_parallel_parts(ns, 16), bfs_range, &j))
+			goto bfs_out;
+		ret = j.too_long ? 1 : 0;
+	bfs_out:
+		free(j.start);
+		free(j.adj);
+		return ret;
 	} else {
 		struct updn *u =
 			cr_updn_open(b->f, b->r->roots, b->r->num_roots);
@@ -212,6 +309,92 @@ static int base_labels(struct cr_incr_base *b)
 		cr_updn_close(u);
 		return ret;
 	}
+}
+
+/*
+ * Whether the entry of switch index w for lid counts in port selection's
+ * balance: a CA or router LID of another switch (cr_portsel_pick() with
+ * CR_PS_NOCOUNT for switch LIDs; a LID's own switch does not pick).
+ */
+static bool counted(const struct cr_fabric *f, uint32_t w, uint16_t lid,
+		    uint8_t port)
+{
+	uint32_t d;
+
+	if (port == CR_NO_PATH || port == 0 || lid > f->max_lid ||
+	    f->lid_node[lid] == CR_NO_NODE || cr_is_switch(f, f->lid_node[lid]))
+		return false;
+	d = cr_lid_switch(f, lid, NULL);
+	return d != CR_NO_NODE && f->nodes[d].sw_index != w &&
+	       port <= f->nodes[f->switches[w]].num_ports;
+}
+
+struct count_job {
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	const uint8_t *lid_counted; /* [lid]: a CA LID, 1 + its switch */
+	const uint32_t *lid_sw;
+	uint32_t *cnt;
+	size_t stride;
+};
+
+static int count_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
+{
+	const struct count_job *j = arg;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t w = begin; w < end; w++) {
+		const uint8_t *lft = j->r->lft[j->f->switches[w]];
+		unsigned np = j->f->nodes[j->f->switches[w]].num_ports;
+		uint32_t *c = j->cnt + (size_t)w * j->stride;
+
+		for (uint32_t lid = 1; lid <= j->f->max_lid; lid++)
+			if (j->lid_counted[lid] && j->lid_sw[lid] != w &&
+			    lft[lid] >= 1 && lft[lid] <= np)
+				c[lft[lid]]++;
+	}
+	return 0;
+}
+
+/* The base's route counts per switch port, from its tables. */
+static int base_counts(struct cr_incr_base *b)
+{
+	const struct cr_fabric *f = b->f;
+	struct count_job j = {.f = f, .r = b->r};
+	uint8_t *lid_counted = calloc((size_t)f->max_lid + 1, 1);
+	uint32_t *lid_sw = malloc(((size_t)f->max_lid + 1) * sizeof(*lid_sw));
+	unsigned max_ports = 0;
+	int ret = -1;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (f->nodes[f->switches[s]].num_ports > max_ports)
+			max_ports = f->nodes[f->switches[s]].num_ports;
+	b->stride = max_ports + 1;
+	b->cnt = calloc((size_t)f->num_switches * b->stride + 1,
+			sizeof(*b->cnt));
+	if (!lid_counted || !lid_sw || !b->cnt)
+		goto out;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		lid_sw[lid] =
+			d == CR_NO_NODE ? CR_NO_NODE : f->nodes[d].sw_index;
+		lid_counted[lid] =
+			d != CR_NO_NODE && !cr_is_switch(f, f->lid_node[lid]);
+	}
+	j.lid_counted = lid_counted;
+	j.lid_sw = lid_sw;
+	j.cnt = b->cnt;
+	j.stride = b->stride;
+	ret = cr_parallel(f->num_switches,
+			  cr_parallel_parts(f->num_switches, 16), count_range,
+			  &j);
+out:
+	free(lid_counted);
+	free(lid_sw);
+	return ret;
 }
 
 struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
@@ -251,6 +434,8 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 	if (!b->f || !b->r)
 		goto oom;
 	ret = base_labels(b);
+	if (!ret && base_counts(b))
+		ret = -1;
 	if (ret > 0) {
 		cr_info("incremental: paths longer than %u hops: every run is"
 			" a full one",
@@ -394,6 +579,8 @@ struct incr {
 	struct todo *todo;
 	size_t ntodo, todo_cap;
 	uint64_t churn;
+	/* Counted routes cleared, per switch port, against the base's. */
+	int32_t *delta; /* [switch * base stride + port] */
 };
 
 static int push(struct bucket *b, uint32_t x)
@@ -581,11 +768,10 @@ static int same_ranks(struct incr *x, struct cr_routing *r)
 static int prepare(struct incr *x, const struct cr_options *o)
 {
 	const struct cr_fabric *f = x->f;
-	uint32_t ns = x->ns, k = 0;
+	uint32_t ns = x->ns;
 	uint16_t *lids = NULL;
 	int nlids;
 
-	x->adj_start = malloc((ns + 1) * sizeof(*x->adj_start));
 	x->has_ca = calloc(ns + 1, sizeof(*x->has_ca));
 	x->lid_dsw = malloc(((size_t)f->max_lid + 1) * sizeof(*x->lid_dsw));
 	x->pos = calloc((size_t)f->max_lid + 1, sizeof(*x->pos));
@@ -599,7 +785,8 @@ static int prepare(struct incr *x, const struct cr_options *o)
 	x->tent = malloc(ns + 1);
 	x->aff = malloc((ns + 1) * sizeof(*x->aff));
 	x->set = malloc((ns + 1) * sizeof(*x->set));
-	if (!x->adj_start || !x->has_ca || !x->lid_dsw || !x->pos ||
+	x->delta = calloc((size_t)ns * x->b->stride + 1, sizeof(*x->delta));
+	if (!x->delta || !x->has_ca || !x->lid_dsw || !x->pos ||
 	    !x->dst_start || !x->dst_lids || !x->rows || !x->gen_q ||
 	    !x->gen_aff || !x->gen_fix || !x->gen_set || !x->tent || !x->aff ||
 	    !x->set)
@@ -610,33 +797,12 @@ static int prepare(struct incr *x, const struct cr_options *o)
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			uint32_t m = n->ports[p].remote;
 
-			if (m == CR_NO_NODE)
-				continue;
-			if (cr_is_switch(f, m))
-				k++;
-			else
+			if (m != CR_NO_NODE && !cr_is_switch(f, m))
 				x->has_ca[s] = true;
 		}
 	}
-	x->adj_sw = malloc((k + 1) * sizeof(*x->adj_sw));
-	x->adj_port = malloc(k + 1);
-	if (!x->adj_sw || !x->adj_port)
+	if (switch_adjacency(f, &x->adj_start, &x->adj_sw, &x->adj_port))
 		return -1;
-	k = 0;
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		x->adj_start[s] = k;
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			if (m == CR_NO_NODE || !cr_is_switch(f, m))
-				continue;
-			x->adj_sw[k] = f->nodes[m].sw_index;
-			x->adj_port[k++] = (uint8_t)p;
-		}
-	}
-	x->adj_start[ns] = k;
 	/* LIDs grouped by destination switch (counting sort). */
 	x->lid_dsw[0] = CR_NO_NODE;
 	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
@@ -686,18 +852,23 @@ static void clear_lost_lids(struct incr *x)
 {
 	const struct cr_fabric *f = x->f, *bf = x->b->f;
 
-	for (uint32_t lid = 1; lid <= f->max_lid && lid <= bf->max_lid; lid++) {
+	for (uint32_t lid = 1; lid <= bf->max_lid; lid++) {
 		bool any = false;
 
-		if (x->lid_dsw[lid] != CR_NO_NODE ||
+		if ((lid <= f->max_lid && x->lid_dsw[lid] != CR_NO_NODE) ||
 		    cr_lid_switch(bf, (uint16_t)lid, NULL) == CR_NO_NODE)
 			continue;
 		for (uint32_t s = 0; s < x->ns; s++) {
-			uint8_t *e = &x->r->lft[f->switches[s]][lid];
+			uint32_t n = f->switches[s];
+			uint8_t old = x->b->r->lft[x->n2o[n]][lid];
 
-			if (*e == CR_NO_PATH)
+			if (old == CR_NO_PATH)
 				continue;
-			*e = CR_NO_PATH;
+			if (counted(bf, x->sw2o[s], (uint16_t)lid, old))
+				x->delta[(size_t)s * x->b->stride + old]--;
+			/* Beyond f's LIDs: not in the rows, cut off. */
+			if (lid <= f->max_lid)
+				x->r->lft[n][lid] = CR_NO_PATH;
 			x->st->entries++;
 			x->churn++;
 			any = true;
@@ -869,6 +1040,13 @@ static int add_todo(struct incr *x, uint32_t w, uint16_t lid, uint8_t old)
 	return 0;
 }
 
+/* An entry of switch index w is cleared: its route no longer counts. */
+static void uncount(struct incr *x, uint32_t w, uint16_t lid, uint8_t old)
+{
+	if (counted(x->f, w, lid, old))
+		x->delta[(size_t)w * x->b->stride + old]--;
+}
+
 static void set_add(struct incr *x, uint32_t gen, uint32_t w)
 {
 	if (x->gen_set[w] == gen)
@@ -913,6 +1091,7 @@ static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
 
 			if (lw == LAB_NONE) {
 				if (*e != CR_NO_PATH) {
+					uncount(x, w, lid, *e);
 					*e = CR_NO_PATH;
 					x->st->entries++;
 					x->churn++;
@@ -930,6 +1109,7 @@ static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
 			}
 			if (add_todo(x, w, lid, *e))
 				return -1;
+			uncount(x, w, lid, *e);
 			*e = CR_NO_PATH;
 			n++;
 		}
@@ -994,26 +1174,36 @@ static int cmp_todo(const void *a, const void *b)
 	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
-/* The routes a switch keeps weigh on its picks, as in a full run. */
-static void seed_counts(struct incr *x, struct cr_portsel *ps, uint32_t w)
+/*
+ * The routes a switch keeps weigh on its picks, as in a full run: the
+ * base's counts less the entries cleared. The first few switches are
+ * also counted from their rows, which must agree (-1 when not).
+ */
+static int seed_counts(struct incr *x, struct cr_portsel *ps, uint32_t w,
+		       bool recount)
 {
 	const struct cr_fabric *f = x->f;
 	uint32_t wn = f->switches[w];
-	const uint8_t *lft = x->r->lft[wn];
+	const uint32_t *bc = x->b->cnt + (size_t)x->sw2o[w] * x->b->stride;
+	const int32_t *dc = x->delta + (size_t)w * x->b->stride;
 	uint32_t cnt[CR_MAX_PORTS + 1] = {0};
 
-	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-		uint32_t d = x->lid_dsw[lid];
+	for (uint32_t lid = 1; recount && lid <= f->max_lid; lid++)
+		if (counted(f, w, (uint16_t)lid, x->r->lft[wn][lid]))
+			cnt[x->r->lft[wn][lid]]++;
+	for (unsigned p = 1; p <= f->nodes[wn].num_ports; p++) {
+		int64_t n = (int64_t)bc[p] + dc[p];
 
-		if (lft[lid] == CR_NO_PATH || lft[lid] == 0 ||
-		    lft[lid] > CR_MAX_PORTS || d == CR_NO_NODE || d == w ||
-		    cr_is_switch(f, f->lid_node[lid]))
-			continue;
-		cnt[lft[lid]]++;
+		if (n < 0 || (recount && n != cnt[p])) {
+			cr_err("incremental: switch index %u port %u counts %" PRId64
+			       " routes, its table %u",
+			       w, p, n, cnt[p]);
+			return -1;
+		}
+		if (n)
+			cr_portsel_add_count(ps, wn, p, (uint32_t)n);
 	}
-	for (unsigned p = 1; p <= f->nodes[wn].num_ports; p++)
-		if (cnt[p])
-			cr_portsel_add_count(ps, wn, p, cnt[p]);
+	return 0;
 }
 
 static int pick_again(struct incr *x, const struct cr_options *o)
@@ -1022,6 +1212,7 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 	struct cr_portsel *ps;
 	bool *seeded = calloc(x->ns + 1, sizeof(*seeded));
 	uint16_t last_lid = 0;
+	unsigned nseeded = 0;
 	int ret = -1;
 
 	ps = cr_portsel_new(f, o, x->r);
@@ -1037,7 +1228,8 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 		unsigned nc = 0, flags = CR_PS_SPREAD | CR_PS_SORTED;
 
 		if (!seeded[w]) {
-			seed_counts(x, ps, w);
+			if (seed_counts(x, ps, w, nseeded++ < 8))
+				goto out;
 			seeded[w] = true;
 		}
 		for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1];
@@ -1076,35 +1268,27 @@ out:
 }
 
 /*
- * Every LID with a new entry, walked from every switch: the routed hop
- * count must be the label (plus one for a CA), or no route where no label.
+ * Every entry chosen again, walked to its LID: each step one label closer,
+ * arriving in the label's hop count (plus one for a CA). The entries the
+ * walks cross were kept or checked; the others lead to them.
  */
 static int verify(struct incr *x)
 {
 	const struct cr_fabric *f = x->f;
-	uint16_t last = 0;
 
 	for (size_t i = 0; i < x->ntodo; i++) {
 		uint16_t lid = x->todo[i].lid;
-		uint32_t d = x->lid_dsw[lid];
-		const uint8_t *row = x->rows[d];
+		uint32_t w = x->todo[i].sw;
+		const uint8_t *row = x->rows[x->lid_dsw[lid]];
 		int extra = !cr_is_switch(f, f->lid_node[lid]);
+		int h = cr_routing_hops(f, x->r, f->switches[w], lid);
+		int want = (int)LAB_DIST(row[w]) + extra;
 
-		if (lid == last)
-			continue;
-		last = lid;
-		for (uint32_t w = 0; w < x->ns; w++) {
-			int h = cr_routing_hops(f, x->r, f->switches[w], lid);
-			int want = row[w] == LAB_NONE
-					   ? -1
-					   : (int)LAB_DIST(row[w]) + extra;
-
-			if (h != want) {
-				cr_err("incremental: switch index %u reaches"
-				       " LID %u in %d hops, not %d",
-				       w, lid, h, want);
-				return -1;
-			}
+		if (h != want) {
+			cr_err("incremental: switch index %u reaches LID %u in"
+			       " %d hops, not %d",
+			       w, lid, h, want);
+			return -1;
 		}
 	}
 	return 0;
@@ -1139,6 +1323,15 @@ static void incr_release(struct incr *x)
 	for (unsigned i = 0; i < LAB_MAX_DIST + 2; i++)
 		free(x->bk[i].v);
 	free(x->todo);
+	free(x->delta);
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 int cr_route_incremental(const struct cr_incr_base *b,
@@ -1147,6 +1340,7 @@ int cr_route_incremental(const struct cr_incr_base *b,
 			 struct cr_incr_stats *st)
 {
 	struct incr x = {.b = b, .f = f, .r = r, .st = st};
+	double ms[5] = {0};
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1162,20 +1356,29 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	}
 	x.kind = b->kind;
 	x.ns = f->num_switches;
+	ms[0] = now_ms();
 	ret = compare_fabrics(&x);
 	if (!ret && x.kind == K_UPDN)
 		ret = same_ranks(&x, r);
 	if (!ret)
 		ret = prepare(&x, o);
+	ms[1] = now_ms();
 	if (!ret) {
 		copy_tables(&x);
 		clear_lost_lids(&x);
+		ms[2] = now_ms();
 		ret = find_work(&x);
 	}
+	ms[3] = now_ms();
 	if (!ret)
 		ret = pick_again(&x, o);
+	ms[4] = now_ms();
 	if (!ret)
 		ret = verify(&x);
+	cr_verbose("incremental: compare and prepare %.1f ms, copy %.1f,"
+		   " labels and checks %.1f, picks %.1f, verify %.1f",
+		   ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2], ms[4] - ms[3],
+		   now_ms() - ms[4]);
 	if (ret < 0 && !st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s",
 			 "an error in the incremental run");
