@@ -46,7 +46,15 @@ double cr_est_inc_min(const struct cr_est_inc *x, unsigned i);
  */
 long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
 		    uint16_t lid, double *avg, double *min);
-/* Keeps the last cr_est_inc_try(). 0, or -1 (logged) out of memory. */
+/* The same for several entries changed at once (each counted once). */
+struct cr_est_inc_change {
+	uint32_t sw; /* switch node */
+	uint8_t old_port;
+	uint16_t lid;
+};
+long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
+		      unsigned n, double *avg, double *min);
+/* Keeps the last try. 0, or -1 (logged) out of memory. */
 int cr_est_inc_commit(struct cr_est_inc *x);
 /* Commits so far; a phase changed by commit c has version c. */
 uint32_t cr_est_inc_commits(const struct cr_est_inc *x);

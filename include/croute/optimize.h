@@ -26,7 +26,8 @@ struct cr_opt_params {
 struct cr_opt_stats {
 	double before, after; /* the first objective term */
 	unsigned moves; /* kept */
-	unsigned evals; /* estimates run */
+	unsigned evals; /* moves tried */
+	unsigned relayered; /* cr-lash: moves kept with sources re-layered */
 	double seconds;
 	bool budget_hit; /* stopped by the budget: timing-dependent */
 	bool reverted; /* a check failed after the pass: start restored */

@@ -78,6 +78,8 @@ struct cr_est_inc {
 	double *tbound, *trate;
 	size_t tstart_alloc, tpath_alloc, trate_alloc;
 	/* tbound: the largest phase's flows */
+	uint32_t *tph; /* the phases a try changes */
+	size_t tph_alloc;
 	struct cr_maxmin *mm;
 	uint64_t solves;
 	uint32_t commits;
@@ -114,6 +116,7 @@ void cr_est_inc_free(struct cr_est_inc *x)
 	free(x->aff_stamp);
 	free(x->aff_idx);
 	free(x->tr);
+	free(x->tph);
 	free(x->tstart);
 	free(x->tpath);
 	free(x->tbound);
@@ -505,21 +508,20 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 	return 0;
 }
 
-long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
-		    uint16_t lid, double *avg, double *min)
+static int cmp_u32(const void *a, const void *b)
 {
-	uint32_t link = x->e->base[sw] + old_port;
-	size_t so = 0, po = 0, ro = 0;
-	uint32_t last = UINT32_MAX;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The flows to c->lid that left c->sw by c->old_port, walked again. */
+static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
+{
+	uint32_t link = x->e->base[c->sw] + c->old_port;
+	uint16_t lid = c->lid;
 	int rc;
 
-	x->pending = false;
-	x->naff = 0;
-	x->ntr = 0;
-	if (++x->aff_gen == 0) {
-		memset(x->aff_stamp, 0, x->nflows * sizeof(*x->aff_stamp));
-		x->aff_gen = 1;
-	}
 	if (lid > x->f->max_lid)
 		return 0;
 	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++) {
@@ -527,6 +529,8 @@ long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
 		const struct inc_phase *ph = &x->ph[x->fphase[fl]];
 		uint32_t i = fl - ph->first;
 
+		if (x->aff_stamp[fl] == x->aff_gen)
+			continue; /* another change of this try moved it */
 		if (x->ok[fl] &&
 		    !path_has(ph->path, ph->start[i], ph->start[i + 1], link))
 			continue;
@@ -538,28 +542,62 @@ long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
 
 			if (GROW(x->aff_path, x->aff_path_alloc,
 				 used + x->f->num_switches + 3))
-				goto oom;
+				return -1;
 			if (cr_est_walk(x->e, &x->flow[fl], &fe, x->aff_path,
 					&used) != CR_NO_NODE)
 				return -2;
 			continue;
 		}
 		rc = rewalk(x, fl);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
+		    uint16_t lid, double *avg, double *min)
+{
+	struct cr_est_inc_change c = {
+		.sw = sw, .old_port = (uint8_t)old_port, .lid = lid};
+
+	return cr_est_inc_try_n(x, &c, 1, avg, min);
+}
+
+long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
+		      unsigned n, double *avg, double *min)
+{
+	size_t so = 0, po = 0, ro = 0;
+	uint32_t nph = 0;
+	int rc;
+
+	x->pending = false;
+	x->naff = 0;
+	x->ntr = 0;
+	if (++x->aff_gen == 0) {
+		memset(x->aff_stamp, 0, x->nflows * sizeof(*x->aff_stamp));
+		x->aff_gen = 1;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		rc = collect(x, &c[k]);
 		if (rc == -1)
 			goto oom;
 		if (rc)
 			return -2;
 	}
-	/* the changed flows come in flow order, so phases come in order */
-	for (uint32_t a = 0; a < x->naff; a++) {
-		uint32_t p = x->fphase[x->aff[a]];
-
-		if (p == last)
-			continue;
-		last = p;
-		if (trial_phase(x, p, &so, &po, &ro))
+	/* their phases, in order */
+	if (GROW(x->tph, x->tph_alloc, x->naff + 1))
+		goto oom;
+	for (uint32_t a = 0; a < x->naff; a++)
+		x->tph[a] = x->fphase[x->aff[a]];
+	if (n > 1)
+		qsort(x->tph, x->naff, sizeof(*x->tph), cmp_u32);
+	for (uint32_t a = 0; a < x->naff; a++)
+		if (!nph || x->tph[nph - 1] != x->tph[a])
+			x->tph[nph++] = x->tph[a];
+	for (uint32_t t = 0; t < nph; t++)
+		if (trial_phase(x, x->tph[t], &so, &po, &ro))
 			goto oom;
-	}
 	for (unsigned i = 0; i < x->npat; i++) {
 		double s = 0, m = INFINITY;
 		uint32_t t = 0;

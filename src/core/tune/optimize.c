@@ -63,11 +63,14 @@
 #include <croute/log.h>
 #include <croute/optimize.h>
 
+#include "opt_cdg.h"
+
 #define NONE UINT32_MAX
 #define ROUND_PAIRS 256 /* pairs a round takes at least */
 #define ROUND_KEPT 32 /* moves kept before the credit is recomputed */
 #define MAX_ENTRIES (48u << 20) /* path entries held, at most */
 #define MAX_PAIRS (8u << 20) /* (switch, LID) pairs credited, at most */
+#define SWAP_LIDS 16 /* LIDs a port offers for swaps, at most */
 
 enum legality { LEG_MINIMAL, LEG_UPDN };
 
@@ -75,6 +78,12 @@ struct move {
 	uint32_t sw; /* node */
 	uint16_t lid;
 	uint8_t from, to;
+};
+
+struct sl_change {
+	uint32_t sw; /* node */
+	uint16_t lid;
+	uint8_t from;
 };
 
 struct pair {
@@ -104,11 +113,22 @@ struct opt {
 	double weight_min; /* flows at or below it weigh most (min stat) */
 	uint32_t *memo; /* per pair: 1 + commits when it last failed */
 	uint32_t *lid_serial; /* per LID index: commits at its last change */
+	uint32_t *sw_serial; /* per switch index: the same */
+	bool swaps, may_swap;
 	struct pair *pairs;
 	size_t npairs;
 	struct move *kept;
 	size_t nkept, kept_alloc;
 	uint64_t tries;
+	unsigned credit_rejects; /* moves a credit loop refused */
+	unsigned relayered; /* moves kept by reassigning layers */
+	/* layered routings (cr-lash): SLs in use, and SL changes to undo */
+	uint8_t sls[16];
+	unsigned nsls;
+	struct sl_change *sl_log;
+	size_t nsl_log, sl_log_alloc;
+	uint32_t *srcs; /* switch nodes whose route crosses the moved entry */
+	struct opt_cdg *cdg; /* when moves must not close credit loops */
 };
 
 static double now_s(void)
@@ -333,13 +353,31 @@ static int opt_init(struct opt *o, const struct cr_hosts *hosts)
 		o->lid_ix[lid] = o->nlids;
 		o->lids[o->nlids++] = lid;
 	}
+	o->srcs = malloc((2 * (size_t)o->ns + 2) * sizeof(*o->srcs));
+	if (!o->srcs)
+		return -1;
+	if (o->r->sl) {
+		uint16_t used = 0;
+
+		for (uint32_t i = 0; i < o->ns; i++) {
+			const uint8_t *sl = o->r->sl[f->switches[i]];
+
+			for (uint32_t k = 0; sl && k < o->nlids; k++)
+				used |= 1u << (sl[o->lids[k]] & 15);
+		}
+		for (unsigned v = 0; v < 16; v++)
+			if (used & (1u << v))
+				o->sls[o->nsls++] = (uint8_t)v;
+	}
 	if ((uint64_t)o->ns * o->nlids > MAX_PAIRS)
 		return 0; /* the caller says what it skips */
 	o->heat = calloc((size_t)o->ns * o->nlids + 1, sizeof(*o->heat));
 	o->memo = calloc((size_t)o->ns * o->nlids + 1, sizeof(*o->memo));
 	o->lid_serial = calloc(o->nlids + 1, sizeof(*o->lid_serial));
+	o->sw_serial = calloc(o->ns + 1, sizeof(*o->sw_serial));
 	o->pairs = malloc(((size_t)o->ns * o->nlids + 1) * sizeof(*o->pairs));
-	if (!o->heat || !o->memo || !o->lid_serial || !o->pairs)
+	if (!o->heat || !o->memo || !o->lid_serial || !o->sw_serial ||
+	    !o->pairs)
 		return -1;
 	return 0;
 }
@@ -364,8 +402,12 @@ static void opt_free(struct opt *o)
 	free(o->heat);
 	free(o->memo);
 	free(o->lid_serial);
+	free(o->sw_serial);
 	free(o->pairs);
 	free(o->kept);
+	free(o->sl_log);
+	free(o->srcs);
+	opt_cdg_free(o->cdg);
 	cr_est_inc_free(o->inc);
 }
 
@@ -471,22 +513,177 @@ static bool legal(struct opt *o, uint32_t w, unsigned q, uint16_t lid,
 	return nb <= na + (int)o->extra && updn_ok(o, o->sws, nb, all_down);
 }
 
+/* Does switch node s's route to lid cross switch node w? */
+static bool crosses(struct opt *o, uint32_t s, uint16_t lid, uint32_t w)
+{
+	const struct cr_fabric *f = o->f;
+	uint32_t n = s;
+
+	for (uint32_t hops = 0; hops <= o->ns; hops++) {
+		uint8_t p;
+		uint32_t m;
+
+		if (n == w)
+			return true;
+		if (!o->r->lft[n])
+			return false;
+		p = o->r->lft[n][lid];
+		if (!p || p == CR_NO_PATH || p > f->nodes[n].num_ports)
+			return false;
+		m = cr_remote(f, n, p);
+		if (m == CR_NO_NODE || !cr_is_switch(f, m))
+			return false;
+		n = m;
+	}
+	return false;
+}
+
+static int sl_log_add(struct opt *o, uint32_t sw, uint16_t lid, uint8_t from)
+{
+	if (o->nsl_log == o->sl_log_alloc) {
+		size_t na = o->sl_log_alloc ? 2 * o->sl_log_alloc : 256;
+		struct sl_change *g = realloc(o->sl_log, na * sizeof(*g));
+
+		if (!g)
+			return -1;
+		o->sl_log = g;
+		o->sl_log_alloc = na;
+	}
+	o->sl_log[o->nsl_log++] =
+		(struct sl_change){.sw = sw, .lid = lid, .from = from};
+	return 0;
+}
+
+static int cdg_lids(struct opt *o, const uint16_t *lids, unsigned n, int sign)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (opt_cdg_lid(o->cdg, o->r, lids[k], sign))
+			return -1;
+	return 0;
+}
+
 /*
- * Tries every legal port for (w, lid) and keeps the best that improves
- * the objective: 1 kept, 0 none, -1 error.
+ * The entries (w, lids[0..n)) were changed in r after their dependencies
+ * left the graphs: 1 when they close no credit loop (their dependencies
+ * back in), else, for a layered routing, after moving every source whose
+ * route now crosses w toward those LIDs into one layer where they close
+ * none (the SLs in use, in order; the changes logged for undo); 0 when no
+ * layer does (SLs as they were, the dependencies out), -1 on error.
+ */
+static int credit_ok(struct opt *o, uint32_t w, const uint16_t *lids,
+		     unsigned n)
+{
+	const struct cr_fabric *f = o->f;
+	size_t nsrc = 0, mark = o->nsl_log;
+
+	if (cdg_lids(o, lids, n, 1))
+		return -1;
+	if (!opt_cdg_cycle(o->cdg))
+		return 1;
+	if (cdg_lids(o, lids, n, -1))
+		return -1;
+	if (!o->r->sl || o->nsls < 2)
+		return 0;
+	for (unsigned k = 0; k < n; k++)
+		for (uint32_t i = 0; i < o->ns; i++) {
+			uint32_t s = f->switches[i];
+
+			if (o->r->sl[s] && crosses(o, s, lids[k], w))
+				o->srcs[nsrc++] = s | (uint32_t)k << 24;
+		}
+	for (size_t i = 0; i < nsrc; i++) {
+		uint32_t s = o->srcs[i] & 0xffffff;
+		uint16_t lid = lids[o->srcs[i] >> 24];
+
+		if (sl_log_add(o, s, lid, o->r->sl[s][lid]))
+			return -1;
+	}
+	for (unsigned y = 0; y < o->nsls; y++) {
+		for (size_t i = 0; i < nsrc; i++)
+			o->r->sl[o->srcs[i] & 0xffffff]
+				[lids[o->srcs[i] >> 24]] = o->sls[y];
+		if (cdg_lids(o, lids, n, 1))
+			return -1;
+		if (!opt_cdg_cycle(o->cdg)) {
+			o->relayered++;
+			return 1;
+		}
+		if (cdg_lids(o, lids, n, -1))
+			return -1;
+	}
+	while (o->nsl_log > mark) {
+		struct sl_change *c = &o->sl_log[--o->nsl_log];
+
+		o->r->sl[c->sw][c->lid] = c->from;
+	}
+	return 0;
+}
+
+/*
+ * (w, lid2) is on port q and may take port p instead (a swap with lid)?
+ * Only LIDs with credit at w are taken, at most SWAP_LIDS per port.
+ */
+static bool swap_ok(struct opt *o, uint32_t w, uint32_t li2, unsigned p)
+{
+	const struct cr_fabric *f = o->f;
+	uint16_t lid2 = o->lids[li2];
+	uint32_t dsw2 = sw_of(o, cr_lid_switch(f, lid2, NULL));
+	uint8_t q = o->r->lft[w][lid2];
+	const uint8_t *dist2;
+	bool all_down = false;
+	int na;
+
+	if (sw_of(o, w) == dsw2 || !q || q > f->nodes[w].num_ports)
+		return false;
+	dist2 = dist_to(o, dsw2);
+	if (!dist2)
+		return false;
+	na = walk(o, w, q, lid2, dsw2, o->sws);
+	if (na < 0)
+		return false;
+	if (o->leg == LEG_UPDN)
+		all_down = updn_all_down(o, o->sws, na);
+	return legal(o, w, p, lid2, dsw2, dist2, na, all_down);
+}
+
+/* Scores the changes c[0..n) (the LFT already changed): 1 better. */
+static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
+			 unsigned n)
+{
+	long rc = cr_est_inc_try_n(o->inc, c, n, o->tavg, o->tmin);
+
+	o->tries++;
+	if (rc == -1)
+		return -1;
+	if (rc <= 0)
+		return 0;
+	terms(o, true, o->trial);
+	if (cr_objective_cmp(o->trial, o->best, o->obj->num_terms) <= 0)
+		return 0;
+	memcpy(o->best, o->trial, o->obj->num_terms * sizeof(*o->best));
+	return 1;
+}
+
+/*
+ * Tries every legal port for (w, lid) and, when none improves, swaps with
+ * LIDs on those ports (both entries at once: the loads of w's ports stay);
+ * keeps the best strict improvement of the objective: 1 kept, 0 none, -1
+ * error.
  */
 static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 {
 	const struct cr_fabric *f = o->f;
 	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
-	unsigned nt = o->obj->num_terms, bq = 0;
-	uint8_t p = o->r->lft[w][lid];
+	uint32_t si = sw_of(o, w), li2 = NONE;
+	unsigned nt = o->obj->num_terms, bq = 0, nq = 0, nc;
+	uint8_t p = o->r->lft[w][lid], qs[CR_MAX_PORTS + 1];
+	struct cr_est_inc_change c[2];
 	const uint8_t *dist;
-	bool all_down = false;
-	struct move m;
-	int na;
+	bool all_down = false, cdg_in = false;
+	uint16_t moved[2];
+	int na, rc;
 
-	if (sw_of(o, w) == dsw || !p || p > f->nodes[w].num_ports)
+	if (si == dsw || !p || p > f->nodes[w].num_ports)
 		return 0;
 	dist = dist_to(o, dsw);
 	if (!dist)
@@ -498,51 +695,98 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 		all_down = updn_all_down(o, o->sws, na);
 	terms(o, false, o->cur);
 	memcpy(o->best, o->cur, nt * sizeof(*o->best));
+	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
 	for (unsigned q = 1; q <= f->nodes[w].num_ports; q++) {
-		long rc;
-
 		if (q == p || o->tries >= max_tries ||
 		    !legal(o, w, q, lid, dsw, dist, na, all_down))
 			continue;
+		qs[nq++] = (uint8_t)q;
 		o->r->lft[w][lid] = (uint8_t)q;
-		rc = cr_est_inc_try(o->inc, w, p, lid, o->tavg, o->tmin);
+		rc = score_changes(o, c, 1);
 		o->r->lft[w][lid] = p;
-		o->tries++;
-		if (rc == -1)
+		if (rc < 0)
 			return -1;
-		if (rc <= 0)
-			continue;
-		terms(o, true, o->trial);
-		if (cr_objective_cmp(o->trial, o->best, nt) > 0) {
-			memcpy(o->best, o->trial, nt * sizeof(*o->best));
+		if (rc)
 			bq = q;
+	}
+	for (unsigned k = 0; !bq && o->swaps && k < nq; k++) {
+		unsigned q = qs[k], taken = 0;
+
+		for (uint32_t j = 0; j < o->nlids && taken < SWAP_LIDS; j++) {
+			uint16_t lid2 = o->lids[j];
+
+			if (lid2 == lid || o->r->lft[w][lid2] != q ||
+			    !(o->heat[(size_t)si * o->nlids + j] > 0) ||
+			    o->tries >= max_tries || !swap_ok(o, w, j, p))
+				continue;
+			taken++;
+			c[1] = (struct cr_est_inc_change){
+				.sw = w, .old_port = (uint8_t)q, .lid = lid2};
+			o->r->lft[w][lid] = (uint8_t)q;
+			o->r->lft[w][lid2] = p;
+			rc = score_changes(o, c, 2);
+			o->r->lft[w][lid] = p;
+			o->r->lft[w][lid2] = (uint8_t)q;
+			if (rc < 0)
+				return -1;
+			if (rc) {
+				bq = q;
+				li2 = j;
+			}
 		}
 	}
 	if (!bq)
 		return 0;
+	nc = li2 == NONE ? 1 : 2;
+	moved[0] = lid;
+	moved[1] = nc == 2 ? o->lids[li2] : 0;
+	/* the graphs lose the old dependencies before the entries change */
+	if (o->cdg && cdg_lids(o, moved, nc, -1))
+		return -1;
 	o->r->lft[w][lid] = (uint8_t)bq;
-	if (cr_est_inc_try(o->inc, w, p, lid, o->tavg, o->tmin) <= 0)
+	if (nc == 2) {
+		c[1] = (struct cr_est_inc_change){
+			.sw = w, .old_port = (uint8_t)bq, .lid = o->lids[li2]};
+		o->r->lft[w][o->lids[li2]] = p;
+	}
+	if (cr_est_inc_try_n(o->inc, c, nc, o->tavg, o->tmin) <= 0)
 		goto undo; /* cannot be: the same try as above */
-	if (o->check_credit) {
-		struct cr_check_report rep;
-
-		if (cr_check(f, o->r, CR_CHECK_CREDIT, NULL, 0, &rep))
+	if (o->cdg) {
+		rc = credit_ok(o, w, moved, nc);
+		if (rc < 0)
 			goto fail;
-		if (rep.credit_loops)
+		if (!rc) {
+			o->credit_rejects++;
 			goto undo;
+		}
+		cdg_in = true;
 	}
 	if (cr_est_inc_commit(o->inc))
 		goto fail;
-	m = (struct move){.sw = w, .lid = lid, .from = p, .to = (uint8_t)bq};
-	if (keep(o, &m))
+	if (keep(o,
+		 &(struct move){
+			 .sw = w, .lid = lid, .from = p, .to = (uint8_t)bq}) ||
+	    (nc == 2 && keep(o, &(struct move){.sw = w,
+					       .lid = o->lids[li2],
+					       .from = (uint8_t)bq,
+					       .to = p})))
 		goto fail;
 	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
+	if (nc == 2)
+		o->lid_serial[li2] = cr_est_inc_commits(o->inc);
+	o->sw_serial[si] = cr_est_inc_commits(o->inc);
 	return 1;
 undo:
 	o->r->lft[w][lid] = p;
+	if (nc == 2)
+		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
+	if (o->cdg && !cdg_in && cdg_lids(o, moved, nc, 1))
+		return -1;
 	return 0;
 fail:
 	o->r->lft[w][lid] = p;
+	if (nc == 2)
+		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
 	return -1;
 }
 
@@ -555,7 +799,7 @@ static bool stale(struct opt *o, uint32_t ix)
 
 	if (!at)
 		return false;
-	if (o->lid_serial[li] >= at)
+	if (o->lid_serial[li] >= at || o->sw_serial[ix / o->nlids] >= at)
 		return false;
 	return cr_est_inc_version(o->inc, w, o->r->lft[w][lid], lid) < at;
 }
@@ -595,13 +839,21 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 			if (++done >= ROUND_PAIRS && kept >= ROUND_KEPT)
 				break;
 		}
-		cr_verbose("optimize: round: %zu pairs credited, %zu taken, %u"
-			   " kept; %llu tried, %llu solves, %.4f, %.2f s",
-			   o->npairs, done, kept, (unsigned long long)o->tries,
-			   (unsigned long long)cr_est_inc_solves(o->inc),
-			   cr_est_inc_avg(o->inc, 0), now_s() - t0);
-		if (!kept)
+		cr_verbose(
+			"optimize: round: %zu pairs credited, %zu taken, %u"
+			" kept; %llu tried, %llu solves, %u refused for credit"
+			" loops, %.4f, %.2f s",
+			o->npairs, done, kept, (unsigned long long)o->tries,
+			(unsigned long long)cr_est_inc_solves(o->inc),
+			o->credit_rejects, cr_est_inc_avg(o->inc, 0),
+			now_s() - t0);
+		if (kept)
+			continue;
+		if (o->swaps || !o->may_swap)
 			return 0;
+		/* single moves are exhausted: swaps from now on */
+		o->swaps = true;
+		memset(o->memo, 0, (size_t)o->ns * o->nlids * sizeof(*o->memo));
 	}
 }
 
@@ -615,6 +867,11 @@ static void undo_all(struct opt *o)
 	for (size_t i = o->nkept; i-- > 0;)
 		o->r->lft[o->kept[i].sw][o->kept[i].lid] = o->kept[i].from;
 	o->nkept = 0;
+	while (o->nsl_log) {
+		struct sl_change *c = &o->sl_log[--o->nsl_log];
+
+		o->r->sl[c->sw][c->lid] = c->from;
+	}
 }
 
 int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
@@ -628,6 +885,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	struct cr_hosts *hosts = NULL;
 	struct cr_pattern *pats = NULL;
 	double t0 = now_s(), budget, *score = NULL, *after = NULL;
+	char relayered[64] = "";
 	uint64_t max_tries;
 	bool too_big = false;
 	int ret = -1;
@@ -673,8 +931,14 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	/* up/down excludes credit loops by its rule; others by the check,
 	 * when there were none to start with */
 	o.check_credit = o.leg != LEG_UPDN && !rep0.credit_loops;
+	o.may_swap = !getenv("CR_OPT_NOSWAP");
 	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && updn_keys(&o)))
 		goto oom;
+	if (o.check_credit) {
+		o.cdg = opt_cdg_new(f, r);
+		if (!o.cdg)
+			goto out;
+	}
 	if (!o.heat) {
 		cr_info("optimize: %u switches x %u LIDs is too large a"
 			" search; tables left as they are",
@@ -706,6 +970,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	if (climb(&o, t0, budget, max_tries, &s))
 		goto undo;
 	s.moves = (unsigned)o.nkept;
+	s.relayered = o.relayered;
 	s.evals = (unsigned)(o.tries > UINT32_MAX ? UINT32_MAX : o.tries);
 	if (!o.nkept)
 		goto done;
@@ -732,13 +997,17 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	}
 done:
 	s.seconds = now_s() - t0;
+	if (o.relayered && !s.reverted)
+		snprintf(relayered, sizeof(relayered),
+			 " (%u with sources moved to another layer)",
+			 o.relayered);
 	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%), %u move%s kept"
-		" of %u tried, %.2f s%s",
+		" of %u tried%s, %.2f s%s",
 		e ? e->name : "?", cr_pattern_kind_name(obj->terms[0].pat.kind),
 		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s.before,
 		s.after,
 		s.before > 0 ? 100 * (s.after - s.before) / s.before : 0.0,
-		s.moves, s.moves == 1 ? "" : "s", s.evals, s.seconds,
+		s.moves, s.moves == 1 ? "" : "s", s.evals, relayered, s.seconds,
 		s.budget_hit ? " (stopped by the budget: a rerun may differ)"
 		: o.tries >= max_tries
 			? " (stopped at the limit of moves tried)"
