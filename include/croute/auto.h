@@ -83,6 +83,13 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 /* ---- cr-auto ---------------------------------------------------------- */
 
 #define CR_AUTO_CANDIDATES_DEFAULT "all"
+/*
+ * cr-auto's objective when none is given: shift first; candidates within
+ * 1% of each other on shift (a sampled estimate tells them apart no
+ * better) are told apart by bisect. The optimizer alone keeps
+ * CR_OBJECTIVE_DEFAULT.
+ */
+#define CR_AUTO_OBJECTIVE_DEFAULT "shift:avg~1%,bisect:avg"
 #define CR_AUTO_BUDGET_DEFAULT 5.0
 /* cr-auto's shift sample: about this many flows per candidate. */
 #define CR_AUTO_MAX_FLOWS 65536
@@ -101,7 +108,7 @@ typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
 	const char *candidates; /* NULL: CR_AUTO_CANDIDATES_DEFAULT */
-	const char *objective; /* NULL: CR_OBJECTIVE_DEFAULT */
+	const char *objective; /* NULL: CR_AUTO_OBJECTIVE_DEFAULT */
 	double budget; /* seconds; <= 0: CR_AUTO_BUDGET_DEFAULT */
 	bool qos; /* layered candidates may qualify */
 	bool allow_credit_loops;

@@ -181,7 +181,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 	{"auto-candidates", CLI_KEY_AUTO_CANDIDATES, "LIST",                   \
 	 "auto: ENGINE[+ps][+rgs][+glob][+bal][+roots=R],... or all"},         \
 		{"auto-objective", CLI_KEY_AUTO_OBJECTIVE, "SPEC",             \
-		 "auto: PATTERN:avg|min[~N%][,...] (default shift:avg)"},      \
+		 "auto: PATTERN:avg|min[~N%],... (shift:avg~1%,bisect:avg)"},  \
 		{"auto-budget", CLI_KEY_AUTO_BUDGET, "SECONDS",                \
 		 "auto: time for all candidates (default 5)"},                 \
 		{"qos", CLI_KEY_QOS, NULL,                                     \

@@ -3,7 +3,8 @@
 # (tests/fabrics/prod-tree.topo) it logs one line per candidate and its
 # choice, writes croute-auto.dump, installs tables free of credit loops
 # and unreachable pairs, and the same tables and winner as `croute route
-# --engine auto` offline with the same LIDs. Then the fall-back: with
+# --engine auto` offline with the same LIDs, also when the budget skips
+# candidates. Then the fall-back: with
 # candidates that all fail the deadlock rule (cr-minhop only, whose
 # shortest paths close credit loops on this fabric) cr-auto logs that
 # nothing qualifies and OpenSM routes with the next engine of -R, and no
@@ -41,6 +42,25 @@ cr_lfts_norm "$CR_DIR/offline.lfts" >"$CR_DIR/offline.norm"
 cr_same "$CR_DIR/offline.norm" "$CR_DIR/plugin.norm" 10 \
 	"cr-auto's tables differ from croute route --engine auto"
 cr_log "same winner and tables offline: OK"
+
+# A budget with room for one candidate only: the plan comes from the
+# fabric's size, not the clock, so the plugin and the command skip the
+# same candidates ("skipped: budget") and install the same tables.
+cr_conf "croute_auto_budget 0.000001"
+cr_opensm_once -R cr-auto
+cr_expect_log "cr-auto: plan: 1 of " "no plan line for one candidate"
+cr_expect_log "skipped: budget" "no candidate logged as skipped: budget"
+win=$(sed -n 's/.*cr-auto: chose \([^ ]*\) .*/\1/p' "$CR_LOG")
+"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
+	--auto-budget 0.000001 -o "$CR_DIR/budget.lfts" \
+	2>"$CR_DIR/budget.err" || cr_fail "croute route --auto-budget failed"
+off=$(sed -n 's/.*cr-auto: chose \([^ ]*\) .*/\1/p' "$CR_DIR/budget.err")
+[ "$off" = "$win" ] || cr_fail "budget: offline chose $off, the plugin $win"
+cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/plugin.norm"
+cr_lfts_norm "$CR_DIR/budget.lfts" >"$CR_DIR/offline.norm"
+cr_same "$CR_DIR/offline.norm" "$CR_DIR/plugin.norm" 10 \
+	"budget: cr-auto's tables differ from croute route --auto-budget"
+cr_log "budget plan: same skips, winner ($win) and tables offline: OK"
 
 cr_conf "croute_auto_candidates minhop,minhop+ps"
 cr_opensm_once -R cr-auto,cr-updn

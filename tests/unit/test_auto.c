@@ -114,7 +114,15 @@ static void test_full_tree_ftree(void **state)
 	assert_non_null(strstr(row, " ftree "));
 	assert_non_null(strstr(row, "shift:avg 1.0000"));
 	assert_non_null(strstr(row, "WINNER"));
+	/* The default objective: bisect breaks near ties on shift. */
+	assert_non_null(strstr(row, " bisect:avg "));
+	assert_null(strstr(r->auto_table, "skipped: cannot win"));
+	cr_routing_free(r);
 	/* 1.0 on every term: the rest cannot win, and are not run. */
+	ac.objective = "shift:avg";
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " ftree "));
 	assert_non_null(strstr(r->auto_table, "skipped: cannot win"));
 	assert_null(strstr(r->auto_table, "qualifies"));
 	cr_routing_free(r);

@@ -578,7 +578,9 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	int n, ret = -1;
 	int win = -1;
 
-	if (cr_objective_parse(ac->objective, "croute_auto_objective", &obj))
+	if (cr_objective_parse(ac->objective ? ac->objective
+					     : CR_AUTO_OBJECTIVE_DEFAULT,
+			       "croute_auto_objective", &obj))
 		return -1;
 	obj.max_flows = CR_AUTO_MAX_FLOWS;
 	n = parse_candidates(ac->candidates, "croute_auto_candidates",
@@ -658,9 +660,9 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		}
 	}
 	if (wall_cuts)
-		cr_info("cr-auto: warning: the wall clock cut %u planned candidate(s)"
-			" (the run went slower than its work estimate): this"
-			" choice depends on timing",
+		cr_info("cr-auto: warning: the wall clock cut %u planned"
+			" candidate(s) (the run went slower than its work"
+			" estimate): this choice depends on timing",
 			wall_cuts);
 	rank_candidates(v, n, &obj, win, order);
 	if (win >= 0 && ac->improve) {
@@ -673,11 +675,19 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		wo.balance_global = v[win].glob;
 		wo.updn_roots = v[win].roots;
 		wo.auto_conf = NULL;
+		double before = v[win].score[0];
+
 		if (ac->improve(f, &wo, v[win].e, &obj, best, ac->improve_arg) <
 		    0)
 			cr_info("cr-auto: the improvement pass left %s as it"
 				" was",
 				v[win].name);
+		/* The table and the log give the routing installed. */
+		else if (!cr_objective_score(f, best, &obj, hosts,
+					     v[win].score))
+			cr_info("cr-auto: the improvement pass took %s from"
+				" %.4f to %.4f on the first term",
+				v[win].name, before, v[win].score[0]);
 	}
 	{
 		double secs = now_s() - t0, fastest = 0;
@@ -704,8 +714,9 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			" in %.3f s, budget %.1f s (fastest candidate's"
 			" routing: %.3f s)",
 			v[win].name, v[win].score[0],
-			ac->objective ? ac->objective : CR_OBJECTIVE_DEFAULT, n,
-			secs, budget, fastest);
+			ac->objective ? ac->objective
+				      : CR_AUTO_OBJECTIVE_DEFAULT,
+			n, secs, budget, fastest);
 	}
 	ret = 0;
 out:
