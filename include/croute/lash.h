@@ -49,6 +49,22 @@ int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 		 struct cr_routing *r);
 
 /*
+ * The SL2VL tables of an installed layered routing, as they are read
+ * (from files, or from a fabric by croute --live): croute models one
+ * table for every pair of switch ports, so cr_lash_sl2vl_add() refuses
+ * (-1, the caller says where the table came from) one that differs from
+ * the first. cr_lash_layers_done() then sets r->sl2vl (SL i on VL i when
+ * t is NULL or got no table) and r->num_layers from r's SLs.
+ */
+struct cr_lash_sl2vl {
+	bool have;
+	uint8_t vl[16];
+};
+int cr_lash_sl2vl_add(struct cr_lash_sl2vl *t, const uint8_t vl[16]);
+void cr_lash_layers_done(const struct cr_fabric *f, struct cr_routing *r,
+			 const struct cr_lash_sl2vl *t);
+
+/*
  * The SL of the path from the port holding slid to dlid (what path_sl
  * answers), or -1 when either LID is unknown or r has no SLs.
  */

@@ -62,10 +62,11 @@ struct cr_routing {
 	uint8_t num_layers;
 	uint8_t sl2vl[16];
 	/*
-	 * Where the paths from one switch's ports (its own and its CAs') to
-	 * a LID use several SLs, as read from a fabric (dfsssp picks an SL
-	 * per source port, spread over spare VLs): per switch node, bit i
-	 * set when SL i is one of them, sl holding one. NULL: sl alone.
+	 * The SLs of the paths from one switch's CAs to each LID, as read
+	 * from a fabric (croute --live; dfsssp picks an SL per source LID,
+	 * spread over spare VLs): per switch node, bit i set when SL i is
+	 * one of them, none when no path from there takes an SL; sl holds
+	 * the lowest. NULL: sl alone.
 	 */
 	uint16_t **sl_set;
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <croute/lash.h>
 #include <croute/log.h>
 
 #include "cli.h"
@@ -259,13 +260,12 @@ static bool to_switch(const struct cr_fabric *f, uint32_t n, unsigned p)
  * table, so they must all agree (as the files' reader demands).
  */
 static int read_sl2vl(struct ibmad_port *mad, ibnd_fabric_t *fab,
-		      const struct cr_fabric *f, struct cr_routing *r)
+		      const struct cr_fabric *f, struct cr_lash_sl2vl *t)
 {
 	struct progress p = {.what = "SL2VL tables",
 			     .tty = isatty(STDERR_FILENO) &&
 				    cli_verbosity >= CR_LOG_INFO};
 	char name[CR_NODE_LABEL_MAX];
-	bool have = false;
 
 	for (ibnd_node_t *n = fab->nodes; n; n = n->next) {
 		uint32_t sw = cr_fabric_find_guid(f, n->guid);
@@ -308,7 +308,7 @@ static int read_sl2vl(struct ibmad_port *mad, ibnd_fabric_t *fab,
 					vl[2 * i] = d[i] >> 4;
 					vl[2 * i + 1] = d[i] & 15;
 				}
-				if (have && memcmp(vl, r->sl2vl, 16)) {
+				if (cr_lash_sl2vl_add(t, vl)) {
 					progress_end(&p);
 					cr_err("live: %s: the SL2VL table from"
 					       " port %u to %u differs from the"
@@ -319,48 +319,33 @@ static int read_sl2vl(struct ibmad_port *mad, ibnd_fabric_t *fab,
 					       in, out);
 					return -1;
 				}
-				memcpy(r->sl2vl, vl, 16);
-				have = true;
 			}
 		}
 	}
 	progress_end(&p);
-	if (!have)
-		for (unsigned i = 0; i < 16; i++)
-			r->sl2vl[i] = (uint8_t)i;
 	return 0;
 }
 
-/* r->sl (the lowest SL of each set) and the layer count from r->sl_set. */
-static int settle(const struct cr_fabric *f, struct cr_routing *r)
+/*
+ * r->sl (the lowest SL of each set, for what reads one SL), the SL2VL
+ * table and the layer count. r->sl_set stays, even where no switch has
+ * two SLs toward a LID: a switch without CAs asked has no SL at all (its
+ * own traffic takes none from the SA), which r->sl cannot say.
+ */
+static int settle(const struct cr_fabric *f, struct cr_routing *r,
+		  const struct cr_lash_sl2vl *t)
 {
-	bool sets = false;
-	uint8_t max_sl = 0;
-
 	if (cr_routing_alloc_sl(f, r))
 		return -1;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t sw = f->switches[s];
 
-		for (uint32_t lid = 0; lid <= r->max_lid; lid++) {
-			uint16_t m = r->sl_set[sw][lid];
-
-			if (!m)
-				continue;
-			r->sl[sw][lid] = (uint8_t)__builtin_ctz(m);
-			if (m & (m - 1))
-				sets = true;
-			if (31 - __builtin_clz(m) > max_sl)
-				max_sl = (uint8_t)(31 - __builtin_clz(m));
-		}
+		for (uint32_t lid = 0; lid <= r->max_lid; lid++)
+			if (r->sl_set[sw][lid])
+				r->sl[sw][lid] = (uint8_t)__builtin_ctz(
+					r->sl_set[sw][lid]);
 	}
-	r->num_layers = max_sl + 1;
-	if (!sets) {
-		for (uint32_t n = 0; n < r->num_nodes; n++)
-			free(r->sl_set[n]);
-		free(r->sl_set);
-		r->sl_set = NULL;
-	}
+	cr_lash_layers_done(f, r, t);
 	return 0;
 }
 
@@ -369,6 +354,7 @@ int cli_live_read_sls(struct ibmad_port *mad, ibnd_fabric_t *fab,
 		      enum cli_live_sl mode)
 {
 	struct sl_query q = {.mad = mad, .f = f, .r = r};
+	struct cr_lash_sl2vl t = {0};
 	uint8_t pi[IB_SMP_DATA_SIZE] = {0};
 	ib_portid_t self = {0};
 	uint16_t my_lid;
@@ -393,7 +379,7 @@ int cli_live_read_sls(struct ibmad_port *mad, ibnd_fabric_t *fab,
 	if (cr_routing_alloc_sl_set(f, r))
 		return -1;
 	got = read_path_sls(&q, mode, my_lid);
-	if (got <= 0 || read_sl2vl(mad, fab, f, r) || settle(f, r)) {
+	if (got <= 0 || read_sl2vl(mad, fab, f, &t) || settle(f, r, &t)) {
 		for (uint32_t n = 0; n < r->num_nodes; n++)
 			free(r->sl_set[n]);
 		free(r->sl_set);

@@ -92,8 +92,7 @@ static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 struct sl2vl_ctx {
 	const struct cr_fabric *f;
 	struct cr_routing *r;
-	bool have;
-	uint8_t vl[16];
+	struct cr_lash_sl2vl t;
 	uint32_t cur; /* OpenSM's format: the switch of the last header */
 	bool header; /* OpenSM's format: a node header was seen */
 };
@@ -113,18 +112,44 @@ static bool between_switches(const struct cr_fabric *f, uint32_t n, unsigned in,
 	       cr_is_switch(f, sw->ports[out].remote);
 }
 
+int cr_lash_sl2vl_add(struct cr_lash_sl2vl *t, const uint8_t vl[16])
+{
+	/* croute's model has one table for every switch and port pair. */
+	if (t->have && memcmp(vl, t->vl, 16))
+		return -1;
+	memcpy(t->vl, vl, 16);
+	t->have = true;
+	return 0;
+}
+
+void cr_lash_layers_done(const struct cr_fabric *f, struct cr_routing *r,
+			 const struct cr_lash_sl2vl *t)
+{
+	unsigned max_sl = 0;
+
+	for (unsigned i = 0; i < 16; i++)
+		r->sl2vl[i] = t && t->have ? t->vl[i] : (uint8_t)i;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		for (uint32_t lid = 1; lid <= r->max_lid; lid++) {
+			uint16_t sls = cr_routing_sls(r, f->switches[s],
+						      (uint16_t)lid);
+
+			if (sls && 31u - (unsigned)__builtin_clz(sls) > max_sl)
+				max_sl = 31u - (unsigned)__builtin_clz(sls);
+		}
+	}
+	r->num_layers = (uint8_t)(max_sl + 1);
+}
+
 static int sl2vl_table(struct sl2vl_ctx *c, const char *path, unsigned line,
 		       const uint8_t *vl)
 {
-	/* croute's model has one table for every switch and port pair. */
-	if (c->have && memcmp(vl, c->vl, 16)) {
+	if (cr_lash_sl2vl_add(&c->t, vl)) {
 		cr_err("%s:%u: this SL2VL table differs from the first one;"
 		       " croute models one table",
 		       path, line);
 		return -1;
 	}
-	memcpy(c->vl, vl, 16);
-	c->have = true;
 	return 0;
 }
 
@@ -226,7 +251,6 @@ int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 {
 	struct psl_ctx pc = {.f = f, .r = r};
 	struct sl2vl_ctx vc = {.f = f, .r = r, .cur = CR_NO_NODE};
-	uint8_t max_sl = 0;
 	FILE *in = NULL;
 	int err = -1;
 
@@ -253,19 +277,13 @@ int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 		in = open_in(sl2vl);
 		if (!in || read_lines(sl2vl, in, sl2vl_line, &vc))
 			goto out;
-		if (!vc.have) {
+		if (!vc.t.have) {
 			cr_err("%s: no SL2VL table between two switches",
 			       sl2vl);
 			goto out;
 		}
 	}
-	for (unsigned i = 0; i < 16; i++)
-		r->sl2vl[i] = vc.have ? vc.vl[i] : (uint8_t)i;
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		for (uint32_t lid = 0; lid <= r->max_lid; lid++)
-			if (r->sl[f->switches[s]][lid] > max_sl)
-				max_sl = r->sl[f->switches[s]][lid];
-	r->num_layers = max_sl + 1;
+	cr_lash_layers_done(f, r, &vc.t);
 	err = 0;
 	goto out;
 oom:
