@@ -114,6 +114,20 @@ int cr_routing_hops(const struct cr_fabric *f, const struct cr_routing *r,
 int cr_routing_hop_table(const struct cr_fabric *f, const struct cr_routing *r,
 			 uint8_t *hops);
 
+/*
+ * The same a range of LIDs at a time, for callers that cannot afford the
+ * whole table (it is num_switches x (max_lid + 1) bytes: 88 MB on 27,648
+ * hosts). cr_hop_ctx_rows fills hops[s * stride + lid - begin] for every
+ * switch index s and begin <= lid < end (end clamped to max_lid + 1).
+ * The context reads f and r, which must not change while it lives.
+ */
+struct cr_hop_ctx;
+struct cr_hop_ctx *cr_hop_ctx_new(const struct cr_fabric *f,
+				  const struct cr_routing *r);
+int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
+		    uint8_t *hops, size_t stride);
+void cr_hop_ctx_free(struct cr_hop_ctx *j);
+
 struct cr_engine {
 	const char *name; /* "minhop": "cr-minhop" is accepted too */
 	const char *summary;

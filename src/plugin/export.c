@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin.h"
 
@@ -126,21 +127,24 @@ static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
 	return 0;
 }
 
-/* The hop rows of one switch's switch LIDs, see the top of this file. */
+/*
+ * The hop rows of one switch's switch LIDs, see the top of this file, from
+ * LIDs begin..end - 1 (h[lid - begin]: the switch's hop counts).
+ */
 static int put_hops(osm_switch_t *sw, const uint8_t *lft, const uint8_t *h,
-		    const struct hop_target *tg, unsigned top)
+		    const struct hop_target *tg, uint32_t begin, uint32_t end)
 {
-	for (unsigned lid = 1; lid <= top; lid++) {
-		uint8_t port = lft[lid], n;
+	for (uint32_t lid = begin; lid < end; lid++) {
+		uint8_t port = lft[lid], n, hl = h[lid - begin];
 		uint16_t row = tg[lid].row;
 
-		if (port == CR_NO_PATH || h[lid] == CR_NO_PATH || !row ||
+		if (port == CR_NO_PATH || hl == CR_NO_PATH || !row ||
 		    row > sw->max_lid_ho)
 			continue;
 		/* A CA on this very switch: its switch's port-0 row. */
-		if (tg[lid].extra && h[lid] <= 1)
+		if (tg[lid].extra && hl <= 1)
 			continue;
-		n = h[lid] - tg[lid].extra;
+		n = hl - tg[lid].extra;
 		if (osm_switch_get_hop_count(sw, row, port) <= n)
 			continue;
 		if (osm_switch_set_hops(sw, row, port, n))
@@ -153,25 +157,26 @@ struct export_job {
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
 	osm_switch_t *const *sws;
-	const uint8_t *hops;
+	unsigned *top; /* per switch: the last LID put into new_lft */
+	/* the hop chunk being installed */
+	const uint8_t *hops; /* [switch index * stride + lid - begin] */
+	size_t stride;
+	uint32_t begin, end;
 	const struct hop_target *tg;
 };
 
 /* Switches are independent: each part installs a range of them. */
-static int export_range(void *arg, unsigned part, unsigned nparts,
-			uint32_t begin, uint32_t end)
+static int lft_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
 {
 	const struct export_job *j = arg;
 	const struct cr_fabric *f = j->f;
-	size_t row = (size_t)f->max_lid + 1;
 
 	(void)part;
 	(void)nparts;
 	for (uint32_t s = begin; s < end; s++) {
-		osm_switch_t *sw = j->sws[s];
-		const uint8_t *lft = j->r->lft[f->switches[s]];
-		unsigned top = 0;
-		int err = put_lft(sw, lft, f->max_lid, &top);
+		int err = put_lft(j->sws[s], j->r->lft[f->switches[s]],
+				  f->max_lid, &j->top[s]);
 
 		if (err == -1) {
 			char la[CR_NODE_LABEL_MAX];
@@ -183,7 +188,29 @@ static int export_range(void *arg, unsigned part, unsigned nparts,
 		}
 		if (err)
 			return -1;
-		if (put_hops(sw, lft, j->hops + s * row, j->tg, top)) {
+	}
+	return 0;
+}
+
+/*
+ * A switch's hop rows are its own (osm_switch_set_hops touches nothing
+ * else), so switches are installed in parallel.
+ */
+static int hops_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
+{
+	const struct export_job *j = arg;
+	const struct cr_fabric *f = j->f;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++) {
+		osm_switch_t *sw = j->sws[s];
+		uint32_t last = j->top[s] + 1 < j->end ? j->top[s] + 1 : j->end;
+
+		if (last > j->begin &&
+		    put_hops(sw, j->r->lft[f->switches[s]],
+			     j->hops + s * j->stride, j->tg, j->begin, last)) {
 			cr_err("switch 0x%016" PRIx64 ": cannot set its hop"
 			       " counts",
 			       sw_guid(sw));
@@ -193,30 +220,63 @@ static int export_range(void *arg, unsigned part, unsigned nparts,
 	return 0;
 }
 
+/*
+ * LIDs whose hop counts are computed and installed at a time: the buffer
+ * is this many bytes per switch (12 MB on 2,880 switches), not a whole
+ * second table of num_switches x (max_lid + 1) bytes.
+ */
+#define EXPORT_CHUNK 4096u
+
+static double ms(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sws)
 {
-	size_t row = (size_t)f->max_lid + 1;
-	struct export_job j = {.f = f, .r = r, .sws = sws};
+	uint32_t row = (uint32_t)f->max_lid + 1;
+	uint32_t ns = f->num_switches;
+	uint32_t chunk = row < EXPORT_CHUNK ? row : EXPORT_CHUNK;
+	unsigned nparts = cr_parallel_parts(ns, 64);
+	struct export_job j = {.f = f, .r = r, .sws = sws, .stride = chunk};
 	struct hop_target *tg = hop_targets(f);
+	struct cr_hop_ctx *hc = NULL;
+	struct timespec t0, t1, t2;
 	uint8_t *hops;
 	int ret = -1;
 
 	(void)osm;
-	hops = malloc(f->num_switches ? f->num_switches * row : 1);
-	if (!hops || !tg) {
+	hops = malloc((size_t)ns * chunk + 1);
+	j.top = calloc(ns + 1, sizeof(*j.top));
+	if (!hops || !tg || !j.top) {
 		cr_err("out of memory exporting the LFTs");
 		goto out;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cr_parallel(ns, nparts, lft_range, &j))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* Hop counts of the paths the LFTs really take, not estimates. */
-	if (cr_routing_hop_table(f, r, hops) < 0)
+	hc = cr_hop_ctx_new(f, r);
+	if (!hc)
 		goto out;
 	j.hops = hops;
 	j.tg = tg;
-	ret = cr_parallel(f->num_switches,
-			  cr_parallel_parts(f->num_switches, 64), export_range,
-			  &j);
+	for (uint32_t c0 = 1; c0 < row; c0 += chunk) {
+		j.begin = c0;
+		j.end = row - c0 > chunk ? c0 + chunk : row;
+		if (cr_hop_ctx_rows(hc, j.begin, j.end, hops, chunk) ||
+		    cr_parallel(ns, nparts, hops_range, &j))
+			goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	cr_verbose("install: LFTs %.1f ms, hop rows %.1f ms", ms(&t0, &t1),
+		   ms(&t1, &t2));
+	ret = 0;
 out:
+	cr_hop_ctx_free(hc);
+	free(j.top);
 	free(tg);
 	free(hops);
 	return ret;

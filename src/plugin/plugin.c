@@ -160,6 +160,27 @@ oom:
 	return NULL;
 }
 
+/*
+ * opensm's resident memory now and at its peak, in MB, from
+ * /proc/self/status (0 where unknown): the log shows what a run cost.
+ */
+static void memory_mb(unsigned long *rss, unsigned long *peak)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[128];
+
+	*rss = *peak = 0;
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (!strncmp(line, "VmRSS:", 6))
+			*rss = strtoul(line + 6, NULL, 10) / 1024;
+		else if (!strncmp(line, "VmHWM:", 6))
+			*peak = strtoul(line + 6, NULL, 10) / 1024;
+	}
+	fclose(fp);
+}
+
 static uint32_t lids_in_use(const struct cr_fabric *f)
 {
 	uint32_t n = 0;
@@ -355,6 +376,14 @@ static int engine_build_lid_matrices(void *context)
 		       pe->name);
 		goto fail;
 	}
+	if (osm_log_is_active(&osm->log, OSM_LOG_VERBOSE)) {
+		unsigned long rss, peak;
+
+		memory_mb(&rss, &peak);
+		cr_verbose("%s: imported and routed; opensm memory %lu MB,"
+			   " peak %lu MB",
+			   pe->name, rss, peak);
+	}
 	cr_options_release(&o);
 	pl->fabric = imp.f;
 	pl->run_sw = imp.sw;
@@ -379,6 +408,7 @@ static int engine_build_fwd_tables(void *context)
 	struct cr_plugin *pl = pe->pl;
 	osm_opensm_t *osm = pl->osm;
 	const struct cr_fabric *f = pl->fabric;
+	unsigned long rss, peak;
 	double total;
 
 	if (pl->run_engine != pe || !f || !pl->routing) {
@@ -407,11 +437,13 @@ static int engine_build_fwd_tables(void *context)
 	pl->installed = true;
 	pl->dumped = false;
 	total = elapsed_ms(&pl->run_start);
+	memory_mb(&rss, &peak);
 	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
-		" route %.1f, install %.1f)%s",
+		" route %.1f, install %.1f)%s; opensm memory %lu MB, peak %lu"
+		" MB",
 		pe->name, f->num_switches, lids_in_use(f), total, pl->ms_import,
 		pl->ms_route, total - pl->ms_import - pl->ms_route,
-		pl->incremental ? ", incremental" : "");
+		pl->incremental ? ", incremental" : "", rss, peak);
 	return 0;
 fail:
 	cr_export_clear(&osm->subn);

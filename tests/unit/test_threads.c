@@ -3,13 +3,18 @@
  * Threads never change a result: cr-minhop, cr-updn and cr-ftree, and the
  * hop table, give byte-identical output with 1 thread and with several,
  * on trees, a torus, a random graph, with LMC and a degraded tree; and
- * the hop table agrees with cr_routing_hops() pair by pair.
+ * the hop table agrees with cr_routing_hops() pair by pair, also a
+ * range of LIDs at a time; the contention estimate gives the same result,
+ * field for field, with 1 thread and with several.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/estimate.h>
 #include <croute/gen.h>
+#include <croute/hosts.h>
 #include <croute/parallel.h>
+#include <croute/pattern.h>
 
 #include "testutil.h"
 
@@ -149,6 +154,153 @@ static void test_hop_table_threads(void **state)
 	cr_threads_set(0);
 }
 
+/* Ranges of LIDs over several chunks give the rows of the whole table. */
+static void test_hop_rows_ranges(void **state)
+{
+	struct cr_gen_params p = {.seed = 3};
+	/* 1,400 hosts: more LIDs than one chunk of the hop context */
+	struct cr_fabric *f = cr_gen_two_level(40, 35, 8, 4, true, &p);
+	size_t row, size;
+	int ret;
+	struct cr_routing *r;
+	uint8_t *all, *part;
+	static const uint32_t cuts[][2] = {
+		{0, 1}, {1, 700}, {700, 2100}, {1023, 1025}, {1300, 60000}};
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	row = (size_t)f->max_lid + 1;
+	assert_true(row > 1100);
+	size = f->num_switches * row;
+	r = route_with(f, "minhop", 2, false, &ret);
+	assert_int_equal(ret, 0);
+	all = malloc(size + 1);
+	part = malloc(size + 1);
+	assert_non_null(all);
+	assert_non_null(part);
+	assert_int_equal(cr_routing_hop_table(f, r, all), 0);
+	for (unsigned t = 1; t <= 3; t += 2) {
+		struct cr_hop_ctx *hc;
+
+		cr_threads_set(t);
+		hc = cr_hop_ctx_new(f, r);
+		assert_non_null(hc);
+		for (unsigned c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+			uint32_t b = cuts[c][0], e = cuts[c][1];
+			uint32_t w = (e < row ? e : (uint32_t)row) - b;
+
+			memset(part, 0xaa, size);
+			assert_int_equal(cr_hop_ctx_rows(hc, b, e, part, w), 0);
+			for (uint32_t s = 0; s < f->num_switches; s++)
+				assert_memory_equal(part + s * w,
+						    all + s * row + b, w);
+		}
+		cr_hop_ctx_free(hc);
+	}
+	free(all);
+	free(part);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	cr_threads_set(0);
+}
+
+static void same_results(const struct cr_est_result *a,
+			 const struct cr_est_result *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_int_equal(a->num_phases, b->num_phases);
+	assert_int_equal(a->flows, b->flows);
+	assert_int_equal(a->unrouted, b->unrouted);
+	/* bit for bit: the sums are taken in the same order */
+	assert_memory_equal(&a->avg_frac, &b->avg_frac, sizeof(double));
+	assert_memory_equal(&a->min_frac, &b->min_frac, sizeof(double));
+	assert_memory_equal(&a->avg_gbps, &b->avg_gbps, sizeof(double));
+	assert_memory_equal(&a->min_gbps, &b->min_gbps, sizeof(double));
+	assert_memory_equal(a->phase, b->phase,
+			    a->num_phases * sizeof(*a->phase));
+	assert_int_equal(a->num_hot, b->num_hot);
+	assert_memory_equal(a->hot, b->hot, a->num_hot * sizeof(*a->hot));
+	assert_int_equal(a->num_unrouted_kept, b->num_unrouted_kept);
+	for (unsigned i = 0; i < a->num_unrouted_kept; i++) {
+		const struct cr_est_unrouted *x = &a->unrouted_kept[i];
+		const struct cr_est_unrouted *y = &b->unrouted_kept[i];
+
+		assert_int_equal(x->flow.src_node, y->flow.src_node);
+		assert_int_equal(x->flow.dst_lid, y->flow.dst_lid);
+		assert_int_equal(x->phase, y->phase);
+		assert_int_equal(x->stop_node, y->stop_node);
+		assert_int_equal(x->status, y->status);
+	}
+	assert_int_equal(a->num_links, b->num_links);
+	assert_memory_equal(a->link_max_flows, b->link_max_flows,
+			    a->num_links * sizeof(*a->link_max_flows));
+	assert_memory_equal(a->link_total_flows, b->link_total_flows,
+			    a->num_links * sizeof(*a->link_total_flows));
+	assert_int_equal(a->mat_dim, b->mat_dim);
+	assert_int_equal(a->mat_block, b->mat_block);
+	if (a->matrix)
+		assert_memory_equal(a->matrix, b->matrix,
+				    (size_t)a->mat_dim * a->mat_dim *
+					    sizeof(*a->matrix));
+}
+
+/*
+ * Every pattern the estimator runs in phases, on a contended fabric with
+ * flows that do not arrive (one host's LID removed from every LFT)
+ * and a block-averaged shift matrix: identical for 1, 2 and 3 threads.
+ */
+static void test_estimate_threads(void **state)
+{
+	static const char *const specs[] = {"shift", "shift:9", "bisect:7",
+					    "fanin:5", "alltoall"};
+	struct cr_gen_params gp = {.seed = 11};
+	struct cr_fabric *f = cr_gen_random(12, 4, 3, &gp);
+	struct cr_est_params par;
+	struct cr_hosts *h;
+	struct cr_routing *r;
+	int ret;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = route_with(f, "minhop", 1, false, &ret);
+	assert_int_equal(ret, 0);
+	h = cr_hosts_default(f);
+	assert_non_null(h);
+	assert_int_equal(h->count, 36);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		r->lft[f->switches[s]][h->ep[5].lid] = CR_NO_PATH;
+	cr_est_params_init(&par);
+	par.matrix_max = 7; /* 36 hosts in blocks of 6 */
+	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct cr_est_result *res[3];
+		struct cr_pattern p;
+
+		assert_int_equal(cr_pattern_parse(specs[i], &p), 0);
+		for (unsigned t = 1; t <= 3; t++) {
+			struct cr_est *e;
+
+			cr_threads_set(t);
+			e = cr_est_new(f, r, &par);
+			assert_non_null(e);
+			res[t - 1] = cr_est_run(e, &p, h);
+			assert_non_null(res[t - 1]);
+			cr_est_free(e);
+		}
+		assert_true(res[0]->unrouted > 0);
+		same_results(res[0], res[1]);
+		same_results(res[0], res[2]);
+		for (unsigned t = 0; t < 3; t++)
+			cr_est_result_free(res[t]);
+		cr_pattern_release(&p);
+	}
+	cr_hosts_free(h);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+	cr_threads_set(0);
+}
+
 static int count_range(void *arg, unsigned part, unsigned nparts,
 		       uint32_t begin, uint32_t end)
 {
@@ -182,6 +334,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engines_same_output),
 		cmocka_unit_test(test_hop_table_threads),
+		cmocka_unit_test(test_hop_rows_ranges),
+		cmocka_unit_test(test_estimate_threads),
 		cmocka_unit_test(test_parallel_ranges),
 	};
 

@@ -695,6 +695,33 @@ static void test_gen_fat_tree(void **state)
 	cr_fabric_free(f);
 	assert_null(cr_gen_fat_tree(7, NULL));
 	assert_null(cr_gen_fat_tree(0, NULL));
+	{
+		/* Fewer hosts per leaf: every switch stays, leaves have
+		 * free ports, the hosts are on the leaves' first ports. */
+		struct cr_gen_params p = {.leaf_hosts = 3};
+
+		f = cr_gen_fat_tree(8, &p);
+		assert_non_null(f);
+		assert_int_equal(f->num_switches, 80);
+		check_hosts(f, 96);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			const struct cr_node *sw = &f->nodes[f->switches[s]];
+			unsigned hosts = 0, free_ports = 0;
+
+			for (unsigned q = 1; q <= 8; q++) {
+				uint32_t m = sw->ports[q].remote;
+
+				free_ports += m == CR_NO_NODE;
+				hosts += m != CR_NO_NODE && !cr_is_switch(f, m);
+			}
+			assert_int_equal(
+				hosts, strncmp(sw->desc, "sw-leaf", 7) ? 0 : 3);
+			assert_int_equal(free_ports, hosts ? 1 : 0);
+		}
+		cr_fabric_free(f);
+		p.leaf_hosts = 5; /* a leaf has 4 ports for hosts */
+		assert_null(cr_gen_fat_tree(8, &p));
+	}
 }
 
 static bool same_wiring(const struct cr_fabric *a, const struct cr_fabric *b)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include <croute/log.h>
+#include <croute/parallel.h>
 #include "est_int.h"
 #include "phases.h"
 
@@ -80,11 +81,30 @@ static int result_alloc(struct cr_est *e, struct cr_est_result *res,
 	return res->matrix && acc->mat_cnt ? 0 : -1;
 }
 
-/* Folds one phase's flows into the pattern's figures. */
+/*
+ * One estimated phase: its flows, and what cr_est_phase() left for them
+ * (detail, and the path of flow i in path[start[i]..start[i + 1]]).
+ */
+struct phase_view {
+	const struct cr_flow *flows;
+	size_t n;
+	uint32_t label;
+	const struct cr_flow_est *fe;
+	const uint32_t *start, *path;
+};
+
+/*
+ * Folds one phase's flows into the pattern's figures. Phases are folded
+ * one by one in phase order, whatever thread estimated them: the sums
+ * (in floating point) come out the same for any thread count.
+ */
 static void accumulate(struct cr_est *e, struct run_acc *acc,
 		       const struct cr_pattern_run *pr, uint32_t ph,
-		       const struct cr_flow *flows, size_t n, uint32_t label)
+		       const struct phase_view *v)
 {
+	const struct cr_flow *flows = v->flows;
+	size_t n = v->n;
+	uint32_t label = v->label;
 	struct cr_est_result *res = acc->res;
 	struct cr_est_phase_stat *st = &res->phase[ph];
 	double sf = 0, sg = 0;
@@ -93,7 +113,7 @@ static void accumulate(struct cr_est *e, struct run_acc *acc,
 	st->flows = (uint32_t)n;
 	st->min_frac = st->min_gbps = n ? INFINITY : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct cr_flow_est *fe = &e->fe[i];
+		const struct cr_flow_est *fe = &v->fe[i];
 		double frac = fe->inject > 0 ? fe->rate / fe->inject : 0;
 		double gbps = fe->rate / 1000;
 
@@ -117,8 +137,8 @@ static void accumulate(struct cr_est *e, struct run_acc *acc,
 				u->status = fe->status;
 			}
 		}
-		for (uint32_t k = e->start[i]; k < e->start[i + 1]; k++) {
-			uint32_t l = e->path[k];
+		for (uint32_t k = v->start[i]; k < v->start[i + 1]; k++) {
+			uint32_t l = v->path[k];
 
 			if (acc->lstamp[l] != ph + 1) {
 				acc->lstamp[l] = ph + 1;
@@ -208,6 +228,146 @@ static double seconds_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * Phases in parallel. Each thread has an estimator of its own (the
+ * per-node and per-link scratch of cr_est_phase()); the caller's thread
+ * makes the flows of a round of phases (patterns keep scratch of their
+ * own), the threads estimate contiguous runs of them, each phase's result
+ * is copied into its slot, and the slots are folded in phase order. Every
+ * phase's figures depend only on its flows, so the result is identical
+ * for any thread count.
+ */
+#define SLOTS_PER_THREAD 4
+/* Flows the slots may hold in all (about 70 bytes each), else 1 thread. */
+#define POOL_MAX_FLOWS (4u << 20)
+
+struct slot {
+	struct cr_flow *flows;
+	size_t n;
+	uint32_t label;
+	struct cr_flow_est *fe;
+	uint32_t *start;
+	uint32_t *path;
+	size_t path_alloc;
+};
+
+struct pool {
+	unsigned nparts, nslots;
+	struct cr_est **est; /* per part; est[0] is the caller's */
+	struct slot *slot;
+	int failed;
+};
+
+static void pool_free(struct pool *pl)
+{
+	for (unsigned i = 1; pl->est && i < pl->nparts; i++)
+		cr_est_free(pl->est[i]);
+	for (unsigned i = 0; pl->slot && i < pl->nslots; i++) {
+		free(pl->slot[i].flows);
+		free(pl->slot[i].fe);
+		free(pl->slot[i].start);
+		free(pl->slot[i].path);
+	}
+	free(pl->est);
+	free(pl->slot);
+}
+
+static int pool_init(struct pool *pl, struct cr_est *e, unsigned nparts,
+		     size_t max_flows)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->nparts = nparts;
+	pl->nslots = nparts * SLOTS_PER_THREAD;
+	pl->est = calloc(nparts, sizeof(*pl->est));
+	pl->slot = calloc(pl->nslots, sizeof(*pl->slot));
+	if (!pl->est || !pl->slot)
+		return -1;
+	pl->est[0] = e;
+	for (unsigned i = 1; i < nparts; i++)
+		if (!(pl->est[i] = cr_est_new(e->f, e->r, &e->par)))
+			return -1;
+	for (unsigned i = 0; i < pl->nslots; i++) {
+		struct slot *s = &pl->slot[i];
+
+		s->flows = malloc((max_flows + 1) * sizeof(*s->flows));
+		s->fe = malloc((max_flows + 1) * sizeof(*s->fe));
+		s->start = malloc((max_flows + 2) * sizeof(*s->start));
+		if (!s->flows || !s->fe || !s->start)
+			return -1;
+	}
+	return 0;
+}
+
+/* Estimates slots [begin, end) on this part's estimator. */
+static int pool_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
+{
+	struct pool *pl = arg;
+	struct cr_est *e = pl->est[part];
+
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++) {
+		struct slot *s = &pl->slot[i];
+		size_t used;
+
+		if (cr_est_phase(e, s->flows, s->n, NULL) < 0)
+			return -1;
+		used = e->start[s->n];
+		if (used > s->path_alloc) {
+			uint32_t *q = realloc(s->path, used * sizeof(*q));
+
+			if (!q) {
+				cr_err("out of memory estimating a phase");
+				return -1;
+			}
+			s->path = q;
+			s->path_alloc = used;
+		}
+		memcpy(s->fe, e->fe, s->n * sizeof(*s->fe));
+		memcpy(s->start, e->start, (s->n + 1) * sizeof(*s->start));
+		if (used)
+			memcpy(s->path, e->path, used * sizeof(*s->path));
+	}
+	return 0;
+}
+
+/* Every phase of pr, a round of nslots at a time, folded in order. */
+static int run_pool(struct cr_est *e, struct run_acc *acc,
+		    struct cr_pattern_run *pr, unsigned nparts)
+{
+	struct pool pl;
+	int ret = -1;
+
+	if (pool_init(&pl, e, nparts, pr->max_flows)) {
+		cr_err("out of memory estimating pattern %s on %u threads",
+		       cr_pattern_kind_name(pr->p->kind), nparts);
+		goto out;
+	}
+	for (uint32_t ph0 = 0; ph0 < pr->num_phases; ph0 += pl.nslots) {
+		uint32_t m = pr->num_phases - ph0;
+
+		if (m > pl.nslots)
+			m = pl.nslots;
+		for (uint32_t i = 0; i < m; i++)
+			pl.slot[i].n =
+				cr_pattern_phase(pr, ph0 + i, pl.slot[i].flows,
+						 &pl.slot[i].label);
+		if (cr_parallel(m, nparts < m ? nparts : m, pool_range, &pl))
+			goto out;
+		for (uint32_t i = 0; i < m; i++) {
+			const struct slot *s = &pl.slot[i];
+			struct phase_view v = {s->flows, s->n,	   s->label,
+					       s->fe,	 s->start, s->path};
+
+			accumulate(e, acc, pr, ph0 + i, &v);
+		}
+	}
+	ret = 0;
+out:
+	pool_free(&pl);
+	return ret;
+}
+
 struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 				 const struct cr_hosts *hosts)
 {
@@ -217,6 +377,7 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 	struct cr_flow *flows = NULL;
 	struct timespec t0;
 	bool started = false;
+	unsigned nparts;
 	size_t cells;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -235,13 +396,23 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 	flows = malloc((pr.max_flows + 1) * sizeof(*flows));
 	if (!flows || result_alloc(e, res, &pr, &acc))
 		goto oom;
-	for (uint32_t ph = 0; ph < pr.num_phases; ph++) {
-		uint32_t label;
-		size_t n = cr_pattern_phase(&pr, ph, flows, &label);
-
-		if (cr_est_phase(e, flows, n, NULL) < 0)
+	nparts = cr_parallel_parts(pr.num_phases, 2);
+	if ((uint64_t)pr.max_flows * nparts * SLOTS_PER_THREAD > POOL_MAX_FLOWS)
+		nparts = 1;
+	if (nparts > 1) {
+		if (run_pool(e, &acc, &pr, nparts))
 			goto fail;
-		accumulate(e, &acc, &pr, ph, flows, n, label);
+	}
+	for (uint32_t ph = 0; nparts == 1 && ph < pr.num_phases; ph++) {
+		struct phase_view v = {.flows = flows};
+
+		v.n = cr_pattern_phase(&pr, ph, flows, &v.label);
+		if (cr_est_phase(e, flows, v.n, NULL) < 0)
+			goto fail;
+		v.fe = e->fe;
+		v.start = e->start;
+		v.path = e->path;
+		accumulate(e, &acc, &pr, ph, &v);
 	}
 	if (!res->flows)
 		res->min_frac = res->min_gbps = 0;

@@ -238,11 +238,13 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
  * (k/2 hosts each) and k/2 middle switches, under (k/2)^2 roots. Middle
  * switch j of every pod reaches roots j*k/2 .. j*k/2 + k/2 - 1, on the
  * root's port pod + 1: k^3/4 hosts at full bisection (27,648 for k = 48).
+ * Fewer hosts per leaf keep every switch: k = 64 with 18 a leaf is 36,864
+ * hosts and 5,120 switches, 41,984 LIDs, near the unicast limit.
  */
 struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 {
 	struct gen g;
-	unsigned h = k / 2;
+	unsigned h = k / 2, per_leaf = h;
 	uint32_t mids, leaves;
 	int err = 0;
 
@@ -256,7 +258,15 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 		cr_err("gen: fat-tree hosts have one port each");
 		return NULL;
 	}
-	if (gen_init(&g, p, (unsigned long)k * h * h))
+	if (p && p->leaf_hosts > h) {
+		cr_err("gen: a leaf of a %u-port fat tree has room for %u"
+		       " hosts, not %u",
+		       k, h, p->leaf_hosts);
+		return NULL;
+	}
+	if (p && p->leaf_hosts)
+		per_leaf = p->leaf_hosts;
+	if (gen_init(&g, p, (unsigned long)k * h * per_leaf))
 		return NULL;
 	for (unsigned j = 0; j < h && !err; j++)
 		for (unsigned t = 0; t < h && !err; t++)
@@ -287,7 +297,7 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 					    leaves + pod * h + l, h + j + 1);
 		}
 	for (unsigned i = 0; i < k * h && !err; i++)
-		err = add_hosts(&g, leaves + i, 1, h);
+		err = add_hosts(&g, leaves + i, 1, per_leaf);
 	return gen_done(&g, err);
 }
 

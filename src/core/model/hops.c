@@ -5,22 +5,28 @@
 
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
-uint8_t *cr_switch_distances(const struct cr_fabric *f)
+struct bfs_job {
+	const struct cr_fabric *f;
+	uint8_t *dist;
+};
+
+/* Each source's BFS fills its own row: sources run in parallel. */
+static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
 {
+	const struct bfs_job *j = arg;
+	const struct cr_fabric *f = j->f;
 	uint32_t ns = f->num_switches;
-	uint8_t *dist = malloc((size_t)ns * ns + 1);
 	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
 
-	if (!dist || !queue) {
-		cr_err("out of memory for %u x %u switch distances", ns, ns);
-		free(dist);
-		free(queue);
-		return NULL;
-	}
-	memset(dist, CR_HOPS_INF, (size_t)ns * ns);
-	for (uint32_t s = 0; s < ns; s++) {
-		uint8_t *d = dist + (size_t)s * ns;
+	(void)part;
+	(void)nparts;
+	if (!queue)
+		return -1;
+	for (uint32_t s = begin; s < end; s++) {
+		uint8_t *d = j->dist + (size_t)s * ns;
 		uint32_t head = 0, tail = 0;
 
 		d[s] = 0;
@@ -43,5 +49,20 @@ uint8_t *cr_switch_distances(const struct cr_fabric *f)
 		}
 	}
 	free(queue);
-	return dist;
+	return 0;
+}
+
+uint8_t *cr_switch_distances(const struct cr_fabric *f)
+{
+	uint32_t ns = f->num_switches;
+	struct bfs_job j = {.f = f, .dist = malloc((size_t)ns * ns + 1)};
+
+	if (j.dist) {
+		memset(j.dist, CR_HOPS_INF, (size_t)ns * ns);
+		if (!cr_parallel(ns, cr_parallel_parts(ns, 64), bfs_range, &j))
+			return j.dist;
+	}
+	cr_err("out of memory for %u x %u switch distances", ns, ns);
+	free(j.dist);
+	return NULL;
 }

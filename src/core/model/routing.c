@@ -189,41 +189,41 @@ enum {
 
 #define NXT_END UINT32_MAX /* the port leads to no switch */
 #define TILE 64
+/*
+ * LIDs resolved per chunk: the LFT columns of one chunk are transposed,
+ * resolved and handed out before the next, so the working set is this
+ * many LIDs times the switch count (3 MB on 2,880 switches), never the
+ * whole table.
+ */
+#define HOP_CHUNK 1024u
 
 /*
  * The hop table works one LID at a time over every switch; the LFTs are
- * stored a switch at a time. Transposing them first ([lid][switch]) makes
- * a LID's walks touch one contiguous column instead of a byte in each of
- * thousands of tables: on 2,880 switches and 30,528 LIDs that is the
- * difference between seconds of cache misses and a fraction of one.
+ * stored a switch at a time. Transposing a chunk of them first
+ * ([lid][switch]) makes a LID's walks touch one contiguous column instead
+ * of a byte in each of thousands of tables: on 2,880 switches and 30,528
+ * LIDs that is the difference between seconds of cache misses and a
+ * fraction of one.
  */
-static void transpose(const uint8_t *const *rows, uint8_t *out, uint32_t nr,
-		      size_t nc)
-{
-	for (uint32_t r0 = 0; r0 < nr; r0 += TILE)
-		for (size_t c0 = 0; c0 < nc; c0 += TILE)
-			for (uint32_t r = r0; r < r0 + TILE && r < nr; r++)
-				for (size_t c = c0; c < c0 + TILE && c < nc;
-				     c++)
-					out[c * nr + r] = rows[r][c];
-}
-
-struct hop_job {
+struct cr_hop_ctx {
 	const struct cr_fabric *f;
-	uint8_t *cols; /* [lid][switch index]: LFT, then hop counts */
-	const uint32_t *nxt; /* [switch * stride + port]: next switch */
+	const struct cr_routing *r;
+	uint8_t *cols; /* [lid - begin][switch index]: LFT, then hops */
+	uint32_t *nxt; /* [switch * stride + port]: next switch */
 	size_t stride;
+	unsigned nparts;
 	uint32_t **stack; /* per part */
 	uint8_t **scratch; /* per part */
+	uint32_t begin; /* first LID of the chunk in cols */
 };
 
 /* Every switch's hop count toward one LID, over its LFT column. */
-static void hop_column(const struct hop_job *j, uint16_t lid, uint32_t *stack,
-		       uint8_t *h)
+static void hop_column(const struct cr_hop_ctx *j, uint16_t lid,
+		       uint32_t *stack, uint8_t *h)
 {
 	const struct cr_fabric *f = j->f;
 	uint32_t ns = f->num_switches, ds;
-	uint8_t *col = j->cols + (size_t)lid * ns, dp = 0;
+	uint8_t *col = j->cols + (size_t)(lid - j->begin) * ns, dp = 0;
 
 	memset(h, HOPS_UNKNOWN, ns);
 	/* Where the LID is delivered: (switch, port), port 0 for its own. */
@@ -273,16 +273,29 @@ static void hop_column(const struct hop_job *j, uint16_t lid, uint32_t *stack,
 		col[s] = h[s] == HOPS_DEAD ? CR_NO_PATH : h[s];
 }
 
+/* Transposes the chunk's LFT columns in, then resolves them. */
 static int hop_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		     uint32_t end)
 {
-	const struct hop_job *j = arg;
+	const struct cr_hop_ctx *j = arg;
+	const struct cr_fabric *f = j->f;
+	uint32_t ns = f->num_switches;
 
 	(void)nparts;
+	begin += j->begin;
+	end += j->begin;
+	for (uint32_t s0 = 0; s0 < ns; s0 += TILE)
+		for (uint32_t s = s0; s < s0 + TILE && s < ns; s++) {
+			const uint8_t *lft = j->r->lft[f->switches[s]];
+
+			for (uint32_t lid = begin; lid < end; lid++)
+				j->cols[(size_t)(lid - j->begin) * ns + s] =
+					lft[lid];
+		}
 	for (uint32_t lid = begin; lid < end; lid++) {
-		if (!lid || j->f->lid_node[lid] == CR_NO_NODE)
-			memset(j->cols + (size_t)lid * j->f->num_switches,
-			       CR_NO_PATH, j->f->num_switches);
+		if (!lid || f->lid_node[lid] == CR_NO_NODE)
+			memset(j->cols + (size_t)(lid - j->begin) * ns,
+			       CR_NO_PATH, ns);
 		else
 			hop_column(j, (uint16_t)lid, j->stack[part],
 				   j->scratch[part]);
@@ -316,54 +329,91 @@ static uint32_t *next_switches(const struct cr_fabric *f, size_t *stride)
 	return nxt;
 }
 
+void cr_hop_ctx_free(struct cr_hop_ctx *j)
+{
+	if (!j)
+		return;
+	for (unsigned i = 0; j->stack && i < j->nparts; i++)
+		free(j->stack[i]);
+	for (unsigned i = 0; j->scratch && i < j->nparts; i++)
+		free(j->scratch[i]);
+	free(j->stack);
+	free(j->scratch);
+	free(j->nxt);
+	free(j->cols);
+	free(j);
+}
+
+struct cr_hop_ctx *cr_hop_ctx_new(const struct cr_fabric *f,
+				  const struct cr_routing *r)
+{
+	struct cr_hop_ctx *j = calloc(1, sizeof(*j));
+	uint32_t ns = f->num_switches;
+
+	if (!j)
+		goto oom;
+	j->f = f;
+	j->r = r;
+	j->nparts = cr_parallel_parts(HOP_CHUNK, 128);
+	j->cols = malloc((size_t)ns * HOP_CHUNK + 1);
+	j->nxt = next_switches(f, &j->stride);
+	j->stack = calloc(j->nparts, sizeof(*j->stack));
+	j->scratch = calloc(j->nparts, sizeof(*j->scratch));
+	if (!j->cols || !j->nxt || !j->stack || !j->scratch)
+		goto oom;
+	for (unsigned i = 0; i < j->nparts; i++) {
+		j->stack[i] = malloc((ns + 1) * sizeof(**j->stack));
+		j->scratch[i] = malloc(ns + 1);
+		if (!j->stack[i] || !j->scratch[i])
+			goto oom;
+	}
+	return j;
+oom:
+	cr_err("out of memory computing hop counts");
+	cr_hop_ctx_free(j);
+	return NULL;
+}
+
+int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
+		    uint8_t *hops, size_t stride)
+{
+	uint32_t ns = j->f->num_switches;
+	uint32_t top = (uint32_t)j->f->max_lid + 1;
+
+	if (end > top)
+		end = top;
+	for (uint32_t c0 = begin; c0 < end; c0 += HOP_CHUNK) {
+		uint32_t c1 = end - c0 > HOP_CHUNK ? c0 + HOP_CHUNK : end;
+
+		j->begin = c0;
+		cr_parallel(c1 - c0, j->nparts, hop_range, j);
+		/* And back: hops[switch][lid - begin]. */
+		for (uint32_t lid0 = c0; lid0 < c1; lid0 += TILE)
+			for (uint32_t s0 = 0; s0 < ns; s0 += TILE)
+				for (uint32_t lid = lid0;
+				     lid < lid0 + TILE && lid < c1; lid++)
+					for (uint32_t s = s0;
+					     s < s0 + TILE && s < ns; s++)
+						hops[s * stride + lid - begin] =
+							j->cols[(size_t)(lid -
+									 c0) *
+									ns +
+								s];
+	}
+	return 0;
+}
+
 int cr_routing_hop_table(const struct cr_fabric *f, const struct cr_routing *r,
 			 uint8_t *hops)
 {
-	uint32_t ns = f->num_switches;
+	struct cr_hop_ctx *j = cr_hop_ctx_new(f, r);
 	size_t row = (size_t)f->max_lid + 1;
-	unsigned nparts = cr_parallel_parts((uint32_t)row, 256);
-	struct hop_job j = {.f = f};
-	const uint8_t **rows = malloc((ns + 1) * sizeof(*rows));
-	int ret = -1;
+	int ret;
 
-	j.cols = malloc(ns * row + 1);
-	j.nxt = next_switches(f, &j.stride);
-	j.stack = calloc(nparts, sizeof(*j.stack));
-	j.scratch = calloc(nparts, sizeof(*j.scratch));
-	if (!rows || !j.cols || !j.nxt || !j.stack || !j.scratch)
-		goto out;
-	for (unsigned i = 0; i < nparts; i++) {
-		j.stack[i] = malloc((ns + 1) * sizeof(**j.stack));
-		j.scratch[i] = malloc(ns + 1);
-		if (!j.stack[i] || !j.scratch[i])
-			goto out;
-	}
-	for (uint32_t s = 0; s < ns; s++)
-		rows[s] = r->lft[f->switches[s]];
-	transpose(rows, j.cols, ns, row);
-	cr_parallel((uint32_t)row, nparts, hop_range, &j);
-	/* And back: hops[switch][lid]. */
-	for (uint32_t lid0 = 0; lid0 < row; lid0 += TILE)
-		for (uint32_t s0 = 0; s0 < ns; s0 += TILE)
-			for (uint32_t lid = lid0;
-			     lid < lid0 + TILE && lid < row; lid++)
-				for (uint32_t s = s0; s < s0 + TILE && s < ns;
-				     s++)
-					hops[s * row + lid] =
-						j.cols[lid * ns + s];
-	ret = 0;
-out:
-	if (ret)
-		cr_err("out of memory computing hop counts");
-	for (unsigned i = 0; j.stack && i < nparts; i++)
-		free(j.stack[i]);
-	for (unsigned i = 0; j.scratch && i < nparts; i++)
-		free(j.scratch[i]);
-	free(j.stack);
-	free(j.scratch);
-	free((void *)j.nxt);
-	free(j.cols);
-	free(rows);
+	if (!j)
+		return -1;
+	ret = cr_hop_ctx_rows(j, 0, (uint32_t)row, hops, row);
+	cr_hop_ctx_free(j);
 	return ret;
 }
 
