@@ -96,14 +96,16 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 
 /*
  * Called on the winner before it is installed (the optimizer's hook):
- * may change r's LFTs, must keep the engine's guarantees. 0, or -1 to
- * keep the winner as it was (r must then be unchanged).
+ * may change r's LFTs, must keep the engine's guarantees (by: the
+ * winner's by-products, cr-updn's roots). 0, or -1 to keep the winner as
+ * it was (r must then be unchanged).
  */
 typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_engine *e,
 				  const struct cr_objective *obj,
-				  struct cr_routing *r, void *arg);
+				  struct cr_routing *r,
+				  const struct cr_byproducts *by, void *arg);
 
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
@@ -119,7 +121,8 @@ struct cr_auto_conf {
 /*
  * The cr-auto engine for the plugin and the command: reads
  * o->auto_conf (NULL: every default), logs one line per candidate, leaves
- * the ranked table in r->auto_table. Fails when no candidate qualifies.
+ * the winner's by-products and the ranked table (by->auto_table) in its
+ * by-products. Fails when no candidate qualifies.
  */
 extern const struct cr_engine cr_auto_engine;
 

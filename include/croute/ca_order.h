@@ -15,11 +15,11 @@
 #define CR_CA_ORDER_DUMP "croute-ftree-ca-order.dump"
 
 /*
- * Writes r's CA order (r->ca_order) routed by engine; LIDs that name no
+ * Writes the CA order by->ca_order that engine left; LIDs that name no
  * port of f are left out. Write errors show in ferror(fp).
  */
 void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
-		       const struct cr_routing *r, const char *engine);
+		       const struct cr_byproducts *by, const char *engine);
 
 /*
  * The hosts of a CA order file, by port GUID. NULL (logged, naming

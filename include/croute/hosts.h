@@ -37,11 +37,11 @@ struct cr_hosts *cr_hosts_from_lids(const struct cr_fabric *f,
 struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path);
 /*
  * The order doc/design.md prescribes: the host list file when path is not
- * NULL; else the routing's CA order (cr-ftree) when it has one; else
- * cr_hosts_default().
+ * NULL; else the routing's CA order (cr-ftree's by-product; by may be
+ * NULL) when it has one; else cr_hosts_default().
  */
 struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
-			      const struct cr_routing *r, const char *path);
+			      const struct cr_byproducts *by, const char *path);
 void cr_hosts_free(struct cr_hosts *h);
 
 /*

@@ -27,7 +27,8 @@ struct cr_incr_base;
 struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 				      const struct cr_fabric *f,
 				      const struct cr_options *o,
-				      const struct cr_routing *r);
+				      const struct cr_routing *r,
+				      const struct cr_byproducts *by);
 void cr_incr_base_free(struct cr_incr_base *b);
 
 struct cr_incr_stats {
@@ -49,7 +50,8 @@ struct cr_incr_stats {
 
 /*
  * Routes f by repairing the base's tables into r (fresh from
- * cr_routing_new(f)).
+ * cr_routing_new(f)), its by-products (cr-updn's roots) into by (may be
+ * NULL).
  * Returns 0 on success; 1 when f is no subset of the base, or the engine,
  * the options or updn's ranks differ (st->reason says which: the caller
  * routes in full); -1 on an error (logged). r is cleared unless 0.
@@ -57,7 +59,7 @@ struct cr_incr_stats {
 int cr_route_incremental(const struct cr_incr_base *b,
 			 const struct cr_engine *e, const struct cr_fabric *f,
 			 const struct cr_options *o, struct cr_routing *r,
-			 struct cr_incr_stats *st);
+			 struct cr_byproducts *by, struct cr_incr_stats *st);
 
 /*
  * LFT entries that differ between two routings (switches matched by node

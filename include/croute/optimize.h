@@ -36,17 +36,20 @@ struct cr_opt_stats {
 void cr_opt_params_init(struct cr_opt_params *p);
 
 /*
- * Improves r (routed by engine e on f) on obj. Logs the objective before
- * and after, the moves and the time. 0 (r improved or unchanged), or -1
- * (logged) on error, r then unchanged.
+ * Improves r (routed by engine e on f, with by-products by: cr-updn's
+ * roots, cr-ftree's CA order as the host order) on obj. Logs the
+ * objective before and after, the moves and the time. 0 (r improved or
+ * unchanged), or -1 (logged) on error, r then unchanged.
  */
 int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		const struct cr_objective *obj, const struct cr_opt_params *p,
-		struct cr_routing *r, struct cr_opt_stats *st);
+		struct cr_routing *r, const struct cr_byproducts *by,
+		struct cr_opt_stats *st);
 
 /* cr-auto's improve hook; arg is a const struct cr_opt_params *. */
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, void *arg);
+		     struct cr_routing *r, const struct cr_byproducts *by,
+		     void *arg);
 
 #endif

@@ -69,8 +69,17 @@ struct cr_routing {
 	 * the lowest. NULL: sl alone.
 	 */
 	uint16_t **sl_set;
+};
 
-	/* Engine by-products the plugin and the command dump. */
+/*
+ * What an engine leaves besides the tables: nothing a packet needs, so
+ * not part of struct cr_routing. The consumers take it explicitly: the
+ * dumps (roots, CA order, cr-auto's table), the host order of the
+ * estimator and of croute hosts (the CA order), the optimizer's and the
+ * incremental re-routing's up/down ranks (the roots). Engines that leave
+ * none leave it empty (all zero).
+ */
+struct cr_byproducts {
 	uint32_t *roots; /* updn: root switch nodes */
 	uint32_t num_roots;
 	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
@@ -78,15 +87,23 @@ struct cr_routing {
 	char *auto_table; /* cr-auto: the ranked candidates (text) */
 };
 
+/* Frees what b holds and empties it. */
+void cr_byproducts_release(struct cr_byproducts *b);
+/* A deep copy into *dst (emptied first); -1 (logged) out of memory. */
+int cr_byproducts_copy(struct cr_byproducts *dst,
+		       const struct cr_byproducts *src);
+/* Moves src's by-products into dst (dst's released first). */
+void cr_byproducts_move(struct cr_byproducts *dst, struct cr_byproducts *src);
+
 /* Allocates empty LFTs (all CR_NO_PATH) for every switch of f. */
 struct cr_routing *cr_routing_new(const struct cr_fabric *f);
 void cr_routing_free(struct cr_routing *r);
 /*
- * A deep copy of every field: LFTs, SLs and the by-products (the plugin
- * hands one to its estimate thread). NULL (logged) out of memory.
+ * A deep copy of every field: LFTs and SLs (the plugin hands one to its
+ * estimate thread). NULL (logged) out of memory.
  */
 struct cr_routing *cr_routing_copy(const struct cr_routing *src);
-/* Resets every LFT to CR_NO_PATH and drops SLs and by-products. */
+/* Resets every LFT to CR_NO_PATH and drops SLs. */
 void cr_routing_clear(struct cr_routing *r);
 /* Allocates r->sl (all 0) for every switch. */
 int cr_routing_alloc_sl(const struct cr_fabric *f, struct cr_routing *r);
@@ -131,8 +148,9 @@ void cr_hop_ctx_free(struct cr_hop_ctx *j);
 struct cr_engine {
 	const char *name; /* "minhop": "cr-minhop" is accepted too */
 	const char *summary;
+	/* by: empty on entry, never NULL (cr_route_by sees to it) */
 	int (*route)(const struct cr_fabric *f, const struct cr_options *o,
-		     struct cr_routing *r);
+		     struct cr_routing *r, struct cr_byproducts *by);
 	bool layered; /* fills r->sl and r->sl2vl: needs QoS on */
 };
 
@@ -142,21 +160,26 @@ extern const struct cr_engine *const cr_engines[];
 const struct cr_engine *cr_engine_find(const char *name);
 
 /*
- * Runs an engine: clears r, routes, and on failure clears r again so that
- * nothing half-done is left behind. Returns 0 or a negative value.
+ * Runs an engine: clears r and by, routes, and on failure clears both
+ * again so that nothing half-done is left behind. by may be NULL: the
+ * by-products are dropped. Returns 0 or a negative value.
  */
+int cr_route_by(const struct cr_engine *e, const struct cr_fabric *f,
+		const struct cr_options *o, struct cr_routing *r,
+		struct cr_byproducts *by);
+/* cr_route_by without the by-products. */
 int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
 	     const struct cr_options *o, struct cr_routing *r);
 
 /* Each engine's entry point (src/core/<engine>.c). */
 int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
-		    struct cr_routing *r);
+		    struct cr_routing *r, struct cr_byproducts *by);
 int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
-		  struct cr_routing *r);
+		  struct cr_routing *r, struct cr_byproducts *by);
 int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
-		   struct cr_routing *r);
+		   struct cr_routing *r, struct cr_byproducts *by);
 int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
-		  struct cr_routing *r);
+		  struct cr_routing *r, struct cr_byproducts *by);
 
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);

@@ -33,14 +33,15 @@ const char *cr_names_get(const struct cr_names *nm, uint32_t node);
 
 /*
  * The host order for shift, one entry per cabled CA port with a LID:
- * the routing's CA order when it has one (cr-ftree), else leaf by leaf,
+ * the routing's CA order (by, may be NULL) when it has one (cr-ftree),
+ * else leaf by leaf,
  * leaves in the order of their lowest host LID, each leaf's hosts by
  * LID. The second is what D-mod-k port choice (port_shifting) spreads
  * evenly: consecutive destinations leave a leaf on consecutive up ports.
  * *how (may be NULL) says which. NULL (logged) on error.
  */
 struct cr_hosts *cr_hosts_shift_order(const struct cr_fabric *f,
-				      const struct cr_routing *r,
+				      const struct cr_byproducts *by,
 				      const char **how);
 
 /*

@@ -141,6 +141,8 @@ struct cli_setup {
 	uint64_t sm_port; /* --sm-port; 0: the file's first port */
 	const char *engine; /* NULL: not given */
 	struct cr_options opts;
+	/* the last cli_route()'s by-products; empty for LFTs read */
+	struct cr_byproducts by;
 	const char *root_guids, *cn_guids, *io_guids;
 	const char *guid_order, *port_order;
 	const char *dump_dir; /* --dump-dir */
@@ -212,8 +214,9 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg);
  */
 struct cr_fabric *cli_load(struct cli_setup *s);
 /*
- * Routes f with the chosen engine (default minhop) and its options.
- * *seconds receives the engine's run time. NULL on failure (reported).
+ * Routes f with the chosen engine (default minhop) and its options, the
+ * by-products into s->by. *seconds receives the engine's run time. NULL
+ * on failure (reported).
  */
 struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			     const struct cr_engine **engine, double *seconds);

@@ -210,6 +210,7 @@ struct compare_est {
 	struct compare_ctx *c;
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
+	const struct cr_byproducts *by; /* its CA order */
 	const struct cr_pattern *pats;
 	struct cr_hosts *hosts;
 	struct cr_bound_result *const *bres;
@@ -220,7 +221,7 @@ static const struct cr_hosts *row_hosts(void *arg)
 	struct compare_est *row = arg;
 	const char *how;
 
-	row->hosts = est_setup_hosts(&row->c->est, row->f, row->r, &how);
+	row->hosts = est_setup_hosts(&row->c->est, row->f, row->by, &how);
 	if (!row->hosts)
 		return NULL;
 	if (row->c->bc) {
@@ -328,9 +329,9 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	else
 		printf(" %8.3f", secs);
 	fflush(stdout);
-	if (r->auto_table) {
+	if (c->setup.by.auto_table) {
 		free(c->auto_table);
-		c->auto_table = strdup(r->auto_table);
+		c->auto_table = strdup(c->setup.by.auto_table);
 	}
 score:
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
@@ -349,6 +350,7 @@ score:
 	row.c = c;
 	row.f = f;
 	row.r = r;
+	row.by = &c->setup.by;
 	row.pats = pats;
 	if (cr_est_patterns(f, r, &c->est.par, pats, npat, &row_each, &row)) {
 		printf("\n");

@@ -148,7 +148,7 @@ static const struct cr_hosts *estimate_hosts(void *arg)
 {
 	struct estimate_ctx *c = arg;
 
-	c->hosts = est_setup_hosts(&c->est, c->f, c->r, &c->how);
+	c->hosts = est_setup_hosts(&c->est, c->f, &c->setup.by, &c->how);
 	return c->hosts;
 }
 

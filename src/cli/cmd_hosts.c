@@ -126,7 +126,7 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	h = cr_hosts_shift_order(f, r, &how);
+	h = cr_hosts_shift_order(f, &c.setup.by, &how);
 	nm = cr_names_new(f, NULL);
 	if (!h || !nm)
 		goto out;

@@ -166,6 +166,7 @@ static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
 	struct cr_fabric *pf = NULL, *f = NULL;
 	struct cr_routing *pr = NULL, *r = NULL, *fr = NULL;
 	struct cr_incr_base *base = NULL;
+	struct cr_byproducts iby = {0}; /* the incremental run's */
 	struct cr_incr_stats st;
 	double t0, base_secs, keep_secs, full_secs = 0;
 	int ret = CLI_BAD, rc;
@@ -188,13 +189,14 @@ static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
 	if (!f || take_lids(f, pf, topo))
 		goto out;
 	t0 = cli_now();
-	base = cr_incr_base_new(*e, pf, &s->opts, pr);
+	base = cr_incr_base_new(*e, pf, &s->opts, pr, &s->by);
 	keep_secs = cli_now() - t0;
 	r = cr_routing_new(f);
 	if (!r)
 		goto out;
 	t0 = cli_now();
-	rc = base ? cr_route_incremental(base, *e, f, &s->opts, r, &st) : 1;
+	rc = base ? cr_route_incremental(base, *e, f, &s->opts, r, &iby, &st)
+		  : 1;
 	*secs = cli_now() - t0;
 	if (rc) {
 		cr_info("croute route: a full run: %s",
@@ -238,12 +240,15 @@ static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
 			(unsigned long long)cr_routing_churn(pf, pr, f, r),
 			(unsigned long long)cr_routing_churn(f, fr, f, r));
 	}
+	if (!rc)
+		cr_byproducts_move(&s->by, &iby);
 	*fp = f;
 	*rp = r;
 	f = NULL;
 	r = NULL;
 	ret = CLI_OK;
 out:
+	cr_byproducts_release(&iby);
 	cr_incr_base_free(base);
 	cr_routing_free(fr);
 	cr_routing_free(r);

@@ -303,6 +303,7 @@ void cli_setup_release(struct cli_setup *s)
 		free(s->conf_files[i]);
 	cr_routing_free(s->live_routing);
 	cr_options_release(&s->opts);
+	cr_byproducts_release(&s->by);
 }
 
 /* DIR/NAME, malloc'ed; NULL when out of memory (reported). */
@@ -800,6 +801,7 @@ struct cr_routing *cli_routing(struct cli_setup *s, const struct cr_fabric *f,
 	*seconds = 0;
 	if (!lfts)
 		return cli_route(s, f, engine, seconds);
+	cr_byproducts_release(&s->by);
 	if (lfts == cli_live_lfts) {
 		r = s->live_routing;
 		s->live_routing = NULL;
@@ -878,7 +880,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		return NULL;
 	t0 = cli_now();
 	s->refused = false;
-	if (cr_route(e, f, &s->opts, r)) {
+	if (cr_route_by(e, f, &s->opts, r, &s->by)) {
 		cr_err("cr-%s cannot route %s", e->name, s->topo);
 		s->refused = true;
 		cr_routing_free(r);
@@ -895,7 +897,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			return NULL;
 		}
 		obj.max_flows = CR_AUTO_MAX_FLOWS;
-		bad = cr_optimize(f, e, &obj, &s->opt_params, r, NULL);
+		bad = cr_optimize(f, e, &obj, &s->opt_params, r, &s->by, NULL);
 		cr_objective_release(&obj);
 		if (bad) {
 			cr_routing_free(r);

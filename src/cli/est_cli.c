@@ -150,7 +150,8 @@ int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 }
 
 struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
-				 const struct cr_routing *r, const char **how)
+				 const struct cr_byproducts *by,
+				 const char **how)
 {
 	if (s->hosts && s->ca_order) {
 		cli_usage_error(s->cmd, "--hosts and --ca-order exclude each"
@@ -165,9 +166,9 @@ struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 		*how = "CA order file";
 		return cr_ca_order_read(f, s->ca_order);
 	}
-	if (r && r->ca_order && r->num_ca_order)
+	if (by && by->ca_order && by->num_ca_order)
 		*how = "the engine's CA order";
 	else
 		*how = "node descriptions, natural sort";
-	return cr_hosts_for(f, r, NULL);
+	return cr_hosts_for(f, by, NULL);
 }

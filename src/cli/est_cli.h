@@ -54,9 +54,11 @@ int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats);
 /*
  * The host order: --hosts, else --ca-order, else the routing's own CA
- * order, else node descriptions. *how says which. NULL (reported).
+ * order (its by-products; by may be NULL), else node descriptions. *how
+ * says which. NULL (reported).
  */
 struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
-				 const struct cr_routing *r, const char **how);
+				 const struct cr_byproducts *by,
+				 const char **how);
 
 #endif

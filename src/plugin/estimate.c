@@ -53,6 +53,7 @@
 struct est_job {
 	struct cr_fabric *f; /* NULL: only remove a stale dump */
 	struct cr_routing *r;
+	struct cr_byproducts by; /* its CA order: the host order */
 	struct cr_est_conf conf;
 	char engine[CR_PLUGIN_NAME_LEN];
 	char *path; /* the dump */
@@ -76,6 +77,7 @@ static void job_free(struct est_job *j)
 	if (!j)
 		return;
 	cr_routing_free(j->r);
+	cr_byproducts_release(&j->by);
 	cr_fabric_free(j->f);
 	free(j->path);
 	free(j->name_map);
@@ -256,10 +258,10 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	cr_est_params_init(&par);
 	if (j->conf.pen_set)
 		par.pen = j->conf.pen;
-	how = j->r->ca_order && j->r->num_ca_order
+	how = j->by.ca_order && j->by.num_ca_order
 		      ? "the engine's CA order"
 		      : "node descriptions, natural sort";
-	hosts = cr_hosts_for(j->f, j->r, NULL);
+	hosts = cr_hosts_for(j->f, &j->by, NULL);
 	if (!hosts)
 		goto fail;
 	/* A fabric cut down to one host (the SM's switch cut off, say). */
@@ -438,7 +440,7 @@ static void hand_over(struct cr_plugin *pl, bool ours)
 		if (!j->f)
 			goto oom;
 		j->r = cr_routing_copy(pl->routing);
-		if (!j->r)
+		if (!j->r || cr_byproducts_copy(&j->by, &pl->by))
 			goto oom;
 	}
 	submit(pl, j);

@@ -91,6 +91,7 @@ static double elapsed_ms(const struct timespec *start)
 static void run_reset(struct cr_plugin *pl)
 {
 	cr_routing_free(pl->routing);
+	cr_byproducts_release(&pl->by);
 	cr_fabric_free(pl->fabric);
 	free(pl->run_sw);
 	pl->routing = NULL;
@@ -198,7 +199,8 @@ static uint32_t lids_in_use(const struct cr_fabric *f)
  */
 static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 			      const struct cr_fabric *f,
-			      const struct cr_options *o, struct cr_routing *r)
+			      const struct cr_options *o, struct cr_routing *r,
+			      struct cr_byproducts *by)
 {
 	struct cr_incr_stats st;
 	struct timespec t0;
@@ -209,7 +211,7 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		return false;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, &st);
+	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, by, &st);
 	if (ret) {
 		cr_info("%s: full run (%s)", pe->name,
 			ret < 0 ? "the incremental run failed" : st.reason);
@@ -234,7 +236,8 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
  */
 static void keep_full_run(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 			  const struct cr_fabric *f, const struct cr_options *o,
-			  const struct cr_routing *r, bool incremental)
+			  const struct cr_routing *r,
+			  const struct cr_byproducts *by, bool incremental)
 {
 	struct timespec t0;
 
@@ -246,7 +249,7 @@ static void keep_full_run(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	    pe->e == &cr_auto_engine)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pl->incr_base = cr_incr_base_new(pe->e, f, o, r);
+	pl->incr_base = cr_incr_base_new(pe->e, f, o, r, by);
 	if (pl->incr_base)
 		cr_info("%s: full run kept for incremental runs in %.1f ms",
 			pe->name, elapsed_ms(&t0));
@@ -260,6 +263,7 @@ static int engine_build_lid_matrices(void *context)
 	osm_opensm_t *osm = pl->osm;
 	struct cr_import imp = {0};
 	struct cr_routing *r = NULL;
+	struct cr_byproducts by = {0};
 	struct cr_options o;
 	enum cr_fail_stage fail;
 	struct cr_fabric *prev_f = NULL;
@@ -335,8 +339,8 @@ static int engine_build_lid_matrices(void *context)
 		goto fail;
 	if (pl->conf.incremental && !pl->conf.optimize &&
 	    pe->e != &cr_auto_engine)
-		incremental = route_incremental(pl, pe, imp.f, &o, r);
-	if (!incremental && cr_route(pe->e, imp.f, &o, r) < 0) {
+		incremental = route_incremental(pl, pe, imp.f, &o, r, &by);
+	if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
@@ -351,7 +355,7 @@ static int engine_build_lid_matrices(void *context)
 				       "croute_auto_objective", &obj) == 0) {
 			obj.max_flows = CR_AUTO_MAX_FLOWS;
 			if (cr_optimize(imp.f, pe->e, &obj, &pl->opt_params, r,
-					NULL))
+					&by, NULL))
 				cr_info("%s: the improvement pass left the"
 					" tables as routed",
 					pe->name);
@@ -359,7 +363,7 @@ static int engine_build_lid_matrices(void *context)
 		}
 	}
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
-	keep_full_run(pl, pe, imp.f, &o, r, incremental);
+	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
 	if (prev_r && pl->conf.incremental)
 		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
 			" the tables installed before",
@@ -388,11 +392,13 @@ static int engine_build_lid_matrices(void *context)
 	pl->fabric = imp.f;
 	pl->run_sw = imp.sw;
 	pl->routing = r;
+	cr_byproducts_move(&pl->by, &by);
 	pl->run_engine = pe;
 	return 0;
 fail:
 	cr_options_release(&o);
 	cr_routing_free(r);
+	cr_byproducts_release(&by);
 	cr_routing_free(prev_r);
 	cr_fabric_free(prev_f);
 	cr_import_release(&imp);

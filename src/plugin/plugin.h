@@ -73,6 +73,7 @@ struct cr_plugin {
 	struct cr_plugin_engine *run_engine;
 	struct cr_fabric *fabric;
 	struct cr_routing *routing;
+	struct cr_byproducts by; /* the engine's roots, CA order, table */
 	osm_switch_t **run_sw; /* per switch index */
 	struct timespec run_start;
 	double ms_import, ms_route; /* phases of the run, for the log */

@@ -66,6 +66,7 @@ struct dump {
 	const char *engine;
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
+	const struct cr_byproducts *by; /* the engine's, with r */
 	const struct cr_names *nm; /* export names (node name map) */
 };
 
@@ -73,13 +74,13 @@ static int write_roots(FILE *fp, const struct dump *d)
 {
 	const char *engine = d->engine;
 	const struct cr_fabric *f = d->f;
-	const struct cr_routing *r = d->r;
+	const struct cr_byproducts *by = d->by;
 
 	fprintf(fp, "# %s: the root switches %s routed from\n", ROOTS_DUMP,
 		engine);
 	fprintf(fp, "# node_guid lid \"node description\"\n");
-	for (uint32_t i = 0; i < r->num_roots; i++) {
-		const struct cr_node *n = &f->nodes[r->roots[i]];
+	for (uint32_t i = 0; i < by->num_roots; i++) {
+		const struct cr_node *n = &f->nodes[by->roots[i]];
 
 		fprintf(fp, "0x%016" PRIx64 " 0x%04x ", n->guid,
 			n->ports[0].lid);
@@ -91,13 +92,13 @@ static int write_roots(FILE *fp, const struct dump *d)
 
 static int write_ca_order(FILE *fp, const struct dump *d)
 {
-	cr_ca_order_write(fp, d->f, d->r, d->engine);
+	cr_ca_order_write(fp, d->f, d->by, d->engine);
 	return 0;
 }
 
 static int write_auto(FILE *fp, const struct dump *d)
 {
-	fputs(d->r->auto_table, fp);
+	fputs(d->by->auto_table, fp);
 	return 0;
 }
 
@@ -123,14 +124,13 @@ static int write_hosts(FILE *fp, const struct dump *d)
 {
 	const char *engine = d->engine;
 	const struct cr_fabric *f = d->f;
-	const struct cr_routing *r = d->r;
 	struct cr_hosts *h = NULL;
 	const char *how = "";
 	char comment[256];
 	int err = -1;
 
 	if (d->nm)
-		h = cr_hosts_shift_order(f, r, &how);
+		h = cr_hosts_shift_order(f, d->by, &how);
 	if (h) {
 		snprintf(comment, sizeof(comment),
 			 "%s: MPI host order for shift, routed by %s; %s",
@@ -243,7 +243,8 @@ static void dump_file(const char *dir, const char *name, dump_fn fn,
 void cr_report_dumps(struct cr_plugin *pl, bool ours)
 {
 	const char *dir = pl->osm->subn.opt.dump_files_dir;
-	struct dump d = {NULL, pl->fabric, pl->routing, NULL};
+	struct dump d = {NULL, pl->fabric, pl->routing, &pl->by, NULL};
+	const struct cr_byproducts *by = &pl->by;
 	const struct cr_routing *r;
 	bool hosts, slurm;
 
@@ -261,9 +262,9 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 	slurm = r && pl->conf.dump_slurm;
 	if (hosts || slurm)
 		d.nm = export_names(pl, d.f);
-	dump_file(dir, ROOTS_DUMP, r && r->roots ? write_roots : NULL, &d);
+	dump_file(dir, ROOTS_DUMP, r && by->roots ? write_roots : NULL, &d);
 	dump_file(dir, CR_CA_ORDER_DUMP,
-		  r && r->ca_order ? write_ca_order : NULL, &d);
+		  r && by->ca_order ? write_ca_order : NULL, &d);
 	dump_file(dir, LASH_SL_DUMP,
 		  r && r->sl && lash_sl_wanted(pl, d.engine, d.f)
 			  ? write_lash_sl
@@ -271,7 +272,7 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 		  &d);
 	dump_file(dir, LASH_SL2VL_DUMP, r && r->sl ? write_lash_sl2vl : NULL,
 		  &d);
-	dump_file(dir, AUTO_DUMP, r && r->auto_table ? write_auto : NULL, &d);
+	dump_file(dir, AUTO_DUMP, r && by->auto_table ? write_auto : NULL, &d);
 	dump_file(dir, HOSTS_DUMP, hosts ? write_hosts : NULL, &d);
 	dump_file(dir, SLURM_DUMP, slurm ? write_slurm : NULL, &d);
 	cr_names_free((struct cr_names *)d.nm);

@@ -659,7 +659,7 @@ static void test_flows_file(void **state)
 
 	/* a host list: the same syntax, one a line */
 	write_file(path, "h0002\n\"node 3 HCA-1\"\n");
-	struct cr_hosts *h = cr_hosts_for(t.f, t.r, path);
+	struct cr_hosts *h = cr_hosts_for(t.f, NULL, path);
 
 	assert_non_null(h);
 	assert_int_equal(h->count, 2);

@@ -193,6 +193,7 @@ static void test_copy_every_field(void **state)
 {
 	struct cr_fabric *f = tu_two_level(2, 3, 2, NULL, 1), *g, a, b;
 	struct cr_routing *r, *c, ra, rb;
+	struct cr_byproducts by = {0}, bc = {0}, ba, bb;
 	size_t row;
 
 	(void)state;
@@ -252,16 +253,16 @@ static void test_copy_every_field(void **state)
 			r->sl_set[f->switches[s]][lid] = (uint16_t)(s + lid);
 	for (unsigned i = 0; i < 16; i++)
 		r->sl2vl[i] = (uint8_t)(15 - i);
-	r->num_roots = 2;
-	r->roots = malloc(2 * sizeof(*r->roots));
-	r->num_ca_order = 3;
-	r->ca_order = malloc(3 * sizeof(*r->ca_order));
-	r->auto_table = strdup("1 1 cr-minhop");
-	assert_true(r->roots && r->ca_order && r->auto_table);
-	r->roots[0] = f->switches[0];
-	r->roots[1] = f->switches[1];
+	by.num_roots = 2;
+	by.roots = malloc(2 * sizeof(*by.roots));
+	by.num_ca_order = 3;
+	by.ca_order = malloc(3 * sizeof(*by.ca_order));
+	by.auto_table = strdup("1 1 cr-minhop");
+	assert_true(by.roots && by.ca_order && by.auto_table);
+	by.roots[0] = f->switches[0];
+	by.roots[1] = f->switches[1];
 	for (unsigned i = 0; i < 3; i++)
-		r->ca_order[i] = 5 + i;
+		by.ca_order[i] = 5 + i;
 	c = cr_routing_copy(r);
 	assert_non_null(c);
 	for (uint32_t n = 0; n < r->num_nodes; n++) {
@@ -282,22 +283,32 @@ static void test_copy_every_field(void **state)
 					    row * sizeof(*r->sl_set[n]));
 		}
 	}
-	assert_memory_equal(r->roots, c->roots, 2 * sizeof(*r->roots));
-	assert_memory_equal(r->ca_order, c->ca_order, 3 * sizeof(*r->ca_order));
-	assert_string_equal(r->auto_table, c->auto_table);
 	ra = *r;
 	rb = *c;
 	assert_true(ra.sl_set != rb.sl_set);
 	ra.sl_set = rb.sl_set = NULL;
-	assert_true(ra.lft != rb.lft && ra.sl != rb.sl &&
-		    ra.roots != rb.roots && ra.ca_order != rb.ca_order &&
-		    ra.auto_table != rb.auto_table);
+	assert_true(ra.lft != rb.lft && ra.sl != rb.sl);
 	ra.lft = rb.lft = NULL;
 	ra.sl = rb.sl = NULL;
-	ra.roots = rb.roots = NULL;
-	ra.ca_order = rb.ca_order = NULL;
-	ra.auto_table = rb.auto_table = NULL;
 	assert_memory_equal(&ra, &rb, sizeof(ra));
+
+	/* The by-products, every field (cr_byproducts_copy). */
+	assert_int_equal(cr_byproducts_copy(&bc, &by), 0);
+	assert_memory_equal(by.roots, bc.roots, 2 * sizeof(*by.roots));
+	assert_memory_equal(by.ca_order, bc.ca_order, 3 * sizeof(*by.ca_order));
+	assert_string_equal(by.auto_table, bc.auto_table);
+	ba = by;
+	bb = bc;
+	assert_true(ba.roots != bb.roots && ba.ca_order != bb.ca_order &&
+		    ba.auto_table != bb.auto_table);
+	ba.roots = bb.roots = NULL;
+	ba.ca_order = bb.ca_order = NULL;
+	ba.auto_table = bb.auto_table = NULL;
+	assert_memory_equal(&ba, &bb, sizeof(ba));
+	cr_byproducts_release(&bc);
+	cr_byproducts_release(&by);
+	assert_null(by.roots);
+	assert_int_equal(by.num_roots, 0);
 
 	cr_routing_free(c);
 	cr_routing_free(r);

@@ -92,10 +92,13 @@ static struct cr_fabric *copy_without(const struct cr_fabric *f,
 	return c;
 }
 
+/* The last route()'s by-products: the CA order. */
+static struct cr_byproducts by;
+
 static struct cr_routing *route(const struct cr_fabric *f,
 				const struct cr_options *o)
 {
-	return tu_route(f, "cr-ftree", o);
+	return tu_route_by(f, "cr-ftree", o, &by);
 }
 
 /*
@@ -182,7 +185,7 @@ static void assert_ca_complete(const struct cr_fabric *f,
 static unsigned shift_contention(const struct cr_fabric *f,
 				 const struct cr_routing *r)
 {
-	uint32_t n = r->num_ca_order;
+	uint32_t n = by.num_ca_order;
 	size_t cells = (size_t)f->num_nodes * (CR_MAX_PORTS + 1);
 	uint16_t *use = malloc(cells * sizeof(*use));
 	unsigned worst = 0;
@@ -191,8 +194,8 @@ static unsigned shift_contention(const struct cr_fabric *f,
 	for (uint32_t k = 1; k < n; k++) {
 		memset(use, 0, cells * sizeof(*use));
 		for (uint32_t i = 0; i < n; i++) {
-			uint16_t src = r->ca_order[i];
-			uint16_t dst = r->ca_order[(i + k) % n];
+			uint16_t src = by.ca_order[i];
+			uint16_t dst = by.ca_order[(i + k) % n];
 			uint32_t sw = cr_lid_switch(f, src, NULL);
 			unsigned hops = 0;
 
@@ -235,7 +238,7 @@ static void check_full_tree(struct cr_fabric *f, const struct cr_options *o)
 {
 	struct cr_routing *r = route(f, o);
 
-	assert_int_equal(r->num_ca_order, count_cas(f));
+	assert_int_equal(by.num_ca_order, count_cas(f));
 	assert_sound(f, r, true);
 	assert_int_equal(shift_contention(f, r), 1);
 	cr_routing_free(r);
@@ -383,7 +386,7 @@ static void test_switch_island(void **state)
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	r = route(f, NULL);
 	assert_ca_complete(f, r);
-	assert_int_equal(r->num_ca_order, 2);
+	assert_int_equal(by.num_ca_order, 2);
 	for (uint32_t l = 0; l <= f->max_lid; l++)
 		if (l != f->nodes[i1].ports[0].lid)
 			assert_int_equal(r->lft[i1][l], CR_NO_PATH);
@@ -441,7 +444,7 @@ static void test_missing_hosts(void **state)
 	}
 	g = copy_without(f, drop, NULL, 0, 0);
 	r = route(g, NULL);
-	assert_int_equal(r->num_ca_order, 64 - dropped);
+	assert_int_equal(by.num_ca_order, 64 - dropped);
 	assert_sound(g, r, true);
 	cr_routing_free(r);
 	cr_fabric_free(g);
@@ -514,6 +517,7 @@ static void test_cn_io(void **state)
 	struct cr_fabric *f = kary(4, 3, 0);
 	struct cr_options o, io;
 	struct cr_routing *r, *s;
+	struct cr_byproducts rby;
 	unsigned i = 0;
 
 	cr_options_init(&o);
@@ -529,10 +533,13 @@ static void test_cn_io(void **state)
 		i++;
 	}
 	r = route(f, &o);
+	rby = by;
+	memset(&by, 0, sizeof(by));
 	s = route(f, &io);
-	assert_int_equal(r->num_ca_order, 60);
-	assert_int_equal(s->num_ca_order, 60);
-	assert_memory_equal(r->ca_order, s->ca_order, 60 * sizeof(uint32_t));
+	assert_int_equal(rby.num_ca_order, 60);
+	assert_int_equal(by.num_ca_order, 60);
+	assert_memory_equal(rby.ca_order, by.ca_order, 60 * sizeof(uint32_t));
+	cr_byproducts_release(&rby);
 	assert_sound(f, r, true);
 	assert_sound(f, s, true);
 	assert_io_harmless(f, s, &io.io_guids);
@@ -587,7 +594,7 @@ static void test_io_placement(void **state)
 		cr_options_init(&o);
 		f = io_fabric(io_leaf, &o.io_guids);
 		r = route(f, &o);
-		assert_int_equal(r->num_ca_order, 32);
+		assert_int_equal(by.num_ca_order, 32);
 		assert_sound(f, r, true);
 		assert_int_equal(shift_contention(f, r), 1);
 		cr_routing_free(r);
@@ -608,11 +615,11 @@ static void test_lmc2(void **state)
 	uint32_t leaf0 = find_desc(f, "sw-l2-00");
 
 	assert_sound(f, r, true);
-	assert_int_equal(r->num_ca_order, 64);
+	assert_int_equal(by.num_ca_order, 64);
 	/* From another leaf, the 4 LIDs of each port leave on 4 different
 	 * uplinks. */
-	for (uint32_t i = 0; i < r->num_ca_order; i++) {
-		uint16_t base = r->ca_order[i];
+	for (uint32_t i = 0; i < by.num_ca_order; i++) {
+		uint16_t base = by.ca_order[i];
 		unsigned seen = 0;
 
 		if (cr_lid_switch(f, base, NULL) == leaf0)
@@ -635,7 +642,7 @@ static void test_degraded(void **state)
 
 	g = copy_without(f, NULL, link, 1, 0);
 	r = route(g, NULL);
-	assert_int_equal(r->num_ca_order, 64);
+	assert_int_equal(by.num_ca_order, 64);
 	assert_sound(g, r, false);
 	assert_ca_minimal(g, r);
 	cr_routing_free(r);
@@ -747,13 +754,15 @@ static void assert_refused(struct cr_fabric *f)
 {
 	struct cr_options o;
 	struct cr_routing *r = cr_routing_new(f);
+	struct cr_byproducts rby = {0};
 
 	cr_options_init(&o);
-	assert_true(cr_route(cr_engine_find("cr-ftree"), f, &o, r) < 0);
+	assert_true(cr_route_by(cr_engine_find("cr-ftree"), f, &o, r, &rby) <
+		    0);
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		for (uint32_t l = 0; l <= f->max_lid; l++)
 			assert_int_equal(r->lft[f->switches[s]][l], CR_NO_PATH);
-	assert_null(r->ca_order);
+	assert_null(rby.ca_order);
 	cr_routing_free(r);
 	cr_fabric_free(f);
 }
@@ -795,5 +804,8 @@ int main(void)
 		cmocka_unit_test(test_not_fat_trees),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	cr_byproducts_release(&by);
+	return rc;
 }

@@ -96,9 +96,12 @@ base_of(const char *engine, const struct cr_fabric *f, struct cr_routing **r)
 	struct cr_options o;
 	struct cr_incr_base *b;
 
+	struct cr_byproducts by = {0};
+
 	cr_options_init(&o);
-	*r = tu_route(f, engine, &o);
-	b = cr_incr_base_new(cr_engine_find(engine), f, &o, *r);
+	*r = tu_route_by(f, engine, &o, &by);
+	b = cr_incr_base_new(cr_engine_find(engine), f, &o, *r, &by);
+	cr_byproducts_release(&by);
 	assert_non_null(b);
 	return b;
 }
@@ -110,11 +113,14 @@ static int incr(const struct cr_incr_base *b, const char *engine,
 {
 	struct cr_options o;
 	struct cr_routing *r = cr_routing_new(g);
+	struct cr_byproducts by = {0};
 	int ret;
 
 	cr_options_init(&o);
 	assert_non_null(r);
-	ret = cr_route_incremental(b, cr_engine_find(engine), g, &o, r, st);
+	ret = cr_route_incremental(b, cr_engine_find(engine), g, &o, r, &by,
+				   st);
+	cr_byproducts_release(&by);
 	assert_true(ret == 0 || ret == 1);
 	if (ret) {
 		cr_routing_free(r);
@@ -445,7 +451,7 @@ static void test_full_runs(void **state)
 	o.port_shifting = true;
 	r = cr_routing_new(g);
 	assert_int_equal(cr_route_incremental(b, cr_engine_find("minhop"), g,
-					      &o, r, &st),
+					      &o, r, NULL, &st),
 			 1);
 	cr_routing_free(r);
 	/* A changed LID: full. */
@@ -453,8 +459,10 @@ static void test_full_runs(void **state)
 	assert_int_equal(cr_fabric_finalize(g), 0);
 	assert_int_equal(incr(b, "cr-minhop", g, &r, &st), 1);
 	/* Engines without a repair keep nothing. */
-	assert_null(cr_incr_base_new(cr_engine_find("ftree"), f, &o, base));
-	assert_null(cr_incr_base_new(cr_engine_find("lash"), f, &o, base));
+	assert_null(
+		cr_incr_base_new(cr_engine_find("ftree"), f, &o, base, NULL));
+	assert_null(
+		cr_incr_base_new(cr_engine_find("lash"), f, &o, base, NULL));
 	cr_incr_base_free(b);
 	cr_incr_base_free(gb);
 	cr_routing_free(base);

@@ -14,6 +14,10 @@
 
 #include "updn_fabrics.h"
 
+/* The by-products of the last tu_route() (the roots). */
+static struct cr_byproducts by;
+#define tu_route(f, e, o) tu_route_by(f, e, o, &by)
+
 /*
  * Complete from every CA port (and from every switch when there is one
  * root: between several roots up*-down* has no legal path, as in OpenSM's
@@ -28,7 +32,7 @@ static void assert_sound(const struct cr_fabric *f, const struct cr_routing *r,
 
 	if (minimal)
 		flags |= CR_CHECK_MINIMAL;
-	if (r->num_roots == 1)
+	if (by.num_roots == 1)
 		flags |= CR_CHECK_SWITCHES;
 	assert_int_equal(cr_check(f, r, flags, stderr, 5, &rep), 0);
 	assert_true(rep.pairs > 0);
@@ -41,10 +45,10 @@ static void assert_sound(const struct cr_fabric *f, const struct cr_routing *r,
 	assert_true(uf_no_credit_loop(f, r));
 }
 
-static bool is_root(const struct cr_routing *r, uint32_t n)
+static bool is_root(const struct cr_byproducts *b, uint32_t n)
 {
-	for (uint32_t i = 0; i < r->num_roots; i++)
-		if (r->roots[i] == n)
+	for (uint32_t i = 0; i < b->num_roots; i++)
+		if (b->roots[i] == n)
 			return true;
 	return false;
 }
@@ -55,9 +59,9 @@ static void test_roots_two_level(void **state)
 	struct cr_routing *r = tu_route(f, "cr-updn", NULL);
 
 	/* The four spines, nothing else. */
-	assert_int_equal(r->num_roots, 4);
-	for (uint32_t i = 0; i < r->num_roots; i++)
-		assert_int_equal(f->nodes[r->roots[i]].num_ports, 6);
+	assert_int_equal(by.num_roots, 4);
+	for (uint32_t i = 0; i < by.num_roots; i++)
+		assert_int_equal(f->nodes[by.roots[i]].num_ports, 6);
 	assert_sound(f, r, true);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -69,9 +73,9 @@ static void test_roots_kary(void **state)
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
 	/* Level 0 (GUIDs 0x100000..0x100003) is the top of the tree. */
-	assert_int_equal(r->num_roots, 4);
-	for (uint32_t i = 0; i < r->num_roots; i++)
-		assert_true(f->nodes[r->roots[i]].guid < 0x100000 + 1000);
+	assert_int_equal(by.num_roots, 4);
+	for (uint32_t i = 0; i < by.num_roots; i++)
+		assert_true(f->nodes[by.roots[i]].guid < 0x100000 + 1000);
 	assert_sound(f, r, true);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -83,8 +87,8 @@ static void test_roots_torus(void **state)
 	struct cr_fabric *f = uf_torus(4, 4, true, 1);
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
-	assert_int_equal(r->num_roots, 1);
-	assert_int_equal(f->nodes[r->roots[0]].guid, 0x100001);
+	assert_int_equal(by.num_roots, 1);
+	assert_int_equal(f->nodes[by.roots[0]].guid, 0x100001);
 	assert_sound(f, r, false);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -95,7 +99,7 @@ static void test_roots_ring(void **state)
 	struct cr_fabric *f = tu_ring(7);
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
-	assert_int_equal(r->num_roots, 1);
+	assert_int_equal(by.num_roots, 1);
 	assert_sound(f, r, false);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -107,8 +111,8 @@ static void test_roots_mesh(void **state)
 	struct cr_fabric *f = uf_torus(5, 5, false, 1);
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
-	assert_int_equal(r->num_roots, 1);
-	assert_int_equal(f->nodes[r->roots[0]].guid, 0x100000 + 13);
+	assert_int_equal(by.num_roots, 1);
+	assert_int_equal(f->nodes[by.roots[0]].guid, 0x100000 + 13);
 	assert_sound(f, r, false);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -131,9 +135,9 @@ static void test_roots_from_guids(void **state)
 	assert_int_equal(cr_guid_list_add(&o.root_guids, 0x100001), 0);
 	assert_int_equal(cr_guid_list_add(&o.root_guids, f->nodes[ca].guid), 0);
 	r = tu_route(f, "updn", &o);
-	assert_int_equal(r->num_roots, 2);
-	assert_true(is_root(r, 0));
-	assert_true(is_root(r, 5));
+	assert_int_equal(by.num_roots, 2);
+	assert_true(is_root(&by, 0));
+	assert_true(is_root(&by, 5));
 	/*
 	 * Two roots on a torus may leave pairs without a legal path: only
 	 * freedom from credit loops is promised then.
@@ -147,8 +151,8 @@ static void test_roots_from_guids(void **state)
 	assert_int_equal(
 		cr_guid_list_add(&o.root_guids, f->nodes[ca].ports[1].guid), 0);
 	r = tu_route(f, "updn", &o);
-	assert_int_equal(r->num_roots, 1);
-	assert_true(is_root(r, 5));
+	assert_int_equal(by.num_roots, 1);
+	assert_true(is_root(&by, 5));
 	assert_sound(f, r, false);
 	cr_routing_free(r);
 	cr_options_release(&o);
@@ -268,8 +272,8 @@ static void test_roots_management_nodes(void **state)
 	tu_link(f, spine[0], 5, tu_host(f, 99), 1);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	r = tu_route(f, "updn", NULL);
-	assert_int_equal(r->num_roots, 2);
-	assert_false(is_root(r, spine[0]));
+	assert_int_equal(by.num_roots, 2);
+	assert_false(is_root(&by, spine[0]));
 	assert_sound(f, r, false);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -286,14 +290,14 @@ static void test_roots_management_nodes(void **state)
 	cr_options_init(&o);
 	o.port_shifting = true;
 	r = tu_route(f, "updn", &o);
-	assert_int_not_equal(r->num_roots, 16);
+	assert_int_not_equal(by.num_roots, 16);
 	cr_routing_free(r);
 	for (unsigned i = 0; i < 2; i++)
 		assert_int_equal(
 			cr_guid_list_add(&o.io_guids, f->nodes[mgmt[i]].guid),
 			0);
 	r = tu_route(f, "updn", &o);
-	assert_int_equal(r->num_roots, 16);
+	assert_int_equal(by.num_roots, 16);
 	assert_int_equal(uf_shift_contention_of(f, r, hosts, nh, NULL), 1);
 	assert_true(uf_no_credit_loop(f, r));
 	cr_routing_free(r);
@@ -421,8 +425,8 @@ static void test_disconnected(void **state)
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	r = tu_route(f, "updn", NULL);
 	/* One root in each ring. */
-	assert_int_equal(r->num_roots, 2);
-	assert_true((r->roots[0] < 4) != (r->roots[1] < 4));
+	assert_int_equal(by.num_roots, 2);
+	assert_true((by.roots[0] < 4) != (by.roots[1] < 4));
 	for (unsigned a = 0; a < 8; a++)
 		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t d = cr_lid_switch(f, lid, NULL);
@@ -659,5 +663,8 @@ int main(void)
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	cr_byproducts_release(&by);
+	return rc;
 }

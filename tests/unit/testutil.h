@@ -97,20 +97,31 @@ static inline struct cr_fabric *tu_ring(unsigned n)
 	return f;
 }
 
-/* Routes f with the named engine and default options, asserting success. */
-static inline struct cr_routing *tu_route(const struct cr_fabric *f,
-					  const char *engine,
-					  const struct cr_options *opts)
+/*
+ * Routes f with the named engine and default options, asserting success;
+ * the by-products into *by when by is not NULL (the caller releases).
+ */
+static inline struct cr_routing *tu_route_by(const struct cr_fabric *f,
+					     const char *engine,
+					     const struct cr_options *opts,
+					     struct cr_byproducts *by)
 {
 	struct cr_options defaults;
 	struct cr_routing *r = cr_routing_new(f);
 
 	cr_options_init(&defaults);
 	assert_non_null(r);
-	assert_int_equal(
-		cr_route(cr_engine_find(engine), f, opts ? opts : &defaults, r),
-		0);
+	assert_int_equal(cr_route_by(cr_engine_find(engine), f,
+				     opts ? opts : &defaults, r, by),
+			 0);
 	return r;
+}
+
+static inline struct cr_routing *tu_route(const struct cr_fabric *f,
+					  const char *engine,
+					  const struct cr_options *opts)
+{
+	return tu_route_by(f, engine, opts, NULL);
 }
 
 #endif

@@ -176,12 +176,12 @@ struct cr_hosts *cr_hosts_from_lids(const struct cr_fabric *f,
 }
 
 struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
-			      const struct cr_routing *r, const char *path)
+			      const struct cr_byproducts *by, const char *path)
 {
 	if (path)
 		return cr_hosts_read(f, path);
-	if (r && r->ca_order && r->num_ca_order)
-		return cr_hosts_from_lids(f, r->ca_order, r->num_ca_order);
+	if (by && by->ca_order && by->num_ca_order)
+		return cr_hosts_from_lids(f, by->ca_order, by->num_ca_order);
 	return cr_hosts_default(f);
 }
 

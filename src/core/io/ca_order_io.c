@@ -20,13 +20,13 @@
 #include <croute/topo.h>
 
 void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
-		       const struct cr_routing *r, const char *engine)
+		       const struct cr_byproducts *by, const char *engine)
 {
 	fprintf(fp, "# %s: the CA ports in %s's order\n", CR_CA_ORDER_DUMP,
 		engine);
 	fprintf(fp, "# index lid port_guid port \"node description\"\n");
-	for (uint32_t i = 0; i < r->num_ca_order; i++) {
-		uint32_t lid = r->ca_order[i];
+	for (uint32_t i = 0; i < by->num_ca_order; i++) {
+		uint32_t lid = by->ca_order[i];
 		const struct cr_node *n;
 		unsigned p;
 

@@ -97,13 +97,13 @@ fail:
 }
 
 struct cr_hosts *cr_hosts_shift_order(const struct cr_fabric *f,
-				      const struct cr_routing *r,
+				      const struct cr_byproducts *by,
 				      const char **how)
 {
-	if (r && r->ca_order && r->num_ca_order) {
+	if (by && by->ca_order && by->num_ca_order) {
 		if (how)
 			*how = "the routing's CA order";
-		return cr_hosts_from_lids(f, r->ca_order, r->num_ca_order);
+		return cr_hosts_from_lids(f, by->ca_order, by->num_ca_order);
 	}
 	if (how)
 		*how = "leaf by leaf, by LID";

@@ -56,14 +56,21 @@ static void routing_drop_extras(struct cr_routing *r)
 	}
 	r->num_layers = 0;
 	memset(r->sl2vl, 0, sizeof(r->sl2vl));
-	free(r->roots);
-	r->roots = NULL;
-	r->num_roots = 0;
-	free(r->ca_order);
-	r->ca_order = NULL;
-	r->num_ca_order = 0;
-	free(r->auto_table);
-	r->auto_table = NULL;
+}
+
+void cr_byproducts_release(struct cr_byproducts *b)
+{
+	free(b->roots);
+	free(b->ca_order);
+	free(b->auto_table);
+	memset(b, 0, sizeof(*b));
+}
+
+void cr_byproducts_move(struct cr_byproducts *dst, struct cr_byproducts *src)
+{
+	cr_byproducts_release(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
 }
 
 void cr_routing_free(struct cr_routing *r)
@@ -445,26 +452,41 @@ static int check_lft_cap(const struct cr_engine *e, const struct cr_fabric *f,
 	return 0;
 }
 
-int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
-	     const struct cr_options *o, struct cr_routing *r)
+int cr_route_by(const struct cr_engine *e, const struct cr_fabric *f,
+		const struct cr_options *o, struct cr_routing *r,
+		struct cr_byproducts *by)
 {
+	struct cr_byproducts scratch = {0};
 	int ret;
 
+	if (!by)
+		by = &scratch;
 	cr_routing_clear(r);
-	ret = e->route(f, o, r);
+	cr_byproducts_release(by);
+	ret = e->route(f, o, r, by);
 	if (!ret)
 		ret = check_lft_cap(e, f, r);
+	cr_byproducts_release(&scratch);
 	if (ret) {
 		cr_routing_clear(r);
+		cr_byproducts_release(by);
 		return ret < 0 ? ret : -1;
 	}
 	return 0;
 }
 
+int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
+	     const struct cr_options *o, struct cr_routing *r)
+{
+	return cr_route_by(e, f, o, r, NULL);
+}
+
 /* See cr_fabric_copy: a new field stops the build here. */
 #if UINTPTR_MAX == 0xffffffffffffffffu /* the sizes of LP64 */
-_Static_assert(sizeof(struct cr_routing) == 96,
+_Static_assert(sizeof(struct cr_routing) == 56,
 	       "struct cr_routing changed: update cr_routing_copy");
+_Static_assert(sizeof(struct cr_byproducts) == 40,
+	       "struct cr_byproducts changed: update cr_byproducts_copy");
 #endif
 
 static void *dup_mem(const void *src, size_t size)
@@ -487,9 +509,6 @@ struct cr_routing *cr_routing_copy(const struct cr_routing *src)
 	r->lft = NULL;
 	r->sl = NULL;
 	r->sl_set = NULL;
-	r->roots = NULL;
-	r->ca_order = NULL;
-	r->auto_table = NULL;
 	r->lft = calloc(src->num_nodes ? src->num_nodes : 1, sizeof(*r->lft));
 	if (!r->lft)
 		goto oom;
@@ -518,20 +537,35 @@ struct cr_routing *cr_routing_copy(const struct cr_routing *src)
 					      row * sizeof(**src->sl_set))))
 				goto oom;
 	}
-	if (src->roots &&
-	    !(r->roots = dup_mem(src->roots,
-				 src->num_roots * sizeof(*src->roots))))
-		goto oom;
-	if (src->ca_order &&
-	    !(r->ca_order =
-		      dup_mem(src->ca_order,
-			      src->num_ca_order * sizeof(*src->ca_order))))
-		goto oom;
-	if (src->auto_table && !(r->auto_table = strdup(src->auto_table)))
-		goto oom;
 	return r;
 oom:
 	cr_err("out of memory copying the routing");
 	cr_routing_free(r);
 	return NULL;
+}
+
+int cr_byproducts_copy(struct cr_byproducts *dst,
+		       const struct cr_byproducts *src)
+{
+	cr_byproducts_release(dst);
+	*dst = *src;
+	dst->roots = NULL;
+	dst->ca_order = NULL;
+	dst->auto_table = NULL;
+	if (src->roots &&
+	    !(dst->roots = dup_mem(src->roots,
+				   src->num_roots * sizeof(*src->roots))))
+		goto oom;
+	if (src->ca_order &&
+	    !(dst->ca_order =
+		      dup_mem(src->ca_order,
+			      src->num_ca_order * sizeof(*src->ca_order))))
+		goto oom;
+	if (src->auto_table && !(dst->auto_table = strdup(src->auto_table)))
+		goto oom;
+	return 0;
+oom:
+	cr_err("out of memory copying the routing's by-products");
+	cr_byproducts_release(dst);
+	return -1;
 }

@@ -6,7 +6,7 @@
  * anything with a link between non-adjacent ranks. Compute-node ports are
  * then numbered leaf by leaf (leaves in topology order, each leaf padded to
  * the fullest leaf as OpenSM does with its dummy CAs), each leaf's ports in
- * port order: that is the CA order, published in r->ca_order.
+ * port order: that is the CA order, left in the by-products (ca_order).
  *
  * Every destination switch D is routed in one pass over the switches:
  * its ancestors (switches reachable upward from D) go down toward D, every
@@ -71,6 +71,7 @@ struct ft_router {
 	struct ft ft;
 	const struct cr_fabric *f;
 	struct cr_routing *r;
+	struct cr_byproducts *by; /* the CA order */
 	struct cr_portsel *ps;
 	uint32_t *stamp; /* == cur: an ancestor of D */
 	uint32_t cur;
@@ -455,8 +456,8 @@ static int route_cns(struct ft_router *rt)
 		if (add_own_lids(rt, s) || route_dests(rt, s))
 			goto fail;
 	}
-	rt->r->ca_order = order;
-	rt->r->num_ca_order = norder;
+	rt->by->ca_order = order;
+	rt->by->num_ca_order = norder;
 	return 0;
 fail:
 	free(order);
@@ -732,9 +733,9 @@ static int route_all_turns(struct ft_router *rt)
 }
 
 int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
-		   struct cr_routing *r)
+		   struct cr_routing *r, struct cr_byproducts *by)
 {
-	struct ft_router rt = {.f = f, .r = r};
+	struct ft_router rt = {.f = f, .r = r, .by = by};
 	uint32_t ns = f->num_switches;
 	int ret = -1;
 

@@ -59,6 +59,7 @@ struct cr_incr_base {
 	uint64_t digest;
 	struct cr_fabric *f;
 	struct cr_routing *r;
+	struct cr_byproducts by; /* updn: the roots */
 	uint32_t ns;
 	uint8_t *lab; /* [destination * ns + switch], switch indices */
 	uint32_t *rank; /* updn: the ranks of the switches */
@@ -124,6 +125,7 @@ void cr_incr_base_free(struct cr_incr_base *b)
 		return;
 	cr_fabric_free(b->f);
 	cr_routing_free(b->r);
+	cr_byproducts_release(&b->by);
 	free(b->lab);
 	free(b->rank);
 	free(b->cnt);
@@ -294,7 +296,7 @@ static int base_labels(struct cr_incr_base *b)
 		return ret;
 	} else {
 		struct updn *u =
-			cr_updn_open(b->f, b->r->roots, b->r->num_roots);
+			cr_updn_open(b->f, b->by.roots, b->by.num_roots);
 		struct label_job j = {.u = u, .lab = b->lab, .ns = ns};
 		int ret = -1;
 
@@ -400,7 +402,8 @@ out:
 struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 				      const struct cr_fabric *f,
 				      const struct cr_options *o,
-				      const struct cr_routing *r)
+				      const struct cr_routing *r,
+				      const struct cr_byproducts *by)
 {
 	struct cr_incr_base *b;
 	enum kind kind = engine_kind(e);
@@ -431,7 +434,7 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 	b->ns = f->num_switches;
 	b->f = cr_fabric_copy(f);
 	b->r = cr_routing_copy(r);
-	if (!b->f || !b->r)
+	if (!b->f || !b->r || (by && cr_byproducts_copy(&b->by, by)))
 		goto oom;
 	ret = base_labels(b);
 	if (!ret && base_counts(b))
@@ -736,22 +739,22 @@ static int compare_fabrics(struct incr *x)
 }
 
 /* cr-updn: the base's roots must survive and give the same ranks. */
-static int same_ranks(struct incr *x, struct cr_routing *r)
+static int same_ranks(struct incr *x, struct cr_byproducts *by)
 {
-	const struct cr_routing *br = x->b->r;
+	const struct cr_byproducts *br = &x->b->by;
 	const uint32_t *rank;
 
-	r->roots = malloc((br->num_roots + 1) * sizeof(*r->roots));
-	if (!r->roots)
+	by->roots = malloc((br->num_roots + 1) * sizeof(*by->roots));
+	if (!by->roots)
 		return -1;
-	r->num_roots = br->num_roots;
+	by->num_roots = br->num_roots;
 	for (uint32_t i = 0; i < br->num_roots; i++) {
-		r->roots[i] = x->o2n[br->roots[i]];
-		if (r->roots[i] == CR_NO_NODE)
+		by->roots[i] = x->o2n[br->roots[i]];
+		if (by->roots[i] == CR_NO_NODE)
 			return reason(x->st, "root 0x%016" PRIx64 " is gone",
 				      x->b->f->nodes[br->roots[i]].guid);
 	}
-	x->u = cr_updn_open(x->f, r->roots, r->num_roots);
+	x->u = cr_updn_open(x->f, by->roots, by->num_roots);
 	if (!x->u)
 		return -1;
 	rank = cr_updn_ranks(x->u);
@@ -1337,13 +1340,17 @@ static double now_ms(void)
 int cr_route_incremental(const struct cr_incr_base *b,
 			 const struct cr_engine *e, const struct cr_fabric *f,
 			 const struct cr_options *o, struct cr_routing *r,
-			 struct cr_incr_stats *st)
+			 struct cr_byproducts *by, struct cr_incr_stats *st)
 {
 	struct incr x = {.b = b, .f = f, .r = r, .st = st};
 	double ms[5] = {0};
+	struct cr_byproducts scratch = {0};
 	int ret;
 
+	if (!by)
+		by = &scratch;
 	memset(st, 0, sizeof(*st));
+	cr_byproducts_release(by);
 	if (!b)
 		return reason(st, "no full run to start from");
 	if (e != b->e)
@@ -1359,7 +1366,7 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	ms[0] = now_ms();
 	ret = compare_fabrics(&x);
 	if (!ret && x.kind == K_UPDN)
-		ret = same_ranks(&x, r);
+		ret = same_ranks(&x, by);
 	if (!ret)
 		ret = prepare(&x, o);
 	ms[1] = now_ms();
@@ -1385,6 +1392,8 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	incr_release(&x);
 	if (ret)
 		cr_routing_clear(r);
+	if (ret || by == &scratch)
+		cr_byproducts_release(by);
 	return ret;
 }
 

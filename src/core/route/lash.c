@@ -373,7 +373,7 @@ static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
 }
 
 int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
-		  struct cr_routing *r)
+		  struct cr_routing *r, struct cr_byproducts *by)
 {
 	struct lash l = {.f = f, .o = o, .r = r, .ns = f->num_switches};
 	unsigned max_vls = o->max_vls ? o->max_vls : 8;
@@ -381,6 +381,7 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 	unsigned avail, needed = 0;
 	int nlids, ret = -1;
 
+	(void)by; /* none */
 	/* VL15 is management: at most 15 data VLs. */
 	if (max_vls > 15)
 		max_vls = 15;

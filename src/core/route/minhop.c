@@ -222,7 +222,7 @@ static int build_adjacency(const struct cr_fabric *f, uint32_t **start,
 }
 
 int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
-		    struct cr_routing *r)
+		    struct cr_routing *r, struct cr_byproducts *by)
 {
 	uint8_t *dist = cr_switch_distances(f);
 	struct cr_portsel *ps = cr_portsel_new(f, o, r);
@@ -232,6 +232,7 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 	uint16_t *lids = NULL;
 	int ret = -1;
 
+	(void)by; /* none */
 	if (!dist || !ps)
 		goto out;
 	if (build_adjacency(f, &adj_start, &adj_sw, &adj_port)) {

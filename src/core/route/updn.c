@@ -646,13 +646,13 @@ static int updn_init(struct updn *u, const struct cr_fabric *f,
 	return 0;
 }
 
-static int report_roots(struct updn *u, struct cr_routing *r)
+static int report_roots(struct updn *u, struct cr_byproducts *by)
 {
 	unsigned parts = 0;
 
-	r->num_roots = 0;
-	r->roots = malloc((u->ns + 1) * sizeof(*r->roots));
-	if (!r->roots) {
+	by->num_roots = 0;
+	by->roots = malloc((u->ns + 1) * sizeof(*by->roots));
+	if (!by->roots) {
 		cr_err("cr-updn: out of memory for the root list");
 		return -1;
 	}
@@ -660,7 +660,7 @@ static int report_roots(struct updn *u, struct cr_routing *r)
 		parts += u->comp[s] == s;
 		if (!u->is_root[s])
 			continue;
-		r->roots[r->num_roots++] = u->f->switches[s];
+		by->roots[by->num_roots++] = u->f->switches[s];
 		cr_info("cr-updn: root 0x%016" PRIx64 " \"%s\"", sw_guid(u, s),
 			u->f->nodes[u->f->switches[s]].desc);
 	}
@@ -861,7 +861,7 @@ out:
 }
 
 int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
-		  struct cr_routing *r)
+		  struct cr_routing *r, struct cr_byproducts *by)
 {
 	struct cr_portsel *ps = NULL;
 	struct updn u;
@@ -877,7 +877,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = 0;
 		goto out;
 	}
-	if (choose_roots(&u, o) || report_roots(&u, r))
+	if (choose_roots(&u, o) || report_roots(&u, by))
 		goto out;
 	ps = cr_portsel_new(f, o, r);
 	if (!ps)

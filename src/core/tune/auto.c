@@ -344,7 +344,7 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 		    const struct cr_auto_conf *ac,
 		    const struct cr_objective *obj,
 		    const struct cr_hosts *hosts, struct cand *c,
-		    struct cr_routing **out)
+		    struct cr_routing **out, struct cr_byproducts *by)
 {
 	struct cr_options o = *base;
 	struct cr_routing *r = NULL;
@@ -381,7 +381,7 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 	}
 	cr_log_get(&cap.fn, &cap.arg, &cap.level);
 	cr_log_set(capture_log, &cap, cap.level);
-	rc = cr_route(c->e, f, &o, r);
+	rc = cr_route_by(c->e, f, &o, r, by);
 	cr_log_set(cap.fn, cap.arg, cap.level);
 	c->route_s = now_s() - t0;
 	c->routed = rc == 0;
@@ -560,13 +560,14 @@ static void layered_first(struct cand *v, int n)
 }
 
 static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
-		      struct cr_routing *r)
+		      struct cr_routing *r, struct cr_byproducts *by)
 {
 	static const struct cr_auto_conf defaults = {0};
 	const struct cr_auto_conf *ac = o->auto_conf ? o->auto_conf : &defaults;
 	double budget = ac->budget > 0 ? ac->budget : CR_AUTO_BUDGET_DEFAULT;
 	struct cr_objective obj = {0};
 	struct cr_routing *best = NULL;
+	struct cr_byproducts best_by = {0}, cand_by = {0};
 	struct cr_hosts *hosts = NULL;
 	struct cand *v = NULL;
 	unsigned *order = NULL;
@@ -646,7 +647,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			wall_cuts++;
 			continue;
 		}
-		run_one(f, o, ac, &obj, hosts, c, &cr);
+		run_one(f, o, ac, &obj, hosts, c, &cr, &cand_by);
 		work_done += work[i];
 		if (!cr)
 			continue;
@@ -654,6 +655,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		    cr_objective_cmp_tol(&obj, c->score, v[win].score) > 0) {
 			cr_routing_free(best);
 			best = cr;
+			cr_byproducts_move(&best_by, &cand_by);
 			win = i;
 		} else {
 			cr_routing_free(cr);
@@ -677,8 +679,8 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		wo.auto_conf = NULL;
 		double before = v[win].score[0];
 
-		if (ac->improve(f, &wo, v[win].e, &obj, best, ac->improve_arg) <
-		    0)
+		if (ac->improve(f, &wo, v[win].e, &obj, best, &best_by,
+				ac->improve_arg) < 0)
 			cr_info("cr-auto: the improvement pass left %s as it"
 				" was",
 				v[win].name);
@@ -709,7 +711,8 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			*r = *best;
 			*best = tmp;
 		}
-		r->auto_table = table;
+		cr_byproducts_move(by, &best_by);
+		by->auto_table = table;
 		cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates"
 			" in %.3f s, budget %.1f s (fastest candidate's"
 			" routing: %.3f s)",
@@ -721,6 +724,8 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	ret = 0;
 out:
 	cr_routing_free(best);
+	cr_byproducts_release(&best_by);
+	cr_byproducts_release(&cand_by);
 	cr_hosts_free(hosts);
 	cr_objective_release(&obj);
 	free(scores);

@@ -94,6 +94,7 @@ struct pair {
 struct opt {
 	const struct cr_fabric *f;
 	struct cr_routing *r;
+	const struct cr_byproducts *by; /* cr-updn's roots */
 	const struct cr_objective *obj;
 	enum legality leg;
 	bool check_credit; /* cr_check on each kept move */
@@ -263,8 +264,8 @@ static int updn_keys(struct opt *o)
 	}
 	for (uint32_t s = 0; s < o->ns; s++)
 		rank[s] = NONE;
-	for (uint32_t i = 0; i < o->r->num_roots; i++) {
-		uint32_t s = sw_of(o, o->r->roots[i]);
+	for (uint32_t i = 0; i < o->by->num_roots; i++) {
+		uint32_t s = sw_of(o, o->by->roots[i]);
 
 		if (rank[s] == NONE) {
 			rank[s] = 0;
@@ -876,12 +877,14 @@ static void undo_all(struct opt *o)
 
 int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		const struct cr_objective *obj, const struct cr_opt_params *p,
-		struct cr_routing *r, struct cr_opt_stats *st)
+		struct cr_routing *r, const struct cr_byproducts *by,
+		struct cr_opt_stats *st)
 {
+	static const struct cr_byproducts none = {0};
 	struct cr_opt_params par;
 	struct cr_opt_stats s = {0};
 	struct cr_check_report rep0, rep1;
-	struct opt o = {.f = f, .r = r, .obj = obj};
+	struct opt o = {.f = f, .r = r, .by = by ? by : &none, .obj = obj};
 	struct cr_hosts *hosts = NULL;
 	struct cr_pattern *pats = NULL;
 	double t0 = now_s(), budget, *score = NULL, *after = NULL;
@@ -901,13 +904,13 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	o.extra = engine_is(e, "minhop") || engine_is(e, "updn")
 			  ? par.max_extra_hops
 			  : 0;
-	if (o.leg == LEG_UPDN && !r->num_roots) {
+	if (o.leg == LEG_UPDN && !o.by->num_roots) {
 		cr_info("optimize: cr-%s left no roots: nothing to move",
 			e->name);
 		ret = 0;
 		goto out;
 	}
-	hosts = cr_hosts_for(f, r, NULL);
+	hosts = cr_hosts_for(f, o.by, NULL);
 	score = calloc(obj->num_terms + 1, sizeof(double));
 	after = calloc(obj->num_terms + 1, sizeof(double));
 	pats = calloc(obj->num_terms + 1, sizeof(*pats));
@@ -1041,7 +1044,8 @@ out:
 
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, void *arg)
+		     struct cr_routing *r, const struct cr_byproducts *by,
+		     void *arg)
 {
-	return cr_optimize(f, e, obj, arg, r, NULL);
+	return cr_optimize(f, e, obj, arg, r, by, NULL);
 }
