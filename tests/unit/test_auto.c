@@ -121,15 +121,15 @@ static void test_full_tree_ftree(void **state)
 	assert_non_null(strstr(row, "WINNER"));
 	/* The default objective: bisect breaks near ties on shift. */
 	assert_non_null(strstr(row, " bisect:avg "));
-	assert_null(strstr(r->auto_table, "skipped: cannot win"));
+	assert_null(strstr(by.auto_table, "skipped: cannot win"));
 	cr_routing_free(r);
 	/* 1.0 on every term: the rest cannot win, and are not run. */
 	ac.objective = "shift:avg";
 	assert_int_equal(run_auto(f, &ac, &r), 0);
 	winner_row(r, row, sizeof(row));
 	assert_non_null(strstr(row, " ftree "));
-	assert_non_null(strstr(r->auto_table, "skipped: cannot win"));
-	assert_null(strstr(r->auto_table, "qualifies"));
+	assert_non_null(strstr(by.auto_table, "skipped: cannot win"));
+	assert_null(strstr(by.auto_table, "qualifies"));
 	cr_routing_free(r);
 	cr_fabric_free(f);
 }
@@ -168,8 +168,8 @@ static void test_budget_plan(void **state)
 	assert_int_equal(run_auto(f, &ac, &r), 0);
 	winner_row(r, row, sizeof(row));
 	assert_non_null(strstr(row, " updn "));
-	assert_non_null(strstr(r->auto_table, "minhop+ps"));
-	assert_non_null(strstr(r->auto_table, "skipped: budget"));
+	assert_non_null(strstr(by.auto_table, "minhop+ps"));
+	assert_non_null(strstr(by.auto_table, "skipped: budget"));
 	assert_int_equal(run_auto(f, &ac, &r2), 0);
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		assert_memory_equal(r->lft[f->switches[s]],
@@ -189,7 +189,7 @@ static void test_budget_plan(void **state)
 	assert_int_equal(run_auto(t, &ac, &r), 0);
 	assert_non_null(strstr(plan_line, "2 of 2 candidates"));
 	assert_non_null(strstr(plan_line, "shift sampled to 31 phases"));
-	assert_null(strstr(r->auto_table, "skipped"));
+	assert_null(strstr(by.auto_table, "skipped"));
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);
 	cr_routing_free(r);
 	cr_fabric_free(f);

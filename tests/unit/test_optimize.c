@@ -334,7 +334,8 @@ static void test_lash_layers(void **state)
 	p.budget = 600;
 	p.max_evals = 1000000;
 	assert_int_equal(
-		cr_optimize(f, cr_engine_find("lash"), &obj, &p, r, &st), 0);
+		cr_optimize(f, cr_engine_find("lash"), &obj, &p, r, &by, &st),
+		0);
 	assert_false(st.budget_hit);
 	assert_false(st.reverted);
 	assert_true(st.after > s0 + 0.01);
@@ -347,9 +348,9 @@ static void test_lash_layers(void **state)
 	assert_int_equal(rep.loops, 0);
 	assert_int_equal(rep.non_minimal, 0);
 	assert_int_equal(rep.credit_loops, 0);
-	assert_int_equal(
-		cr_optimize(f, cr_engine_find("lash"), &obj, &p, again, NULL),
-		0);
+	assert_int_equal(cr_optimize(f, cr_engine_find("lash"), &obj, &p, again,
+				     &by, NULL),
+			 0);
 	assert_true(same_lfts(f, r, again));
 	assert_true(same_sls(f, r, again));
 	cr_objective_release(&obj);
