@@ -4,9 +4,11 @@
 # with hosts and its first upper switch fails. For each engine, the full
 # run of the intact fabric (the base), then in the same process the
 # incremental run and a full run of the faulty fabric: times, the churn
-# of each against the base's tables (LFT entries that differ), and the
-# entries in which the two routings differ. Then the cable comes back:
-# the incremental run must give the base's tables byte for byte.
+# of each against the base's tables (LFT entries that differ), the
+# entries in which the two routings differ, and the time spent after the
+# full run keeping it for incremental runs (keep_s: the plugin spends it
+# after every full run). Then the cable comes back: the incremental run
+# must give the base's tables byte for byte.
 #
 # usage: bench/churn/incremental.sh [croute gen arguments]
 #        (default: fat-tree 48: 27,648 hosts, 2,880 switches)
@@ -43,8 +45,8 @@ awk -v node="$leaf" -v port="$port" -f "$top_srcdir/bench/churn/cut.awk" \
 echo "fabric: croute gen $genargs ($(grep -c '^Ca' "$dir/full.topo") hosts," \
 	"$(grep -c '^Switch' "$dir/full.topo") switches);" \
 	"fault: $leaf port $port"
-printf '%-7s %9s %9s %7s %11s %11s %9s %9s %5s\n' engine full_s incr_s \
-	ratio churn_full churn_incr rechosen differ back
+printf '%-7s %9s %9s %7s %9s %11s %11s %9s %9s %5s\n' engine full_s \
+	incr_s ratio keep_s churn_full churn_incr rechosen differ back
 status=0
 for e in ${CR_INCR_ENGINES:-minhop updn}; do
 	"$croute" route --topo "$dir/cut.topo" --incremental-from \
@@ -68,11 +70,12 @@ for e in ${CR_INCR_ENGINES:-minhop updn}; do
 	cincr=$(sed -n 's/.*of the full run), churn \([0-9]*\) entries.*/\1/p' "$x")
 	differ=$(sed -n 's/.*the tables differ in \([0-9]*\) entries.*/\1/p' "$x")
 	again=$(sed -n 's/.* switches; \([0-9]*\) entries of [0-9]* LIDs chosen again.*/\1/p' "$x")
+	keep=$(sed -n 's/.*keeping it: \([0-9.]*\) s).*/\1/p' "$x")
 	grep -q "^croute route: incremental from" "$x" || again="(full)"
-	printf '%-7s %9s %9s %7s %11s %11s %9s %9s %5s\n' "$e" "$full" \
+	printf '%-7s %9s %9s %7s %9s %11s %11s %9s %9s %5s\n' "$e" "$full" \
 		"$incr" "$(awk -v a="$incr" -v b="$full" 'BEGIN {
 		if (b + 0 > 0) printf "%.3f", a / b; else print "-" }')" \
-		"$cfull" "$cincr" "$again" "$differ" "$back"
+		"$keep" "$cfull" "$cincr" "$again" "$differ" "$back"
 	grep -E "a full run:" "$dir/$e.err" | sed 's/^/  /'
 done
 exit $status

@@ -1,0 +1,89 @@
+#!/bin/sh
+# croute_incremental in opensm, under ibsim: per engine, one opensm (not
+# -o) routes the fabric in full, then one cable between the last leaf
+# with hosts and its first upper switch fails through ibsim's console
+# (an incremental run), then comes back (an incremental run that must
+# give the original LFTs byte for byte). Reports croute's own times of
+# both runs (import, route, install; its log), their ratios, the churn
+# the plugin logged, and whether the repair restored the tables.
+#
+# usage: bench/churn/incremental-ibsim.sh [croute gen arguments]
+#        (default: fat-tree 16; fat-tree 48 needs some 10 GB and long)
+# Environment: as tests/ibsim/lib.sh; CR_INCR_ENGINES (default
+# "cr-minhop cr-updn").
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/tests/ibsim/faultlib.sh"
+
+cr_init bench-incr
+CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
+[ $# -gt 0 ] || set -- fat-tree 16
+genargs=$*
+topo=$CR_DIR/topo
+cr_gen "$topo" "$@"
+links=$CR_DIR/links
+cr_topo_links "$topo" >"$links"
+sm=$(awk '/^Switch/ { split($0, q, "\""); print q[2]; exit }' "$topo")
+leaf=$(awk -v sm="$sm" '$1 ~ /^S-/ && $3 ~ /^H-/ && $1 != sm { l = $1 }
+	END { print l }' "$links")
+up=$(awk -v l="$leaf" -v sm="$sm" '$1 == l && $3 ~ /^S-/ && $3 != sm {
+	print $2; exit }' "$links")
+[ -n "$leaf" ] && [ -n "$up" ] || cr_fail "no leaf with an uplink in $topo"
+
+cr_ibsim_start "$topo"
+cr_conf "croute_incremental TRUE" "sweep_interval 0"
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b + 0 <= 0) print "-"; else printf "%.3f", a / b }'
+}
+
+# run_times ENGINE: "total import route install" of the last routing run.
+run_times() {
+	sed -n "s/.*croute: $1: routed [0-9]* switches, [0-9]* LIDs in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p" \
+		"$CR_LOG" | tail -n 1
+}
+
+printf '%-10s %9s %9s %9s %9s %9s %9s %7s %7s %9s %5s\n' engine full_ms \
+	f_route f_inst incr_ms i_route i_inst ratio r_ratio churn back \
+	>"$CR_DIR/table"
+for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
+	cr_opensm_start -R "$e"
+	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+		cr_fail "$e: opensm did not route"
+	cr_quiet
+	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-orig.norm"
+	set -- $(run_times "$e")
+	full=$1 froute=$3 finst=$4
+	n=$(cr_count "$CR_DONE")
+	cr_ibsim_cmd "Unlink \"$leaf\"[$up]"
+	cr_settle "$n"
+	grep -q "croute: $e: routed .*, incremental$" "$CR_LOG" ||
+		cr_fail "$e: the fault was not routed incrementally"
+	set -- $(run_times "$e")
+	incr=$1 iroute=$3 iinst=$4
+	churn=$(sed -n "s/.*croute: $e: incremental run: churn \([0-9]*\).*/\1/p" \
+		"$CR_LOG" | tail -n 1)
+	grep "croute: $e: incremental run: [0-9]" "$CR_LOG" | tail -n 1 |
+		sed 's/.*incremental run: /  /'
+	n=$(cr_count "$CR_DONE")
+	cr_ibsim_cmd "ReLink \"$leaf\"[$up]"
+	cr_settle "$n"
+	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-back.norm"
+	back=NO
+	cmp -s "$CR_DIR/$e-orig.norm" "$CR_DIR/$e-back.norm" && back=yes
+	cr_opensm_stop
+	printf '%-10s %9s %9s %9s %9s %9s %9s %7s %7s %9s %5s\n' "$e" "$full" \
+		"$froute" "$finst" "$incr" "$iroute" "$iinst" \
+		"$(ratio "$incr" "$full")" "$(ratio "$iroute" "$froute")" \
+		"$churn" "$back" \
+		>>"$CR_DIR/table"
+done
+cr_ibsim_stop
+
+echo "--- croute_incremental in opensm: $(grep -c '^Switch' "$topo")" \
+	"switches, $(grep -c '^Ca' "$topo") hosts (croute gen $genargs);" \
+	"fault: $leaf port $up"
+cat "$CR_DIR/table"
+exit 0
