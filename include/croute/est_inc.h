@@ -70,9 +70,10 @@ uint64_t cr_est_inc_solves(const struct cr_est_inc *x);
 
 /*
  * Where flows are held back: fn(arg, lid, links, n, b, frac) for every
- * flow of pattern `pat` that arrives below its injection rate, links[0..n)
- * its path (host link first), b the index in it of the link that limits
- * it (saturated, the flow among its fastest; else its narrowest link).
+ * flow of pattern `pat` that arrives, links[0..n) its path (host link
+ * first), b the index in it of the link that limits it (saturated, the
+ * flow among its fastest; else its narrowest link), n when it gets its
+ * injection rate.
  */
 typedef void cr_est_inc_limit_fn(void *arg, uint16_t lid, const uint32_t *links,
 				 unsigned n, unsigned b, double frac);

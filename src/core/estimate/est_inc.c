@@ -706,8 +706,13 @@ void cr_est_inc_limits(struct cr_est_inc *x, unsigned pat,
 			double r = x->rate[fl];
 			double frac = x->inject[fl] > 0 ? r / x->inject[fl] : 0;
 
-			if (!x->ok[fl] || !len || frac >= 1 - 1e-12)
+			if (!x->ok[fl] || !len)
 				continue;
+			if (frac >= 1 - 1e-12) {
+				fn(arg, x->flow[fl].dst_lid, ph->path + a, len,
+				   len, frac);
+				continue;
+			}
 			for (uint32_t k = 0; k < len; k++) {
 				uint32_t l = ph->path[a + k];
 

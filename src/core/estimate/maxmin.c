@@ -150,6 +150,7 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 	rate[f] = v;
 	for (uint32_t k = start[f]; k < start[f + 1]; k++) {
 		uint32_t l = path[k];
+		double old;
 
 		m->rem[l] -= v;
 		m->cnt[l]--;
@@ -159,9 +160,13 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 			heap_remove(m, l);
 			continue;
 		}
+		old = m->level[l];
 		m->level[l] = m->rem[l] / m->cnt[l];
-		sift_down(m, m->hpos[l]);
-		sift_up(m, m->hpos[l]);
+		/* R / n does not decrease, but for rounding */
+		if (m->level[l] < old)
+			sift_up(m, m->hpos[l]);
+		else
+			sift_down(m, m->hpos[l]);
 	}
 }
 
@@ -263,8 +268,12 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		m->order[nb].flow = (uint32_t)f;
 		nb++;
 	}
-	if (nb)
-		qsort(m->order, nb, sizeof(*m->order), cmp_bound);
+	/* often already in order (equal bounds, by flow): no sort then */
+	for (size_t i = 1; i < nb; i++)
+		if (cmp_bound(&m->order[i - 1], &m->order[i]) > 0) {
+			qsort(m->order, nb, sizeof(*m->order), cmp_bound);
+			break;
+		}
 
 	for (;;) {
 		double next_bound, next_level;

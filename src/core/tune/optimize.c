@@ -15,14 +15,19 @@
  * flow back: a saturated link on which it is among the fastest (else its
  * narrowest link). A flow below its injection rate credits (1 - its
  * fraction) to every (switch, its LID) pair on its path up to that link:
- * only there can a move steer it around. A round takes the pairs by
+ * only there can a move steer it around; every pair on a path gets a
+ * token credit too, so that it is tried last (moving a flow that is not
+ * held back can free a link for others). A round takes the pairs by
  * decreasing credit; for each, every legal port is tried and the best
- * strict improvement of the objective (cr_objective_cmp) is kept. A
- * round ends after ROUND_PAIRS pairs once something was kept (the credit
- * is then recomputed), or at the end of the list; a round that keeps
- * nothing ends the pass. A pair that improved nothing is not tried again
- * while neither its phases nor any entry of its LID changed (the try
- * would give the same figures).
+ * strict improvement of the objective (cr_objective_cmp) is kept. Once a
+ * round keeps nothing, swaps are tried as well: the LID and one of up to
+ * SWAP_LIDS credited LIDs on the new port exchange ports (both entries
+ * at once, so the switch's port loads stay), until a round with swaps
+ * keeps nothing. A round ends after ROUND_PAIRS pairs once ROUND_KEPT
+ * moves were kept (the credit is then recomputed), or at the end of the
+ * list. A pair that improved nothing is not tried again while neither
+ * its phases, any entry of its LID, nor any entry of its switch changed
+ * (the try would give the same figures).
  *
  * Legality, per engine, of the new path from w (followed through the
  * LFTs, which must arrive at the LID's switch without revisiting one):
@@ -35,9 +40,13 @@
  *   when w's present route is all-down (a packet may have entered w from
  *   above), no longer than the present route plus max_extra_hops.
  *   cr-lash and every routing without credit loops at the start (but
- *   cr-updn, whose rule excludes them): a move is kept only when cr_check
- *   finds no credit loop with it (for cr-lash, on the path SLs: the
- *   layers stay acyclic; layers are not reassigned).
+ *   cr-updn, whose rule excludes them): a move is kept only when it
+ *   closes no cycle in the channel dependency graph of any VL, as cr_check
+ *   builds it on the path SLs (opt_cdg.c keeps the graphs with counts and
+ *   searches from the dependencies a move adds). For cr-lash, a move that
+ *   would close one is kept when moving every source switch whose route
+ *   now crosses the moved entry into one other layer in use (SLs in
+ *   order) closes none: those sources' SLs change.
  * Guarantees. The objective never decreases (moves are kept only when it
  * improves; the full estimate after the pass must agree, else every move
  * is undone); after the pass, cr_check must find no more unreachable
@@ -435,8 +444,20 @@ static void credit(void *arg, uint16_t lid, const uint32_t *links, unsigned n,
 	uint32_t li = lid <= o->f->max_lid ? o->lid_ix[lid] : NONE;
 	double w = 1 - frac;
 
-	/* held at its own host link, either end: no route helps */
-	if (li == NONE || b == 0 || b + 1 >= n)
+	if (li == NONE)
+		return;
+	/*
+	 * Every pair on a path gets a little (they are tried last: moving a
+	 * flow that is not held back can free a link for others); the pairs
+	 * up to the link that holds a flow back get its deficit (none when
+	 * its own host link, either end, holds it: no route helps).
+	 */
+	for (unsigned k = 1; k + 1 < n; k++) {
+		uint32_t w_node = o->link_node[links[k]];
+
+		o->heat[(size_t)sw_of(o, w_node) * o->nlids + li] += 1e-6;
+	}
+	if (b == 0 || b + 1 >= n)
 		return;
 	if (o->weight_min >= 0 && frac <= o->weight_min * (1 + 1e-9))
 		w += 1e3; /* the worst flows first when the minimum counts */
@@ -934,7 +955,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	/* up/down excludes credit loops by its rule; others by the check,
 	 * when there were none to start with */
 	o.check_credit = o.leg != LEG_UPDN && !rep0.credit_loops;
-	o.may_swap = !getenv("CR_OPT_NOSWAP");
+	o.may_swap = true;
 	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && updn_keys(&o)))
 		goto oom;
 	if (o.check_credit) {
