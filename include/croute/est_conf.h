@@ -11,6 +11,7 @@
 #define CROUTE_EST_CONF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <croute/pattern.h>
 #include <croute/penalty.h>
@@ -24,10 +25,30 @@ enum cr_est_mode {
 
 #define CR_EST_PATTERNS_DEFAULT "shift,bisect"
 #define CR_EST_PATTERNS_LEN 512
-/* Above this many hosts the default patterns sample shift's phases... */
+/*
+ * The default patterns estimate shift on about this many flows at most:
+ * every phase up to CR_EST_LARGE_HOSTS hosts (N (N - 1) flows), beyond
+ * that a sample of CR_EST_SAMPLE_FLOWS / N phases, never fewer than
+ * CR_EST_LARGE_PHASES (doc/design.md, "The contention estimator", has
+ * the measured times this follows from).
+ */
+#define CR_EST_SAMPLE_FLOWS 4000000u
 #define CR_EST_LARGE_HOSTS 2000
-/* ...this many of them. */
 #define CR_EST_LARGE_PHASES 64
+
+/*
+ * Shift's default sample on `hosts` hosts: 0 for every phase. Inline:
+ * cr-auto's objective (tune) samples the same way, below io's layer.
+ */
+static inline uint32_t cr_est_sample_phases(uint32_t hosts)
+{
+	uint64_t n = hosts, k;
+
+	if (n < 2 || n * (n - 1) <= CR_EST_SAMPLE_FLOWS)
+		return 0;
+	k = CR_EST_SAMPLE_FLOWS / n;
+	return k < CR_EST_LARGE_PHASES ? CR_EST_LARGE_PHASES : (uint32_t)k;
+}
 
 /* All-zero means every default. */
 struct cr_est_conf {
@@ -47,8 +68,9 @@ int cr_est_conf_penalty(struct cr_est_conf *c, const char *val);
 
 /*
  * The patterns to estimate on a fabric of `hosts` hosts: croute_patterns,
- * else the default, where shift samples CR_EST_LARGE_PHASES phases when
- * hosts > CR_EST_LARGE_HOSTS (*sampled is then set: say so in the log).
+ * else the default, where shift samples cr_est_sample_phases(hosts)
+ * phases when hosts > CR_EST_LARGE_HOSTS (*sampled is then set: say so in
+ * the log).
  * Returns the count, or -1 (logged).
  */
 int cr_est_conf_patterns_for(const struct cr_est_conf *c, uint32_t hosts,

@@ -187,7 +187,7 @@ static int job_patterns(struct est_job *j, uint32_t hosts,
 	if (sampled)
 		cr_info("contention estimate: %u hosts, so shift is estimated"
 			" on %u sampled phases (croute_patterns chooses)",
-			hosts, CR_EST_LARGE_PHASES);
+			hosts, cr_est_sample_phases(hosts));
 	return n;
 }
 

@@ -409,9 +409,20 @@ static void test_conf_keys(void **state)
 	n = cr_est_conf_patterns_for(&c.est, CR_EST_LARGE_HOSTS + 1, &pats,
 				     &sampled);
 	assert_true(sampled);
-	assert_int_equal(pats[0].count, CR_EST_LARGE_PHASES);
+	/* about CR_EST_SAMPLE_FLOWS flows: 1,999 phases, 144 on 27,648 */
+	assert_int_equal(pats[0].count, 1999);
 	assert_int_equal(pats[1].kind, CR_PAT_BISECT);
 	cr_pattern_list_free(pats, n);
+	n = cr_est_conf_patterns_for(&c.est, 27648, &pats, &sampled);
+	assert_true(sampled);
+	assert_int_equal(pats[0].count, 144);
+	cr_pattern_list_free(pats, n);
+	n = cr_est_conf_patterns_for(&c.est, CR_EST_LARGE_HOSTS, &pats,
+				     &sampled);
+	assert_false(sampled);
+	assert_int_equal(pats[0].count, 0);
+	cr_pattern_list_free(pats, n);
+	assert_int_equal(cr_est_sample_phases(100000), CR_EST_LARGE_PHASES);
 	/* an explicit choice is kept as it is */
 	assert_int_equal(conf_line(&c, "croute_patterns shift"), 0);
 	n = cr_est_conf_patterns_for(&c.est, 30000, &pats, &sampled);

@@ -51,14 +51,14 @@ int cr_est_conf_patterns_for(const struct cr_est_conf *c, uint32_t hosts,
 		dflt ? CR_EST_PATTERNS_DEFAULT : c->patterns, pats);
 
 	*sampled = false;
-	if (n < 0 || !dflt || hosts <= CR_EST_LARGE_HOSTS)
+	if (n < 0 || !dflt || !cr_est_sample_phases(hosts))
 		return n;
 	/* All N - 1 phases of N hosts cost N^2 flows: sample instead. */
 	for (int i = 0; i < n; i++) {
 		struct cr_pattern *p = &(*pats)[i];
 
 		if (p->kind == CR_PAT_SHIFT && !p->count) {
-			p->count = CR_EST_LARGE_PHASES;
+			p->count = cr_est_sample_phases(hosts);
 			*sampled = true;
 		}
 	}

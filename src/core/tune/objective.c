@@ -116,8 +116,8 @@ void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
 			p->count = (uint32_t)(obj->max_flows / n);
 			if (p->count < 16)
 				p->count = 16;
-		} else if (!obj->max_flows && n > CR_EST_LARGE_HOSTS) {
-			p->count = CR_EST_LARGE_PHASES;
+		} else if (!obj->max_flows) {
+			p->count = cr_est_sample_phases((uint32_t)n);
 		}
 	}
 }
