@@ -14,4 +14,13 @@
  */
 uint8_t *cr_switch_distances(const struct cr_fabric *f);
 
+/*
+ * The switch-to-switch links of every switch, in port order: neighbour
+ * switch indices adj[start[s]..start[s + 1]) and, when port is not NULL,
+ * the local ports (start has num_switches + 1 entries). The caller frees
+ * the arrays, also after a failure (-1, out of memory: not logged).
+ */
+int cr_switch_adjacency(const struct cr_fabric *f, uint32_t **start,
+			uint32_t **adj, uint8_t **port);
+
 #endif

@@ -246,6 +246,12 @@ bool cli_load_routed(struct cli_setup *s, const char *lfts,
  * those of --dump-dir, else NULL (reported when --dump-dir has none).
  */
 const char *cli_installed_lfts(struct cli_setup *s, const char *lfts);
+/*
+ * The routing check and estimate work on: *lfts (--lfts) or the tables in
+ * place (--live, --dump-dir) into *lfts, else --engine. False after a
+ * usage error (reported): --lfts with --engine, or neither.
+ */
+bool cli_lfts_or_engine(struct cli_setup *s, const char **lfts);
 /* "TOPO (format), LFTs from FILE (format)" for report headers. */
 const char *cli_sources(const struct cli_setup *s, const char *lfts, char *buf,
 			size_t len);

@@ -173,17 +173,8 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	if (c.lfts && c.setup.engine) {
-		cli_usage_error(cmd, "--lfts and --engine exclude each other");
+	if (!cli_lfts_or_engine(&c.setup, &c.lfts))
 		goto out;
-	}
-	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
-	if (!c.lfts && !c.setup.engine) {
-		if (!c.setup.dump_dir)
-			cli_usage_error(cmd, "give --lfts FILE, --dump-dir DIR"
-					     " or --engine NAME");
-		goto out;
-	}
 	if ((c.setup.sl || c.setup.sl2vl) && !c.lfts) {
 		cli_usage_error(cmd, "--sl and --sl2vl go with --lfts");
 		goto out;

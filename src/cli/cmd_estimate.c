@@ -196,17 +196,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "--matrix goes with --json");
 		goto out;
 	}
-	if (c.lfts && c.setup.engine) {
-		cli_usage_error(cmd, "--lfts and --engine exclude each other");
+	if (!cli_lfts_or_engine(&c.setup, &c.lfts))
 		goto out;
-	}
-	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
-	if (!c.lfts && !c.setup.engine) {
-		if (!c.setup.dump_dir)
-			cli_usage_error(cmd, "give --lfts FILE, --dump-dir DIR"
-					     " or --engine NAME");
-		goto out;
-	}
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;

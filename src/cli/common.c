@@ -366,6 +366,24 @@ static int dump_dir_files(struct cli_setup *s)
 	return 0;
 }
 
+bool cli_lfts_or_engine(struct cli_setup *s, const char **lfts)
+{
+	if (*lfts && s->engine) {
+		cli_usage_error(s->cmd,
+				"--lfts and --engine exclude each other");
+		return false;
+	}
+	*lfts = cli_installed_lfts(s, *lfts);
+	if (!*lfts && !s->engine) {
+		if (!s->dump_dir)
+			cli_usage_error(s->cmd,
+					"give --lfts FILE, --dump-dir DIR"
+					" or --engine NAME");
+		return false;
+	}
+	return true;
+}
+
 const char *cli_installed_lfts(struct cli_setup *s, const char *lfts)
 {
 	if (s->live && !lfts && !s->engine)

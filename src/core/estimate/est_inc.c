@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/cmp.h>
 #include <croute/est_inc.h>
 #include <croute/log.h>
 #include "maxmin.h"
@@ -508,13 +509,6 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The flows to c->lid that left c->sw by c->old_port, walked again. */
 static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
 {
@@ -591,7 +585,7 @@ long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
 	for (uint32_t a = 0; a < x->naff; a++)
 		x->tph[a] = x->fphase[x->aff[a]];
 	if (n > 1)
-		qsort(x->tph, x->naff, sizeof(*x->tph), cmp_u32);
+		qsort(x->tph, x->naff, sizeof(*x->tph), cr_cmp_u32);
 	for (uint32_t a = 0; a < x->naff; a++)
 		if (!nph || x->tph[nph - 1] != x->tph[a])
 			x->tph[nph++] = x->tph[a];

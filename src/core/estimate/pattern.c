@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/cmp.h>
 #include <croute/log.h>
 #include <croute/rand.h>
 #include "phases.h"
@@ -152,13 +153,6 @@ static uint32_t rnd_below(uint64_t *s, uint32_t n)
 	return (uint32_t)(v % n);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_ep(const void *a, const void *b)
 {
 	const struct cr_endpoint *x = a, *y = b;
@@ -216,7 +210,7 @@ static int shift_labels(struct cr_pattern_run *pr)
 		pr->labels[i] = pr->labels[j];
 		pr->labels[j] = t;
 	}
-	qsort(pr->labels, k, sizeof(*pr->labels), cmp_u32);
+	qsort(pr->labels, k, sizeof(*pr->labels), cr_cmp_u32);
 	pr->num_phases = k;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/sched.h>
 
@@ -215,47 +216,18 @@ static bool same_group(const struct hl_name *a, const struct hl_name *b)
 	       !memcmp(a->s, b->s, a->plen);
 }
 
-struct strbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sb_put(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_num(struct strbuf *b, uint64_t v, unsigned digits)
+static void sb_num(struct cr_buf *b, uint64_t v, unsigned digits)
 {
 	char tmp[32];
 	int n = snprintf(tmp, sizeof(tmp), "%0*" PRIu64, (int)digits, v);
 
-	sb_put(b, tmp, (size_t)n);
+	cr_buf_put(b, tmp, (size_t)n);
 }
 
 int cr_hostlist_compress(const char *const *names, size_t n, char **out)
 {
 	struct hl_name *v = malloc((n + 1) * sizeof(*v));
-	struct strbuf b = {0};
+	struct cr_buf b = {0};
 	size_t m = 0;
 
 	*out = NULL;
@@ -276,7 +248,7 @@ int cr_hostlist_compress(const char *const *names, size_t n, char **out)
 		m++;
 	}
 	qsort(v, m, sizeof(*v), hl_cmp);
-	sb_put(&b, "", 0);
+	cr_buf_put(&b, "", 0);
 	for (size_t i = 0; i < m;) {
 		size_t j = i + 1;
 
@@ -285,31 +257,31 @@ int cr_hostlist_compress(const char *const *names, size_t n, char **out)
 			continue;
 		}
 		if (b.len)
-			sb_put(&b, ",", 1);
+			cr_buf_put(&b, ",", 1);
 		while (j < m && same_group(&v[i], &v[j]))
 			j++;
 		if (j - i == 1) {
-			sb_put(&b, v[i].s, strlen(v[i].s));
+			cr_buf_put(&b, v[i].s, strlen(v[i].s));
 			i = j;
 			continue;
 		}
-		sb_put(&b, v[i].s, v[i].plen);
-		sb_put(&b, "[", 1);
+		cr_buf_put(&b, v[i].s, v[i].plen);
+		cr_buf_put(&b, "[", 1);
 		for (size_t k = i; k < j;) {
 			size_t e = k;
 
 			while (e + 1 < j && v[e + 1].num <= v[e].num + 1)
 				e++; /* equal numbers: duplicates */
 			if (k > i)
-				sb_put(&b, ",", 1);
+				cr_buf_put(&b, ",", 1);
 			sb_num(&b, v[k].num, v[k].digits);
 			if (v[e].num != v[k].num) {
-				sb_put(&b, "-", 1);
+				cr_buf_put(&b, "-", 1);
 				sb_num(&b, v[e].num, v[e].digits);
 			}
 			k = e + 1;
 		}
-		sb_put(&b, "]", 1);
+		cr_buf_put(&b, "]", 1);
 		i = j;
 	}
 	free(v);

@@ -66,3 +66,45 @@ uint8_t *cr_switch_distances(const struct cr_fabric *f)
 	free(j.dist);
 	return NULL;
 }
+
+int cr_switch_adjacency(const struct cr_fabric *f, uint32_t **start,
+			uint32_t **adj, uint8_t **port)
+{
+	uint32_t ns = f->num_switches, k = 0;
+
+	*start = malloc((ns + 1) * sizeof(**start));
+	*adj = NULL;
+	if (port)
+		*port = NULL;
+	if (!*start)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			k += n->ports[p].remote != CR_NO_NODE &&
+			     cr_is_switch(f, n->ports[p].remote);
+	}
+	*adj = malloc((k + 1) * sizeof(**adj));
+	if (port)
+		*port = malloc(k + 1);
+	if (!*adj || (port && !*port))
+		return -1;
+	k = 0;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		(*start)[s] = k;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			if (port)
+				(*port)[k] = (uint8_t)p;
+			(*adj)[k++] = f->nodes[m].sw_index;
+		}
+	}
+	(*start)[ns] = k;
+	return 0;
+}

@@ -22,22 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/cmp.h>
 #include <croute/log.h>
 #include <croute/roles.h>
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int sorted_copy(const struct cr_guid_list *l, uint64_t **v, size_t *n)
 {
@@ -49,13 +36,13 @@ static int sorted_copy(const struct cr_guid_list *l, uint64_t **v, size_t *n)
 	if (!*v)
 		return -1;
 	memcpy(*v, l->guids, l->count * sizeof(**v));
-	qsort(*v, l->count, sizeof(**v), cmp_u64);
+	qsort(*v, l->count, sizeof(**v), cr_cmp_u64);
 	return 0;
 }
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t guid)
 {
-	return n && bsearch(&guid, v, n, sizeof(*v), cmp_u64);
+	return n && bsearch(&guid, v, n, sizeof(*v), cr_cmp_u64);
 }
 
 /* The switch port p of node n is cabled to, or CR_NO_NODE. */
@@ -149,7 +136,7 @@ int cr_roles_init(struct cr_roles *r, const struct cr_fabric *f,
 		for (uint32_t s = 0; s < ns; s++)
 			r->leaf[s] = sorted[s] > 0;
 	} else {
-		qsort(sorted, nca, sizeof(*sorted), cmp_u32);
+		qsort(sorted, nca, sizeof(*sorted), cr_cmp_u32);
 		/* Half the median, rounded up: 2 of 3, 9 of 18, 1 of 1. */
 		threshold = nca ? (sorted[nca / 2] + 1) / 2 : 1;
 		for (uint32_t s = 0; s < ns; s++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/est_html.h>
 #include <croute/log.h>
 
@@ -149,34 +150,9 @@ int cr_est_matrix_image(const struct cr_est_result *res, uint32_t max_cells,
 	return 0;
 }
 
-struct membuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
 static void png_mem_write(png_structp png, png_bytep data, png_size_t len)
 {
-	struct membuf *b = png_get_io_ptr(png);
-
-	if (b->oom)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
+	cr_buf_put(png_get_io_ptr(png), data, len);
 }
 
 static void png_mem_flush(png_structp png)
@@ -185,7 +161,7 @@ static void png_mem_flush(png_structp png)
 
 int cr_png_encode(const struct cr_image *img, uint8_t **buf, size_t *len)
 {
-	struct membuf b = {0};
+	struct cr_buf b = {0};
 	png_structp png;
 	png_infop info = NULL;
 
@@ -220,7 +196,7 @@ int cr_png_encode(const struct cr_image *img, uint8_t **buf, size_t *len)
 		cr_err("out of memory encoding a PNG image");
 		return -1;
 	}
-	*buf = b.p;
+	*buf = (uint8_t *)b.p;
 	*len = b.len;
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/hops.h>
 #include <croute/incremental.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -177,53 +178,6 @@ out:
 	return ret;
 }
 
-/*
- * The switch-to-switch links of every switch, in port order: neighbour
- * switch indices adj[start[s]..start[s + 1]) and, when port is not NULL,
- * the local ports.
- */
-static int switch_adjacency(const struct cr_fabric *f, uint32_t **start,
-			    uint32_t **adj, uint8_t **port)
-{
-	uint32_t ns = f->num_switches, k = 0;
-
-	*start = malloc((ns + 1) * sizeof(**start));
-	*adj = NULL;
-	if (port)
-		*port = NULL;
-	if (!*start)
-		return -1;
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			k += n->ports[p].remote != CR_NO_NODE &&
-			     cr_is_switch(f, n->ports[p].remote);
-	}
-	*adj = malloc((k + 1) * sizeof(**adj));
-	if (port)
-		*port = malloc(k + 1);
-	if (!*adj || (port && !*port))
-		return -1;
-	k = 0;
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		(*start)[s] = k;
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			if (m == CR_NO_NODE || !cr_is_switch(f, m))
-				continue;
-			if (port)
-				(*port)[k] = (uint8_t)p;
-			(*adj)[k++] = f->nodes[m].sw_index;
-		}
-	}
-	(*start)[ns] = k;
-	return 0;
-}
-
 /* cr-minhop's labels: one BFS per destination switch, in parallel. */
 struct bfs_job {
 	const struct cr_fabric *f;
@@ -285,7 +239,7 @@ static int base_labels(struct cr_incr_base *b)
 		struct bfs_job j = {.f = b->f, .lab = b->lab, .ns = ns};
 		int ret = -1;
 
-		if (switch_adjacency(b->f, &j.start, &j.adj, NULL))
+		if (cr_switch_adjacency(b->f, &j.start, &j.adj, NULL))
 			goto bfs_out;
 		if (cr_parallel(ns, cr_parallel_parts(ns, 16), bfs_range, &j))
 			goto bfs_out;
@@ -804,7 +758,7 @@ static int prepare(struct incr *x, const struct cr_options *o)
 				x->has_ca[s] = true;
 		}
 	}
-	if (switch_adjacency(f, &x->adj_start, &x->adj_sw, &x->adj_port))
+	if (cr_switch_adjacency(f, &x->adj_start, &x->adj_sw, &x->adj_port))
 		return -1;
 	/* LIDs grouped by destination switch (counting sort). */
 	x->lid_dsw[0] = CR_NO_NODE;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/cmp.h>
 #include <croute/log.h>
 
 #include "lash_cdg.h"
@@ -248,20 +249,6 @@ static bool test_bit(const uint64_t *w, uint32_t i)
 	return w[i / 64] >> (i % 64) & 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Forward search from b over channels numbered below ub = ord[a]. Returns
  * the size of the set, or -1 when a is reached (the dependency would close
@@ -363,13 +350,13 @@ static void reorder(struct cr_cdg *c, struct cdg_layer *y, uint32_t lo,
 				c->bwd[b++] = x;
 		}
 	} else {
-		qsort(c->fwd, nf, sizeof(*c->fwd), cmp_u64);
-		qsort(c->bwd, nb, sizeof(*c->bwd), cmp_u64);
+		qsort(c->fwd, nf, sizeof(*c->fwd), cr_cmp_u64);
+		qsort(c->bwd, nb, sizeof(*c->bwd), cr_cmp_u64);
 		for (size_t i = 0; i < nb; i++)
 			c->pool[n++] = c->bwd[i] >> 32;
 		for (size_t i = 0; i < nf; i++)
 			c->pool[n++] = c->fwd[i] >> 32;
-		qsort(c->pool, n, sizeof(*c->pool), cmp_u32);
+		qsort(c->pool, n, sizeof(*c->pool), cr_cmp_u32);
 	}
 	n = 0;
 	for (size_t i = 0; i < nb; i++) {

@@ -185,42 +185,6 @@ static int minhop_range(void *arg, unsigned part, unsigned nparts,
 	return 0;
 }
 
-/* The switch-to-switch links of every switch, in port order. */
-static int build_adjacency(const struct cr_fabric *f, uint32_t **start,
-			   uint32_t **sw, uint8_t **port)
-{
-	uint32_t ns = f->num_switches, k = 0;
-
-	*start = malloc((ns + 1) * sizeof(**start));
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			k += n->ports[p].remote != CR_NO_NODE &&
-			     cr_is_switch(f, n->ports[p].remote);
-	}
-	*sw = malloc((k + 1) * sizeof(**sw));
-	*port = malloc(k + 1);
-	if (!*start || !*sw || !*port)
-		return -1;
-	k = 0;
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		(*start)[s] = k;
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			if (m == CR_NO_NODE || !cr_is_switch(f, m))
-				continue;
-			(*sw)[k] = f->nodes[m].sw_index;
-			(*port)[k++] = (uint8_t)p;
-		}
-	}
-	(*start)[ns] = k;
-	return 0;
-}
-
 int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -235,7 +199,7 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 	(void)by; /* none */
 	if (!dist || !ps)
 		goto out;
-	if (build_adjacency(f, &adj_start, &adj_sw, &adj_port)) {
+	if (cr_switch_adjacency(f, &adj_start, &adj_sw, &adj_port)) {
 		cr_err("cr-minhop: out of memory");
 		goto out;
 	}
