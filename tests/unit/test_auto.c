@@ -289,6 +289,72 @@ static void test_nothing_qualifies(void **state)
 	cr_fabric_free(f);
 }
 
+/* An "improvement" that installs cr-minhop's routing over the winner. */
+static int to_minhop(const struct cr_fabric *f, const struct cr_options *o,
+		     const struct cr_engine *e, const struct cr_objective *obj,
+		     struct cr_routing *r, const struct cr_byproducts *b,
+		     void *arg)
+{
+	struct cr_options mo;
+
+	(void)o;
+	(void)e;
+	(void)obj;
+	(void)b;
+	(void)arg;
+	cr_options_init(&mo);
+	cr_routing_clear(r);
+	return cr_route(cr_engine_find("minhop"), f, &mo, r);
+}
+
+/*
+ * The improvement pass may not leave the winner worse on cr-auto's
+ * objective: on a ring of 6 (updn the only candidate, shift:avg)
+ * cr-minhop's routing scores lower (checked here), so cr-auto installs
+ * updn's tables as routed; an objective where minhop's routing is better
+ * (bisect:avg, test_ring_deadlock_rule) keeps the pass's result.
+ */
+static void test_improve_guard(void **state)
+{
+	struct cr_fabric *f = tu_ring(6);
+	struct cr_auto_conf ac = {.candidates = "updn",
+				  .objective = "shift:avg",
+				  .allow_credit_loops = true};
+	struct cr_routing *plain, *r, *m = cr_routing_new(f);
+	struct cr_hosts *h = cr_hosts_default(f);
+	struct cr_objective obj;
+	struct cr_options o;
+	double su, sm;
+
+	(void)state;
+	assert_int_equal(run_auto(f, &ac, &plain), 0);
+	cr_options_init(&o);
+	assert_int_equal(cr_route(cr_engine_find("minhop"), f, &o, m), 0);
+	assert_int_equal(cr_objective_parse("shift:avg", "t", &obj), 0);
+	assert_int_equal(cr_objective_score(f, plain, &obj, h, &su), 0);
+	assert_int_equal(cr_objective_score(f, m, &obj, h, &sm), 0);
+	assert_true(sm < su);
+	cr_objective_release(&obj);
+
+	ac.improve = to_minhop;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(r->lft[f->switches[s]],
+				    plain->lft[f->switches[s]], f->max_lid + 1);
+	cr_routing_free(r);
+
+	ac.objective = "bisect:avg";
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(r->lft[f->switches[s]],
+				    m->lft[f->switches[s]], f->max_lid + 1);
+	cr_routing_free(r);
+	cr_routing_free(plain);
+	cr_routing_free(m);
+	cr_hosts_free(h);
+	cr_fabric_free(f);
+}
+
 /* Same fabric and options, same tables, same table of candidates. */
 static void test_deterministic(void **state)
 {
@@ -366,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_ring_deadlock_rule),
 		cmocka_unit_test(test_nothing_qualifies),
 		cmocka_unit_test(test_budget_plan),
+		cmocka_unit_test(test_improve_guard),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_global_balance),
 	};
