@@ -1175,7 +1175,8 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 	ps = cr_portsel_new(f, o, x->r);
 	if (!ps || !seeded)
 		goto out;
-	qsort(x->todo, x->ntodo, sizeof(*x->todo), cmp_todo);
+	if (x->ntodo) /* todo is NULL when nothing is left to re-pick */
+		qsort(x->todo, x->ntodo, sizeof(*x->todo), cmp_todo);
 	for (size_t i = 0; i < x->ntodo; i++) {
 		const struct todo *t = &x->todo[i];
 		uint32_t w = t->sw, wn = f->switches[w];
