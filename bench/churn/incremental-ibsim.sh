@@ -5,7 +5,9 @@
 # (an incremental run), then comes back (an incremental run that must
 # give the original LFTs byte for byte). Reports croute's own times of
 # both runs (import, route, install; its log), their ratios, the churn
-# the plugin logged, and whether the repair restored the tables.
+# the plugin logged, and whether the repair restored the tables (LFT
+# dumps compared; "log" when OpenSM wrote none: the repair run reused the
+# full run's tables without choosing any entry again).
 #
 # usage: bench/churn/incremental-ibsim.sh [croute gen arguments]
 #        (default: fat-tree 16; fat-tree 48 needs some 10 GB and long)
@@ -53,13 +55,17 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "$e: opensm did not route"
 	cr_quiet
-	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-orig.norm"
+	# OpenSM may not have written its LFT dump (fat-tree 48 under load):
+	# then the repair is judged by the plugin's log (below).
+	rm -f "$CR_DIR/$e-orig.norm"
+	[ -s "$CR_DUMP/opensm-lfts.dump" ] &&
+		cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-orig.norm"
 	set -- $(run_times "$e")
 	full=$1 froute=$3 finst=$4
 	n=$(cr_count "$CR_DONE")
 	cr_ibsim_cmd "Unlink \"$leaf\"[$up]"
 	cr_settle "$n"
-	grep -q "croute: $e: routed .*, incremental$" "$CR_LOG" ||
+	grep -E -q "croute: $e: routed .*, incremental(;|\$)" "$CR_LOG" ||
 		cr_fail "$e: the fault was not routed incrementally"
 	set -- $(run_times "$e")
 	incr=$1 iroute=$3 iinst=$4
@@ -70,9 +76,15 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	n=$(cr_count "$CR_DONE")
 	cr_ibsim_cmd "ReLink \"$leaf\"[$up]"
 	cr_settle "$n"
-	cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-back.norm"
 	back=NO
-	cmp -s "$CR_DIR/$e-orig.norm" "$CR_DIR/$e-back.norm" && back=yes
+	if [ -s "$CR_DIR/$e-orig.norm" ]; then
+		cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-back.norm"
+		cmp -s "$CR_DIR/$e-orig.norm" "$CR_DIR/$e-back.norm" && back=yes
+	elif grep "croute: $e: incremental run: the full run's fabric again" \
+		"$CR_LOG" | tail -n 1 | grep -q " 0 entries of 0 LIDs"; then
+		# The base's tables, untouched (tests/unit/test_incremental).
+		back=log
+	fi
 	cr_opensm_stop
 	printf '%-10s %9s %9s %9s %9s %9s %9s %7s %7s %9s %5s\n' "$e" "$full" \
 		"$froute" "$finst" "$incr" "$iroute" "$iinst" \

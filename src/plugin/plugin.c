@@ -362,7 +362,6 @@ static int engine_build_lid_matrices(void *context)
 			cr_objective_release(&obj);
 		}
 	}
-	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
 	if (prev_r && pl->conf.incremental)
 		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
@@ -373,6 +372,8 @@ static int engine_build_lid_matrices(void *context)
 	cr_fabric_free(prev_f);
 	prev_r = NULL;
 	prev_f = NULL;
+	/* croute_incremental's bookkeeping counts as routing, not install. */
+	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	pl->incremental = incremental;
 	if (fail == CR_FAIL_ROUTE) {
 		cr_err("%s: failing after routing, as croute_fail_engine asks"
