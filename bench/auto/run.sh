@@ -117,6 +117,11 @@ for fab in "$@"; do
 			win=$(sed -n 's/.*cr-auto: chose \([^ ]*\).*/\1/p' \
 				"$CR_LOG" | tail -n 1)
 			extra="winner $win single $single s"
+			# Only when the clock cut candidates may the choice
+			# differ from `croute route -e auto` offline.
+			cut=$(sed -n 's/.*the wall clock cut \([0-9]*\) .*/\1/p' \
+				"$CR_LOG" | tail -n 1)
+			[ -z "$cut" ] || extra="$extra wall-clock-cut $cut"
 			case $win in lash*) extra="$extra ibdmchk-loops $(ibdm)" ;; esac
 		fi
 		printf "%-10s %-34s %s %8s  %s\n" "$fab" "$label" \
