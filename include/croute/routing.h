@@ -154,6 +154,24 @@ struct cr_engine {
 	bool layered; /* fills r->sl and r->sl2vl: needs QoS on */
 };
 
+/*
+ * An engine with its toggles, as cr-auto's candidates and croute
+ * compare's --engines write it: ENGINE[+ps][+rgs][+glob][+bal][+roots=R]
+ * (ps and rgs for any engine; glob but for ftree; bal for layered
+ * engines; roots=auto|ecc|top|file for updn; port-shifting,
+ * remote-guid-sorting and lash-balance are the long names).
+ */
+struct cr_engine_set {
+	const struct cr_engine *e;
+	bool ps, rgs, bal, glob;
+	enum cr_updn_roots roots;
+	bool roots_file; /* updn: root_guid_file's roots */
+	char name[48]; /* "updn+ps+roots=ecc": short names, as given */
+};
+
+/* Parses tok (modified). -1 with the reason logged, what naming it. */
+int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what);
+
 /* NULL-terminated list of the engines. */
 extern const struct cr_engine *const cr_engines[];
 /* Accepts "minhop" and "cr-minhop"; NULL when unknown. */

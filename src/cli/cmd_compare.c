@@ -27,9 +27,9 @@ enum {
 static const struct cli_opt compare_opts[] = {
 	{"json", KEY_JSON, NULL, "write the table as JSON (croute(1))"},
 	{"engines", KEY_ENGINES, "LIST",
-	 "ENGINE[+ps][+rgs][+bal][+glob],... (ps: --port-shifting, rgs:"
-	 " --remote-guid-sorting, bal: --lash-balance, glob: --balance"
-	 " global)"},
+	 "ENGINE[+ps][+rgs][+bal][+glob][+roots=R],... (ps: --port-shifting,"
+	 " rgs: --remote-guid-sorting, bal: --lash-balance, glob: --balance"
+	 " global, roots: updn's, as in --auto-candidates)"},
 	{"auto", KEY_AUTO, NULL,
 	 "also cr-auto: its row and its ranked candidates"},
 	CLI_AUTO_OPTS,
@@ -48,11 +48,6 @@ static const struct cli_opt *const compare_tables[] = {
 #define DEFAULT_ENGINES                                                    \
 	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs," \
 	"updn+ps+rgs,ftree,lash"
-
-struct compare_set {
-	const struct cr_engine *e;
-	bool ps, rgs, bal, glob;
-};
 
 struct compare_ctx {
 	struct cli_setup setup;
@@ -84,49 +79,30 @@ static int compare_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
+/* The --engines list: cr_engine_set_parse()'s syntax, as cr-auto's. */
 static int parse_sets(const struct cli_cmd *cmd, const char *list,
-		      struct compare_set **sets)
+		      bool have_root_file, struct cr_engine_set **sets)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
-	struct compare_set *out = NULL;
+	struct cr_engine_set *out = NULL;
 	int n = 0;
 
 	if (!copy)
 		goto oom;
 	for (tok = strtok_r(copy, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		struct compare_set *grow = realloc(out, (n + 1) * sizeof(*out));
-		char *save2 = NULL, *part = strtok_r(tok, "+", &save2);
+		struct cr_engine_set *grow =
+			realloc(out, (n + 1) * sizeof(*out));
 
 		if (!grow)
 			goto oom;
 		out = grow;
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].e = cr_engine_find(part);
-		if (!out[n].e) {
-			cli_usage_error(cmd, "--engines: unknown engine '%s'",
-					part);
+		if (cr_engine_set_parse(tok, &out[n], "--engines"))
 			goto fail;
-		}
-		while ((part = strtok_r(NULL, "+", &save2))) {
-			if (!strcmp(part, "ps") ||
-			    !strcmp(part, "port-shifting")) {
-				out[n].ps = true;
-			} else if (!strcmp(part, "rgs") ||
-				   !strcmp(part, "remote-guid-sorting")) {
-				out[n].rgs = true;
-			} else if (!strcmp(part, "bal") ||
-				   !strcmp(part, "lash-balance")) {
-				out[n].bal = true;
-			} else if (!strcmp(part, "glob")) {
-				out[n].glob = true;
-			} else {
-				cli_usage_error(cmd,
-						"--engines: unknown toggle"
-						" '+%s' (ps, rgs, bal, glob)",
-						part);
-				goto fail;
-			}
+		if (out[n].roots_file && !have_root_file) {
+			cli_usage_error(cmd, "--engines: %s needs --root-guids",
+					out[n].name);
+			goto fail;
 		}
 		n++;
 	}
@@ -269,14 +245,14 @@ static const struct cr_est_each row_each = {
 };
 
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
-		       const struct compare_set *s,
+		       const struct cr_engine_set *s,
 		       const struct cr_pattern *pats, int npat)
 {
 	struct cr_check_report rep;
 	const struct cr_engine *e;
 	struct cr_routing *r;
 	struct compare_est row = {0};
-	char opts[24];
+	char opts[48];
 	double secs = 0;
 	int ret = -1;
 
@@ -297,16 +273,25 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		fflush(stdout);
 		goto score;
 	}
-	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s", s->ps ? "ps" : "",
+	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s%s%s", s->ps ? "ps" : "",
 		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
 		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "",
 		 (s->ps || s->rgs || s->bal) && s->glob ? "+" : "",
-		 s->glob ? "glob" : "");
+		 s->glob ? "glob" : "",
+		 (s->ps || s->rgs || s->bal || s->glob) &&
+				 (s->roots || s->roots_file)
+			 ? "+"
+			 : "",
+		 s->roots_file		    ? "roots=file"
+		 : s->roots == CR_ROOTS_ECC ? "roots=ecc"
+		 : s->roots == CR_ROOTS_TOP ? "roots=top"
+					    : "");
 	c->setup.engine = s->e->name;
 	c->setup.opts.port_shifting = s->ps;
 	c->setup.opts.remote_guid_sorting = s->rgs;
 	c->setup.opts.lash_balance = s->bal;
 	c->setup.opts.balance_global = s->glob;
+	c->setup.opts.updn_roots = s->roots;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
@@ -379,7 +364,7 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct compare_ctx c = {0};
-	struct compare_set *sets = NULL;
+	struct cr_engine_set *sets = NULL;
 	struct cr_pattern *pats = NULL;
 	struct cr_fabric *f = NULL;
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
@@ -391,11 +376,12 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES, &sets);
+	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES,
+			   c.setup.root_guids != NULL, &sets);
 	if (nsets < 0)
 		goto out;
 	if (c.with_auto) {
-		struct compare_set *grow =
+		struct cr_engine_set *grow =
 			realloc(sets, (nsets + 1) * sizeof(*sets));
 
 		if (!grow)
@@ -431,7 +417,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!c.json)
 		print_header(pats, npat, c.bound);
 	if (c.setup.live || c.setup.dump_dir) {
-		const struct compare_set installed = {0};
+		const struct cr_engine_set installed = {0};
 
 		c.setup.engine = NULL;
 		if (compare_row(&c, f, &installed, pats, npat) < 0)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The table of engines, shared by the plugin and the command. */
+#include <stdio.h>
 #include <string.h>
 
+#include <croute/log.h>
 #include <croute/routing.h>
 
 static const struct cr_engine minhop = {
@@ -43,4 +45,65 @@ const struct cr_engine *cr_engine_find(const char *name)
 		if (!strcmp(cr_engines[i]->name, name))
 			return cr_engines[i];
 	return NULL;
+}
+
+/* A toggle's short name for a long one, else the name itself. */
+static const char *toggle_name(const char *part)
+{
+	if (!strcmp(part, "port-shifting"))
+		return "ps";
+	if (!strcmp(part, "remote-guid-sorting"))
+		return "rgs";
+	if (!strcmp(part, "lash-balance"))
+		return "bal";
+	return part;
+}
+
+int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
+{
+	char *save = NULL, *part = strtok_r(tok, "+", &save);
+	const char *t = "";
+
+	memset(s, 0, sizeof(*s));
+	s->e = part ? cr_engine_find(part) : NULL;
+	if (!s->e) {
+		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash)",
+		       what, part ? part : "");
+		return -1;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", s->e->name);
+	while ((part = strtok_r(NULL, "+", &save))) {
+		t = toggle_name(part);
+		if (!strcmp(t, "ps")) {
+			s->ps = true;
+		} else if (!strcmp(t, "rgs")) {
+			s->rgs = true;
+		} else if (!strcmp(t, "bal") && s->e->layered) {
+			s->bal = true;
+		} else if (!strcmp(t, "glob") && strcmp(s->e->name, "ftree")) {
+			s->glob = true;
+		} else if (!strcmp(s->e->name, "updn") &&
+			   !strncmp(t, "roots=", 6)) {
+			const char *v = t + 6;
+
+			if (!strcmp(v, "ecc"))
+				s->roots = CR_ROOTS_ECC;
+			else if (!strcmp(v, "top"))
+				s->roots = CR_ROOTS_TOP;
+			else if (!strcmp(v, "file"))
+				s->roots_file = true;
+			else if (strcmp(v, "auto"))
+				goto bad;
+		} else {
+			goto bad;
+		}
+		strncat(s->name, "+", sizeof(s->name) - strlen(s->name) - 1);
+		strncat(s->name, t, sizeof(s->name) - strlen(s->name) - 1);
+	}
+	return 0;
+bad:
+	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob but for ftree;"
+	       " bal for lash; roots=auto|ecc|top|file for updn)",
+	       what, t, s->e->name);
+	return -1;
 }

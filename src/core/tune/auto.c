@@ -71,50 +71,20 @@ struct cand {
 
 static int parse_one(char *tok, struct cand *c, const char *what)
 {
-	char *save = NULL, *part = strtok_r(tok, "+", &save);
+	struct cr_engine_set s;
 
 	memset(c, 0, sizeof(*c));
-	c->e = cr_engine_find(part);
-	if (!c->e) {
-		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash)",
-		       what, part);
+	if (cr_engine_set_parse(tok, &s, what))
 		return -1;
-	}
-	snprintf(c->name, sizeof(c->name), "%s", c->e->name);
-	while ((part = strtok_r(NULL, "+", &save))) {
-		if (!strcmp(part, "ps")) {
-			c->ps = true;
-		} else if (!strcmp(part, "rgs")) {
-			c->rgs = true;
-		} else if (!strcmp(part, "bal") && c->e->layered) {
-			c->bal = true;
-		} else if (!strcmp(part, "glob") &&
-			   strcmp(c->e->name, "ftree")) {
-			c->glob = true;
-		} else if (!strcmp(c->e->name, "updn") &&
-			   !strncmp(part, "roots=", 6)) {
-			const char *v = part + 6;
-
-			if (!strcmp(v, "ecc"))
-				c->roots = CR_ROOTS_ECC;
-			else if (!strcmp(v, "top"))
-				c->roots = CR_ROOTS_TOP;
-			else if (!strcmp(v, "file"))
-				c->roots_file = true;
-			else if (strcmp(v, "auto"))
-				goto bad;
-		} else {
-			goto bad;
-		}
-		strncat(c->name, "+", sizeof(c->name) - strlen(c->name) - 1);
-		strncat(c->name, part, sizeof(c->name) - strlen(c->name) - 1);
-	}
+	c->e = s.e;
+	c->ps = s.ps;
+	c->rgs = s.rgs;
+	c->bal = s.bal;
+	c->glob = s.glob;
+	c->roots = s.roots;
+	c->roots_file = s.roots_file;
+	memcpy(c->name, s.name, sizeof(c->name));
 	return 0;
-bad:
-	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob but for ftree;"
-	       " bal for lash; roots=auto|ecc|top|file for updn)",
-	       what, part, c->e->name);
-	return -1;
 }
 
 /* Parses the list ("all" expands); *out allocated. Count or -1. */
