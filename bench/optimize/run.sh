@@ -59,7 +59,7 @@ shift_avg() {
 	l=$2
 	shift 2
 	"$croute" estimate -t "$t" --lfts "$l" --pattern shift "$@" \
-		2>/dev/null | awk '/^shift / && !s { s = $4 } END {
+		2>/dev/null | awk '/^shift[ :]/ && !s { s = $4 } END {
 		print (s == "" ? "-" : s) }'
 }
 
@@ -124,8 +124,11 @@ for fab in "$@"; do
 				"$e" >>"$out"
 			continue
 		fi
+		# the pass may move cr-lash's sources to other layers: its SLs
+		[ "$e" = lash ] &&
+			sl="--lash-sl $a.opt.sl --lash-sl2vl $a.opt.sl2vl"
 		# shellcheck disable=SC2086
-		"$croute" route -t "$topo" -e "$e" --optimize \
+		"$croute" route -t "$topo" -e "$e" --optimize $sl \
 			--optimize-budget "$budget" -o "$a.opt" >/dev/null \
 			2>"$a.log" || { echo "$fab $e: --optimize failed" >&2
 			cat "$a.log" >&2; continue; }
@@ -143,7 +146,7 @@ for fab in "$@"; do
 		fi
 		if [ "$e" = lash ]; then
 			c0=$(check_of "$topo" "$a.lft" "$a.sl" "$a.sl2vl")
-			c1=$(check_of "$topo" "$a.opt" "$a.sl" "$a.sl2vl")
+			c1=$(check_of "$topo" "$a.opt" "$a.opt.sl" "$a.opt.sl2vl")
 		else
 			c0=$(check_of "$topo" "$a.lft")
 			c1=$(check_of "$topo" "$a.opt")
