@@ -177,6 +177,14 @@ static void test_budget_plan(void **state)
 	cr_routing_free(r);
 	cr_routing_free(r2);
 
+	/* The first candidate that needs work runs: not a refused one. */
+	ac = (struct cr_auto_conf){.candidates = "lash,updn", .budget = 1e-9};
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " updn "));
+	assert_non_null(strstr(by.auto_table, "rejected: layered"));
+	cr_routing_free(r);
+
 	ac = (struct cr_auto_conf){.candidates = "updn,minhop", .budget = 1e-9};
 	cr_log_set(keep_plan, NULL, CR_LOG_INFO);
 	plan_line[0] = '\0';

@@ -22,7 +22,8 @@
  * the check, flows for scoring; work_of()), in units of about a
  * nanosecond of one thread here. The plan takes the candidates in list
  * order (cheap and likely best first) while their work fits the budget,
- * the first always; the rest are "skipped: budget". Shift's sample is
+ * the first that needs work always (a refusal costs none); the rest are
+ * "skipped: budget". Shift's sample is
  * then sized to the work left: the same phases for every candidate, so
  * that all are judged on the same flows. Plan and sample depend on the
  * fabric and the options only, never on timing.
@@ -232,6 +233,7 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 	uint32_t all = nhosts > 1 ? nhosts - 1 : 1;
 	uint32_t lo = all < MIN_PHASES ? all : MIN_PHASES, hi;
 	double used = 0, per_phase = 0;
+	bool any = false;
 	struct work *w = calloc((size_t)n + 1, sizeof(*w));
 	uint32_t phases = lo;
 
@@ -245,7 +247,9 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 		if (w)
 			w[i] = work_of(f, &v[i], obj, nhosts, qos);
 		work[i] = w ? work_total(&w[i], nhosts, lo) : 0;
-		planned[i] = !i || used + work[i] <= budget_work;
+		/* The first that needs work always runs (refusals cost none). */
+		planned[i] = !work[i] || !any || used + work[i] <= budget_work;
+		any |= planned[i] && work[i] > 0;
 		if (planned[i]) {
 			used += work[i];
 			if (w)
@@ -616,7 +620,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	double t0 = now_s(), *scores = NULL, *work = NULL;
 	double budget_work = budget * WORK_PER_S, work_done = 0;
 	bool *planned = NULL;
-	unsigned wall_cuts = 0, budget_skips = 0;
+	unsigned wall_cuts = 0, budget_skips = 0, free_refusals = 0;
 	double improve_s = 0;
 	uint32_t phases;
 	int n, ret = -1;
@@ -650,13 +654,17 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	phases = plan_run(f, v, n, &obj, hosts->count, ac->qos, budget_work,
 			  planned, work);
 	obj.shift_phases = phases;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		budget_skips += !planned[i];
-	cr_info("cr-auto: plan: %d of %d candidates fit the budget of %.1f s"
+		free_refusals += !work[i];
+	}
+	/* Refusals known before any work (lash without QoS) apart. */
+	cr_info("cr-auto: plan: %u of %u candidates fit the budget of %.1f s"
 		" (work estimated from %u switches, %u LIDs, %u hosts),"
-		" shift sampled to %u phases",
-		n - (int)budget_skips, n, budget, f->num_switches,
-		(unsigned)f->max_lid, hosts->count, phases);
+		" shift sampled to %u phases; %u refused at no cost",
+		n - free_refusals - budget_skips, n - free_refusals, budget,
+		f->num_switches, (unsigned)f->max_lid, hosts->count, phases,
+		free_refusals);
 	for (int i = 0; i < n; i++) {
 		struct cand *c = &v[i];
 		struct cr_routing *cr;
@@ -681,7 +689,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		/* The guard: how much slower than the work estimate so far. */
 		if (work_done > 0 && spent > work_done / WORK_PER_S)
 			slow = spent / (work_done / WORK_PER_S);
-		if (i && work[i] > 0 &&
+		if (work_done > 0 && work[i] > 0 &&
 		    spent + slow * work[i] / WORK_PER_S > budget) {
 			snprintf(c->why, sizeof(c->why),
 				 "budget (wall clock: %.3f s spent, about"
