@@ -1,6 +1,7 @@
 #!/bin/sh
 # Routing results of two croute builds, side by side: every engine with its
-# toggles, at LMC 0 and 1, on the five bench fabrics (bench/auto/run.sh)
+# toggles (cr-auto with its defaults, with and without --qos), at LMC 0
+# and 1, on the five bench fabrics (bench/auto/run.sh)
 # and the fabrics of tests/fabrics, plus two that tell the switch roles
 # apart (a management host on a spine; a leaf with two hosts where the
 # others have twelve), with root, cn and io GUID files where an engine
@@ -139,12 +140,14 @@ for fab in "$@"; do
 	guid_files "$fab"
 	t=$out/fab/$fab.topo
 	for lmc in 0 1; do
-		for e in minhop updn ftree lash; do
+		for e in minhop updn ftree lash auto; do
 			set -- "plain:" "ps:--port-shifting" \
 				"rgs:--remote-guid-sorting" \
 				"both:--port-shifting --remote-guid-sorting" \
 				"scatter:--scatter-ports 7"
 			[ $e = ftree ] || set -- "$@" "glob:--balance global"
+			# cr-auto: its default candidates, and with QoS
+			[ $e = auto ] && set -- "plain:" "qos:--qos"
 			case $e in
 			updn) set -- "$@" "roots:--root-guids $out/fab/$fab.roots" \
 				"roots-ps:--port-shifting --root-guids $out/fab/$fab.roots" ;;
