@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/clock.h>
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
@@ -90,10 +91,7 @@ int cli_verbosity = CR_LOG_INFO;
 
 double cli_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return cr_now();
 }
 
 uint32_t cli_count_lids(const struct cr_fabric *f)

@@ -29,6 +29,7 @@
 #include <glpk.h>
 
 #include <croute/bound.h>
+#include <croute/clock.h>
 #include <croute/log.h>
 
 struct edge {
@@ -813,15 +814,6 @@ out:
 	return ret;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* The edge LP, written and not solved: for cross-checks (glpsol). */
 static int solve_write(const struct model *m, const char *path)
 {
@@ -833,11 +825,10 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 		   struct cr_bound_phase *out, const char *lp_path)
 {
 	struct model m = {.f = f, .ns = f->num_switches, .n = n};
-	struct timespec t0;
+	double t0 = cr_now();
 	double avg = 0, lambda = 0;
 	int ret = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(out, 0, sizeof(*out));
 	out->flows = (uint32_t)n;
 	if (!n)
@@ -865,7 +856,7 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 			out->min_frac = 0;
 	ret = 0;
 out:
-	out->seconds = seconds_since(&t0);
+	out->seconds = cr_now() - t0;
 	model_free(&m);
 	return ret;
 }
@@ -886,10 +877,9 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	struct cr_bound_result *b = calloc(1, sizeof(*b));
 	struct cr_phases *ph = NULL;
 	struct cr_flow *flows = NULL;
-	struct timespec t0;
+	double t0 = cr_now();
 	double sum = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!b)
 		goto oom;
 	ph = cr_phases_start(f, p, hosts);
@@ -926,7 +916,7 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	b->avg_frac = b->flows ? sum / (double)b->flows : 0;
 	if (!b->num_phases)
 		b->min_frac = 0;
-	b->seconds = seconds_since(&t0);
+	b->seconds = cr_now() - t0;
 	goto out;
 oom:
 	cr_err("out of memory bounding pattern %s",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/clock.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 #include "est_int.h"
@@ -219,15 +220,6 @@ static void find_hot(struct cr_est *e, struct cr_est_result *res)
 	res->num_hot = n;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * Phases in parallel. Each thread has an estimator of its own (the
  * per-node and per-link scratch of cr_est_phase()); the caller's thread
@@ -375,12 +367,11 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 	struct run_acc acc = {.res = res};
 	struct cr_pattern_run pr;
 	struct cr_flow *flows = NULL;
-	struct timespec t0;
+	double t0 = cr_now();
 	bool started = false;
 	unsigned nparts;
 	size_t cells;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!res)
 		goto oom;
 	if (cr_pattern_start(&pr, e->f, p, hosts))
@@ -427,7 +418,7 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 			res->matrix[c] = -1.0f;
 	}
 	find_hot(e, res);
-	res->seconds = seconds_since(&t0);
+	res->seconds = cr_now() - t0;
 	goto out;
 oom:
 	cr_err("out of memory estimating pattern %s",

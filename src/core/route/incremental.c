@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/clock.h>
 #include <croute/hops.h>
 #include <croute/incremental.h>
 #include <croute/log.h>
@@ -1286,10 +1287,7 @@ static void incr_release(struct incr *x)
 
 static double now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+	return cr_now() * 1e3;
 }
 
 int cr_route_incremental(const struct cr_incr_base *b,

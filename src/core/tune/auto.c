@@ -46,6 +46,7 @@
 
 #include <croute/auto.h>
 #include <croute/check.h>
+#include <croute/clock.h>
 #include <croute/log.h>
 
 /* Every engine and toggle worth trying, cheap and likely first. */
@@ -279,14 +280,6 @@ static bool unbeatable(const struct cr_objective *obj, const double *score)
 	return true;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* While a candidate runs: its chatter only at verbose, its first error. */
 struct capture {
 	cr_log_fn fn;
@@ -324,7 +317,7 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 	struct cr_routing *r = NULL;
 	struct cr_check_report rep;
 	struct capture cap = {0};
-	double t0 = now_s(), t1;
+	double t0 = cr_now(), t1;
 	int rc;
 
 	*out = NULL;
@@ -357,19 +350,19 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 	cr_log_set(capture_log, &cap, cap.level);
 	rc = cr_route_by(c->e, f, &o, r, by);
 	cr_log_set(cap.fn, cap.arg, cap.level);
-	c->route_s = now_s() - t0;
+	c->route_s = cr_now() - t0;
 	c->routed = rc == 0;
 	if (rc < 0) {
 		snprintf(c->why, sizeof(c->why), "refused: %.140s",
 			 cap.first_err[0] ? cap.first_err : "(no reason)");
 		goto out;
 	}
-	t1 = now_s();
+	t1 = cr_now();
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep) < 0) {
 		snprintf(c->why, sizeof(c->why), "the check could not run");
 		goto out;
 	}
-	c->check_s = now_s() - t1;
+	c->check_s = cr_now() - t1;
 	c->credit_loops = rep.credit_loops;
 	if (rep.unreachable || rep.loops) {
 		snprintf(c->why, sizeof(c->why),
@@ -384,18 +377,18 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 (unsigned long long)rep.credit_loops);
 		goto out;
 	}
-	t1 = now_s();
+	t1 = cr_now();
 	if (cr_objective_score(f, r, obj, hosts, c->score) < 0) {
 		snprintf(c->why, sizeof(c->why), "the estimate could not run");
 		goto out;
 	}
-	c->score_s = now_s() - t1;
+	c->score_s = cr_now() - t1;
 	c->ok = true;
 	*out = r;
 	r = NULL;
 out:
 	cr_routing_free(r);
-	c->total_s = now_s() - t0;
+	c->total_s = cr_now() - t0;
 }
 
 static void term_name(const struct cr_objective_term *t, char *buf, size_t len)
@@ -561,7 +554,7 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 	struct cr_options wo = *o;
 	struct cr_routing *kept = cr_routing_copy(*best);
 	double *before = calloc(obj->num_terms + 1, sizeof(*before));
-	double t1 = now_s();
+	double t1 = cr_now();
 	char a[128], b[128];
 
 	wo.port_shifting = w->ps;
@@ -602,7 +595,7 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 out:
 	cr_routing_free(kept);
 	free(before);
-	return now_s() - t1;
+	return cr_now() - t1;
 }
 
 static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
@@ -617,7 +610,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	struct cr_hosts *hosts = NULL;
 	struct cand *v = NULL;
 	unsigned *order = NULL;
-	double t0 = now_s(), *scores = NULL, *work = NULL;
+	double t0 = cr_now(), *scores = NULL, *work = NULL;
 	double budget_work = budget * WORK_PER_S, work_done = 0;
 	bool *planned = NULL;
 	unsigned wall_cuts = 0, budget_skips = 0, free_refusals = 0;
@@ -668,7 +661,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 	for (int i = 0; i < n; i++) {
 		struct cand *c = &v[i];
 		struct cr_routing *cr;
-		double spent = now_s() - t0, slow = 1;
+		double spent = cr_now() - t0, slow = 1;
 
 		c->score = scores + (size_t)i * obj.num_terms;
 		if (!planned[i]) {
@@ -722,7 +715,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		improve_s = improve_winner(f, o, ac, &obj, hosts, &v[win],
 					   &best, &best_by);
 	{
-		double secs = now_s() - t0, fastest = 0;
+		double secs = cr_now() - t0, fastest = 0;
 		char *table = report(v, n, &obj, order, win >= 0,
 				     secs - improve_s, budget);
 

@@ -67,6 +67,7 @@
 #include <time.h>
 
 #include <croute/check.h>
+#include <croute/clock.h>
 #include <croute/est_inc.h>
 #include <croute/estimate.h>
 #include <croute/log.h>
@@ -140,14 +141,6 @@ struct opt {
 	uint32_t *srcs; /* switch nodes whose route crosses the moved entry */
 	struct opt_cdg *cdg; /* when moves must not close credit loops */
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 void cr_opt_params_init(struct cr_opt_params *p)
 {
@@ -844,7 +837,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 
 			if (o->tries >= max_tries)
 				return 0;
-			if (now_s() - t0 >= budget) {
+			if (cr_now() - t0 >= budget) {
 				s->budget_hit = true;
 				return 0;
 			}
@@ -868,7 +861,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 			o->npairs, done, kept, (unsigned long long)o->tries,
 			(unsigned long long)cr_est_inc_solves(o->inc),
 			o->credit_rejects, cr_est_inc_avg(o->inc, 0),
-			now_s() - t0);
+			cr_now() - t0);
 		if (kept)
 			continue;
 		if (o->swaps || !o->may_swap)
@@ -908,7 +901,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	struct opt o = {.f = f, .r = r, .by = by ? by : &none, .obj = obj};
 	struct cr_hosts *hosts = NULL;
 	struct cr_pattern *pats = NULL;
-	double t0 = now_s(), budget, *score = NULL, *after = NULL;
+	double t0 = cr_now(), budget, *score = NULL, *after = NULL;
 	char relayered[64] = "";
 	uint64_t max_tries;
 	bool too_big = false;
@@ -1020,7 +1013,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		goto revert;
 	}
 done:
-	s.seconds = now_s() - t0;
+	s.seconds = cr_now() - t0;
 	if (o.relayered && !s.reverted)
 		snprintf(relayered, sizeof(relayered),
 			 " (%u with sources moved to another layer)",
