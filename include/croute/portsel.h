@@ -45,6 +45,37 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			unsigned flags);
 
 /*
+ * The pick that dominates at scale, inline: without port_shifting,
+ * scatter_ports or global balance, a base LID over sorted candidates
+ * (CR_PS_SORTED | CR_PS_BASE) goes to the first least-loaded candidate.
+ * cr_portsel_plain_counts() gives switch node sw's port loads when the
+ * selector picks so, else NULL; cr_portsel_pick_plain() on them then
+ * returns, and counts, what cr_portsel_pick() would.
+ */
+uint32_t *cr_portsel_plain_counts(struct cr_portsel *ps, uint32_t sw);
+
+static inline uint8_t cr_portsel_pick_plain(uint32_t *count,
+					    const uint8_t *cands, unsigned n,
+					    unsigned flags)
+{
+	uint8_t port;
+	uint32_t least;
+
+	if (!n)
+		return CR_NO_PATH;
+	port = cands[0];
+	least = count[port];
+	for (unsigned i = 1; i < n && least; i++)
+		if (count[cands[i]] < least) {
+			port = cands[i];
+			least = count[port];
+		}
+	if (!(flags & CR_PS_NOCOUNT))
+		count[port]++;
+	return port;
+}
+
+/*
  * Global balance (o->balance_global): after the engine has written every
  * switch's entry for lid, adds its routes (CA ports of each switch) to the
  * weights of the links on their paths. A no-op without global balance.

@@ -116,6 +116,7 @@ struct minhop_cache {
 	uint32_t di;
 	uint8_t nc;
 	uint8_t cands[CR_MAX_PORTS];
+	uint32_t *plain; /* cr_portsel_plain_counts(), or NULL */
 };
 
 /*
@@ -175,10 +176,19 @@ static int minhop_range(void *arg, unsigned part, unsigned nparts,
 							j->adj_port[k];
 				cr_portsel_order(j->ps, f->switches[s],
 						 c->cands, c->nc);
+				c->plain = cr_portsel_plain_counts(
+					j->ps, f->switches[s]);
 			}
-			j->r->lft[f->switches[s]][lid] =
-				cr_portsel_pick(j->ps, f->switches[s], c->cands,
-						c->nc, lid, flags);
+			if (c->plain && (flags & CR_PS_BASE))
+				j->r->lft[f->switches[s]][lid] =
+					cr_portsel_pick_plain(c->plain,
+							      c->cands, c->nc,
+							      flags);
+			else
+				j->r->lft[f->switches[s]][lid] =
+					cr_portsel_pick(j->ps, f->switches[s],
+							c->cands, c->nc, lid,
+							flags);
 		}
 	}
 	free(cache);

@@ -550,6 +550,13 @@ static uint8_t spread_pick(const struct cr_portsel *ps, uint32_t sw,
 	return order[start];
 }
 
+uint32_t *cr_portsel_plain_counts(struct cr_portsel *ps, uint32_t sw)
+{
+	if (ps->shifting || ps->scatter || ps->weight)
+		return NULL;
+	return ps->count + (size_t)ps->f->nodes[sw].sw_index * ps->stride;
+}
+
 uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			const uint8_t *cands, unsigned n, uint16_t lid,
 			unsigned flags)

@@ -698,6 +698,7 @@ struct updn_run {
 		uint32_t d;
 		uint8_t nc;
 		uint8_t cands[CR_MAX_PORTS];
+		uint32_t *plain; /* cr_portsel_plain_counts(), or NULL */
 	} * *cache;
 	uint64_t (*stats)[3]; /* per part: illegal, illegal_ca, apart */
 };
@@ -763,10 +764,19 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 							    c->cands);
 				cr_portsel_order(x->ps, f->switches[w],
 						 c->cands, c->nc);
+				c->plain = cr_portsel_plain_counts(
+					x->ps, f->switches[w]);
 			}
-			x->r->lft[f->switches[w]][lid] =
-				cr_portsel_pick(x->ps, f->switches[w], c->cands,
-						c->nc, lid, flags);
+			if (c->plain && (flags & CR_PS_BASE))
+				x->r->lft[f->switches[w]][lid] =
+					cr_portsel_pick_plain(c->plain,
+							      c->cands, c->nc,
+							      flags);
+			else
+				x->r->lft[f->switches[w]][lid] =
+					cr_portsel_pick(x->ps, f->switches[w],
+							c->cands, c->nc, lid,
+							flags);
 		}
 	}
 	return 0;
