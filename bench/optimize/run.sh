@@ -19,7 +19,8 @@
 # usage: bench/optimize/run.sh [FABRIC...]   (default: the first five)
 # Environment: top_builddir (default: the source tree, built in place);
 # BUDGET: --optimize-budget (default 5, the key's default); PHASES_name:
-# phases of the bound sample for fabric name (defaults below).
+# phases of the bound sample for fabric name (defaults below);
+# BOUND_CACHE: a directory keeping each fabric's bound between runs.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 croute=$top_builddir/src/cli/croute
@@ -100,13 +101,18 @@ for fab in "$@"; do
 	[ "$k" -gt 0 ] && popt="--phases $k"
 	bound=-
 	bsec=-
-	if [ "$fab" != ft48 ]; then
+	cache=${BOUND_CACHE:+$BOUND_CACHE/$fab-$k.bound}
+	if [ -n "$cache" ] && [ -s "$cache" ]; then
+		read -r bound bsec <"$cache"
+		bsec="$bsec (cached in $cache)"
+	elif [ "$fab" != ft48 ]; then
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
 		bound=$("$croute" bound -t "$topo" --pattern shift $popt \
 			2>/dev/null | awk '/^shift/ && !s { s = $4 }
 			END { print (s == "" ? "-" : s) }')
 		bsec=$(($(date +%s) - t0))
+		[ -z "$cache" ] || echo "$bound $bsec" >"$cache"
 	fi
 	echo "# $fab: $(grep -c '^Switch' "$topo") switches," \
 		"$(grep -c '^Ca' "$topo") hosts; bound on" \

@@ -7,7 +7,8 @@
  * of those: the links sit in a min-heap keyed by R / n, the flows in an
  * array sorted by bound. When a flow freezes at t, each of its links
  * loses t of R and one of n, and R / n cannot decrease (R / n >= t), so
- * the heap only ever sifts keys down. Each flow freezes once and touches
+ * a link's heap key may lag behind its level: it is brought up to date
+ * only when the link reaches the top. Each flow freezes once and touches
  * its path's links once: O(path entries x log links) per phase, however
  * many distinct rates there are.
  */
@@ -32,7 +33,8 @@ struct cr_maxmin {
 	uint32_t *first; /* the link's flows in lflows[] */
 	uint32_t *fill;
 	double *rem; /* capacity left by the frozen flows */
-	double *level; /* rem / cnt: heap key */
+	double *level; /* rem / cnt */
+	double *key; /* heap key: level when last sifted, never above it */
 	uint32_t *hpos; /* index in heap[], NONE when out */
 	uint32_t *heap;
 	uint32_t heap_len;
@@ -58,11 +60,12 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->fill = malloc(nl * sizeof(*m->fill));
 	m->rem = malloc(nl * sizeof(*m->rem));
 	m->level = malloc(nl * sizeof(*m->level));
+	m->key = malloc(nl * sizeof(*m->key));
 	m->hpos = malloc(nl * sizeof(*m->hpos));
 	m->heap = malloc(nl * sizeof(*m->heap));
 	m->touched = malloc(nl * sizeof(*m->touched));
 	if (!m->stamp || !m->cnt || !m->first || !m->fill || !m->rem ||
-	    !m->level || !m->hpos || !m->heap || !m->touched)
+	    !m->level || !m->key || !m->hpos || !m->heap || !m->touched)
 		goto oom;
 	return m;
 oom:
@@ -81,6 +84,7 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	free(m->fill);
 	free(m->rem);
 	free(m->level);
+	free(m->key);
 	free(m->hpos);
 	free(m->heap);
 	free(m->touched);
@@ -102,7 +106,7 @@ static void sift_up(struct cr_maxmin *m, uint32_t i)
 	while (i) {
 		uint32_t parent = (i - 1) / 2;
 
-		if (m->level[m->heap[parent]] <= m->level[l])
+		if (m->key[m->heap[parent]] <= m->key[l])
 			break;
 		heap_set(m, i, m->heap[parent]);
 		i = parent;
@@ -120,9 +124,9 @@ static void sift_down(struct cr_maxmin *m, uint32_t i)
 		if (c >= m->heap_len)
 			break;
 		if (c + 1 < m->heap_len &&
-		    m->level[m->heap[c + 1]] < m->level[m->heap[c]])
+		    m->key[m->heap[c + 1]] < m->key[m->heap[c]])
 			c++;
-		if (m->level[l] <= m->level[m->heap[c]])
+		if (m->key[l] <= m->key[m->heap[c]])
 			break;
 		heap_set(m, i, m->heap[c]);
 		i = c;
@@ -150,7 +154,6 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 	rate[f] = v;
 	for (uint32_t k = start[f]; k < start[f + 1]; k++) {
 		uint32_t l = path[k];
-		double old;
 
 		m->rem[l] -= v;
 		m->cnt[l]--;
@@ -160,13 +163,15 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 			heap_remove(m, l);
 			continue;
 		}
-		old = m->level[l];
 		m->level[l] = m->rem[l] / m->cnt[l];
-		/* R / n does not decrease, but for rounding */
-		if (m->level[l] < old)
+		/*
+		 * R / n does not decrease (but for rounding): the key may
+		 * lag behind, the top is set right when it is read
+		 */
+		if (m->level[l] < m->key[l]) {
+			m->key[l] = m->level[l];
 			sift_up(m, m->hpos[l]);
-		else
-			sift_down(m, m->hpos[l]);
+		}
 	}
 }
 
@@ -229,7 +234,7 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap, size_t n,
 		m->first[l] = m->fill[l] = off;
 		off += m->cnt[l];
 		m->rem[l] = cap[l];
-		m->level[l] = cap[l] / m->cnt[l];
+		m->level[l] = m->key[l] = cap[l] / m->cnt[l];
 	}
 	for (size_t f = 0; f < n; f++)
 		for (uint32_t k = start[f]; k < start[f + 1]; k++)
@@ -282,6 +287,12 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		while (next < nb && rate[m->order[next].flow] >= 0)
 			next++;
 		next_bound = next < nb ? m->order[next].bound : INFINITY;
+		/* the smallest key with its level is the smallest level */
+		while (m->heap_len &&
+		       m->key[m->heap[0]] != m->level[m->heap[0]]) {
+			m->key[m->heap[0]] = m->level[m->heap[0]];
+			sift_down(m, 0);
+		}
 		next_level = m->heap_len ? m->level[m->heap[0]] : INFINITY;
 		if (next == nb && !m->heap_len)
 			break;
