@@ -5,7 +5,8 @@
 # engine: OpenSM's routing time ("building routing with 'X'" to "X tables
 # configured", from its own log), croute's own account of that time
 # (import, route, install), and opensm's peak resident memory
-# (/usr/bin/time's maximum RSS) over the whole run. The contention
+# (/usr/bin/time's maximum RSS) over the whole run, and when croute's
+# install ends (@install, from the plugin's log). The contention
 # estimate is off (croute_estimate none): this measures routing only.
 #
 # usage: bench/scale/run.sh [croute gen arguments]  (default: fat-tree 48)
@@ -46,19 +47,23 @@ for e in $engines; do
 	rss=$(awk '{ printf "%.2f", $1 / 1048576 }' "$CR_DIR/rss-$e")
 	own=$(sed -n 's/.*croute: cr-[a-z]*: routed .* in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p' \
 		"$CR_LOG" | tail -n 1)
-	echo "$e $t $rss ${own:--}" >>"$out"
+	# opensm's peak when croute's install ends (the plugin's log line)
+	inst=$(sed -n 's/.*croute: cr-[a-z]*: routed .* peak \([0-9]*\) MB.*/\1/p' \
+		"$CR_LOG" | tail -n 1)
+	echo "$e $t $rss ${inst:--} ${own:--}" >>"$out"
 done
 cr_ibsim_stop
 
 echo "fabric: croute gen $*  (threads: ${CR_THREADS:-default})"
-printf "%-10s %11s %10s %9s  %s\n" engine "routing (s)" "vs ftree" \
-	"RSS (GB)" "croute: total ms (import, route, install)"
+printf "%-10s %11s %10s %9s %9s  %s\n" engine "routing (s)" "vs ftree" \
+	"RSS (GB)" "@install" "croute: total ms (import, route, install)"
 base=$(awk '$1 == "ftree" { print $2 }' "$out")
-while read -r e t rss total imp rt inst; do
+while read -r e t rss at total imp rt inst; do
 	if [ "$total" = - ]; then own=-; else
 		own="$total ($imp, $rt, $inst)"; fi
-	printf "%-10s %11s %10s %9s  %s\n" "$e" "$t" \
-		"$(bench_ratio "$t" "${base:--}")" "$rss" "$own"
+	[ "$at" = - ] || at=$(awk -v m="$at" 'BEGIN { printf "%.2f", m / 1024 }')
+	printf "%-10s %11s %10s %9s %9s  %s\n" "$e" "$t" \
+		"$(bench_ratio "$t" "${base:--}")" "$rss" "$at" "$own"
 done <"$out"
 CR_STATUS=0
 exit 0
