@@ -256,6 +256,21 @@ static void trip_free(struct trip *t)
 }
 
 /*
+ * The rows both formulations share: one per switch link (its capacity)
+ * from first_cap, one per host link (its key's) from first_key.
+ */
+static void capacity_rows(glp_prob *lp, const struct model *m, int first_cap,
+			  int first_key)
+{
+	for (uint32_t k = 0; k < m->ne; k++)
+		glp_set_row_bnds(lp, first_cap + (int)k, GLP_UP, 0.0,
+				 m->edge[k].cap);
+	for (uint32_t k = 0; k < m->nkeys; k++)
+		glp_set_row_bnds(lp, first_key + (int)k, GLP_UP, 0.0,
+				 m->key_cap[k]);
+}
+
+/*
  * Builds and solves one LP. concurrent: the min LP (one column lambda),
  * else the avg LP. *value receives the objective. 0 or -1 (logged).
  */
@@ -306,12 +321,7 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 		glp_add_rows(lp, nrows);
 	for (int r = first_cons; r < first_cap; r++)
 		glp_set_row_bnds(lp, r, GLP_FX, 0.0, 0.0);
-	for (uint32_t k = 0; k < m->ne; k++)
-		glp_set_row_bnds(lp, first_cap + (int)k, GLP_UP, 0.0,
-				 m->edge[k].cap);
-	for (uint32_t k = 0; k < m->nkeys; k++)
-		glp_set_row_bnds(lp, first_key + (int)k, GLP_UP, 0.0,
-				 m->key_cap[k]);
+	capacity_rows(lp, m, first_cap, first_key);
 	for (uint32_t c = 0; c < m->ncomm; c++) {
 		for (uint32_t k = 0; k < m->ne; k++) {
 			int col = first_x + (int)(c * m->ne + k);
@@ -664,12 +674,7 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 		else
 			glp_set_row_bnds(lp, (int)i + 1, GLP_FX, 0.0, 0.0);
 	}
-	for (uint32_t k = 0; k < m->ne; k++)
-		glp_set_row_bnds(lp, first_cap + (int)k, GLP_UP, 0.0,
-				 m->edge[k].cap);
-	for (uint32_t k = 0; k < m->nkeys; k++)
-		glp_set_row_bnds(lp, first_key + (int)k, GLP_UP, 0.0,
-				 m->key_cap[k]);
+	capacity_rows(lp, m, first_cap, first_key);
 	if (concurrent) {
 		/* lambda: -inject in each flow row, sum in each host row */
 		int n = 0, *li = malloc((m->n + m->nkeys + 2) * sizeof(int));
