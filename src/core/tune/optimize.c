@@ -68,6 +68,7 @@
 
 #include <croute/check.h>
 #include <croute/clock.h>
+#include <croute/est_conf.h>
 #include <croute/est_inc.h>
 #include <croute/estimate.h>
 #include <croute/log.h>
@@ -934,7 +935,22 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ret = 0;
 		goto out;
 	}
-	if (cr_objective_score(f, r, obj, hosts, score))
+	for (unsigned i = 0; i < obj->num_terms; i++)
+		cr_objective_pattern(obj, i, hosts, &pats[i]);
+	/*
+	 * The held estimate is the first estimate too, where holding it
+	 * costs little next to the pass; on large fabrics a plain estimate
+	 * first, which is all a fabric at full rate needs.
+	 */
+	if (hosts->count <= CR_EST_LARGE_HOSTS) {
+		o.inc = cr_est_inc_new(f, r, pats, obj->num_terms, hosts,
+				       MAX_ENTRIES, &too_big);
+		if (!o.inc && !too_big)
+			goto out;
+	}
+	if (o.inc)
+		terms(&o, false, score);
+	else if (cr_objective_score(f, r, obj, hosts, score))
 		goto out;
 	s.before = s.after = score[0];
 	if (score[0] >= 1 - 1e-12) {
@@ -963,10 +979,9 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ret = 0;
 		goto done;
 	}
-	for (unsigned i = 0; i < obj->num_terms; i++)
-		cr_objective_pattern(obj, i, hosts, &pats[i]);
-	o.inc = cr_est_inc_new(f, r, pats, obj->num_terms, hosts, MAX_ENTRIES,
-			       &too_big);
+	if (!o.inc && !too_big)
+		o.inc = cr_est_inc_new(f, r, pats, obj->num_terms, hosts,
+				       MAX_ENTRIES, &too_big);
 	if (!o.inc) {
 		if (!too_big)
 			goto out;
