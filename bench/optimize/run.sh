@@ -88,9 +88,9 @@ frac() {
 }
 
 out=$dir/results
-printf "%-9s %-6s %7s %7s %6s  %6s %6s %6s %6s %6s  %6s  %-8s %-8s\n" \
+printf "%-9s %-6s %7s %7s %6s  %6s %6s %6s %6s %6s  %6s %7s  %-8s %-8s\n" \
 	fabric engine before after gain bound b.smp a.smp frac0 frac1 \
-	time check0 check1 >"$out"
+	time tries check0 check1 >"$out"
 for fab in "$@"; do
 	topo=$dir/$fab.topo
 	make_fabric "$fab" "$topo" || exit 1
@@ -139,6 +139,7 @@ for fab in "$@"; do
 			2>"$a.log" || { echo "$fab $e: --optimize failed" >&2
 			cat "$a.log" >&2; continue; }
 		sec=$(sed -n 's/.*optimize: .* \([0-9.]*\) s.*/\1/p' "$a.log")
+		tries=$(sed -n 's/.*kept of \([0-9]*\) tried.*/\1/p' "$a.log")
 		grep -q "stopped by the budget" "$a.log" && sec="${sec}B"
 		s0=$(shift_avg "$topo" "$a.lft")
 		s1=$(shift_avg "$topo" "$a.opt")
@@ -160,17 +161,20 @@ for fab in "$@"; do
 		gain=$(awk -v a="$s0" -v b="$s1" 'BEGIN {
 			if (a + 0 > 0) printf "%+.1f%%", 100 * (b - a) / a
 			else print "-" }')
-		printf "%-9s %-6s %7s %7s %6s  %6s %6s %6s %6s %6s  %6s  %-8s %-8s\n" \
+		printf "%-9s %-6s %7s %7s %6s  %6s %6s %6s %6s %6s  %6s %7s  %-8s %-8s\n" \
 			"$fab" "$e" "$s0" "$s1" "$gain" "$bound" "$m0" "$m1" \
 			"$(frac "$m0" "$bound")" "$(frac "$m1" "$bound")" \
-			"$sec" "$c0" "$c1" >>"$out"
+			"$sec" "${tries:--}" "$c0" "$c1" >>"$out"
 	done
 done
 echo "# --optimize-budget $budget s; before/after: shift avg over every"
 echo "# phase; bound: croute bound's shift avg on the sample (phases below),"
 echo "# b.smp/a.smp: the routing's shift avg on that same sample, frac0/1"
 echo "# their fractions of the bound; time: the pass's log line (B: the"
-echo "# budget stopped it); check: unreachable/loops/credit loops (lash"
-echo "# with its SLs)"
+echo "# budget stopped it); tries: moves it scored (the work, whatever the"
+echo "# machine's load); check: unreachable/loops/credit loops (lash with"
+echo "# its SLs). The pass optimizes cr-auto's objective, whose shift is"
+echo "# sampled to 65536 flows (random: all phases; torus, director,"
+echo "# ktree-1: 100-150 phases), while before/after score every phase."
 cat "$out.notes" 2>/dev/null
 cat "$out"
