@@ -30,6 +30,7 @@
 
 #include <croute/bound.h>
 #include <croute/clock.h>
+#include <croute/iheap.h>
 #include <croute/log.h>
 
 struct edge {
@@ -439,14 +440,15 @@ out:
  * Columns are never removed, so the objective never decreases and each
  * round adds at least one new path: it ends.
  */
+#define SETTLED (CR_IHEAP_OUT - 1) /* pos[] of a switch whose dist is final */
+
 struct graph {
 	uint32_t ns;
 	uint32_t *off; /* CSR by source switch: edges off[s]..off[s + 1] */
 	uint32_t *eid;
 	double *dist;
 	uint32_t *pred; /* edge into the switch on the shortest path */
-	uint32_t *heap, *pos;
-	uint32_t hn;
+	struct cr_iheap heap; /* keyed by dist[] */
 };
 
 static void graph_free(struct graph *g)
@@ -455,8 +457,8 @@ static void graph_free(struct graph *g)
 	free(g->eid);
 	free(g->dist);
 	free(g->pred);
-	free(g->heap);
-	free(g->pos);
+	free(g->heap.slot);
+	free(g->heap.pos);
 }
 
 static int graph_build(struct graph *g, const struct model *m)
@@ -466,9 +468,11 @@ static int graph_build(struct graph *g, const struct model *m)
 	g->eid = malloc((m->ne + 1) * sizeof(uint32_t));
 	g->dist = malloc((m->ns + 1) * sizeof(double));
 	g->pred = malloc((m->ns + 1) * sizeof(uint32_t));
-	g->heap = malloc((m->ns + 1) * sizeof(uint32_t));
-	g->pos = malloc((m->ns + 1) * sizeof(uint32_t));
-	if (!g->off || !g->eid || !g->dist || !g->pred || !g->heap || !g->pos)
+	g->heap.slot = malloc((m->ns + 1) * sizeof(uint32_t));
+	g->heap.pos = malloc((m->ns + 1) * sizeof(uint32_t));
+	g->heap.key = g->dist;
+	if (!g->off || !g->eid || !g->dist || !g->pred || !g->heap.slot ||
+	    !g->heap.pos)
 		return -1;
 	for (uint32_t k = 0; k < m->ne; k++)
 		g->off[m->edge[k].from + 1]++;
@@ -478,50 +482,6 @@ static int graph_build(struct graph *g, const struct model *m)
 	for (uint32_t k = 0; k < m->ne; k++)
 		g->eid[k] = k;
 	return 0;
-}
-
-static void heap_up(struct graph *g, uint32_t i)
-{
-	uint32_t v = g->heap[i];
-
-	while (i) {
-		uint32_t p = (i - 1) / 2, u = g->heap[p];
-
-		if (g->dist[u] < g->dist[v] ||
-		    (g->dist[u] == g->dist[v] && u < v))
-			break;
-		g->heap[i] = u;
-		g->pos[u] = i;
-		i = p;
-	}
-	g->heap[i] = v;
-	g->pos[v] = i;
-}
-
-static void heap_down(struct graph *g, uint32_t i)
-{
-	uint32_t v = g->heap[i];
-
-	for (;;) {
-		uint32_t c = 2 * i + 1, u;
-
-		if (c >= g->hn)
-			break;
-		if (c + 1 < g->hn &&
-		    (g->dist[g->heap[c + 1]] < g->dist[g->heap[c]] ||
-		     (g->dist[g->heap[c + 1]] == g->dist[g->heap[c]] &&
-		      g->heap[c + 1] < g->heap[c])))
-			c++;
-		u = g->heap[c];
-		if (g->dist[v] < g->dist[u] ||
-		    (g->dist[v] == g->dist[u] && v < u))
-			break;
-		g->heap[i] = u;
-		g->pos[u] = i;
-		i = c;
-	}
-	g->heap[i] = v;
-	g->pos[v] = i;
 }
 
 /*
@@ -535,35 +495,27 @@ static void dijkstra(struct graph *g, const struct model *m, uint32_t src,
 	for (uint32_t v = 0; v < g->ns; v++) {
 		g->dist[v] = INFINITY;
 		g->pred[v] = UINT32_MAX;
-		g->pos[v] = UINT32_MAX;
+		g->heap.pos[v] = CR_IHEAP_OUT;
 	}
 	g->dist[src] = 0;
-	g->hn = 0;
-	g->heap[g->hn++] = src;
-	g->pos[src] = 0;
-	while (g->hn) {
-		uint32_t u = g->heap[0];
+	g->heap.len = 0;
+	cr_iheap_push(&g->heap, src);
+	while (g->heap.len) {
+		uint32_t u = cr_iheap_pop(&g->heap);
 
-		g->hn--;
-		g->pos[u] = UINT32_MAX - 1; /* settled */
-		if (g->hn) {
-			g->heap[0] = g->heap[g->hn];
-			g->pos[g->heap[0]] = 0;
-			heap_down(g, 0);
-		}
+		g->heap.pos[u] = SETTLED;
 		for (uint32_t k = g->off[u]; k < g->off[u + 1]; k++) {
 			uint32_t e = g->eid[k], v = m->edge[e].to;
 			double d = g->dist[u] + len[e] + 1e-9;
 
-			if (g->pos[v] == UINT32_MAX - 1 || d >= g->dist[v])
+			if (g->heap.pos[v] == SETTLED || d >= g->dist[v])
 				continue;
 			g->dist[v] = d;
 			g->pred[v] = e;
-			if (g->pos[v] == UINT32_MAX) {
-				g->heap[g->hn] = v;
-				g->pos[v] = g->hn++;
-			}
-			heap_up(g, g->pos[v]);
+			if (g->heap.pos[v] == CR_IHEAP_OUT)
+				cr_iheap_push(&g->heap, v);
+			else
+				cr_iheap_up(&g->heap, g->heap.pos[v]);
 		}
 	}
 }

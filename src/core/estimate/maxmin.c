@@ -16,9 +16,8 @@
 #include <stdlib.h>
 
 #include <croute/log.h>
+#include <croute/iheap.h>
 #include "maxmin.h"
-
-#define NONE UINT32_MAX
 
 struct bound_ix {
 	double bound;
@@ -35,9 +34,7 @@ struct cr_maxmin {
 	double *rem; /* capacity left by the frozen flows */
 	double *level; /* rem / cnt */
 	double *key; /* heap key: level when last sifted, never above it */
-	uint32_t *hpos; /* index in heap[], NONE when out */
-	uint32_t *heap;
-	uint32_t heap_len;
+	struct cr_iheap heap; /* the links in use, keyed by key[] */
 	uint32_t *touched;
 
 	uint32_t *lflows; /* link -> flows, grouped by link */
@@ -61,11 +58,13 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->rem = malloc(nl * sizeof(*m->rem));
 	m->level = malloc(nl * sizeof(*m->level));
 	m->key = malloc(nl * sizeof(*m->key));
-	m->hpos = malloc(nl * sizeof(*m->hpos));
-	m->heap = malloc(nl * sizeof(*m->heap));
+	m->heap.key = m->key;
+	m->heap.pos = malloc(nl * sizeof(*m->heap.pos));
+	m->heap.slot = malloc(nl * sizeof(*m->heap.slot));
 	m->touched = malloc(nl * sizeof(*m->touched));
 	if (!m->stamp || !m->cnt || !m->first || !m->fill || !m->rem ||
-	    !m->level || !m->key || !m->hpos || !m->heap || !m->touched)
+	    !m->level || !m->key || !m->heap.pos || !m->heap.slot ||
+	    !m->touched)
 		goto oom;
 	return m;
 oom:
@@ -85,67 +84,12 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	free(m->rem);
 	free(m->level);
 	free(m->key);
-	free(m->hpos);
-	free(m->heap);
+	free(m->heap.pos);
+	free(m->heap.slot);
 	free(m->touched);
 	free(m->lflows);
 	free(m->order);
 	free(m);
-}
-
-static void heap_set(struct cr_maxmin *m, uint32_t i, uint32_t l)
-{
-	m->heap[i] = l;
-	m->hpos[l] = i;
-}
-
-static void sift_up(struct cr_maxmin *m, uint32_t i)
-{
-	uint32_t l = m->heap[i];
-
-	while (i) {
-		uint32_t parent = (i - 1) / 2;
-
-		if (m->key[m->heap[parent]] <= m->key[l])
-			break;
-		heap_set(m, i, m->heap[parent]);
-		i = parent;
-	}
-	heap_set(m, i, l);
-}
-
-static void sift_down(struct cr_maxmin *m, uint32_t i)
-{
-	uint32_t l = m->heap[i];
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= m->heap_len)
-			break;
-		if (c + 1 < m->heap_len &&
-		    m->key[m->heap[c + 1]] < m->key[m->heap[c]])
-			c++;
-		if (m->key[l] <= m->key[m->heap[c]])
-			break;
-		heap_set(m, i, m->heap[c]);
-		i = c;
-	}
-	heap_set(m, i, l);
-}
-
-static void heap_remove(struct cr_maxmin *m, uint32_t l)
-{
-	uint32_t i = m->hpos[l];
-	uint32_t last = m->heap[--m->heap_len];
-
-	m->hpos[l] = NONE;
-	if (last == l)
-		return;
-	heap_set(m, i, last);
-	/* rounding may move the moved key either way */
-	sift_down(m, i);
-	sift_up(m, m->hpos[last]);
 }
 
 static void freeze(struct cr_maxmin *m, const uint32_t *start,
@@ -157,10 +101,10 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 
 		m->rem[l] -= v;
 		m->cnt[l]--;
-		if (m->hpos[l] == NONE)
+		if (m->heap.pos[l] == CR_IHEAP_OUT)
 			continue;
 		if (!m->cnt[l]) {
-			heap_remove(m, l);
+			cr_iheap_remove(&m->heap, l);
 			continue;
 		}
 		m->level[l] = m->rem[l] / m->cnt[l];
@@ -170,7 +114,7 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 		 */
 		if (m->level[l] < m->key[l]) {
 			m->key[l] = m->level[l];
-			sift_up(m, m->hpos[l]);
+			cr_iheap_up(&m->heap, m->heap.pos[l]);
 		}
 	}
 }
@@ -255,13 +199,10 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		return -1;
 	}
 	ntouched = index_links(m, cap, n, start, path);
-	m->heap_len = 0;
-	for (uint32_t i = 0; i < ntouched; i++) {
-		heap_set(m, m->heap_len, m->touched[i]);
-		m->heap_len++;
-	}
-	for (uint32_t i = m->heap_len / 2; i-- > 0;)
-		sift_down(m, i);
+	m->heap.len = 0;
+	for (uint32_t i = 0; i < ntouched; i++)
+		cr_iheap_put(&m->heap, m->heap.len++, m->touched[i]);
+	cr_iheap_heapify(&m->heap);
 
 	for (size_t f = 0; f < n; f++) {
 		rate[f] = -1;
@@ -288,13 +229,13 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 			next++;
 		next_bound = next < nb ? m->order[next].bound : INFINITY;
 		/* the smallest key with its level is the smallest level */
-		while (m->heap_len &&
-		       m->key[m->heap[0]] != m->level[m->heap[0]]) {
-			m->key[m->heap[0]] = m->level[m->heap[0]];
-			sift_down(m, 0);
+		while (m->heap.len &&
+		       m->key[m->heap.slot[0]] != m->level[m->heap.slot[0]]) {
+			m->key[m->heap.slot[0]] = m->level[m->heap.slot[0]];
+			cr_iheap_down(&m->heap, 0);
 		}
-		next_level = m->heap_len ? m->level[m->heap[0]] : INFINITY;
-		if (next == nb && !m->heap_len)
+		next_level = m->heap.len ? m->level[m->heap.slot[0]] : INFINITY;
+		if (next == nb && !m->heap.len)
 			break;
 		if (next_bound <= next_level) {
 			/* the flow reaches its bound before any link fills */
@@ -304,10 +245,10 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 			continue;
 		}
 		/* the link fills: every flow still growing on it stops */
-		l = m->heap[0];
+		l = m->heap.slot[0];
 
 		t = next_level > t ? next_level : t;
-		heap_remove(m, l);
+		cr_iheap_remove(&m->heap, l);
 		for (uint32_t k = m->first[l]; k < m->fill[l]; k++) {
 			uint32_t f = m->lflows[k];
 
