@@ -157,7 +157,7 @@ for fab in "$@"; do
 			cat "$a.log" >&2; continue; }
 		sec=$(sed -n 's/.*optimize: .* \([0-9.]*\) s.*/\1/p' "$a.log")
 		tries=$(sed -n 's/.*kept of \([0-9]*\) tried.*/\1/p' "$a.log")
-		grep -q "stopped by the budget" "$a.log" && sec="${sec}B"
+		grep -q "stopped by the wall clock" "$a.log" && sec="${sec}B"
 		s0=$(shift_avg "$topo" "$a.lft")
 		s1=$(shift_avg "$topo" "$a.opt")
 		# shellcheck disable=SC2086
@@ -184,8 +184,8 @@ echo "# --optimize-budget $budget s; before/after: shift avg over every"
 echo "# phase; bound: croute bound's shift avg on the sample (phases below),"
 echo "# b.smp/a.smp: the routing's shift avg on that same sample, frac0/1"
 echo "# their fractions of the bound; time: the pass's log line (B: the"
-echo "# budget stopped it); tries: moves it scored (the work, whatever the"
-echo "# machine's load); check: unreachable/loops/credit loops (lash with"
+echo "# wall clock stopped it, at 4x the budget); tries: moves it scored"
+echo "# (the budget is counted in work, so the same whatever the load); check: unreachable/loops/credit loops (lash with"
 echo "# its SLs). The pass optimizes cr-auto's objective, whose shift is"
 echo "# sampled to 65536 flows (random: all phases; torus, director,"
 echo "# ktree-1: 100-150 phases), while before/after score every phase."

@@ -67,6 +67,11 @@ uint32_t cr_est_inc_version(const struct cr_est_inc *x, uint32_t sw,
 			    unsigned port, uint16_t lid);
 /* Phase solves made so far: the work, independent of the machine. */
 uint64_t cr_est_inc_solves(const struct cr_est_inc *x);
+/*
+ * Path entries plus flows of every phase solved so far: what the solves
+ * cost, counted the same on any machine and under any load.
+ */
+uint64_t cr_est_inc_work(const struct cr_est_inc *x);
 
 /*
  * Where flows are held back: fn(arg, lid, links, n, b, frac) for every

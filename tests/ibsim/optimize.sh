@@ -30,7 +30,7 @@ for case in "minhop" "updn" "lash;qos TRUE"; do
 		"cr-$e did not route"
 	cr_expect_log "optimize: cr-$e shift:avg .* [1-9][0-9]* moves? kept" \
 		"cr-$e: the pass kept no move"
-	cr_reject_log "stopped by the budget"
+	cr_reject_log "stopped by the wall clock"
 	"$CROUTE" route -F "$CR_CONF" --topo "$CR_DUMP/opensm-subnet.lst" \
 		--lids "$CR_GUID2LID" -o "$CR_DIR/$e.lfts" 2>"$CR_DIR/$e.err" ||
 		cr_fail "cr-$e: croute route -F: $(cat "$CR_DIR/$e.err")"

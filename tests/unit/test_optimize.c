@@ -107,6 +107,51 @@ static void engines_on(struct cr_fabric *f)
 	cr_fabric_free(f);
 }
 
+/*
+ * The budget is work, not seconds: a budget far below the pass's needs
+ * stops it by the work done, never by the clock, and twice the same
+ * budget gives the same tables and the same moves tried (a budget read
+ * from the clock would vary with the machine's load).
+ */
+static void test_work_budget(void **state)
+{
+	struct cr_gen_params gp = {.seed = 5};
+	struct cr_fabric *f = cr_gen_random(16, 4, 3, &gp);
+	struct cr_objective obj;
+	struct cr_opt_params p;
+	struct cr_opt_stats st1, st2;
+	struct cr_routing *r1, *r2;
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	cr_opt_params_init(&p);
+	/* 1 ms of work: a few hundred solves at most */
+	p.budget = 1e-3;
+	r1 = route(f, "minhop");
+	r2 = route(f, "minhop");
+	assert_int_equal(cr_optimize(f, cr_engine_find("minhop"), &obj, &p, r1,
+				     &by, &st1),
+			 0);
+	/* another process's load in between changes nothing */
+	for (volatile unsigned long i = 0; i < 20000000UL; i++)
+		;
+	assert_int_equal(cr_optimize(f, cr_engine_find("minhop"), &obj, &p, r2,
+				     &by, &st2),
+			 0);
+	assert_true(st1.work_hit);
+	assert_false(st1.budget_hit);
+	assert_true(st2.work_hit);
+	assert_int_equal(st1.evals, st2.evals);
+	assert_int_equal(st1.moves, st2.moves);
+	assert_true(st1.evals < 1000); /* the work stopped it early */
+	assert_true(same_lfts(f, r1, r2));
+	cr_routing_free(r1);
+	cr_routing_free(r2);
+	cr_objective_release(&obj);
+	cr_fabric_free(f);
+}
+
 static void test_random(void **state)
 {
 	struct cr_gen_params gp = {.seed = 5};
@@ -418,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_held_estimate),
 		cmocka_unit_test(test_lash_layers),
 		cmocka_unit_test(test_swaps),
+		cmocka_unit_test(test_work_budget),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_torus),
 	};

@@ -83,6 +83,7 @@ struct cr_est_inc {
 	size_t tph_alloc;
 	struct cr_maxmin *mm;
 	uint64_t solves;
+	uint64_t work; /* path entries and flows solved */
 	uint32_t commits;
 
 	/* cr_est_inc_limits */
@@ -377,6 +378,11 @@ uint64_t cr_est_inc_solves(const struct cr_est_inc *x)
 	return x->solves;
 }
 
+uint64_t cr_est_inc_work(const struct cr_est_inc *x)
+{
+	return x->work;
+}
+
 static bool path_has(const uint32_t *path, uint32_t a, uint32_t b,
 		     uint32_t link)
 {
@@ -497,6 +503,7 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 			    x->trate + *ro))
 		return -1;
 	x->solves++;
+	x->work += np + ph->n;
 	t = &x->tr[x->ntr++];
 	t->ph = p;
 	t->start_off = *so;

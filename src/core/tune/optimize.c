@@ -51,10 +51,11 @@
  * improves; the full estimate after the pass must agree, else every move
  * is undone); after the pass, cr_check must find no more unreachable
  * pairs, loops or credit loops than before, else every move is undone.
- * The order of everything is fixed (ties by switch, LID, port), so the
- * result depends only on the inputs, unless the budget stops the pass
- * (logged); max_evals (moves tried) is the limit that does not depend on
- * the machine.
+ * The order of everything is fixed (ties by switch, LID, port), and the
+ * budget is counted in work done (CR_OPT_WORK_PER_S), not in seconds, so
+ * the result depends only on the inputs; only a machine CR_OPT_WALL_GUARD
+ * times slower than the budget's rate makes the wall clock stop the pass
+ * (logged: then a rerun may differ).
  *
  * Cost: one estimate to hold the phases (memory: the phases' paths, at
  * most MAX_ENTRIES entries, else the pass is skipped and says so), then
@@ -827,6 +828,8 @@ static bool stale(struct opt *o, uint32_t ix)
 static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		 struct cr_opt_stats *s)
 {
+	uint64_t work = (uint64_t)(budget * CR_OPT_WORK_PER_S);
+
 	for (;;) {
 		unsigned kept = 0;
 		size_t done = 0;
@@ -838,7 +841,11 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 
 			if (o->tries >= max_tries)
 				return 0;
-			if (cr_now() - t0 >= budget) {
+			if (cr_est_inc_work(o->inc) >= work) {
+				s->work_hit = true;
+				return 0;
+			}
+			if (cr_now() - t0 >= CR_OPT_WALL_GUARD * budget) {
 				s->budget_hit = true;
 				return 0;
 			}
@@ -1034,13 +1041,16 @@ done:
 			 " (%u with sources moved to another layer)",
 			 o.relayered);
 	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%), %u move%s kept"
-		" of %u tried%s, %.2f s%s",
+		" of %u tried%s, %.2f s, work %llu%s",
 		e ? e->name : "?", cr_pattern_kind_name(obj->terms[0].pat.kind),
 		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s.before,
 		s.after,
 		s.before > 0 ? 100 * (s.after - s.before) / s.before : 0.0,
 		s.moves, s.moves == 1 ? "" : "s", s.evals, relayered, s.seconds,
-		s.budget_hit ? " (stopped by the budget: a rerun may differ)"
+		(unsigned long long)(o.inc ? cr_est_inc_work(o.inc) : 0),
+		s.budget_hit ? " (stopped by the wall clock, the machine"
+			       " being slow: a rerun may differ)"
+		: s.work_hit ? " (its budget's work done)"
 		: o.tries >= max_tries
 			? " (stopped at the limit of moves tried)"
 			: "");
