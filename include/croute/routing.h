@@ -82,6 +82,7 @@ struct cr_routing {
 struct cr_byproducts {
 	uint32_t *roots; /* updn: root switch nodes */
 	uint32_t num_roots;
+	bool updn_detours; /* updn: some pairs left up*-down* (top level) */
 	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
 	uint32_t num_ca_order;
 	char *auto_table; /* cr-auto: the ranked candidates (text) */

@@ -699,6 +699,10 @@ static int same_ranks(struct incr *x, struct cr_byproducts *by)
 	const struct cr_byproducts *br = &x->b->by;
 	const uint32_t *rank;
 
+	if (br->updn_detours)
+		return reason(
+			x->st,
+			"the full run took min-hop detours off up*/down* (top-level roots)");
 	by->roots = malloc((br->num_roots + 1) * sizeof(*by->roots));
 	if (!by->roots)
 		return -1;

@@ -3,8 +3,13 @@
  * cr-updn: up*-down* routing over shortest legal paths.
  *
  * Roots come from o->root_guids (cr_roots_from_guids(): switch GUIDs, or
- * CA GUIDs standing for the switches they are cabled to), else from a
- * tree heuristic: the switches whose farthest leaf is nearest (minimal
+ * CA GUIDs standing for the switches they are cabled to), else, on a
+ * tree-like fabric (leaves never cabled to each other), from its top
+ * level: the switches on shortest leaf-to-leaf paths farthest from the
+ * leaves, all spines even when a leaf is cabled to only some of them
+ * (top_level_roots(): pairs without a legal path then take min-hop
+ * detours, and a credit loop among them sends us to what follows). Else
+ * from a tree heuristic: the switches whose farthest leaf is nearest (minimal
  * host eccentricity; leaves as include/croute/roles.h defines them, so a
  * management node on a core switch does not count), kept only
  * if up*-down* from them gives every CA switch a legal path to every
@@ -66,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/check.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -103,6 +109,8 @@ struct updn {
 	uint32_t *queue; /* label(): the labelled switches, nearest first */
 	uint32_t labelled; /* how many */
 	uint32_t labelled_for;
+	bool detour; /* top-level roots: detours where no legal path */
+	bool no_top; /* the top-level roots closed a credit loop */
 };
 
 static uint64_t sw_guid(const struct updn *u, uint32_t s)
@@ -494,6 +502,128 @@ static int top_roots(struct updn *u, const uint8_t *dist)
 	return 0;
 }
 
+/*
+ * Tree-like: at least two leaves and no cable between two leaves. Then
+ * the top level: the switches on some shortest leaf-to-leaf path that are
+ * farthest from the leaves (a hostless switch hanging between two spines
+ * is on none, so the spines stay the top). Cost: O(switches x leaves^2)
+ * distance look-ups at worst, far less on trees, where a top switch finds
+ * its pair of leaves at once. Returns the number of top switches, 0 when
+ * the fabric is no single tree-like part.
+ */
+static uint32_t top_level(const struct updn *u, const uint8_t *dist, bool *top)
+{
+	uint32_t ns = u->ns, nl = 0, count = 0;
+	unsigned best = 0;
+	uint32_t *leaves = malloc((ns + 1) * sizeof(*leaves));
+	unsigned *height = malloc((ns + 1) * sizeof(*height));
+	bool *on = calloc(ns + 1, sizeof(*on));
+
+	if (!leaves || !height || !on)
+		goto out;
+	for (uint32_t s = 0; s < ns; s++) {
+		if (u->comp[s] != 0)
+			goto out;
+		if (!u->leaf[s])
+			continue;
+		leaves[nl++] = s;
+		for (uint32_t k = u->adj_start[s]; k < u->adj_start[s + 1]; k++)
+			if (u->leaf[u->adj[k].sw])
+				goto out;
+	}
+	if (nl < 2)
+		goto out;
+	for (uint32_t s = 0; s < ns; s++) {
+		height[s] = CR_HOPS_INF;
+		for (uint32_t i = 0; i < nl; i++)
+			if (dist[(size_t)s * ns + leaves[i]] < height[s])
+				height[s] = dist[(size_t)s * ns + leaves[i]];
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		const uint8_t *ds = dist + (size_t)s * ns;
+
+		if (u->leaf[s] || height[s] < best)
+			continue;
+		for (uint32_t i = 0; i < nl && !on[s]; i++) {
+			const uint8_t *da = dist + (size_t)leaves[i] * ns;
+
+			for (uint32_t j = i + 1; j < nl && !on[s]; j++)
+				on[s] = ds[leaves[i]] + ds[leaves[j]] ==
+					da[leaves[j]];
+		}
+		if (on[s] && height[s] > best)
+			best = height[s];
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		top[s] = on[s] && height[s] == best;
+		count += top[s];
+	}
+out:
+	free(leaves);
+	free(height);
+	free(on);
+	return count;
+}
+
+/*
+ * The top level as roots (see top_level()), unless it is what the tree
+ * heuristic chose anyway (then nothing changes). Kept when every CA
+ * switch has a legal shortest path to every CA switch; the pairs without
+ * a legal path (a leaf to a spine it is not cabled to, the roots to each
+ * other, a spine to a leaf it is not cabled to) take detours
+ * (add_detours()).
+ * Returns 1 when taken, 0 when not, -1 out of memory.
+ */
+static int top_level_roots(struct updn *u, const uint8_t *dist)
+{
+	uint32_t ns = u->ns, count;
+	bool *top = calloc(ns + 1, sizeof(*top));
+	bool *saved = malloc(ns + 1);
+	bool same = true, fit = true;
+
+	if (!top || !saved) {
+		free(top);
+		free(saved);
+		cr_err("cr-updn: out of memory for %u switches", ns);
+		return -1;
+	}
+	count = top_level(u, dist, top);
+	for (uint32_t s = 0; s < ns; s++)
+		same &= top[s] == u->is_root[s];
+	if (!count || same) {
+		free(top);
+		free(saved);
+		return 0;
+	}
+	memcpy(saved, u->is_root, ns);
+	memcpy(u->is_root, top, ns);
+	if (rank_switches(u)) {
+		free(top);
+		free(saved);
+		return -1;
+	}
+	for (uint32_t d = 0; d < ns && fit; d++) {
+		if (!u->has_ca[d])
+			continue;
+		label(u, d);
+		for (uint32_t s = 0; s < ns && fit; s++)
+			fit = !u->has_ca[s] ||
+			      u->dist[s] == dist[(size_t)s * ns + d];
+	}
+	if (fit) {
+		cr_info("cr-updn: %u roots: the top level of a tree-like fabric (farthest from the leaves on shortest leaf-to-leaf paths); min-hop detours where up*/down* has no path",
+			count);
+		u->detour = true;
+	} else {
+		cr_info("cr-updn: the %u top-level switches do not make a tree (some CA switch lacks a legal shortest path to a CA switch)",
+			count);
+		memcpy(u->is_root, saved, ns);
+	}
+	free(top);
+	free(saved);
+	return fit;
+}
+
 static int choose_roots(struct updn *u, const struct cr_options *o)
 {
 	uint8_t *dist;
@@ -531,6 +661,16 @@ static int choose_roots(struct updn *u, const struct cr_options *o)
 	}
 	if (tree_candidates(u, dist))
 		goto fail;
+	if (!u->no_top) {
+		int t = top_level_roots(u, dist);
+
+		if (t < 0)
+			goto fail;
+		if (t > 0) {
+			free(dist);
+			return 0;
+		}
+	}
 	candidate = malloc(u->ns + 1);
 	if (!candidate) {
 		cr_err("cr-updn: out of memory for %u switches", u->ns);
@@ -651,6 +791,7 @@ static int report_roots(struct updn *u, struct cr_byproducts *by)
 	unsigned parts = 0;
 
 	by->num_roots = 0;
+	by->updn_detours = false;
 	by->roots = malloc((u->ns + 1) * sizeof(*by->roots));
 	if (!by->roots) {
 		cr_err("cr-updn: out of memory for the root list");
@@ -870,6 +1011,115 @@ out:
 	return ret;
 }
 
+/*
+ * With the top-level roots: every switch W without a legal path to a
+ * switch D (a leaf to a spine it is not cabled to, a root to another
+ * root, a spine to a leaf cabled only to other spines) forwards D's LIDs
+ * to a neighbour one step closer to D (min-hop), one with a legal path if
+ * any, else the first. Each hop either lowers the min-hop distance or
+ * enters a switch with a legal route, which never leaves the legal ones,
+ * so every route arrives and visits no switch twice. No packet between
+ * CAs meets a detour: top_level_roots() gave every CA switch a legal path
+ * to every CA switch. Detours carry the traffic to switch LIDs and from
+ * switches (management). The incremental run does not repair them: it
+ * routes in full after such a run. A detour turns from down to up, so it may close
+ * a credit loop with the legal routes: spine 1 to spine 3 through leaf
+ * A, spine 3 to a leaf only spines 1 and 2 reach through leaf B, with
+ * legal routes A -> spine 3 -> B and B -> spine 1 -> A (test_updn's
+ * partial_tree(true)). On a two-level tree where every detour turns at
+ * the same switch P none can close: after P -> spine -> down, a cycle
+ * would need another turn, so the switch below the spine is P again,
+ * a route visiting P twice. The first port with a legal path gives one
+ * P when the spines' cabling is in the same order (prod-tree);
+ * cr_updn_route() checks either way. The entries bypass
+ * the port balance, so the other routes are those of the same roots
+ * without detours. Counts the detoured pairs in fixed[0] (from switches
+ * without CAs) and fixed[1].
+ */
+static int add_detours(struct updn *u, struct cr_routing *r,
+		       const uint16_t *lids, int nlids, uint64_t fixed[2])
+{
+	const struct cr_fabric *f = u->f;
+	uint32_t ns = u->ns;
+	uint8_t *next = malloc((size_t)ns * ns + 1);
+	uint32_t *hop = malloc((ns + 1) * sizeof(*hop));
+	bool *need = calloc(ns + 1, sizeof(*need));
+
+	if (!next || !hop || !need) {
+		free(next);
+		free(hop);
+		free(need);
+		cr_err("cr-updn: out of memory for detours");
+		return -1;
+	}
+	for (uint32_t d = 0; d < ns; d++) {
+		uint8_t *row = next + (size_t)d * ns;
+		uint32_t head = 0, tail = 0;
+
+		label(u, d);
+		for (uint32_t w = 0; w < ns; w++) {
+			row[w] = 0;
+			need[d] |= u->dist[w] == NO_LABEL &&
+				   u->comp[w] == u->comp[d];
+			hop[w] = UINT32_MAX;
+		}
+		if (!need[d])
+			continue;
+		hop[d] = 0;
+		u->queue[tail++] = d;
+		while (head < tail) {
+			uint32_t x = u->queue[head++];
+
+			for (uint32_t k = u->adj_start[x];
+			     k < u->adj_start[x + 1]; k++) {
+				uint32_t y = u->adj[k].sw;
+
+				if (hop[y] == UINT32_MAX) {
+					hop[y] = hop[x] + 1;
+					u->queue[tail++] = y;
+				}
+			}
+		}
+		u->labelled_for = CR_NO_NODE; /* the queue is spoilt */
+		for (uint32_t w = 0; w < ns; w++) {
+			if (u->dist[w] != NO_LABEL || hop[w] == UINT32_MAX)
+				continue;
+			for (uint32_t k = u->adj_start[w];
+			     k < u->adj_start[w + 1]; k++) {
+				uint32_t x = u->adj[k].sw;
+
+				if (hop[x] + 1 != hop[w])
+					continue;
+				if (!row[w] || u->dist[x] != NO_LABEL)
+					row[w] = u->adj[k].port;
+				if (u->dist[x] != NO_LABEL)
+					break;
+			}
+		}
+	}
+	for (int i = 0; i < nlids; i++) {
+		uint32_t dn = cr_lid_switch(f, lids[i], NULL), d;
+
+		if (dn == CR_NO_NODE)
+			continue;
+		d = f->nodes[dn].sw_index;
+		if (!need[d])
+			continue;
+		for (uint32_t w = 0; w < ns; w++) {
+			uint8_t p = next[(size_t)d * ns + w];
+
+			if (!p)
+				continue;
+			r->lft[f->switches[w]][lids[i]] = p;
+			fixed[u->has_ca[w]]++;
+		}
+	}
+	free(next);
+	free(hop);
+	free(need);
+	return 0;
+}
+
 int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -887,6 +1137,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = 0;
 		goto out;
 	}
+again:
 	if (choose_roots(&u, o) || report_roots(&u, by))
 		goto out;
 	ps = cr_portsel_new(f, o, r);
@@ -949,6 +1200,40 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 				ps, f->switches[w], cands, nc, lid, flags);
 		}
 		cr_portsel_commit(ps, lid);
+	}
+	if (u.detour) {
+		uint64_t fixed[2] = {0};
+		int loop;
+
+		if (add_detours(&u, r, lids, nlids, fixed))
+			goto out;
+		loop = cr_credit_loop_any(f, r);
+		if (loop < 0)
+			goto out;
+		if (loop) {
+			cr_info("cr-updn: the top-level roots with detours close a credit loop: choosing the roots as without them");
+			cr_routing_clear(r);
+			cr_portsel_free(ps);
+			ps = NULL;
+			free(lids);
+			lids = NULL;
+			free(by->roots);
+			by->roots = NULL;
+			by->num_roots = 0;
+			memset(u.is_root, 0, u.ns * sizeof(*u.is_root));
+			u.detour = false;
+			u.no_top = true;
+			illegal = illegal_ca = apart = 0;
+			goto again;
+		}
+		by->updn_detours = fixed[0] + fixed[1] > 0;
+		illegal -= fixed[0];
+		illegal_ca -= fixed[1];
+		if (fixed[0] + fixed[1])
+			cr_info("cr-updn: %" PRIu64
+				" (switch, LID) pairs without a legal up*/down* path take a min-hop detour (%" PRIu64
+				" from switches with CAs); no credit loop on one VL",
+				fixed[0] + fixed[1], fixed[1]);
 	}
 	if (illegal_ca)
 		cr_err("cr-updn: %" PRIu64
