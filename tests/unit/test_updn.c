@@ -170,16 +170,16 @@ static void test_roots_from_guids(void **state)
 }
 
 /*
- * Four spines (GUIDs 0x1003e8..0x1003eb, indices 0-3) over leaves 0-2 with
- * four hosts each; leaf 3 (four hosts) is cabled to spines 0 and 1 only,
- * a switch without hosts hangs between spines 2 and 3. Spine s reaches
- * leaf l on port 1 + l, except spine 3 with crossed, which takes the full
- * leaves in reverse port order.
+ * Four spines (indices 0-3) and four leaves of four hosts; leaf l is
+ * cabled to spine s when bit 4 * l + s of mask is set, on the spine's
+ * next free port (leaves in order, or in reverse with reversed); with
+ * bridge, a switch without hosts hangs between spines 2 and 3.
  */
-static struct cr_fabric *partial_tree(bool crossed)
+static struct cr_fabric *partial_tree(unsigned mask, bool reversed, bool bridge)
 {
 	struct cr_fabric *f = cr_fabric_new();
-	uint32_t spine[4], leaf[4], bridge;
+	uint32_t spine[4], leaf[4];
+	unsigned next[4] = {1, 1, 1, 1};
 
 	for (unsigned s = 0; s < 4; s++)
 		spine[s] = tu_switch(f, 6, 1000 + s);
@@ -188,61 +188,68 @@ static struct cr_fabric *partial_tree(bool crossed)
 		for (unsigned h = 0; h < 4; h++)
 			tu_link(f, leaf[l], h + 1, tu_host(f, l * 4 + h), 1);
 	}
-	bridge = tu_switch(f, 4, 99);
-	for (unsigned s = 0; s < 4; s++)
-		for (unsigned l = 0; l < 4; l++) {
-			unsigned port =
-				crossed && s == 3 && l < 3 ? 3 - l : l + 1;
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned l = reversed ? 3 - i : i;
 
-			if (l < 3 || s < 2)
-				tu_link(f, leaf[l], 5 + s, spine[s], port);
-		}
-	tu_link(f, bridge, 1, spine[2], 5);
-	tu_link(f, bridge, 2, spine[3], 5);
+		for (unsigned s = 0; s < 4; s++)
+			if (mask >> (4 * l + s) & 1)
+				tu_link(f, leaf[l], 5 + s, spine[s], next[s]++);
+	}
+	if (bridge) {
+		uint32_t b = tu_switch(f, 4, 99);
+
+		tu_link(f, b, 1, spine[2], next[2]++);
+		tu_link(f, b, 2, spine[3], next[3]++);
+	}
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	return f;
 }
 
 /*
  * On a tree-like fabric the top level is the root set even when a leaf
- * does not reach every spine: all four spines, not the bridge; every
- * switch reaches every LID (detours where up*-down* has none), over
- * shortest paths from the CAs, without credit loops.
+ * does not reach every spine (leaf 3 reaches spines 0 and 1 only): all
+ * four spines, not the bridge; every switch reaches every LID (detours
+ * where up*-down* has none), over shortest paths from the CAs, without
+ * credit loops, whatever the spines' port order.
  */
 static void test_roots_top_level(void **state)
 {
-	struct cr_fabric *f = partial_tree(false);
-	struct cr_routing *r = tu_route(f, "updn", NULL);
-	struct cr_check_report rep;
+	for (int rev = 0; rev < 2; rev++) {
+		struct cr_fabric *f = partial_tree(0x3fff, rev, true);
+		struct cr_routing *r = tu_route(f, "updn", NULL);
+		struct cr_check_report rep;
 
-	assert_int_equal(by.num_roots, 4);
-	for (uint32_t s = 0; s < 4; s++)
-		assert_true(is_root(&by, s));
-	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT | CR_CHECK_SWITCHES,
-				  stderr, 5, &rep),
-			 0);
-	assert_int_equal(rep.unreachable, 0);
-	assert_int_equal(rep.loops, 0);
-	assert_int_equal(rep.credit_loops, 0);
-	assert_sound(f, r, true);
-	cr_routing_free(r);
-	cr_fabric_free(f);
+		assert_int_equal(by.num_roots, 4);
+		for (uint32_t s = 0; s < 4; s++)
+			assert_true(is_root(&by, s));
+		assert_true(by.updn_detours);
+		assert_int_equal(cr_check(f, r,
+					  CR_CHECK_CREDIT | CR_CHECK_SWITCHES,
+					  stderr, 5, &rep),
+				 0);
+		assert_int_equal(rep.unreachable, 0);
+		assert_int_equal(rep.loops, 0);
+		assert_int_equal(rep.credit_loops, 0);
+		assert_sound(f, r, true);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
 }
 
 /*
- * Crossed, spine 1's detour to spine 3 (through leaf 0) and spine 3's to
- * leaf 3 (through leaf 2) close a credit loop with the legal routes
- * leaf 0 -> spine 3 -> leaf 2 -> spine 1 -> leaf 0: the roots are chosen
- * as without the top-level rule, the spines leaf 3 reaches.
+ * Each leaf misses a spine (leaf 3 has spine 0 only): with all four
+ * spines as roots the detours close a credit loop, so the roots are
+ * chosen as without the top-level rule: spine 0, the one every leaf
+ * reaches.
  */
 static void test_roots_top_level_fallback(void **state)
 {
-	struct cr_fabric *f = partial_tree(true);
+	struct cr_fabric *f = partial_tree(0x17bd, false, false);
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
-	assert_int_equal(by.num_roots, 2);
+	assert_int_equal(by.num_roots, 1);
 	assert_true(is_root(&by, 0));
-	assert_true(is_root(&by, 1));
+	assert_false(by.updn_detours);
 	assert_sound(f, r, true);
 	cr_routing_free(r);
 	cr_fabric_free(f);
