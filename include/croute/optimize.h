@@ -19,10 +19,13 @@
  * solved), CR_OPT_WORK_PER_S per second, the rate of one core of an idle
  * 2-core Debian 12 machine measured on the random and prod-tree fabrics of
  * bench/optimize. So a budget gives the same tables under any load; the
- * wall clock only stops a pass that runs CR_OPT_WALL_GUARD times over.
+ * wall clock only stops a pass that runs CR_OPT_WALL_GUARD times over,
+ * plus CR_OPT_WALL_SLACK seconds (so that a small budget on a slow build,
+ * a sanitizer's say, is not cut by the clock).
  */
 #define CR_OPT_WORK_PER_S 50e6
 #define CR_OPT_WALL_GUARD 4.0
+#define CR_OPT_WALL_SLACK 2.0
 /* Moves tried at most (the limit that does not depend on the machine). */
 #define CR_OPT_MAX_EVALS 1000000
 

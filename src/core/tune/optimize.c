@@ -845,7 +845,8 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 				s->work_hit = true;
 				return 0;
 			}
-			if (cr_now() - t0 >= CR_OPT_WALL_GUARD * budget) {
+			if (cr_now() - t0 >=
+			    CR_OPT_WALL_GUARD * budget + CR_OPT_WALL_SLACK) {
 				s->budget_hit = true;
 				return 0;
 			}
