@@ -342,7 +342,7 @@ static int check_credit_loops(const struct cr_fabric *f,
 	for (uint32_t s = 0; s < ns; s++) {
 		uint32_t sw = f->switches[s];
 
-		if (!r->sl || !r->sl[sw]) {
+		if (!r->sl[sw]) {
 			vls_used |= 1;
 			continue;
 		}
@@ -369,8 +369,7 @@ static int check_credit_loops(const struct cr_fabric *f,
 
 				for (unsigned sl = 0; sl < 16; sl++)
 					if ((mask[s] & (1u << sl)) &&
-					    (r->sl ? r->sl2vl[sl] & 15 : 0) ==
-						    vl)
+					    (r->sl2vl[sl] & 15) == vl)
 						on_vl = true;
 				if (on_vl)
 					cdg_add(&g, r, f->switches[s], lid);

@@ -581,16 +581,8 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	 * same choice as below: the first least loaded in order.
 	 */
 	if ((flags & CR_PS_SORTED) && (flags & CR_PS_BASE) && !ps->shifting &&
-	    !ps->scatter && !ps->weight) {
-		port = cands[0];
-		least = count[port];
-		for (unsigned i = 1; i < n && least; i++)
-			if (count[cands[i]] < least) {
-				port = cands[i];
-				least = count[port];
-			}
-		goto done;
-	}
+	    !ps->scatter && !ps->weight)
+		return cr_portsel_pick_plain(count, cands, n, flags);
 	memcpy(order, cands, n);
 	if (!(flags & CR_PS_SORTED))
 		cr_portsel_order(ps, sw, order, n);
