@@ -30,12 +30,8 @@ topo=$CR_DIR/topo
 cr_gen "$topo" "$@"
 links=$CR_DIR/links
 cr_topo_links "$topo" >"$links"
-sm=$(awk '/^Switch/ { split($0, q, "\""); print q[2]; exit }' "$topo")
-leaf=$(awk -v sm="$sm" '$1 ~ /^S-/ && $3 ~ /^H-/ && $1 != sm { l = $1 }
-	END { print l }' "$links")
-up=$(awk -v l="$leaf" -v sm="$sm" '$1 == l && $3 ~ /^S-/ && $3 != sm {
-	print $2; exit }' "$links")
-[ -n "$leaf" ] && [ -n "$up" ] || cr_fail "no leaf with an uplink in $topo"
+cr_fault_pick "$topo" "$links"
+leaf=$cr_leaf up=$cr_up
 
 cr_ibsim_start "$topo"
 cr_conf "croute_incremental TRUE" "sweep_interval 0"

@@ -30,23 +30,11 @@ cr_gen "$topo" "$@"
 links=$CR_DIR/links
 cr_topo_links "$topo" >"$links"
 
-# The faults, away from the SM's switch (the first node of the file): the
-# last switch with hosts, its first uplink and its first host; the switch
-# at the other end of that uplink, when it has no hosts.
-sm=$(awk '/^Switch/ { split($0, q, "\""); print q[2]; exit }' "$topo")
-leaf=$(awk -v sm="$sm" '$1 ~ /^S-/ && $3 ~ /^H-/ && $1 != sm { l = $1 }
-	END { print l }' "$links")
-set -- $(awk -v l="$leaf" -v sm="$sm" '$1 == l && $3 ~ /^S-/ && $3 != sm {
-	print $2, $3; exit }' "$links")
-up=$1
-mid=$2
-hostp=$(awk -v l="$leaf" '$1 == l && $3 ~ /^H-/ { print $2; exit }' "$links")
-[ -n "$leaf" ] && [ -n "$up" ] && [ -n "$hostp" ] ||
-	cr_fail "no leaf with an uplink and a host in $topo"
-if awk -v m="$mid" '$1 == m && $3 ~ /^H-/ { f = 1 } END { exit !f }' \
-	"$links"; then
-	mid=
-fi
+# The faults: see cr_fault_pick; the switch at the other end of the
+# leaf's uplink fails too, when it has no hosts.
+cr_fault_pick "$topo" "$links"
+leaf=$cr_leaf up=$cr_up mid=$cr_mid hostp=$cr_hostp
+[ -n "$hostp" ] || cr_fail "no leaf with a host in $topo"
 
 cr_ibsim_start "$topo"
 if [ -n "${CR_CHURN_ROOTS:-}" ]; then

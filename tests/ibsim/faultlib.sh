@@ -232,3 +232,27 @@ cr_churn() {
 		printf "%d %d %d %d\n", n, changed, f, changed - f
 	}' "$3" "$1" "$2"
 }
+
+# cr_fault_pick TOPO LINKS: the faults the churn benches apply, away from
+# the SM's switch (the first node of TOPO). Sets cr_leaf (the last switch
+# with hosts), cr_up (its first port cabled to another switch), cr_mid (the
+# switch at the other end, empty when it has hosts of its own) and
+# cr_hostp (the leaf's first host port). LINKS is cr_topo_links's output.
+cr_fault_pick() {
+	cr_sm=$(awk '/^Switch/ { split($0, q, "\""); print q[2]; exit }' "$1")
+	cr_leaf=$(awk -v sm="$cr_sm" '
+		$1 ~ /^S-/ && $3 ~ /^H-/ && $1 != sm { l = $1 }
+		END { print l }' "$2")
+	set -- "$2" $(awk -v l="$cr_leaf" -v sm="$cr_sm" '
+		$1 == l && $3 ~ /^S-/ && $3 != sm { print $2, $3; exit }' "$2")
+	cr_up=${2:-}
+	cr_mid=${3:-}
+	cr_hostp=$(awk -v l="$cr_leaf" '$1 == l && $3 ~ /^H-/ {
+		print $2; exit }' "$1")
+	if [ -n "$cr_mid" ] && awk -v m="$cr_mid" '
+		$1 == m && $3 ~ /^H-/ { f = 1 } END { exit !f }' "$1"; then
+		cr_mid=
+	fi
+	[ -n "$cr_leaf" ] && [ -n "$cr_up" ] ||
+		cr_fail "no leaf with an uplink in $1"
+}
