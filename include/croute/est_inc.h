@@ -65,6 +65,15 @@ uint32_t cr_est_inc_commits(const struct cr_est_inc *x);
  */
 uint32_t cr_est_inc_version(const struct cr_est_inc *x, uint32_t sw,
 			    unsigned port, uint16_t lid);
+/*
+ * The phases holding a flow to lid that leaves sw by port, in increasing
+ * order, each once: at most max into out[]; returns how many there are.
+ * Two changes whose phases are disjoint score as the sum of their own
+ * changes (each phase is solved on its own).
+ */
+uint32_t cr_est_inc_phases(const struct cr_est_inc *x, uint32_t sw,
+			   unsigned port, uint16_t lid, uint32_t *out,
+			   uint32_t max);
 /* Phase solves made so far: the work, independent of the machine. */
 uint64_t cr_est_inc_solves(const struct cr_est_inc *x);
 /*

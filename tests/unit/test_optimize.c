@@ -343,6 +343,107 @@ static void test_held_estimate(void **state)
 }
 
 /*
+ * What the pass's swaps rely on: cr_est_inc_phases names the phases of the
+ * flows a change moves (in shift, one flow to a LID per phase: as many as
+ * the try moves), and two changes whose phases are disjoint score, with an
+ * average, as the sum of the two changes alone; a swap of such LIDs gains
+ * nothing the single moves did not find.
+ */
+static void test_disjoint_phases(void **state)
+{
+	struct cr_gen_params gp = {.seed = 3};
+	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
+	unsigned disjoint = 0, shared = 0;
+	struct cr_est_inc_change c[2];
+	struct cr_objective obj;
+	struct cr_pattern pat;
+	struct cr_est_inc *x;
+	struct cr_hosts *h;
+	struct cr_routing *r;
+	uint32_t pa[256], pb[256];
+	bool too_big;
+	double base;
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = route(f, "minhop");
+	h = cr_hosts_for(f, &by, NULL);
+	assert_non_null(h);
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	cr_objective_pattern(&obj, 0, h, &pat);
+	x = cr_est_inc_new(f, r, &pat, 1, h, 0, &too_big);
+	assert_non_null(x);
+	base = cr_est_inc_avg(x, 0);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t w = f->switches[s];
+
+		for (unsigned i = 0; i < h->count * h->count; i++) {
+			uint16_t la = h->ep[i / h->count].lid;
+			uint16_t lb = h->ep[i % h->count].lid;
+			uint8_t p = r->lft[w][la], pb_ = r->lft[w][lb];
+			uint32_t na, nb, k = 0, j = 0;
+			double a[1], b[1], ab[1], m[1];
+			long rca, rcb;
+			bool meet = false;
+
+			if (la >= lb || p == pb_ ||
+			    cr_remote(f, w, pb_) == CR_NO_NODE ||
+			    !cr_is_switch(f, cr_remote(f, w, pb_)) ||
+			    cr_remote(f, w, p) == CR_NO_NODE ||
+			    !cr_is_switch(f, cr_remote(f, w, p)))
+				continue;
+			na = cr_est_inc_phases(x, w, p, la, pa, 256);
+			nb = cr_est_inc_phases(x, w, pb_, lb, pb, 256);
+			assert_true(na <= 256 && nb <= 256);
+			for (uint32_t t = 1; t < na; t++)
+				assert_true(pa[t - 1] < pa[t]);
+			while (k < na && j < nb) {
+				if (pa[k] == pb[j])
+					meet = true;
+				if (pa[k] < pb[j])
+					k++;
+				else
+					j++;
+			}
+			/* the swap: la to lb's port, lb to la's */
+			c[0] = (struct cr_est_inc_change){
+				.sw = w, .old_port = p, .lid = la};
+			c[1] = (struct cr_est_inc_change){
+				.sw = w, .old_port = pb_, .lid = lb};
+			r->lft[w][la] = pb_;
+			rca = cr_est_inc_try(x, w, p, la, a, m);
+			r->lft[w][la] = p;
+			r->lft[w][lb] = p;
+			rcb = cr_est_inc_try(x, w, pb_, lb, b, m);
+			r->lft[w][la] = pb_;
+			if (rca > 0 && rcb > 0 &&
+			    cr_est_inc_try_n(x, c, 2, ab, m) > 0) {
+				assert_int_equal(rca, na);
+				assert_int_equal(rcb, nb);
+				if (!meet) {
+					assert_true(fabs((ab[0] - base) -
+							 (a[0] - base) -
+							 (b[0] - base)) <
+						    1e-12);
+					disjoint++;
+				} else {
+					shared++;
+				}
+			}
+			r->lft[w][la] = p;
+			r->lft[w][lb] = pb_;
+		}
+	}
+	assert_true(disjoint > 5);
+	assert_true(shared > 5);
+	cr_est_inc_free(x);
+	cr_objective_release(&obj);
+	cr_hosts_free(h);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
  * cr-lash on a torus: moves that would close a cycle in their layer are
  * kept by moving their sources to another layer. The pass runs to its
  * end: it must gain, re-layer some moves, and leave minimal paths and no
@@ -453,6 +554,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_move),
 		cmocka_unit_test(test_held_estimate),
+		cmocka_unit_test(test_disjoint_phases),
 		cmocka_unit_test(test_lash_layers),
 		cmocka_unit_test(test_swaps),
 		cmocka_unit_test(test_work_budget),

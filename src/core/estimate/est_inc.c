@@ -416,6 +416,31 @@ uint32_t cr_est_inc_version(const struct cr_est_inc *x, uint32_t sw,
 	return v;
 }
 
+uint32_t cr_est_inc_phases(const struct cr_est_inc *x, uint32_t sw,
+			   unsigned port, uint16_t lid, uint32_t *out,
+			   uint32_t max)
+{
+	uint32_t link = x->e->base[sw] + port, n = 0, last = UINT32_MAX;
+
+	if (lid > x->f->max_lid)
+		return 0;
+	/* a LID's flows are indexed in flow order, so in phase order */
+	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++) {
+		uint32_t fl = x->lid_flow[k], p = x->fphase[fl];
+		const struct inc_phase *ph = &x->ph[p];
+		uint32_t i = fl - ph->first;
+
+		if (p == last || !x->ok[fl] ||
+		    !path_has(ph->path, ph->start[i], ph->start[i + 1], link))
+			continue;
+		if (n < max)
+			out[n] = p;
+		n++;
+		last = p;
+	}
+	return n;
+}
+
 /* Re-walks flow fl into aff; -2 when it no longer arrives. */
 static int rewalk(struct cr_est_inc *x, uint32_t fl)
 {
