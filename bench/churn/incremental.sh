@@ -13,7 +13,7 @@
 # usage: bench/churn/incremental.sh [croute gen arguments]
 #        (default: fat-tree 48: 27,648 hosts, 2,880 switches)
 # Environment: top_builddir (default: the source tree, built in place);
-# CR_INCR_ENGINES (default "minhop updn").
+# CR_INCR_ENGINES (default "minhop updn ftree").
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 croute=$top_builddir/src/cli/croute
@@ -48,7 +48,7 @@ echo "fabric: croute gen $genargs ($(grep -c '^Ca' "$dir/full.topo") hosts," \
 printf '%-7s %9s %9s %7s %9s %11s %11s %9s %9s %5s\n' engine full_s \
 	incr_s ratio keep_s churn_full churn_incr rechosen differ back
 status=0
-for e in ${CR_INCR_ENGINES:-minhop updn}; do
+for e in ${CR_INCR_ENGINES:-minhop updn ftree}; do
 	"$croute" route --topo "$dir/cut.topo" --incremental-from \
 		"$dir/full.topo" --compare-full -e "$e" -o /dev/null \
 		2>"$dir/$e.err" || {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Incremental re-routing (croute_incremental, doc/design.md "Incremental
- * re-routing"): after a full run of cr-minhop or cr-updn, a fabric that
- * differs from it only by links or nodes that went away (same GUIDs,
- * ports and LIDs otherwise) is routed by repairing the full run's tables:
+ * re-routing"): after a full run of cr-minhop, cr-updn or cr-ftree, a
+ * fabric that differs from it only by links or nodes that went away (same
+ * GUIDs, ports and LIDs otherwise) is routed by repairing its tables:
  * an entry whose path is still up and still a shortest (legal) one is
  * kept, the others are chosen again by the engine's rules, the port loads
  * of the kept entries counted. The result depends only on the full run
@@ -20,7 +20,9 @@ struct cr_incr_base;
 
 /*
  * Keeps copies of a full run's fabric and routing, and the labels the
- * repair needs (switch distances for minhop, up*-down* labels for updn).
+ * repair needs (switch distances for minhop, up*-down* labels for updn,
+ * up-hops and ancestors for ftree, with its ranks and leaves). by is
+ * needed for updn (the roots) and ftree (whether turns were restricted).
  * NULL when the engine or the options do not allow incremental runs
  * (reason logged at info level) or memory runs out.
  */
@@ -51,9 +53,10 @@ struct cr_incr_stats {
 /*
  * Routes f by repairing the base's tables into r (fresh from
  * cr_routing_new(f)), its by-products (cr-updn's roots) into by (may be
- * NULL).
+ * NULL; ftree: the CA order).
  * Returns 0 on success; 1 when f is no subset of the base, or the engine,
- * the options or updn's ranks differ (st->reason says which: the caller
+ * the options, updn's ranks or ftree's ranks or leaves differ, or ftree's
+ * repaired tables would close a credit loop (st->reason says which: the caller
  * routes in full); -1 on an error (logged). r is cleared unless 0.
  */
 int cr_route_incremental(const struct cr_incr_base *b,

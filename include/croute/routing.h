@@ -83,6 +83,9 @@ struct cr_byproducts {
 	uint32_t *roots; /* updn: root switch nodes */
 	uint32_t num_roots;
 	bool updn_detours; /* updn: some pairs left up*-down* (top level) */
+	/* ftree: switch routes without an up/down path restricted or left
+	 * out, to stay free of credit loops */
+	bool ftree_turns_restricted;
 	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
 	uint32_t num_ca_order;
 	char *auto_table; /* cr-auto: the ranked candidates (text) */

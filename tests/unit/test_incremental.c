@@ -8,16 +8,22 @@
  * run changes), and a repair of the fault gives the original tables back
  * byte for byte. cr-updn's are loop and credit-loop free, CA switches
  * reach every CA, and only the counted (CA switch, switch without CAs)
- * pairs lose a path. Deterministic, whatever the thread count; fabrics
- * that are no subset of the base, other options or engines route in full.
+ * pairs lose a path. cr-ftree's, on fat trees, are up*-down* by its
+ * ranks with a full run's hop counts for every CA pair, credit-loop free,
+ * reach every (switch, LID) pair a full run reaches and change no more
+ * entries than a full run. Deterministic, whatever the thread count;
+ * fabrics that are no subset of the base, other options or engines, a
+ * changed ranking or set of leaves route in full.
  */
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/gen.h>
 #include <croute/hops.h>
 #include <croute/incremental.h>
 #include <croute/parallel.h>
 
+#include "../../src/core/route/ftree_int.h"
 #include "updn_fabrics.h"
 
 static struct cr_fabric *with_lids(struct cr_fabric *f)
@@ -243,6 +249,90 @@ static void assert_updn_repair(const struct cr_fabric *g,
 	assert_int_equal(lost, st->lost_pairs);
 }
 
+static bool has_ca(const struct cr_fabric *g, uint32_t n)
+{
+	for (unsigned p = 1; p <= g->nodes[n].num_ports; p++) {
+		uint32_t m = g->nodes[n].ports[p].remote;
+
+		if (m != CR_NO_NODE && !cr_is_switch(g, m))
+			return true;
+	}
+	return false;
+}
+
+/* The path from switch node n to lid only goes up, then only down. */
+static bool up_down(const struct cr_fabric *g, const struct cr_routing *r,
+		    const struct ft *ft, uint32_t n, uint16_t lid)
+{
+	bool down = false;
+
+	for (unsigned i = 0; i <= g->num_switches; i++) {
+		uint8_t p = r->lft[n][lid];
+		uint32_t m;
+		int a, b;
+
+		if (p == 0 || p == CR_NO_PATH)
+			return p == 0;
+		m = g->nodes[n].ports[p].remote;
+		if (!cr_is_switch(g, m))
+			return true;
+		a = ft->sw[g->nodes[n].sw_index].rank;
+		b = ft->sw[g->nodes[m].sw_index].rank;
+		if (b < a && down)
+			return false;
+		down |= b > a;
+		n = m;
+	}
+	return false;
+}
+
+/*
+ * cr-ftree after a fault: CA pairs up*-down* by the ranks, with the full
+ * run's hop counts (the same up-hops); every pair the full run reaches
+ * reached; no loop, no credit loop; churn at most the full run's.
+ */
+static void assert_ftree_repair(const struct cr_fabric *f,
+				const struct cr_routing *base,
+				const struct cr_fabric *g,
+				const struct cr_routing *r)
+{
+	struct cr_routing *full = tu_route(g, "cr-ftree", NULL);
+	struct cr_check_report rep;
+	struct cr_options o;
+	struct ft ft;
+
+	cr_options_init(&o);
+	assert_int_equal(ft_build(&ft, g, &o), 0);
+	assert_int_equal(cr_credit_loop_any(g, full), 0);
+	assert_int_equal(cr_credit_loop_any(g, r), 0);
+	cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.unreachable, 0);
+	for (uint32_t s = 0; s < g->num_switches; s++) {
+		uint32_t n = g->switches[s];
+		bool ca = has_ca(g, n);
+
+		for (uint32_t lid = 1; lid <= g->max_lid; lid++) {
+			uint32_t d = cr_lid_switch(g, (uint16_t)lid, NULL);
+			int hf = cr_routing_hops(g, full, n, (uint16_t)lid);
+			int hi = cr_routing_hops(g, r, n, (uint16_t)lid);
+
+			if (d == CR_NO_NODE)
+				continue;
+			if (hf >= 0)
+				assert_true(hi >= 0);
+			if (!ca || g->lid_node[lid] == d)
+				continue;
+			assert_int_equal(hi, hf);
+			assert_true(up_down(g, r, &ft, n, (uint16_t)lid));
+		}
+	}
+	assert_true(cr_routing_churn(f, base, g, r) <=
+		    cr_routing_churn(f, base, g, full));
+	ft_release(&ft);
+	cr_routing_free(full);
+}
+
 /*
  * Every inter-switch link of f in turn: cut it, repair the engine's
  * tables, check them, then repair back to f. Returns how many cuts were
@@ -271,6 +361,8 @@ static unsigned every_link(struct cr_fabric *f, const char *engine)
 				assert_false(st.same);
 				if (!strcmp(engine, "cr-minhop"))
 					assert_minhop_repair(f, base, g, r);
+				else if (!strcmp(engine, "cr-ftree"))
+					assert_ftree_repair(f, base, g, r);
 				else
 					assert_updn_repair(g, r, &st);
 				/* Same inputs, same tables. */
@@ -335,6 +427,83 @@ static void test_updn_links(void **state)
 	}
 	/* Some cuts change ranks (a full run), most do not. */
 	assert_true(total > 10);
+}
+
+static void test_ftree_links(void **state)
+{
+	struct cr_gen_params p = {0};
+	struct cr_fabric *fabrics[] = {
+		tu_two_level(4, 3, 3, NULL, 0),
+		tu_two_level(3, 2, 2, NULL, 1),
+		uf_kary(2, 3),
+		uf_kary(3, 3),
+		cr_gen_fat_tree(4, &p),
+		cr_gen_two_level(6, 3, 6, 4, true, &p),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
+		struct cr_fabric *f = with_lids(fabrics[i]);
+		unsigned links = 0;
+
+		for (uint32_t n = 0; n < f->num_nodes; n++)
+			for (unsigned q = 1;
+			     cr_is_switch(f, n) && q <= f->nodes[n].num_ports;
+			     q++) {
+				uint32_t m = f->nodes[n].ports[q].remote;
+
+				links += m != CR_NO_NODE && m > n &&
+					 cr_is_switch(f, m);
+			}
+		/* The ranks survive any one cable of these trees. */
+		assert_int_equal(every_link(f, "cr-ftree"), links);
+		cr_fabric_free(f);
+	}
+}
+
+/*
+ * cr-ftree: a top switch or a middle one goes away (same ranks and
+ * leaves: repaired); a leaf with its hosts (other leaves: full).
+ */
+static void test_ftree_switch_gone(void **state)
+{
+	struct cr_fabric *f = uf_kary(3, 3);
+
+	(void)state;
+	for (int level = 0; level < 3; level++) {
+		struct cr_routing *base, *r, *back;
+		struct cr_incr_base *b = base_of("cr-ftree", f, &base);
+		bool *drop = calloc(f->num_nodes, sizeof(*drop));
+		struct cr_incr_stats st;
+		uint32_t n = 3 * 3 * level + 4;
+		struct cr_fabric *g;
+
+		drop[n] = true;
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			uint32_t m = f->nodes[n].ports[p].remote;
+
+			if (m != CR_NO_NODE && !cr_is_switch(f, m))
+				drop[m] = true;
+		}
+		g = drop_nodes(f, drop);
+		if (level == 2) {
+			assert_int_equal(incr(b, "cr-ftree", g, &r, &st), 1);
+			assert_non_null(strstr(st.reason, "leaves"));
+		} else {
+			assert_int_equal(incr(b, "cr-ftree", g, &r, &st), 0);
+			assert_int_equal(st.switches_gone, 1);
+			assert_ftree_repair(f, base, g, r);
+			cr_routing_free(r);
+		}
+		assert_int_equal(incr(b, "cr-ftree", f, &back, &st), 0);
+		assert_true(same_tables(f, base, back));
+		cr_routing_free(back);
+		cr_fabric_free(g);
+		free(drop);
+		cr_incr_base_free(b);
+		cr_routing_free(base);
+	}
+	cr_fabric_free(f);
 }
 
 /*
@@ -510,6 +679,8 @@ int main(void)
 		cmocka_unit_test(test_minhop_links),
 		cmocka_unit_test(test_updn_links),
 		cmocka_unit_test(test_switch_gone),
+		cmocka_unit_test(test_ftree_links),
+		cmocka_unit_test(test_ftree_switch_gone),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_full_runs),
 		cmocka_unit_test(test_churn),

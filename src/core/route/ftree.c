@@ -53,20 +53,6 @@
 
 #include "ftree_int.h"
 
-struct ft_dest {
-	uint16_t lid;
-	uint8_t dport; /* D's port delivering it; 0 for D's own LID */
-	uint8_t offset; /* LMC offset within the port's LIDs */
-	bool is_ca;
-	unsigned flags; /* CR_PS_NOCOUNT for switch LIDs */
-	/* D-mod-k digit per height: index / divisor + LMC offset */
-	uint32_t digit[FT_MAX_HEIGHT + 1];
-	/* digit % the height's common slot count, precomputed */
-	uint32_t slot[FT_MAX_HEIGHT + 1];
-	/* the main path up from D by the digits, by height; CR_NO_NODE */
-	uint32_t trunk[FT_MAX_HEIGHT + 1];
-};
-
 struct ft_router {
 	struct ft ft;
 	const struct cr_fabric *f;
@@ -95,10 +81,21 @@ struct ft_router {
 	size_t cap_fills;
 	uint32_t *memo_stamp; /* route_turns(strict): walk results */
 	uint8_t *memo;
+	/* ft_index_lids(): the LIDs' CA indexes are kept, nothing routed */
+	struct ft_lid *collect;
 };
 
-/* Trees up to this many (switch, LID) pairs get their turns checked. */
-#define FT_VERIFY_MAX (100u * 1000 * 1000)
+/* D-mod-k digits of a LID with CA index idx and LMC offset offset. */
+static void dest_digits(const struct ft *ft, struct ft_dest *d, uint64_t idx,
+			uint8_t offset)
+{
+	for (int h = 0; h <= ft->max_rank; h++) {
+		uint32_t c = ft->common_slots[h];
+
+		d->digit[h] = (uint32_t)(idx / ft->radix_div[h]) + offset;
+		d->slot[h] = c ? d->digit[h] % c : 0;
+	}
+}
 
 static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 		    uint8_t offset, bool is_ca, unsigned flags, uint64_t idx)
@@ -122,12 +119,8 @@ static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 	d->offset = offset;
 	d->is_ca = is_ca;
 	d->flags = flags;
-	for (int h = 0; h <= rt->ft.max_rank; h++) {
-		uint32_t c = rt->ft.common_slots[h];
-
-		d->digit[h] = (uint32_t)(idx / rt->ft.radix_div[h]) + offset;
-		d->slot[h] = c ? d->digit[h] % c : 0;
-	}
+	d->idx = idx;
+	dest_digits(&rt->ft, d, idx, offset);
 	return 0;
 }
 
@@ -242,10 +235,9 @@ static int32_t child_slot(const struct ft *ft, const struct ft_sw *c,
  * so that the flows a shift brings down stay on distinct cables; else by
  * the digit.
  */
-static uint8_t route_down(const struct ft_router *rt, const struct ft_group *g,
-			  const struct ft_dest *t, int h)
+uint8_t ft_route_down(const struct ft *ft, const struct ft_group *g,
+		      const struct ft_dest *t, int h)
 {
-	const struct ft *ft = &rt->ft;
 	const struct ft_sw *c = &ft->sw[g->remote];
 	const struct ft_group *back = &ft->groups[g->rev];
 	int32_t e = child_slot(ft, c, t, h);
@@ -253,7 +245,7 @@ static uint8_t route_down(const struct ft_router *rt, const struct ft_group *g,
 	if (e >= 0 && ft_up(ft, g->remote) + (e >> 8) == back) {
 		uint8_t up_port = ft->ports[back->first + (e & 0xff)];
 
-		return rt->f->nodes[c->node].ports[up_port].remote_port;
+		return ft->f->nodes[c->node].ports[up_port].remote_port;
 	}
 	return take(ft, g, c->nslots ? t->digit[h - 1] / c->nslots : 0);
 }
@@ -282,7 +274,7 @@ static int route_switch(const struct ft_router *rt, uint32_t d, uint32_t s,
 		if (rt->dcount[s] == 1) {
 			for (unsigned i = 0; i < rt->ndests; i++)
 				lft[rt->dests[i].lid] =
-					route_down(rt, g, &rt->dests[i], h);
+					ft_route_down(ft, g, &rt->dests[i], h);
 			return 0;
 		}
 		/*
@@ -298,7 +290,7 @@ static int route_switch(const struct ft_router *rt, uint32_t d, uint32_t s,
 			while (j < sw->ndown && dg[j].remote != t->trunk[h - 1])
 				j++;
 			lft[t->lid] = j < sw->ndown
-					      ? route_down(rt, &dg[j], t, h)
+					      ? ft_route_down(ft, &dg[j], t, h)
 					      : cr_portsel_pick(
 							rt->ps, sw->node, cands,
 							nc, t->lid, t->flags);
@@ -405,6 +397,18 @@ static int route_dests(struct ft_router *rt, uint32_t d)
 
 	if (!rt->ndests)
 		return 0;
+	if (rt->collect) {
+		for (unsigned i = 0; i < rt->ndests; i++)
+			rt->collect[rt->dests[i].lid] =
+				(struct ft_lid){rt->dests[i].idx,
+						rt->dests[i].dport,
+						rt->dests[i].offset,
+						(uint8_t)rt->dests[i].flags,
+						rt->dests[i].is_ca,
+						true};
+		rt->ndests = 0;
+		return 0;
+	}
 	mark_ancestors(rt, d);
 	for (unsigned i = 0; i < rt->ndests; i++)
 		find_trunk(&rt->ft, d, &rt->dests[i]);
@@ -714,6 +718,7 @@ static int route_all_turns(struct ft_router *rt)
 	if (!verify || !rt->nfills || !closes_credit_loop(rt))
 		return 0;
 	undo_fills(rt);
+	rt->by->ftree_turns_restricted = true;
 	rt->memo_stamp = calloc(rt->ft.ns, sizeof(*rt->memo_stamp));
 	rt->memo = malloc(rt->ft.ns);
 	if (!rt->memo_stamp || !rt->memo) {
@@ -788,4 +793,51 @@ out:
 	free(rt.memo_stamp);
 	free(rt.memo);
 	return ret;
+}
+
+int ft_index_lids(const struct ft *ft, struct ft_lid *lids,
+		  struct cr_byproducts *by)
+{
+	/* A router that only numbers: no tables, no loads. */
+	struct ft_router rt = {
+		.ft = *ft, .f = ft->f, .by = by, .collect = lids};
+	int ret = -1;
+
+	rt.done = calloc(ft->ns + 1, sizeof(*rt.done));
+	if (!rt.done)
+		cr_err("cr-ftree: out of memory");
+	else if (!route_cns(&rt) && !route_rest(&rt))
+		ret = 0;
+	free(rt.done);
+	free(rt.dests);
+	return ret;
+}
+
+uint32_t ft_turn_leaf(const struct ft *ft)
+{
+	struct ft_router rt = {.ft = *ft, .f = ft->f};
+	uint32_t t = CR_NO_NODE;
+
+	rt.stamp = calloc(ft->ns + 1, sizeof(*rt.stamp));
+	rt.queue = malloc((ft->ns + 1) * sizeof(*rt.queue));
+	if (rt.stamp && rt.queue)
+		t = turn_leaf(&rt);
+	else
+		cr_err("cr-ftree: out of memory");
+	free(rt.stamp);
+	free(rt.queue);
+	return t;
+}
+
+void ft_dest_of(const struct ft *ft, uint32_t d, uint16_t lid,
+		const struct ft_lid *l, struct ft_dest *t)
+{
+	t->lid = lid;
+	t->dport = l->dport;
+	t->offset = l->offset;
+	t->is_ca = l->is_ca;
+	t->flags = l->flags;
+	t->idx = l->idx;
+	dest_digits(ft, t, l->idx, l->offset);
+	find_trunk(ft, d, t);
 }

@@ -14,6 +14,8 @@
 
 #define FT_MAX_HEIGHT 15 /* deeper than any fat tree in use */
 #define FT_INF 255 /* no up/down path */
+/* Trees up to this many (switch, LID) pairs get their turns checked. */
+#define FT_VERIFY_MAX (100u * 1000 * 1000)
 
 struct ft_group {
 	uint32_t remote; /* switch index of the neighbour */
@@ -88,6 +90,31 @@ static inline bool ft_is_leaf(const struct ft *ft, uint32_t s)
 	return ft->roles.leaf[s];
 }
 
+struct ft_dest {
+	uint16_t lid;
+	uint8_t dport; /* D's port delivering it; 0 for D's own LID */
+	uint8_t offset; /* LMC offset within the port's LIDs */
+	bool is_ca;
+	uint64_t idx; /* CA index (D-mod-k) */
+	unsigned flags; /* CR_PS_NOCOUNT for switch LIDs */
+	/* D-mod-k digit per height: index / divisor + LMC offset */
+	uint32_t digit[FT_MAX_HEIGHT + 1];
+	/* digit % the height's common slot count, precomputed */
+	uint32_t slot[FT_MAX_HEIGHT + 1];
+	/* the main path up from D by the digits, by height; CR_NO_NODE */
+	uint32_t trunk[FT_MAX_HEIGHT + 1];
+};
+
+/* A LID's place in the D-mod-k order (ft_index_lids()). */
+struct ft_lid {
+	uint64_t idx; /* CA index */
+	uint8_t dport; /* its switch's port delivering it; 0: its own LID */
+	uint8_t offset; /* LMC offset */
+	uint8_t flags; /* CR_PS_NOCOUNT for switch LIDs */
+	bool is_ca;
+	bool set; /* routed by cr-ftree */
+};
+
 /*
  * Builds groups, ranks the switches, checks the fat-tree rules, and
  * computes classes, D-mod-k divisors and the leaf order. -1 on error
@@ -96,5 +123,20 @@ static inline bool ft_is_leaf(const struct ft *ft, uint32_t s)
 int ft_build(struct ft *ft, const struct cr_fabric *f,
 	     const struct cr_options *o);
 void ft_release(struct ft *ft);
+
+/*
+ * ftree.c, for incremental runs (incremental.c): every LID's CA index as
+ * a full run numbers it, into lids[0 .. max_lid], and the CA order into
+ * by; the leaf that switch routes without an up/down path turn at
+ * (CR_NO_NODE: none); a destination's digits and trunk, from its
+ * ft_lid; the port down group g toward t for a switch at height h.
+ */
+int ft_index_lids(const struct ft *ft, struct ft_lid *lids,
+		  struct cr_byproducts *by);
+uint32_t ft_turn_leaf(const struct ft *ft);
+void ft_dest_of(const struct ft *ft, uint32_t d, uint16_t lid,
+		const struct ft_lid *l, struct ft_dest *t);
+uint8_t ft_route_down(const struct ft *ft, const struct ft_group *g,
+		      const struct ft_dest *t, int h);
 
 #endif

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Incremental re-routing for cr-minhop and cr-updn (doc/design.md,
- * "Incremental re-routing").
+ * Incremental re-routing for cr-minhop, cr-updn and cr-ftree
+ * (doc/design.md, "Incremental re-routing"; ftree's labels and port rules
+ * are in ftree_incr.c, and it is treated as updn with its ranks as the
+ * order, plus its turns: fill_turns()).
  *
  * Both engines give every switch W a label toward each destination switch
  * D, and route every LID of D over a port to a neighbour one label step
@@ -35,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/check.h>
 #include <croute/clock.h>
 #include <croute/hops.h>
 #include <croute/incremental.h>
@@ -42,18 +45,15 @@
 #include <croute/parallel.h>
 #include <croute/portsel.h>
 
+#include "ft_incr.h"
+#include "ftree_int.h"
+#include "incr_lab.h"
 #include "updn_int.h"
 
-/* A label in one byte: distance << 1 | DOWN mode; LAB_NONE no route. */
-#define LAB_NONE 0xFF
-#define LAB_MAX_DIST 126
-#define LAB(d, down) ((uint8_t)((unsigned)(d) << 1 | (down)))
-#define LAB_DIST(l) ((unsigned)(l) >> 1)
-#define LAB_DOWN(l) ((l)&1u)
 /* Labels of every (destination, switch): at most 64 MB. */
 #define MAX_SWITCHES 8192
 
-enum kind { K_NONE, K_MINHOP, K_UPDN };
+enum kind { K_NONE, K_MINHOP, K_UPDN, K_FTREE };
 
 struct cr_incr_base {
 	const struct cr_engine *e;
@@ -64,7 +64,10 @@ struct cr_incr_base {
 	struct cr_byproducts by; /* updn: the roots */
 	uint32_t ns;
 	uint8_t *lab; /* [destination * ns + switch], switch indices */
-	uint32_t *rank; /* updn: the ranks of the switches */
+	uint32_t *rank; /* updn, ftree: the ranks (ftree: UINT32_MAX none) */
+	/* ftree: the leaves in CA order, by GUID */
+	uint64_t *leaf_guid;
+	uint32_t nleaves;
 	/* Routes counted per switch port, as port selection counts them. */
 	uint32_t *cnt; /* [switch * stride + port] */
 	size_t stride;
@@ -76,6 +79,8 @@ static enum kind engine_kind(const struct cr_engine *e)
 		return K_MINHOP;
 	if (e && e == cr_engine_find("updn"))
 		return K_UPDN;
+	if (e && e == cr_engine_find("ftree"))
+		return K_FTREE;
 	return K_NONE;
 }
 
@@ -130,6 +135,7 @@ void cr_incr_base_free(struct cr_incr_base *b)
 	cr_byproducts_release(&b->by);
 	free(b->lab);
 	free(b->rank);
+	free(b->leaf_guid);
 	free(b->cnt);
 	free(b);
 }
@@ -229,13 +235,39 @@ static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	return 0;
 }
 
-static int base_labels(struct cr_incr_base *b)
+/* cr-ftree's ranks by switch index, and its leaves by GUID. */
+static void ft_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid)
+{
+	for (uint32_t s = 0; s < ft->ns; s++)
+		rank[s] = ft->sw[s].rank < 0 ? UINT32_MAX
+					     : (uint32_t)ft->sw[s].rank;
+	for (uint32_t i = 0; i < ft->nleaves; i++)
+		leaf_guid[i] = ft_guid(ft, ft->leaves[i]);
+}
+
+static int base_labels(struct cr_incr_base *b, const struct cr_options *o)
 {
 	uint32_t ns = b->ns;
 
 	b->lab = malloc((size_t)ns * ns + 1);
 	if (!b->lab)
 		return -1;
+	if (b->kind == K_FTREE) {
+		struct ft ft;
+		int ret = -1;
+
+		if (ft_build(&ft, b->f, o))
+			return -1;
+		b->rank = malloc((ns + 1) * sizeof(*b->rank));
+		b->leaf_guid = malloc((ft.nleaves + 1) * sizeof(*b->leaf_guid));
+		b->nleaves = ft.nleaves;
+		if (b->rank && b->leaf_guid && !ft_incr_labels(&ft, b->lab)) {
+			ft_shape(&ft, b->rank, b->leaf_guid);
+			ret = 0;
+		}
+		ft_release(&ft);
+		return ret;
+	}
 	if (b->kind == K_MINHOP) {
 		struct bfs_job j = {.f = b->f, .lab = b->lab, .ns = ns};
 		int ret = -1;
@@ -369,6 +401,12 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 			e ? e->name : "?");
 		return NULL;
 	}
+	if (kind == K_FTREE && (!by || by->ftree_turns_restricted)) {
+		cr_info("incremental: cr-ftree restricted its switch routes"
+			" without an up/down path (credit loops): every run is"
+			" a full one");
+		return NULL;
+	}
 	if (o->scatter_ports || o->balance_global) {
 		cr_info("incremental: with %s every run is a full one",
 			o->scatter_ports ? "scatter_ports" : "global balance");
@@ -391,7 +429,7 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 	b->r = cr_routing_copy(r);
 	if (!b->f || !b->r || (by && cr_byproducts_copy(&b->by, by)))
 		goto oom;
-	ret = base_labels(b);
+	ret = base_labels(b, o);
 	if (!ret && base_counts(b))
 		ret = -1;
 	if (ret > 0) {
@@ -520,7 +558,15 @@ struct incr {
 	struct dead_end *dead;
 	uint32_t ndead;
 	struct updn *u;
-	const uint32_t *ord; /* updn: the order of the switches */
+	const uint32_t *ord; /* updn: the order of the switches; ftree: ranks */
+	/* ftree: the new fabric's tree, its LIDs numbered, its turn leaf */
+	struct ft ft;
+	bool have_ft;
+	struct ft_lid *ftl;
+	uint32_t *ftrank;
+	uint32_t turn; /* switch index, CR_NO_NODE */
+	uint64_t turn_entries; /* entries without an up/down path changed */
+	double ms_check;
 	bool *has_ca;
 	/* LIDs (new) by destination switch */
 	uint32_t *lid_dsw; /* [lid]: switch index, CR_NO_NODE */
@@ -725,6 +771,50 @@ static int same_ranks(struct incr *x, struct cr_byproducts *by)
 				      x->f->nodes[x->f->switches[s]].guid);
 	x->ord = cr_updn_order(x->u);
 	return 0;
+}
+
+/*
+ * cr-ftree: the new fabric must be a fat tree with the base's ranks and
+ * leaves (in CA order); its LIDs numbered as a full run numbers them (the
+ * CA order goes into by), its turn leaf found as a full run finds it.
+ */
+static int same_tree(struct incr *x, const struct cr_options *o,
+		     struct cr_byproducts *by)
+{
+	const struct cr_incr_base *b = x->b;
+	uint64_t *leaves;
+	int ret;
+
+	if (ft_build(&x->ft, x->f, o)) {
+		ft_release(&x->ft);
+		return reason(x->st, "cr-ftree does not take the new fabric");
+	}
+	x->have_ft = true;
+	x->ftrank = malloc((x->ns + 1) * sizeof(*x->ftrank));
+	leaves = malloc((x->ft.nleaves + 1) * sizeof(*leaves));
+	x->ftl = calloc((size_t)x->f->max_lid + 1, sizeof(*x->ftl));
+	if (!x->ftrank || !leaves || !x->ftl) {
+		free(leaves);
+		return -1;
+	}
+	ft_shape(&x->ft, x->ftrank, leaves);
+	ret = 0;
+	for (uint32_t s = 0; s < x->ns && !ret; s++)
+		if (x->ftrank[s] != b->rank[x->sw2o[s]])
+			ret = reason(x->st,
+				     "the cr-ftree rank of 0x%016" PRIx64
+				     " changed",
+				     x->f->nodes[x->f->switches[s]].guid);
+	if (!ret &&
+	    (x->ft.nleaves != b->nleaves ||
+	     memcmp(leaves, b->leaf_guid, b->nleaves * sizeof(*leaves))))
+		ret = reason(x->st, "the leaves or their order changed");
+	free(leaves);
+	if (ret)
+		return ret;
+	x->turn = ft_turn_leaf(&x->ft);
+	x->ord = x->ftrank;
+	return ft_index_lids(&x->ft, x->ftl, by) ? -1 : 0;
 }
 
 static int prepare(struct incr *x, const struct cr_options *o)
@@ -975,7 +1065,19 @@ static int relabel(struct incr *x, uint32_t d, uint8_t *row)
 	for (uint32_t i = 0; i < x->naff; i++) {
 		uint32_t w = x->aff[i];
 
-		if (row[w] != LAB_NONE || x->kind != K_UPDN || !x->has_ca[w])
+		if (row[w] != LAB_NONE || !x->has_ca[w])
+			continue;
+		/* cr-ftree: switch LIDs are routed over the turn leaf */
+		if (x->kind == K_FTREE) {
+			if (x->has_ca[d])
+				return reason(
+					x->st,
+					"a switch with CAs lost its"
+					" up/down path to 0x%016" PRIx64,
+					x->f->nodes[x->f->switches[d]].guid);
+			continue;
+		}
+		if (x->kind != K_UPDN)
 			continue;
 		if (x->has_ca[d])
 			return reason(x->st,
@@ -1116,7 +1218,8 @@ static int find_work(struct incr *x)
 		n = check_entries(x, d, row);
 		if (n < 0)
 			return -1;
-		if (n) {
+		/* cr-ftree's turns read every changed label */
+		if (n || (x->kind == K_FTREE && x->naff)) {
 			x->rows[d] = row;
 			row = NULL;
 		}
@@ -1180,6 +1283,8 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 	ps = cr_portsel_new(f, o, x->r);
 	if (!ps || !seeded)
 		goto out;
+	if (x->kind == K_FTREE)
+		ft_incr_order_ports(&x->ft, ps);
 	if (x->ntodo) /* todo is NULL when nothing is left to re-pick */
 		qsort(x->todo, x->ntodo, sizeof(*x->todo), cmp_todo);
 	for (size_t i = 0; i < x->ntodo; i++) {
@@ -1194,6 +1299,11 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 			if (seed_counts(x, ps, w, nseeded++ < 8))
 				goto out;
 			seeded[w] = true;
+		}
+		if (x->kind == K_FTREE) {
+			x->r->lft[wn][t->lid] = ft_incr_pick(
+				&x->ft, &x->ftl[t->lid], ps, w, d, t->lid, row);
+			goto picked;
 		}
 		for (uint32_t k = x->adj_start[w]; k < x->adj_start[w + 1];
 		     k++) {
@@ -1216,6 +1326,7 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 			flags |= CR_PS_BASE;
 		x->r->lft[wn][t->lid] =
 			cr_portsel_pick(ps, wn, cands, nc, t->lid, flags);
+	picked:
 		x->churn += x->r->lft[wn][t->lid] != t->old;
 		x->st->entries++;
 		x->st->lids += t->lid != last_lid;
@@ -1257,6 +1368,107 @@ static int verify(struct incr *x)
 	return 0;
 }
 
+/* The new label of switch s toward d (new switch indices). */
+static inline uint8_t label_of(const struct incr *x, uint32_t d, uint32_t s)
+{
+	if (x->rows[d])
+		return x->rows[d][s];
+	return x->b->lab[(size_t)x->sw2o[d] * x->b->ns + x->sw2o[s]];
+}
+
+/*
+ * cr-ftree: the LIDs a switch has no up/down path to go the way to the
+ * turn leaf, else to the first leaf in CA order with a route, exactly as
+ * route_turns() (ftree.c) fills them after a full run's up/down routes:
+ * LID by LID, a switch taking its entry toward that leaf as it stands
+ * then. Then, as a full run does on fabrics it can afford to, the tables
+ * are searched for credit loops when anything changed (1: a full run).
+ */
+static int fill_turns(struct incr *x)
+{
+	const struct cr_fabric *f = x->f;
+	uint32_t ns = x->ns, *tl = malloc((ns + 1) * sizeof(*tl));
+	uint32_t *start = malloc((ns + 2) * sizeof(*start)), *list = NULL;
+	size_t n = 0, cap = 0;
+	int ret = -1;
+
+	if (!tl || !start)
+		goto out;
+	for (uint32_t d = 0; d < ns; d++) {
+		uint32_t t = x->turn;
+
+		start[d] = (uint32_t)n;
+		for (uint32_t s = 0; s < ns; s++) {
+			if (x->ftrank[s] == UINT32_MAX ||
+			    label_of(x, d, s) != LAB_NONE)
+				continue;
+			if (n == cap) {
+				size_t c = cap ? 2 * cap : 4096;
+				uint32_t *l = realloc(list, c * sizeof(*l));
+
+				if (!l)
+					goto out;
+				list = l;
+				cap = c;
+			}
+			list[n++] = s;
+		}
+		for (uint32_t i = 0; i <= x->ft.nleaves; i++) {
+			if (t != CR_NO_NODE && label_of(x, d, t) != LAB_NONE)
+				break;
+			t = i < x->ft.nleaves ? x->ft.leaves[i] : CR_NO_NODE;
+			if (t != CR_NO_NODE &&
+			    !f->nodes[f->switches[t]].ports[0].lid)
+				t = CR_NO_NODE;
+		}
+		tl[d] = t;
+	}
+	start[ns] = (uint32_t)n;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = x->lid_dsw[lid], t;
+		uint16_t tlid = 0;
+
+		if (d == CR_NO_NODE || start[d] == start[d + 1])
+			continue;
+		t = tl[d];
+		if (t != CR_NO_NODE)
+			tlid = f->nodes[f->switches[t]].ports[0].lid;
+		for (uint32_t i = start[d]; i < start[d + 1]; i++) {
+			uint32_t s = list[i];
+			uint8_t *e = &x->r->lft[f->switches[s]][lid];
+			uint8_t want = CR_NO_PATH;
+
+			if (t != CR_NO_NODE &&
+			    (tlid < lid || label_of(x, t, s) != LAB_NONE))
+				want = x->r->lft[f->switches[s]][tlid];
+			if (*e == want)
+				continue;
+			*e = want;
+			x->turn_entries++;
+			x->st->entries++;
+		}
+	}
+	ret = 0;
+	if (n && (x->turn_entries || x->ntodo) &&
+	    (uint64_t)ns * (f->max_lid + 1u) <= FT_VERIFY_MAX) {
+		double t0 = cr_now();
+		int loop = cr_credit_loop_any(f, x->r);
+
+		x->ms_check = (cr_now() - t0) * 1e3;
+		if (loop)
+			ret = loop < 0 ? -1
+				       : reason(x->st,
+						"the switch routes without an"
+						" up/down path would close a"
+						" credit loop");
+	}
+out:
+	free(tl);
+	free(start);
+	free(list);
+	return ret;
+}
+
 static void incr_release(struct incr *x)
 {
 	free(x->n2o);
@@ -1287,6 +1499,10 @@ static void incr_release(struct incr *x)
 		free(x->bk[i].v);
 	free(x->todo);
 	free(x->delta);
+	if (x->have_ft)
+		ft_release(&x->ft);
+	free(x->ftl);
+	free(x->ftrank);
 }
 
 static double now_ms(void)
@@ -1300,7 +1516,7 @@ int cr_route_incremental(const struct cr_incr_base *b,
 			 struct cr_byproducts *by, struct cr_incr_stats *st)
 {
 	struct incr x = {.b = b, .f = f, .r = r, .st = st};
-	double ms[5] = {0};
+	double ms[6] = {0};
 	struct cr_byproducts scratch = {0};
 	int ret;
 
@@ -1324,6 +1540,8 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	ret = compare_fabrics(&x);
 	if (!ret && x.kind == K_UPDN)
 		ret = same_ranks(&x, by);
+	if (!ret && x.kind == K_FTREE)
+		ret = same_tree(&x, o, by);
 	if (!ret)
 		ret = prepare(&x, o);
 	ms[1] = now_ms();
@@ -1339,10 +1557,14 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	ms[4] = now_ms();
 	if (!ret)
 		ret = verify(&x);
+	ms[5] = now_ms();
+	if (!ret && x.kind == K_FTREE)
+		ret = fill_turns(&x);
 	cr_verbose("incremental: compare and prepare %.1f ms, copy %.1f,"
-		   " labels and checks %.1f, picks %.1f, verify %.1f",
+		   " labels and checks %.1f, picks %.1f, verify %.1f, turns"
+		   " %.1f (credit-loop search %.1f)",
 		   ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2], ms[4] - ms[3],
-		   now_ms() - ms[4]);
+		   ms[5] - ms[4], now_ms() - ms[5], x.ms_check);
 	if (ret < 0 && !st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s",
 			 "an error in the incremental run");

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cr-ftree's rules for incremental re-routing (ftree_incr.c), for
+ * incremental.c.
+ */
+#ifndef CROUTE_FT_INCR_H
+#define CROUTE_FT_INCR_H
+
+#include <croute/portsel.h>
+
+#include "ftree_int.h"
+
+/*
+ * Every destination switch's labels (incr_lab.h) as a full run's u and
+ * ancestors give them: lab[d * ns + s]. -1 out of memory.
+ */
+int ft_incr_labels(const struct ft *ft, uint8_t *lab);
+/* Parallel links in the port selection order, as a full run has them. */
+void ft_incr_order_ports(struct ft *ft, struct cr_portsel *ps);
+/*
+ * The entry of switch w for lid (of destination switch d, numbered l) by
+ * cr-ftree's rules under the labels row toward d; w must have a label.
+ */
+uint8_t ft_incr_pick(const struct ft *ft, const struct ft_lid *l,
+		     struct cr_portsel *ps, uint32_t w, uint32_t d,
+		     uint16_t lid, const uint8_t *row);
+
+#endif
