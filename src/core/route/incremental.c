@@ -256,8 +256,10 @@ static int base_labels(struct cr_incr_base *b, const struct cr_options *o)
 		struct ft ft;
 		int ret = -1;
 
-		if (ft_build(&ft, b->f, o))
+		if (ft_build(&ft, b->f, o)) {
+			ft_release(&ft);
 			return -1;
+		}
 		b->rank = malloc((ns + 1) * sizeof(*b->rank));
 		b->leaf_guid = malloc((ft.nleaves + 1) * sizeof(*b->leaf_guid));
 		b->nleaves = ft.nleaves;
