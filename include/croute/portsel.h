@@ -93,6 +93,21 @@ bool cr_portsel_global(const struct cr_portsel *ps);
  */
 bool cr_portsel_parallel(const struct cr_portsel *ps);
 
+/*
+ * Flow balance (cr-updn): the engine passes, with each pick, the number of
+ * CA sources whose route toward lid crosses the switch (routing the
+ * switches farthest from the destination first), and the pick balances
+ * those flows per port instead of routes. cr_portsel_use_flows() turns it
+ * on: 1, or 0 when port_shifting, scatter_ports or global balance rule the
+ * picks instead (then cr_portsel_pick_flows() is cr_portsel_pick()), -1
+ * out of memory. A pick with no flows (a switch no CA's route to lid
+ * crosses, a switch LID) is cr_portsel_pick()'s, on the route counts.
+ */
+int cr_portsel_use_flows(struct cr_portsel *ps);
+uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
+			      const uint8_t *cands, unsigned n, uint16_t lid,
+			      unsigned flags, uint64_t flows);
+
 /* Routes counted so far on port p of switch node sw. */
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
 /*

@@ -47,6 +47,11 @@
  * ports to the weights along its path. Deterministic: weights are integer
  * counts; the engines' legality rules supply the candidates, so their
  * guarantees hold.
+ *
+ * Flow balance (cr_portsel_use_flows(), cr-updn on tree-like fabrics):
+ * the engine tells each pick how many CA sources' routes to the LID cross
+ * the switch, and the pick balances those per port, base LIDs and the
+ * further LIDs of ports apart; see updn.c and doc/design.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +77,12 @@ struct cr_portsel {
 	/* global balance: */
 	uint64_t *weight; /* [sw_index * stride + port]: routes over it */
 	uint32_t *cas; /* [sw_index]: CA ports cabled to the switch */
+	/* flow balance (cr_portsel_use_flows()): */
+	/*
+	 * [sw_index * stride + port]: CA sources routed over it toward
+	 * base LIDs, then as many cells toward the further LIDs (LMC > 0)
+	 */
+	uint64_t *flow;
 };
 
 static int cmp_remote(const struct cr_fabric *f, const struct cr_node *n,
@@ -316,6 +327,7 @@ void cr_portsel_free(struct cr_portsel *ps)
 	free(ps->height);
 	free(ps->weight);
 	free(ps->cas);
+	free(ps->flow);
 	free(ps);
 }
 
@@ -633,5 +645,47 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 done:
 	if (!(flags & CR_PS_NOCOUNT))
 		count[port]++;
+	return port;
+}
+
+int cr_portsel_use_flows(struct cr_portsel *ps)
+{
+	size_t cells = (size_t)ps->f->num_switches * ps->stride + 1;
+
+	if (ps->shifting || ps->scatter || ps->weight)
+		return 0;
+	ps->flow = calloc(2 * cells, sizeof(*ps->flow));
+	if (!ps->flow) {
+		cr_err("out of memory for port selection");
+		return -1;
+	}
+	return 1;
+}
+
+uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
+			      const uint8_t *cands, unsigned n, uint16_t lid,
+			      unsigned flags, uint64_t flows)
+{
+	size_t row = (size_t)ps->f->nodes[sw].sw_index * ps->stride;
+	size_t cells = (size_t)ps->f->num_switches * ps->stride + 1;
+	/* Base LIDs and the further LIDs of ports: two balances. */
+	uint64_t *flow = ps->flow + row + (flags & CR_PS_BASE ? 0 : cells);
+	uint8_t order[CR_MAX_PORTS + 1];
+	uint8_t port;
+
+	if (!ps->flow || !flows || !n || (flags & CR_PS_NOCOUNT))
+		return cr_portsel_pick(ps, sw, cands, n, lid, flags);
+	memcpy(order, cands, n);
+	if (!(flags & CR_PS_SORTED))
+		cr_portsel_order(ps, sw, order, n);
+	if (!(flags & CR_PS_BASE) && lid && lid <= ps->f->max_lid &&
+	    ps->f->lid_node[lid] != CR_NO_NODE)
+		n = prefer_diverse(ps, sw, order, n, lid);
+	port = order[0];
+	for (unsigned i = 1; i < n; i++)
+		if (flow[order[i]] < flow[port])
+			port = order[i];
+	flow[port] += flows;
+	ps->count[row + port]++;
 	return port;
 }

@@ -38,6 +38,26 @@
  * the switch LIDs. With port_shifting the choice is croute's
  * destination-based D-mod-k spreading (CR_PS_SPREAD, see portsel.c).
  *
+ * Flow balance, on tree-like fabrics (tree_like()) unless port_shifting,
+ * scatter_ports or global balance is asked for (route_flows()). Counting
+ * routes per port, every level of a fat tree picks by the same residue
+ * of the destination's place in the order: a leaf sends destination i
+ * up its port i mod k, and the middle switch behind that port sends it on
+ * up its own port i mod k again, so only k of the k^2 top switches of a
+ * 3-level tree carry traffic (ktree 8 3: shift .2466, as OpenSM's updn
+ * and minhop). So each LID is routed from the farthest switches inward,
+ * each switch passing on the number of CA sources whose route crosses it,
+ * and a switch balances those flows over its ports (portsel's flow
+ * ledger), not its entries: a middle switch then sees only the
+ * destinations its leaves send it and spreads them over all its uplinks,
+ * which gives D-mod-k on full trees (shift 1.0) and still balances
+ * irregular ones. Equal candidates are taken in the order of the
+ * neighbours' keys, not of port numbers, so that every leaf lists the
+ * spines alike however they are cabled (scrambled directors: .8468 ->
+ * 1.0). Off tree-like fabrics (tori, random graphs) the per-port count
+ * stays: there the flows of one root's tree concentrate and shift loses
+ * 1-4%.
+ *
  * Guarantees. The LFT entry of W is the same for every packet, however it
  * reached W, and it is legal for all of them: a packet enters an UP switch
  * only from its CAs or by an up hop (down hops only enter DOWN switches),
@@ -65,7 +85,8 @@
  * switches) picks, candidates found once per (switch, destination
  * switch). Without global balance or scatter_ports the BFS and the
  * switches are split over croute_threads threads with the same tables for
- * any count (see route_lids()).
+ * any count (see route_lids()); flow balance is one thread, as fast on
+ * fat-tree 48 as two threads counting routes (about 3 s).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -111,6 +132,8 @@ struct updn {
 	uint32_t labelled_for;
 	bool detour; /* top-level roots: detours where no legal path */
 	bool no_top; /* the top-level roots closed a credit loop */
+	bool tree_like; /* see tree_like(): balance flows, not entries */
+	const struct cr_options *o; /* NULL for incremental.c */
 };
 
 static uint64_t sw_guid(const struct updn *u, uint32_t s)
@@ -503,8 +526,29 @@ static int top_roots(struct updn *u, const uint8_t *dist)
 }
 
 /*
- * Tree-like: at least two leaves and no cable between two leaves. Then
- * the top level: the switches on some shortest leaf-to-leaf path that are
+ * Tree-like: one connected part, at least two leaves and no cable between
+ * two leaves (so not a torus or a random graph, where every switch has
+ * CAs).
+ */
+static bool tree_like(const struct updn *u)
+{
+	uint32_t nl = 0;
+
+	for (uint32_t s = 0; s < u->ns; s++) {
+		if (u->comp[s] != 0)
+			return false;
+		if (!u->leaf[s])
+			continue;
+		nl++;
+		for (uint32_t k = u->adj_start[s]; k < u->adj_start[s + 1]; k++)
+			if (u->leaf[u->adj[k].sw])
+				return false;
+	}
+	return nl >= 2;
+}
+
+/*
+ * On a tree-like fabric (tree_like()) the top level: the switches on some shortest leaf-to-leaf path that are
  * farthest from the leaves (a hostless switch hanging between two spines
  * is on none, so the spines stay the top). Cost: O(switches x leaves^2)
  * distance look-ups at worst, far less on trees, where a top switch finds
@@ -519,20 +563,11 @@ static uint32_t top_level(const struct updn *u, const uint8_t *dist, bool *top)
 	unsigned *height = malloc((ns + 1) * sizeof(*height));
 	bool *on = calloc(ns + 1, sizeof(*on));
 
-	if (!leaves || !height || !on)
+	if (!leaves || !height || !on || !u->tree_like)
 		goto out;
-	for (uint32_t s = 0; s < ns; s++) {
-		if (u->comp[s] != 0)
-			goto out;
-		if (!u->leaf[s])
-			continue;
-		leaves[nl++] = s;
-		for (uint32_t k = u->adj_start[s]; k < u->adj_start[s + 1]; k++)
-			if (u->leaf[u->adj[k].sw])
-				goto out;
-	}
-	if (nl < 2)
-		goto out;
+	for (uint32_t s = 0; s < ns; s++)
+		if (u->leaf[s])
+			leaves[nl++] = s;
 	for (uint32_t s = 0; s < ns; s++) {
 		height[s] = CR_HOPS_INF;
 		for (uint32_t i = 0; i < nl; i++)
@@ -782,7 +817,9 @@ static int updn_init(struct updn *u, const struct cr_fabric *f,
 	if (o && cr_roles_init(&u->roles, f, o))
 		return -1;
 	u->leaf = u->roles.leaf;
+	u->o = o;
 	find_components(u);
+	u->tree_like = o && tree_like(u);
 	return 0;
 }
 
@@ -1012,6 +1049,132 @@ out:
 }
 
 /*
+ * Flow balance (cr_portsel_use_flows()): one LID at a time, the labelled
+ * switches farthest first, each passing on the CA sources whose route
+ * crosses it, so that a switch balances the flows it carries rather than
+ * its entries. Sequential: a switch's pick depends on the picks of the
+ * switches farther away for the same LID.
+ */
+/*
+ * On tree-like fabrics: equal candidates in the order of the neighbours'
+ * keys (rank, GUID), not of port numbers, so that every switch lists the
+ * same spines in the same order however it is cabled (a scrambled
+ * director). A port_search_ordering_file entry for the switch wins.
+ */
+static void order_candidates(const struct updn *u, struct cr_portsel *ps,
+			     uint32_t w, uint8_t *ports, unsigned n)
+{
+	const struct cr_node *nd = &u->f->nodes[u->f->switches[w]];
+
+	for (size_t i = 0; i < u->o->num_port_orders; i++)
+		if (u->o->port_orders[i].guid == nd->guid) {
+			cr_portsel_order(ps, u->f->switches[w], ports, n);
+			return;
+		}
+	/* Insertion sort; parallel cables to one switch by port number. */
+	for (unsigned i = 1; i < n; i++) {
+		uint8_t p = ports[i];
+		uint32_t kp = u->ord[u->f->nodes[nd->ports[p].remote].sw_index];
+		unsigned j = i;
+
+		for (; j; j--) {
+			uint8_t q = ports[j - 1];
+			uint32_t m = nd->ports[q].remote;
+			uint32_t kq = u->ord[u->f->nodes[m].sw_index];
+
+			if (kq < kp || (kq == kp && q < p))
+				break;
+			ports[j] = q;
+		}
+		ports[j] = p;
+	}
+}
+
+static int route_flows(struct updn *u, struct cr_routing *r,
+		       struct cr_portsel *ps, const uint16_t *lids, int nlids,
+		       uint64_t totals[3])
+{
+	const struct cr_fabric *f = u->f;
+	uint64_t *in = calloc(u->ns + 1, sizeof(*in));
+	uint32_t *cas = calloc(u->ns + 1, sizeof(*cas));
+	/* per switch: its sorted candidates toward the labelled switch */
+	struct flow_cands {
+		uint8_t nc;
+		uint8_t cands[CR_MAX_PORTS];
+	} *cache = malloc((u->ns + 1) * sizeof(*cache));
+	uint64_t missing[3] = {0}; /* per LID of the labelled switch */
+	uint32_t d = CR_NO_NODE;
+
+	if (!in || !cas || !cache) {
+		free(in);
+		free(cas);
+		free(cache);
+		cr_err("cr-updn: out of memory for %u switches", u->ns);
+		return -1;
+	}
+	for (uint32_t s = 0; s < u->ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			cas[s] += n->ports[p].remote != CR_NO_NODE &&
+				  !cr_is_switch(f, n->ports[p].remote);
+	}
+	for (int i = 0; i < nlids; i++) {
+		uint16_t lid = lids[i];
+		uint8_t dport;
+		uint32_t dn = cr_lid_switch(f, lid, &dport);
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
+				 CR_PS_SORTED |
+				 (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0);
+
+		if (dn == CR_NO_NODE)
+			continue;
+		r->lft[dn][lid] = dport;
+		if (f->nodes[dn].sw_index != d) {
+			d = f->nodes[dn].sw_index;
+			label(u, d);
+			memset(missing, 0, sizeof(missing));
+			for (uint32_t w = 0; w < u->ns; w++) {
+				if (w == d || u->dist[w] != NO_LABEL)
+					continue;
+				missing[u->comp[w] != u->comp[d] ? 2
+					: u->has_ca[w]		 ? 1
+								 : 0]++;
+			}
+			for (uint32_t k = 1; k < u->labelled; k++) {
+				uint32_t w = u->queue[k];
+				struct flow_cands *c = &cache[w];
+
+				c->nc = (uint8_t)candidates(u, u->dist, u->mode,
+							    w, c->cands);
+				order_candidates(u, ps, w, c->cands, c->nc);
+			}
+		}
+		for (int k = 0; k < 3; k++)
+			totals[k] += missing[k];
+		for (uint32_t k = 1; k < u->labelled; k++)
+			in[u->queue[k]] = dport ? cas[u->queue[k]] : 0;
+		for (uint32_t k = u->labelled; k-- > 1;) {
+			uint32_t w = u->queue[k], sw = f->switches[w], next;
+			const struct flow_cands *c = &cache[w];
+			uint8_t p = cr_portsel_pick_flows(
+				ps, sw, c->cands, c->nc, lid, flags, in[w]);
+
+			r->lft[sw][lid] = p;
+			if (!in[w] || p == CR_NO_PATH)
+				continue;
+			next = f->nodes[sw].ports[p].remote;
+			if (next != CR_NO_NODE && cr_is_switch(f, next))
+				in[f->nodes[next].sw_index] += in[w];
+		}
+	}
+	free(in);
+	free(cas);
+	free(cache);
+	return 0;
+}
+
+/*
  * With the top-level roots: every switch W without a legal path to a
  * switch D (a leaf to a spine it is not cabled to, a root to another
  * root, a spine to a leaf cabled only to other spines) forwards D's LIDs
@@ -1154,7 +1317,7 @@ int cr_updn_route(const struct cr_fabric *f, const struct cr_options *o,
 	struct updn u;
 	uint16_t *lids = NULL;
 	uint64_t illegal = 0, illegal_ca = 0, apart = 0;
-	int nlids = -1, ret = -1;
+	int nlids = -1, ret = -1, flows;
 	bool global = false;
 
 	if (updn_init(&u, f, o))
@@ -1171,13 +1334,15 @@ again:
 	if (!ps)
 		goto out;
 	global = cr_portsel_global(ps);
+	flows = u.tree_like ? cr_portsel_use_flows(ps) : 0;
 	nlids = cr_lid_order(f, o, &lids);
-	if (nlids < 0)
+	if (nlids < 0 || flows < 0)
 		goto out;
 	if (!global) {
 		uint64_t totals[3] = {0};
 
-		if (route_lids(&u, r, ps, lids, nlids, totals))
+		if (flows ? route_flows(&u, r, ps, lids, nlids, totals)
+			  : route_lids(&u, r, ps, lids, nlids, totals))
 			goto out;
 		illegal = totals[0];
 		illegal_ca = totals[1];
