@@ -381,11 +381,45 @@ oom:
 	return NULL;
 }
 
+struct hop_out {
+	const struct cr_hop_ctx *j;
+	uint8_t *hops;
+	size_t stride;
+	uint32_t begin, c0, c1;
+};
+
+/* Back from [lid][switch] to hops[switch][lid - begin], a switch range. */
+static int hop_back(void *arg, unsigned part, unsigned nparts, uint32_t s0,
+		    uint32_t s1)
+{
+	const struct hop_out *o = arg;
+	uint32_t ns = o->j->f->num_switches;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t lid0 = o->c0; lid0 < o->c1; lid0 += TILE)
+		for (uint32_t t0 = s0; t0 < s1; t0 += TILE)
+			for (uint32_t lid = lid0;
+			     lid < lid0 + TILE && lid < o->c1; lid++) {
+				const uint8_t *col =
+					o->j->cols + (size_t)(lid - o->c0) * ns;
+
+				for (uint32_t s = t0; s < t0 + TILE && s < s1;
+				     s++)
+					o->hops[s * o->stride + lid -
+						o->begin] = col[s];
+			}
+	return 0;
+}
+
 int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
 		    uint8_t *hops, size_t stride)
 {
 	uint32_t ns = j->f->num_switches;
 	uint32_t top = (uint32_t)j->f->max_lid + 1;
+	struct hop_out o = {
+		.j = j, .hops = hops, .stride = stride, .begin = begin};
+	unsigned nparts = cr_parallel_parts(ns, TILE);
 
 	if (end > top)
 		end = top;
@@ -394,18 +428,9 @@ int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
 
 		j->begin = c0;
 		cr_parallel(c1 - c0, j->nparts, hop_range, j);
-		/* And back: hops[switch][lid - begin]. */
-		for (uint32_t lid0 = c0; lid0 < c1; lid0 += TILE)
-			for (uint32_t s0 = 0; s0 < ns; s0 += TILE)
-				for (uint32_t lid = lid0;
-				     lid < lid0 + TILE && lid < c1; lid++)
-					for (uint32_t s = s0;
-					     s < s0 + TILE && s < ns; s++)
-						hops[s * stride + lid - begin] =
-							j->cols[(size_t)(lid -
-									 c0) *
-									ns +
-								s];
+		o.c0 = c0;
+		o.c1 = c1;
+		cr_parallel(ns, nparts, hop_back, &o);
 	}
 	return 0;
 }

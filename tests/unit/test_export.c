@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The plugin's install (src/plugin/export.c) against OpenSM's switch
+ * structures: every hop row it writes must be what installing pair by
+ * pair through osm_switch_set_hops would leave, from hop counts walked one
+ * (switch, LID) at a time with cr_routing_hops. The rows are built
+ * directly and in parallel, so this also covers 1 against 3 threads, and
+ * a second sweep into the rows OpenSM keeps (cleared, not freed).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plugin.h"
+
+#include <croute/gen.h>
+#include <croute/parallel.h>
+
+#include "testutil.h"
+
+/* export.c's only OpenSM call outside headers; as OpenSM does it. */
+void osm_switch_clear_hops(osm_switch_t *sw)
+{
+	for (unsigned i = 0; i < sw->num_hops; i++)
+		if (sw->hops[i])
+			memset(sw->hops[i], OSM_NO_PATH, sw->num_ports);
+}
+
+/* Switches as osm_switch_prepare_path_rebuild() leaves them. */
+static osm_switch_t **switches(const struct cr_fabric *f)
+{
+	osm_switch_t **sws = calloc(f->num_switches, sizeof(*sws));
+
+	assert_non_null(sws);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		osm_switch_t *sw = calloc(1, sizeof(*sw));
+
+		assert_non_null(sw);
+		sw->num_ports = f->nodes[f->switches[s]].num_ports + 1;
+		sw->max_lid_ho = f->max_lid;
+		sw->lft_size = (f->max_lid / 64 + 1) * 64;
+		sw->new_lft = malloc(sw->lft_size);
+		sw->num_hops = f->max_lid + 1u;
+		sw->hops = calloc(sw->num_hops, sizeof(*sw->hops));
+		assert_non_null(sw->new_lft);
+		assert_non_null(sw->hops);
+		memset(sw->new_lft, OSM_NO_PATH, sw->lft_size);
+		sws[s] = sw;
+	}
+	return sws;
+}
+
+static void switches_free(const struct cr_fabric *f, osm_switch_t **sws)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		for (unsigned i = 0; i < sws[s]->num_hops; i++)
+			free(sws[s]->hops[i]);
+		free(sws[s]->hops);
+		free(sws[s]->new_lft);
+		free(sws[s]);
+	}
+	free(sws);
+}
+
+/*
+ * The rows of switch s by the definition at the top of export.c, each
+ * count set the way osm_switch_set_hops sets it: exp[lid * np + port].
+ */
+static uint8_t *expected(const struct cr_fabric *f, const struct cr_routing *r,
+			 uint32_t s, unsigned np)
+{
+	uint32_t node = f->switches[s];
+	uint8_t *exp = malloc(((size_t)f->max_lid + 1) * np);
+
+	assert_non_null(exp);
+	memset(exp, OSM_NO_PATH, ((size_t)f->max_lid + 1) * np);
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t t = cr_lid_switch(f, (uint16_t)lid, NULL);
+		int h = cr_routing_hops(f, r, node, (uint16_t)lid);
+		uint8_t port = r->lft[node][lid], *row;
+		bool ca;
+		uint16_t at;
+
+		if (t == CR_NO_NODE || h < 0 || port == CR_NO_PATH)
+			continue;
+		ca = f->lid_node[lid] != t;
+		at = ca ? f->nodes[t].ports[0].lid : (uint16_t)lid;
+		/* A CA on this very switch: only its port-0 row. */
+		if (!at || (ca && h <= 1))
+			continue;
+		row = exp + (size_t)at * np;
+		if (row[port] > h - ca) {
+			row[port] = (uint8_t)(h - ca);
+			if (row[0] > row[port])
+				row[0] = row[port];
+		}
+	}
+	return exp;
+}
+
+static void check_rows(const struct cr_fabric *f, const struct cr_routing *r,
+		       osm_switch_t **sws)
+{
+	unsigned rows = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		unsigned np = sws[s]->num_ports;
+		uint8_t *exp = expected(f, r, s, np);
+
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			const uint8_t *e = exp + (size_t)lid * np;
+			const uint8_t *got = sws[s]->hops[lid];
+			bool none = true;
+
+			for (unsigned p = 0; p < np; p++)
+				none = none && e[p] == OSM_NO_PATH;
+			if (!got) {
+				assert_true(none);
+				continue;
+			}
+			rows += !none;
+			assert_memory_equal(got, e, np);
+		}
+		assert_memory_equal(sws[s]->new_lft + 1,
+				    r->lft[f->switches[s]] + 1, f->max_lid);
+		free(exp);
+	}
+	/* Every switch has at least its own row. */
+	assert_true(rows >= f->num_switches);
+}
+
+static void one(struct cr_fabric *f, const char *engine)
+{
+	const struct cr_engine *e = cr_engine_find(engine);
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+	osm_switch_t **a, **b;
+	uint8_t ***kept;
+
+	assert_non_null(e);
+	assert_non_null(r);
+	cr_options_init(&o);
+	assert_int_equal(cr_route(e, f, &o, r), 0);
+
+	cr_threads_set(1);
+	a = switches(f);
+	assert_int_equal(cr_export(NULL, f, r, a), 0);
+	check_rows(f, r, a);
+
+	cr_threads_set(3);
+	b = switches(f);
+	assert_int_equal(cr_export(NULL, f, r, b), 0);
+	check_rows(f, r, b);
+
+	/* The next sweep: OpenSM clears the rows and keeps them. */
+	kept = calloc(f->num_switches, sizeof(*kept));
+	assert_non_null(kept);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		size_t n = b[s]->num_hops * sizeof(**kept);
+
+		kept[s] = malloc(n);
+		assert_non_null(kept[s]);
+		memcpy(kept[s], b[s]->hops, n);
+		osm_switch_clear_hops(b[s]);
+		memset(b[s]->new_lft, OSM_NO_PATH, b[s]->lft_size);
+	}
+	assert_int_equal(cr_export(NULL, f, r, b), 0);
+	check_rows(f, r, b);
+	/* No row allocated anew where one was kept: OpenSM would leak it. */
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		for (unsigned i = 0; i < b[s]->num_hops; i++)
+			assert_true(!kept[s][i] || kept[s][i] == b[s]->hops[i]);
+		free(kept[s]);
+	}
+	free(kept);
+
+	cr_threads_set(0);
+	switches_free(f, a);
+	switches_free(f, b);
+	cr_routing_free(r);
+}
+
+static struct cr_fabric *gen(int which)
+{
+	struct cr_gen_params p = {.seed = 11};
+	unsigned dims[] = {3, 4};
+	struct cr_fabric *f = NULL;
+
+	switch (which) {
+	case 0:
+		f = cr_gen_fat_tree(8, &p);
+		break;
+	case 1:
+		f = cr_gen_kary_ntree(4, 3, &p);
+		break;
+	case 2:
+		f = cr_gen_random(30, 5, 2, &p);
+		break;
+	case 3:
+		f = cr_gen_torus(dims, 2, true, 2, &p);
+		break;
+	case 4: /* LMC 2: several LIDs per port */
+		f = cr_gen_kary_ntree(4, 2, &p);
+		assert_non_null(f);
+		assert_int_equal(cr_fabric_assign_lids(f, 2), 0);
+		return f;
+	}
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static void test_trees(void **state)
+{
+	(void)state;
+	for (int w = 0; w < 2; w++) {
+		struct cr_fabric *f = gen(w);
+
+		one(f, "minhop");
+		one(f, "updn");
+		one(f, "ftree");
+		cr_fabric_free(f);
+	}
+}
+
+static void test_others(void **state)
+{
+	(void)state;
+	for (int w = 2; w < 5; w++) {
+		struct cr_fabric *f = gen(w);
+
+		one(f, "minhop");
+		one(f, "updn");
+		cr_fabric_free(f);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trees),
+		cmocka_unit_test(test_others),
+	};
+
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
