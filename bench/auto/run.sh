@@ -21,6 +21,9 @@
 # time of the fastest candidate it ran.
 #
 # usage: bench/auto/run.sh [FABRIC...]   (default: all five)
+# A FABRIC may also be a topology file (ibnetdiscover or croute format) or
+# "gen:ARGS", the arguments of `croute gen` (e.g. "gen:torus 4 4 4"), to
+# compare cr-auto with the built-ins on any fabric.
 # Environment: as tests/ibsim/lib.sh; CR_AUTO_CONF: extra opensm.conf
 # lines for cr-auto, one per line.
 
@@ -46,7 +49,12 @@ make_fabric() {
 		cr_gen "$2.full" ktree 8 3
 		awk -v desc=sw-l0-00 -f "$here/drop-switch.awk" "$2.full" \
 			>"$2" || cr_fail "cannot drop the spine" ;;
-	*) cr_fail "unknown fabric $1" ;;
+	gen:*)
+		# shellcheck disable=SC2086
+		cr_gen "$2" ${1#gen:} ;;
+	*)
+		[ -f "$1" ] || cr_fail "unknown fabric $1 (not a file either)"
+		cp "$1" "$2" ;;
 	esac
 }
 
@@ -85,9 +93,16 @@ ibdm() {
 
 results=$CR_DIR/results
 : >"$results"
-for fab in "$@"; do
-	topo=$CR_DIR/$fab.topo
-	make_fabric "$fab" "$topo"
+nfab=0
+for arg in "$@"; do
+	nfab=$((nfab + 1))
+	case $arg in
+	gen:*) fab=$(echo "${arg#gen:}" | tr -s ' ' '-') ;;
+	*/* | *.*) fab=$(basename "$arg" | sed 's/\.[^.]*$//') ;;
+	*) fab=$arg ;;
+	esac
+	topo=$CR_DIR/fabric$nfab.topo
+	make_fabric "$arg" "$topo"
 	cr_ibsim_start "$topo"
 	# row LABEL ENGINE QOS [conf lines]
 	row() {
@@ -127,11 +142,16 @@ for fab in "$@"; do
 		printf "%-10s %-34s %s %8s  %s\n" "$fab" "$label" \
 			"$(score "$topo")" "${t:--}" "$extra" >>"$results"
 	}
+	# One opensm.conf line per line of CR_AUTO_CONF.
+	old_ifs=$IFS
+	IFS='
+'
 	# shellcheck disable=SC2086
-	row cr-auto cr-auto - ${CR_AUTO_CONF:-}
-	# shellcheck disable=SC2086
-	row "cr-auto -Q" cr-auto Q ${CR_AUTO_CONF:-}
-	row "cr-auto -Q optimize" cr-auto Q "croute_optimize TRUE"
+	set -- ${CR_AUTO_CONF:-}
+	IFS=$old_ifs
+	row cr-auto cr-auto - "$@"
+	row "cr-auto -Q" cr-auto Q "$@"
+	row "cr-auto -Q optimize" cr-auto Q "croute_optimize TRUE" "$@"
 	row minhop minhop -
 	row updn updn -
 	row ftree ftree -

@@ -97,15 +97,17 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 /*
  * Called on the winner before it is installed (the optimizer's hook):
  * may change r's LFTs, must keep the engine's guarantees (by: the
- * winner's by-products, cr-updn's roots). 0, or -1 to keep the winner as
- * it was (r must then be unchanged).
+ * winner's by-products, cr-updn's roots). budget: the seconds of work it
+ * may take, or 0 for its own. 0, or -1 to keep the winner as it was (r
+ * must then be unchanged).
  */
 typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_engine *e,
 				  const struct cr_objective *obj,
 				  struct cr_routing *r,
-				  const struct cr_byproducts *by, void *arg);
+				  const struct cr_byproducts *by, double budget,
+				  void *arg);
 
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
@@ -116,6 +118,12 @@ struct cr_auto_conf {
 	bool allow_credit_loops;
 	cr_auto_improve_fn improve; /* NULL: none */
 	void *improve_arg;
+	/*
+	 * improve() gets what the candidates left of the budget
+	 * (croute_auto_optimize, the plugin's and the command's default),
+	 * not its own budget (croute_optimize).
+	 */
+	bool improve_rest;
 };
 
 /*

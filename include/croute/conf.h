@@ -62,6 +62,7 @@ struct cr_conf {
 	char auto_objective[512];
 	double auto_budget;
 	bool auto_allow_credit_loops;
+	bool auto_optimize; /* the pass on cr-auto's winner, in its budget */
 	/* the improvement pass (include/croute/optimize.h) */
 	bool optimize;
 	double optimize_budget; /* 0: the default */

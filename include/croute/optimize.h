@@ -59,10 +59,13 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		struct cr_routing *r, const struct cr_byproducts *by,
 		struct cr_opt_stats *st);
 
-/* cr-auto's improve hook; arg is a const struct cr_opt_params *. */
+/*
+ * cr-auto's improve hook; arg is a const struct cr_opt_params *, whose
+ * budget a budget above 0 replaces.
+ */
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
 		     struct cr_routing *r, const struct cr_byproducts *by,
-		     void *arg);
+		     double budget, void *arg);
 
 #endif

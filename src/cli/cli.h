@@ -56,6 +56,7 @@ enum {
 	CLI_KEY_OPTIMIZE,
 	CLI_KEY_OPTIMIZE_BUDGET,
 	CLI_KEY_OPTIMIZE_EXTRA_HOPS,
+	CLI_KEY_NO_AUTO_OPTIMIZE,
 	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
 	CLI_KEY_THREADS,
 	CLI_KEY_LIVE_SL,
@@ -167,6 +168,7 @@ struct cli_setup {
 	struct cr_auto_conf auto_conf; /* --engine auto */
 	char *conf_auto_candidates, *conf_auto_objective; /* from -F */
 	bool optimize; /* --optimize: the improvement pass after routing */
+	bool no_auto_optimize; /* --no-auto-optimize, croute_auto_optimize */
 	struct cr_opt_params opt_params;
 };
 
@@ -188,6 +190,8 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 		 "auto: time for all candidates (default 5)"},                 \
 		{"qos", CLI_KEY_QOS, NULL,                                     \
 		 "auto: layered candidates (lash) qualify, as with qos TRUE"}, \
+		{"no-auto-optimize", CLI_KEY_NO_AUTO_OPTIMIZE, NULL,           \
+		 "auto: no improvement pass on the winner"},                   \
 	{                                                                      \
 		"allow-credit-loops", CLI_KEY_ALLOW_CREDIT_LOOPS, NULL,        \
 			"auto: candidates with credit loops qualify"           \

@@ -528,6 +528,9 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 	case CLI_KEY_OPTIMIZE:
 		s->optimize = true;
 		return 0;
+	case CLI_KEY_NO_AUTO_OPTIMIZE:
+		s->no_auto_optimize = true;
+		return 0;
 	case CLI_KEY_OPTIMIZE_BUDGET: {
 		char *end;
 		double b = strtod(arg, &end);
@@ -706,6 +709,8 @@ static int apply_config(struct cli_setup *s)
 	/* the improvement pass, as the plugin runs it */
 	if (c.cr.optimize)
 		s->optimize = true;
+	if (!c.cr.auto_optimize)
+		s->no_auto_optimize = true;
 	if (!s->given[CLI_KEY_OPTIMIZE_BUDGET - CLI_KEY_LONG] &&
 	    c.cr.optimize_budget > 0)
 		s->opt_params.budget = c.cr.optimize_budget;
@@ -889,8 +894,11 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		return NULL;
 	s->opts.auto_conf = &s->auto_conf;
 	/* cr-auto runs the pass on its winner, before installing it */
-	s->auto_conf.improve = s->optimize ? cr_optimize_hook : NULL;
+	s->auto_conf.improve =
+		s->optimize || !s->no_auto_optimize ? cr_optimize_hook : NULL;
 	s->auto_conf.improve_arg = &s->opt_params;
+	/* Without --optimize, the pass takes the rest of cr-auto's budget. */
+	s->auto_conf.improve_rest = !s->optimize && !s->no_auto_optimize;
 	r = cr_routing_new(f);
 	if (!r)
 		return NULL;

@@ -306,8 +306,12 @@ static int engine_build_lid_matrices(void *context)
 	if (pe->e == &cr_auto_engine) {
 		/* cr-auto runs the pass on its winner itself */
 		pl->auto_conf.improve =
-			pl->conf.optimize ? cr_optimize_hook : NULL;
+			pl->conf.optimize || pl->conf.auto_optimize
+				? cr_optimize_hook
+				: NULL;
 		pl->auto_conf.improve_arg = &pl->opt_params;
+		pl->auto_conf.improve_rest =
+			!pl->conf.optimize && pl->conf.auto_optimize;
 		pl->auto_conf.candidates = pl->conf.auto_candidates[0]
 						   ? pl->conf.auto_candidates
 						   : NULL;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cr-auto under a real opensm: on the irregular production tree
 # (tests/fabrics/prod-tree.topo) it logs one line per candidate and its
-# choice, writes croute-auto.dump, installs tables free of credit loops
+# choice, runs the improvement pass on the winner (croute_auto_optimize's
+# default), writes croute-auto.dump, installs tables free of credit loops
 # and unreachable pairs, and the same tables and winner as `croute route
 # --engine auto` offline with the same LIDs, also when the budget skips
 # candidates. Then the fall-back: with
@@ -22,6 +23,9 @@ cr_conf
 cr_opensm_once -R cr-auto
 cr_expect_log "cr-auto tables configured on all switches"
 cr_expect_log "cr-auto: chose " "no choice logged"
+# croute_auto_optimize TRUE by default: the pass ran in cr-auto's budget.
+cr_expect_log "cr-auto: chose .*improvement pass [0-9.]+ s, in the budget" \
+	"no improvement pass on the winner by default"
 lines=$(grep -E -c "cr-auto: +[0-9]+ +[0-9]+ " "$CR_LOG")
 [ "$lines" -ge 5 ] || cr_fail "expected a log line per candidate, got $lines"
 [ -f "$dump" ] || cr_fail "no $dump"

@@ -301,11 +301,12 @@ static void test_nothing_qualifies(void **state)
 static int to_minhop(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
 		     struct cr_routing *r, const struct cr_byproducts *b,
-		     void *arg)
+		     double budget, void *arg)
 {
 	struct cr_options mo;
 
 	(void)o;
+	(void)budget;
 	(void)e;
 	(void)obj;
 	(void)b;
@@ -360,6 +361,52 @@ static void test_improve_guard(void **state)
 	cr_routing_free(plain);
 	cr_routing_free(m);
 	cr_hosts_free(h);
+	cr_fabric_free(f);
+}
+
+/* A pass that only records the budget it was given. */
+static int note_budget(const struct cr_fabric *f, const struct cr_options *o,
+		       const struct cr_engine *e,
+		       const struct cr_objective *obj, struct cr_routing *r,
+		       const struct cr_byproducts *b, double budget, void *arg)
+{
+	(void)f;
+	(void)o;
+	(void)e;
+	(void)obj;
+	(void)r;
+	(void)b;
+	*(double *)arg = budget;
+	return 0;
+}
+
+/*
+ * croute_auto_optimize: the pass gets what the candidates left of
+ * cr-auto's budget, less than the budget and the same on every run (work,
+ * not the clock); croute_optimize: its own budget (0 here).
+ */
+static void test_improve_rest(void **state)
+{
+	struct cr_fabric *f = tu_two_level(3, 3, 2, NULL, 0);
+	double got = -1, again = -1;
+	struct cr_auto_conf ac = {.budget = 2,
+				  .improve = note_budget,
+				  .improve_arg = &got,
+				  .improve_rest = true};
+	struct cr_routing *r;
+
+	(void)state;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	cr_routing_free(r);
+	assert_true(got > 0 && got < 2);
+	ac.improve_arg = &again;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	cr_routing_free(r);
+	assert_true(again == got);
+	ac.improve_rest = false;
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	cr_routing_free(r);
+	assert_true(again == 0);
 	cr_fabric_free(f);
 }
 
@@ -441,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_qualifies),
 		cmocka_unit_test(test_budget_plan),
 		cmocka_unit_test(test_improve_guard),
+		cmocka_unit_test(test_improve_rest),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_global_balance),
 	};

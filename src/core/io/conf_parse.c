@@ -97,6 +97,11 @@ static int set_auto_allow_credit_loops(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->auto_allow_credit_loops);
 }
 
+static int set_auto_optimize(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->auto_optimize);
+}
+
 static int set_optimize(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->optimize);
@@ -237,6 +242,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},
+	{"croute_auto_optimize", set_auto_optimize, "TRUE or FALSE"},
 	{"croute_optimize", set_optimize, "TRUE or FALSE"},
 	{"croute_optimize_budget", set_optimize_budget, "seconds above 0"},
 	{"croute_optimize_max_extra_hops", set_optimize_extra_hops, "0 to 16"},
@@ -262,6 +268,7 @@ void cr_conf_defaults(struct cr_conf *c)
 	c->lash_sl_dump = true;
 	c->dump_hosts = true;
 	c->dump_slurm = true;
+	c->auto_optimize = true;
 }
 
 static char *trim(char *s)

@@ -1134,7 +1134,12 @@ out:
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
 		     struct cr_routing *r, const struct cr_byproducts *by,
-		     void *arg)
+		     double budget, void *arg)
 {
-	return cr_optimize(f, e, obj, arg, r, by, NULL);
+	struct cr_opt_params p = *(const struct cr_opt_params *)arg;
+
+	(void)o;
+	if (budget > 0)
+		p.budget = budget;
+	return cr_optimize(f, e, obj, &p, r, by, NULL);
 }
