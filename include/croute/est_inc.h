@@ -77,6 +77,13 @@ uint32_t cr_est_inc_phases(const struct cr_est_inc *x, uint32_t sw,
 /* Phase solves made so far: the work, independent of the machine. */
 uint64_t cr_est_inc_solves(const struct cr_est_inc *x);
 /*
+ * Phases a try took from the phase's previous try instead of solving
+ * them: the same changed flows on the same paths, nothing committed to
+ * the phase since (each phase keeps its last solve). They count a
+ * quarter of a solve's work: the copies a phase costs anyway.
+ */
+uint64_t cr_est_inc_reused(const struct cr_est_inc *x);
+/*
  * Path entries plus flows of every phase solved so far: what the solves
  * cost, counted the same on any machine and under any load.
  */

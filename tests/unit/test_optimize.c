@@ -444,6 +444,103 @@ static void test_disjoint_phases(void **state)
 }
 
 /*
+ * A phase's last solve is reused when a try gives it the same changed
+ * flows on the same paths, and only while nothing was committed to it:
+ * the figures stay those of a full estimate, to the bit.
+ */
+static void test_held_reuse(void **state)
+{
+	struct cr_gen_params gp = {.seed = 3};
+	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
+	struct cr_objective obj;
+	struct cr_pattern pat;
+	struct cr_est_inc *x;
+	struct cr_hosts *h;
+	struct cr_routing *r;
+	uint16_t la, lb;
+	uint32_t w = CR_NO_NODE;
+	uint8_t p = 0, q = 0, pb = 0, qb = 0;
+	double a1[1], a2[1], m[1], full[1];
+	uint64_t solves, reused;
+	bool too_big;
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = route(f, "minhop");
+	h = cr_hosts_for(f, &by, NULL);
+	assert_non_null(h);
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	cr_objective_pattern(&obj, 0, h, &pat);
+	x = cr_est_inc_new(f, r, &pat, 1, h, 0, &too_big);
+	assert_non_null(x);
+	la = h->ep[0].lid;
+	lb = h->ep[h->count / 2].lid;
+	/* a switch where both LIDs can take another port (tried once) */
+	for (uint32_t s = 0; s < f->num_switches && w == CR_NO_NODE; s++) {
+		uint32_t n = f->switches[s];
+
+		p = r->lft[n][la];
+		pb = r->lft[n][lb];
+		q = qb = 0;
+		for (unsigned k = 1; k <= f->nodes[n].num_ports; k++) {
+			uint32_t m_ = cr_remote(f, n, k);
+
+			if (m_ == CR_NO_NODE || !cr_is_switch(f, m_))
+				continue;
+			if (!q && k != p) {
+				r->lft[n][la] = (uint8_t)k;
+				if (cr_est_inc_try(x, n, p, la, a1, m) > 0)
+					q = (uint8_t)k;
+				r->lft[n][la] = p;
+			}
+			if (!qb && k != pb) {
+				r->lft[n][lb] = (uint8_t)k;
+				if (cr_est_inc_try(x, n, pb, lb, a2, m) > 0)
+					qb = (uint8_t)k;
+				r->lft[n][lb] = pb;
+			}
+		}
+		if (q && qb)
+			w = n;
+	}
+	assert_true(w != CR_NO_NODE);
+	r->lft[w][la] = q;
+	assert_true(cr_est_inc_try(x, w, p, la, a1, m) > 0);
+	r->lft[w][la] = p;
+	r->lft[w][lb] = qb;
+	assert_true(cr_est_inc_try(x, w, pb, lb, a2, m) > 0);
+	r->lft[w][lb] = pb;
+	/* la's try again: its phases that lb's did not touch reused */
+	r->lft[w][la] = q;
+	assert_true(cr_est_inc_try(x, w, p, la, a2, m) > 0);
+	assert_true(a2[0] == a1[0]);
+	/* and once more: every phase reused, none solved */
+	solves = cr_est_inc_solves(x);
+	reused = cr_est_inc_reused(x);
+	assert_true(cr_est_inc_try(x, w, p, la, a2, m) > 0);
+	assert_true(cr_est_inc_reused(x) > reused);
+	assert_true(cr_est_inc_solves(x) == solves);
+	assert_true(a2[0] == a1[0]);
+	assert_int_equal(cr_objective_score(f, r, &obj, h, full), 0);
+	assert_true(a2[0] == full[0]);
+	/* kept: its phases change, the next try solves them */
+	assert_int_equal(cr_est_inc_commit(x), 0);
+	r->lft[w][la] = p;
+	solves = cr_est_inc_solves(x);
+	reused = cr_est_inc_reused(x);
+	assert_true(cr_est_inc_try(x, w, q, la, a2, m) > 0);
+	assert_true(cr_est_inc_solves(x) > solves);
+	assert_int_equal(cr_est_inc_reused(x), reused);
+	assert_int_equal(cr_objective_score(f, r, &obj, h, full), 0);
+	assert_true(a2[0] == full[0]);
+	cr_est_inc_free(x);
+	cr_objective_release(&obj);
+	cr_hosts_free(h);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
  * cr-lash on a torus: moves that would close a cycle in their layer are
  * kept by moving their sources to another layer. The pass runs to its
  * end: it must gain, re-layer some moves, and leave minimal paths and no
@@ -555,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_one_move),
 		cmocka_unit_test(test_held_estimate),
 		cmocka_unit_test(test_disjoint_phases),
+		cmocka_unit_test(test_held_reuse),
 		cmocka_unit_test(test_lash_layers),
 		cmocka_unit_test(test_swaps),
 		cmocka_unit_test(test_work_budget),

@@ -23,6 +23,9 @@
 
 #include "est_int.h"
 
+/* A phase reused from its last try counts 1/this of its solve's work. */
+#define CR_EST_INC_REUSE_COST 4
+
 struct inc_phase {
 	uint32_t first; /* its first flow */
 	uint32_t n;
@@ -31,6 +34,15 @@ struct inc_phase {
 	size_t path_cap;
 	double sum, min; /* of the fractions of injection */
 	uint32_t serial; /* the commit that last changed it */
+	/*
+	 * Its last solve in a try: the changed flows with their new paths
+	 * (the key), their rates and figures; good while serial stays.
+	 */
+	uint32_t memo_serial; /* serial + 1 when made; 0: none */
+	uint32_t *memo_key;
+	size_t memo_key_len, memo_key_cap;
+	double *memo_rate;
+	double memo_sum, memo_min;
 };
 
 /* A phase a try changes: its new paths and rates, aside. */
@@ -82,8 +94,10 @@ struct cr_est_inc {
 	uint32_t *tph; /* the phases a try changes */
 	size_t tph_alloc;
 	struct cr_maxmin *mm;
-	uint64_t solves;
+	uint64_t solves, reused;
 	uint64_t work; /* path entries and flows solved */
+	uint32_t *key; /* a try's changed flows in one phase, with paths */
+	size_t key_alloc;
 	uint32_t commits;
 
 	/* cr_est_inc_limits */
@@ -95,10 +109,14 @@ void cr_est_inc_free(struct cr_est_inc *x)
 {
 	if (!x)
 		return;
+
 	for (uint32_t i = 0; x->ph && i < x->nph; i++) {
 		free(x->ph[i].start);
 		free(x->ph[i].path);
+		free(x->ph[i].memo_key);
+		free(x->ph[i].memo_rate);
 	}
+	free(x->key);
 	free(x->ph);
 	free(x->pat_first);
 	free(x->pat_flows);
@@ -378,6 +396,11 @@ uint64_t cr_est_inc_solves(const struct cr_est_inc *x)
 	return x->solves;
 }
 
+uint64_t cr_est_inc_reused(const struct cr_est_inc *x)
+{
+	return x->reused;
+}
+
 uint64_t cr_est_inc_work(const struct cr_est_inc *x)
 {
 	return x->work;
@@ -485,20 +508,56 @@ static int rewalk(struct cr_est_inc *x, uint32_t fl)
 	return 0;
 }
 
+/*
+ * Phase p's solve in a try that changes the flows of key[0..len) (each:
+ * its index in the phase, its path's length, the path) as its last try
+ * did, with nothing committed to it since: the same figures, not solved
+ * again (a swap's phases that only one of its LIDs touches are those of
+ * that LID's single move, tried just before).
+ */
+static bool memo_hit(const struct inc_phase *ph, const uint32_t *key,
+		     size_t len)
+{
+	return ph->memo_serial == ph->serial + 1 && ph->memo_key_len == len &&
+	       !memcmp(ph->memo_key, key, len * sizeof(*key));
+}
+
+static int memo_keep(struct inc_phase *ph, const uint32_t *key, size_t len,
+		     const double *rate, double sum, double min)
+{
+	if (!ph->memo_rate) {
+		ph->memo_rate = malloc((ph->n + 1) * sizeof(*ph->memo_rate));
+		if (!ph->memo_rate)
+			return -1;
+	}
+	if (GROW(ph->memo_key, ph->memo_key_cap, len + 1))
+		return -1;
+	memcpy(ph->memo_key, key, len * sizeof(*key));
+	ph->memo_key_len = len;
+	memcpy(ph->memo_rate, rate, ph->n * sizeof(*rate));
+	ph->memo_sum = sum;
+	ph->memo_min = min;
+	ph->memo_serial = ph->serial + 1;
+	return 0;
+}
+
 /* Builds and solves phase p with the changed flows' new paths. */
 static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 		       size_t *ro)
 {
-	const struct inc_phase *ph = &x->ph[p];
+	struct inc_phase *ph = &x->ph[p];
 	struct inc_trial *t;
-	size_t np = 0;
+	size_t np = 0, nk = 0;
 	uint32_t *st, *pa;
+	double sum, min;
 
 	if (GROW(x->tr, x->tr_alloc, x->ntr + 1) ||
 	    GROW(x->tstart, x->tstart_alloc, *so + ph->n + 1) ||
 	    GROW(x->tpath, x->tpath_alloc,
 		 *po + ph->start[ph->n] + x->aff_start[x->naff]) ||
-	    GROW(x->trate, x->trate_alloc, *ro + ph->n))
+	    GROW(x->trate, x->trate_alloc, *ro + ph->n) ||
+	    GROW(x->key, x->key_alloc,
+		 2 * (size_t)x->naff + x->aff_start[x->naff] + 1))
 		return -1;
 	st = x->tstart + *so;
 	pa = x->tpath + *po;
@@ -512,6 +571,10 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 
 			memcpy(pa + np, x->aff_path + x->aff_start[a],
 			       len * sizeof(*pa));
+			x->key[nk++] = i;
+			x->key[nk++] = len;
+			memcpy(x->key + nk, pa + np, len * sizeof(*pa));
+			nk += len;
 			np += len;
 			x->tbound[i] = x->aff_bound[a];
 		} else {
@@ -524,17 +587,31 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 		}
 	}
 	st[ph->n] = (uint32_t)np;
-	if (cr_maxmin_solve(x->mm, x->e->cap, ph->n, st, pa, x->tbound,
-			    x->trate + *ro))
-		return -1;
-	x->solves++;
-	x->work += np + ph->n;
+	if (memo_hit(ph, x->key, nk)) {
+		memcpy(x->trate + *ro, ph->memo_rate,
+		       ph->n * sizeof(*x->trate));
+		sum = ph->memo_sum;
+		min = ph->memo_min;
+		x->reused++;
+		/* the copies above: what a phase costs without its solve */
+		x->work += (np + ph->n) / CR_EST_INC_REUSE_COST;
+	} else {
+		if (cr_maxmin_solve(x->mm, x->e->cap, ph->n, st, pa, x->tbound,
+				    x->trate + *ro))
+			return -1;
+		x->solves++;
+		x->work += np + ph->n;
+		phase_figures(x, ph->first, ph->n, x->trate + *ro, &sum, &min);
+		if (memo_keep(ph, x->key, nk, x->trate + *ro, sum, min))
+			return -1;
+	}
 	t = &x->tr[x->ntr++];
 	t->ph = p;
 	t->start_off = *so;
 	t->path_off = *po;
 	t->rate_off = *ro;
-	phase_figures(x, ph->first, ph->n, x->trate + *ro, &t->sum, &t->min);
+	t->sum = sum;
+	t->min = min;
 	*so += ph->n + 1;
 	*po += np;
 	*ro += ph->n;

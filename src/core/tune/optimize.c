@@ -27,7 +27,10 @@
  * LID's are taken: when every term is an average, a swap of LIDs in
  * disjoint phases scores as the sum of two single moves, which were
  * found no better (cr_est_inc_phases; on prod-tree this leaves the few
- * swaps that can help, and the pass converges higher, at .7589 not .7561). A round ends after ROUND_PAIRS pairs once ROUND_KEPT
+ * swaps that can help, and the pass converges higher, at .7589 not .7561).
+ * A port's swaps are tried right after its single move, so the phases
+ * only the LID touches are the ones that move just solved: the held
+ * estimate reuses them (a swap then costs about its partner's phases). A round ends after ROUND_PAIRS pairs once ROUND_KEPT
  * moves were kept (the credit is then recomputed), or at the end of the
  * list. A pair that improved nothing is not tried again while neither
  * its phases, any entry of its LID, nor any entry of its switch changed
@@ -735,12 +738,12 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	const struct cr_fabric *f = o->f;
 	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
 	uint32_t si = sw_of(o, w), li2 = NONE;
-	unsigned nt = o->obj->num_terms, bq = 0, nq = 0, nc;
+	unsigned nt = o->obj->num_terms, bq = 0, nc;
 	uint32_t nph = 0;
-	uint8_t p = o->r->lft[w][lid], qs[CR_MAX_PORTS + 1];
+	uint8_t p = o->r->lft[w][lid];
 	struct cr_est_inc_change c[2];
 	const uint8_t *dist;
-	bool all_down = false, cdg_in = false;
+	bool all_down = false, cdg_in = false, single = false;
 	uint16_t moved[2];
 	int na, rc;
 
@@ -757,26 +760,34 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	terms(o, false, o->cur);
 	memcpy(o->best, o->cur, nt * sizeof(*o->best));
 	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
+	if (o->swaps)
+		nph = cr_est_inc_phases(o->inc, w, p, lid, o->ph_a,
+					PHASES_HELD);
+	/*
+	 * Each port's swaps right after its single move: the phases only
+	 * the LID touches are then those the single move just solved (the
+	 * held estimate reuses them). Swaps only while no single move
+	 * improved; the best of all tried is kept.
+	 */
 	for (unsigned q = 1; q <= f->nodes[w].num_ports; q++) {
+		unsigned taken = 0;
+
 		if (q == p || o->tries >= max_tries ||
 		    !legal(o, w, q, lid, dsw, dist, na, all_down))
 			continue;
-		qs[nq++] = (uint8_t)q;
 		o->r->lft[w][lid] = (uint8_t)q;
 		rc = score_changes(o, c, 1);
 		o->r->lft[w][lid] = p;
 		if (rc < 0)
 			return -1;
-		if (rc)
+		if (rc) {
 			bq = q;
-	}
-	if (!bq && o->swaps)
-		nph = cr_est_inc_phases(o->inc, w, p, lid, o->ph_a,
-					PHASES_HELD);
-	for (unsigned k = 0; !bq && o->swaps && k < nq; k++) {
-		unsigned q = qs[k], taken = 0;
-
-		for (uint32_t j = 0; j < o->nlids && taken < SWAP_LIDS; j++) {
+			li2 = NONE;
+			single = true;
+		}
+		for (uint32_t j = 0;
+		     !single && o->swaps && j < o->nlids && taken < SWAP_LIDS;
+		     j++) {
 			uint16_t lid2 = o->lids[j];
 
 			if (lid2 == lid || o->r->lft[w][lid2] != q ||
@@ -914,10 +925,11 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		}
 		cr_verbose(
 			"optimize: round: %zu pairs credited, %zu taken, %u"
-			" kept; %llu tried, %llu solves, %u refused for credit"
-			" loops, %.4f, %.2f s",
+			" kept; %llu tried, %llu solves, %llu reused, %u refused"
+			" for credit loops, %.4f, %.2f s",
 			o->npairs, done, kept, (unsigned long long)o->tries,
 			(unsigned long long)cr_est_inc_solves(o->inc),
+			(unsigned long long)cr_est_inc_reused(o->inc),
 			o->credit_rejects, cr_est_inc_avg(o->inc, 0),
 			cr_now() - t0);
 		if (kept)
