@@ -18,6 +18,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#if defined(HAVE_MALLINFO2) || defined(HAVE_MALLOC_TRIM)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +185,70 @@ static void memory_mb(unsigned long *rss, unsigned long *peak)
 	fclose(fp);
 }
 
+/*
+ * The process's heap in MB (glibc, every arena): in use, and held free by
+ * malloc, not given back to the system (0 and 0 where unknown).
+ */
+static void heap_mb(unsigned long *used, unsigned long *held)
+{
+#ifdef HAVE_MALLINFO2
+	struct mallinfo2 m = mallinfo2();
+
+	*used = (unsigned long)((m.uordblks + m.hblkhd) >> 20);
+	*held = (unsigned long)(m.fordblks >> 20);
+#else
+	*used = *held = 0;
+#endif
+}
+
+/*
+ * After a run: the LFTs are OpenSM's now (its switches' new_lft and,
+ * once set, lft), and the estimate took croute's copy or needs none:
+ * croute's copy goes. The heap's free pages are given back by the
+ * estimate thread after its job (estimate.c), off the sweep.
+ */
+static void release_run_memory(struct cr_plugin *pl)
+{
+	unsigned long rss, peak, used, held;
+
+	cr_routing_free(pl->routing);
+	pl->routing = NULL;
+	if (!osm_log_is_active(&pl->osm->log, OSM_LOG_VERBOSE))
+		return;
+	memory_mb(&rss, &peak);
+	heap_mb(&used, &held);
+	cr_verbose("after the run: opensm memory %lu MB: heap in use %lu MB,"
+		   " %lu MB free but held by malloc",
+		   rss, used, held);
+}
+
+/*
+ * The entries of r that differ from the tables OpenSM's switches hold
+ * (lft: what the switches confirmed; switches new to OpenSM hold none).
+ */
+static uint64_t churn_installed(const struct cr_fabric *f,
+				osm_switch_t *const *sw,
+				const struct cr_routing *r)
+{
+	uint32_t width = (uint32_t)f->max_lid + 1;
+	uint64_t c = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const uint8_t *row = r->lft[f->switches[s]];
+		const osm_switch_t *p = sw[s];
+		uint32_t n = 1; /* LIDs below n: in OpenSM's table */
+
+		if (p && p->lft)
+			n = p->lft_size < width ? p->lft_size : width;
+		if (n > 1 && memcmp(row + 1, p->lft + 1, n - 1))
+			for (uint32_t lid = 1; lid < n; lid++)
+				c += row[lid] != p->lft[lid];
+		for (uint32_t lid = n > 1 ? n : 1; lid < width; lid++)
+			c += row[lid] != CR_NO_PATH;
+	}
+	return c;
+}
+
 static uint32_t lids_in_use(const struct cr_fabric *f)
 {
 	uint32_t n = 0;
@@ -266,20 +333,11 @@ static int engine_build_lid_matrices(void *context)
 	struct cr_byproducts by = {0};
 	struct cr_options o;
 	enum cr_fail_stage fail;
-	struct cr_fabric *prev_f = NULL;
-	struct cr_routing *prev_r = NULL;
 	bool incremental = false;
 
 	sync_log_level(osm);
 	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
 	cr_options_init(&o);
-	/* The tables in place, for the churn of croute_incremental runs. */
-	if (pl->installed) {
-		prev_f = pl->fabric;
-		prev_r = pl->routing;
-		pl->fabric = NULL;
-		pl->routing = NULL;
-	}
 	run_reset(pl);
 	snapshot_publish(pe, NULL);
 	/*
@@ -367,15 +425,11 @@ static int engine_build_lid_matrices(void *context)
 		}
 	}
 	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
-	if (prev_r && pl->conf.incremental)
+	if (pl->conf.incremental)
 		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
 			" the tables installed before",
 			pe->name, incremental ? "incremental" : "full",
-			cr_routing_churn(prev_f, prev_r, imp.f, r));
-	cr_routing_free(prev_r);
-	cr_fabric_free(prev_f);
-	prev_r = NULL;
-	prev_f = NULL;
+			churn_installed(imp.f, imp.sw, r));
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	pl->incremental = incremental;
@@ -404,8 +458,6 @@ fail:
 	cr_options_release(&o);
 	cr_routing_free(r);
 	cr_byproducts_release(&by);
-	cr_routing_free(prev_r);
-	cr_fabric_free(prev_f);
 	cr_import_release(&imp);
 	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
 	       pe->name, elapsed_ms(&pl->run_start));
@@ -641,8 +693,10 @@ static void plugin_report(void *plugin_data, osm_epi_event_id_t event_id,
 						    (void *)pl->run_engine);
 	}
 	/* Then the contention estimate, on a thread of its own. */
-	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
 		cr_estimate_routing_done(pl);
+		release_run_memory(pl);
+	}
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -66,9 +66,12 @@ struct cr_plugin {
 
 	/*
 	 * The result of the latest run: set up by build_lid_matrices,
-	 * written to the switches by ucast_build_fwd_tables, kept for the
-	 * dump files (report) until the next run. The osm_switch_t pointers
-	 * are only valid during the run (under OpenSM's exclusive lock).
+	 * written to the switches by ucast_build_fwd_tables. At the end of
+	 * the run (UCAST_ROUTING_DONE) the dump files are written, the
+	 * estimate takes the tables and croute drops them (OpenSM holds them
+	 * in its switches); the fabric and by-products stay until the next
+	 * run. The osm_switch_t pointers are only valid during the run
+	 * (under OpenSM's exclusive lock).
 	 */
 	struct cr_plugin_engine *run_engine;
 	struct cr_fabric *fabric;

@@ -68,6 +68,12 @@ struct cr_incr_base {
 	/* ftree: the leaves in CA order, by GUID */
 	uint64_t *leaf_guid;
 	uint32_t nleaves;
+	/*
+	 * ftree: the base's channel dependencies (check.c's graph, which a
+	 * full run searched for credit loops): bit (y * stride + in port) *
+	 * stride + out port of switch index y. NULL: not kept.
+	 */
+	uint8_t *cdg;
 	/* Routes counted per switch port, as port selection counts them. */
 	uint32_t *cnt; /* [switch * stride + port] */
 	size_t stride;
@@ -136,6 +142,7 @@ void cr_incr_base_free(struct cr_incr_base *b)
 	free(b->lab);
 	free(b->rank);
 	free(b->leaf_guid);
+	free(b->cdg);
 	free(b->cnt);
 	free(b);
 }
@@ -388,6 +395,76 @@ out:
 	return ret;
 }
 
+static inline size_t cdg_bit(const struct cr_incr_base *b, uint32_t y,
+			     unsigned in, unsigned out)
+{
+	return ((size_t)y * b->stride + in) * b->stride + out;
+}
+
+struct cdg_job {
+	const struct cr_incr_base *b;
+	uint8_t *bits;
+};
+
+static int cdg_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
+{
+	const struct cdg_job *j = arg;
+	const struct cr_fabric *f = j->b->f;
+	const struct cr_routing *r = j->b->r;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t x = begin; x < end; x++) {
+		const struct cr_node *xn = &f->nodes[f->switches[x]];
+		const uint8_t *row = r->lft[f->switches[x]];
+
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint8_t p = row[lid], q;
+			uint32_t m;
+			size_t bit;
+
+			if (p == 0 || p == CR_NO_PATH || p > xn->num_ports)
+				continue;
+			m = xn->ports[p].remote;
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			q = r->lft[m][lid];
+			if (q == 0 || q == CR_NO_PATH ||
+			    q > f->nodes[m].num_ports)
+				continue;
+			bit = cdg_bit(j->b, f->nodes[m].sw_index,
+				      xn->ports[p].remote_port, q);
+			if (!(j->bits[bit >> 3] & (1u << (bit & 7))))
+				__atomic_fetch_or(&j->bits[bit >> 3],
+						  (uint8_t)(1u << (bit & 7)),
+						  __ATOMIC_RELAXED);
+		}
+	}
+	return 0;
+}
+
+/*
+ * cr-ftree: the base's channel dependencies, when a full run of it
+ * searches its tables for credit loops (FT_VERIFY_MAX): a repair that
+ * adds none needs no search of its own.
+ */
+static int base_cdg(struct cr_incr_base *b)
+{
+	const struct cr_fabric *f = b->f;
+	struct cdg_job j = {b, NULL};
+
+	if ((uint64_t)f->num_switches * (f->max_lid + 1u) > FT_VERIFY_MAX)
+		return 0;
+	b->cdg = calloc(cdg_bit(b, f->num_switches, 0, 0) / 8 + 1, 1);
+	if (!b->cdg)
+		return -1;
+	j.bits = b->cdg;
+	return cr_parallel(f->num_switches,
+			   cr_parallel_parts(f->num_switches, 16), cdg_range,
+			   &j);
+}
+
 struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 				      const struct cr_fabric *f,
 				      const struct cr_options *o,
@@ -433,6 +510,8 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 		goto oom;
 	ret = base_labels(b, o);
 	if (!ret && base_counts(b))
+		ret = -1;
+	if (!ret && kind == K_FTREE && base_cdg(b))
 		ret = -1;
 	if (ret > 0) {
 		cr_info("incremental: paths longer than %u hops: every run is"
@@ -568,6 +647,11 @@ struct incr {
 	uint32_t *ftrank;
 	uint32_t turn; /* switch index, CR_NO_NODE */
 	uint64_t turn_entries; /* entries without an up/down path changed */
+	struct turn_chg {
+		uint32_t sw;
+		uint16_t lid;
+	} * chg; /* those entries, but the cleared ones */
+	size_t nchg, cap_chg;
 	double ms_check;
 	bool *has_ca;
 	/* LIDs (new) by destination switch */
@@ -1379,6 +1463,76 @@ static inline uint8_t label_of(const struct incr *x, uint32_t d, uint32_t s)
 }
 
 /*
+ * Does the entry of switch index w for lid make a channel dependency the
+ * base did not have: from a switch forwarding lid to w into it, or from
+ * it into the next switch's entry?
+ */
+static bool new_dependency(const struct incr *x, uint32_t w, uint16_t lid)
+{
+	const struct cr_fabric *f = x->f;
+	const struct cr_incr_base *b = x->b;
+	uint32_t wn = f->switches[w], m;
+	const struct cr_node *n = &f->nodes[wn];
+	uint8_t q = x->r->lft[wn][lid], q2;
+	size_t bit;
+
+	if (q == 0 || q == CR_NO_PATH || q > n->num_ports)
+		return false;
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		m = n->ports[p].remote;
+		if (m == CR_NO_NODE || !cr_is_switch(f, m) ||
+		    x->r->lft[m][lid] != n->ports[p].remote_port)
+			continue;
+		bit = cdg_bit(b, x->sw2o[w], p, q);
+		if (!(b->cdg[bit >> 3] & (1u << (bit & 7))))
+			return true;
+	}
+	m = n->ports[q].remote;
+	if (m == CR_NO_NODE || !cr_is_switch(f, m))
+		return false;
+	q2 = x->r->lft[m][lid];
+	if (q2 == 0 || q2 == CR_NO_PATH || q2 > f->nodes[m].num_ports)
+		return false;
+	bit = cdg_bit(b, x->sw2o[f->nodes[m].sw_index], n->ports[q].remote_port,
+		      q2);
+	return !(b->cdg[bit >> 3] & (1u << (bit & 7)));
+}
+
+/*
+ * Whether the repaired tables need the credit-loop search: the base's
+ * tables had none (a full run searched them, or took no turns), so only
+ * a dependency the base did not have can close one, and any new one must
+ * start or end at an entry that changed.
+ */
+static bool needs_search(const struct incr *x)
+{
+	if (!x->b->cdg)
+		return true;
+	for (size_t i = 0; i < x->ntodo; i++)
+		if (new_dependency(x, x->todo[i].sw, x->todo[i].lid))
+			return true;
+	for (size_t i = 0; i < x->nchg; i++)
+		if (new_dependency(x, x->chg[i].sw, x->chg[i].lid))
+			return true;
+	return false;
+}
+
+static int add_chg(struct incr *x, uint32_t w, uint16_t lid)
+{
+	if (x->nchg == x->cap_chg) {
+		size_t cap = x->cap_chg ? 2 * x->cap_chg : 1024;
+		struct turn_chg *c = realloc(x->chg, cap * sizeof(*c));
+
+		if (!c)
+			return -1;
+		x->chg = c;
+		x->cap_chg = cap;
+	}
+	x->chg[x->nchg++] = (struct turn_chg){w, lid};
+	return 0;
+}
+
+/*
  * cr-ftree: the LIDs a switch has no up/down path to go the way to the
  * turn leaf, else to the first leaf in CA order with a route, exactly as
  * route_turns() (ftree.c) fills them after a full run's up/down routes:
@@ -1448,11 +1602,14 @@ static int fill_turns(struct incr *x)
 			*e = want;
 			x->turn_entries++;
 			x->st->entries++;
+			if (want != CR_NO_PATH && add_chg(x, s, (uint16_t)lid))
+				goto out;
 		}
 	}
 	ret = 0;
 	if (n && (x->turn_entries || x->ntodo) &&
-	    (uint64_t)ns * (f->max_lid + 1u) <= FT_VERIFY_MAX) {
+	    (uint64_t)ns * (f->max_lid + 1u) <= FT_VERIFY_MAX &&
+	    needs_search(x)) {
 		double t0 = cr_now();
 		int loop = cr_credit_loop_any(f, x->r);
 
@@ -1503,6 +1660,7 @@ static void incr_release(struct incr *x)
 	free(x->delta);
 	if (x->have_ft)
 		ft_release(&x->ft);
+	free(x->chg);
 	free(x->ftl);
 	free(x->ftrank);
 }
