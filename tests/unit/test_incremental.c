@@ -572,28 +572,35 @@ static void test_switch_gone(void **state)
 	cr_fabric_free(f);
 }
 
-/* The same repair whatever the thread count (updn labels in parallel). */
+/*
+ * The same repair whatever the thread count (updn's and ftree's labels,
+ * ftree's channel dependencies in parallel).
+ */
 static void test_threads(void **state)
 {
+	static const char *const engines[] = {"cr-updn", "cr-ftree"};
 	struct cr_fabric *f = with_lids(uf_kary(3, 3));
 	struct cr_fabric *g = cut_link(f, 10, 1);
-	struct cr_routing *r[2], *base[2];
-	struct cr_incr_stats st;
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
-		struct cr_incr_base *b;
+	for (int e = 0; e < 2; e++) {
+		struct cr_routing *r[2], *base[2];
+		struct cr_incr_stats st;
 
-		cr_threads_set(i ? 4 : 1);
-		b = base_of("cr-updn", f, &base[i]);
-		assert_int_equal(incr(b, "cr-updn", g, &r[i], &st), 0);
-		cr_incr_base_free(b);
-	}
-	cr_threads_set(0);
-	assert_true(same_tables(g, r[0], r[1]));
-	for (int i = 0; i < 2; i++) {
-		cr_routing_free(r[i]);
-		cr_routing_free(base[i]);
+		for (int i = 0; i < 2; i++) {
+			struct cr_incr_base *b;
+
+			cr_threads_set(i ? 4 : 1);
+			b = base_of(engines[e], f, &base[i]);
+			assert_int_equal(incr(b, engines[e], g, &r[i], &st), 0);
+			cr_incr_base_free(b);
+		}
+		cr_threads_set(0);
+		assert_true(same_tables(g, r[0], r[1]));
+		for (int i = 0; i < 2; i++) {
+			cr_routing_free(r[i]);
+			cr_routing_free(base[i]);
+		}
 	}
 	cr_fabric_free(g);
 	cr_fabric_free(f);
