@@ -68,7 +68,7 @@ static uint64_t sw_guid(const osm_switch_t *sw)
  * rows, and whether the path to the LID takes one hop more (a CA).
  */
 struct hop_target {
-	uint32_t slot; /* 0: no row, else 1 + index into hop_rows.lid */
+	uint16_t slot; /* 0: no row, else 1 + index into hop_rows.lid */
 	uint8_t extra;
 };
 
@@ -111,14 +111,23 @@ static int hop_rows_init(struct hop_rows *h, const struct cr_fabric *f)
 		/* A switch LID's own row, whatever its LMC. */
 		row = h->tg[lid].extra ? f->nodes[s].ports[0].lid
 				       : (uint16_t)lid;
-		if (!row)
-			continue;
-		if (!slot_of[row]) {
-			h->lid[h->n] = row;
-			slot_of[row] = ++h->n;
-		}
-		h->tg[lid].slot = slot_of[row];
+		h->tg[lid].slot = row;
+		if (row)
+			slot_of[row] = 1;
 	}
+	/*
+	 * Slots in LID order: a switch's rows are then handed over walking
+	 * its array of row pointers (switches x LIDs x 8 bytes in all) from
+	 * one end to the other, not at random.
+	 */
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (slot_of[lid]) {
+			h->lid[h->n] = (uint16_t)lid;
+			slot_of[lid] = ++h->n;
+		}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (h->tg[lid].slot)
+			h->tg[lid].slot = (uint16_t)slot_of[h->tg[lid].slot];
 	free(slot_of);
 	return 0;
 }
@@ -205,12 +214,13 @@ static int put_hops(osm_switch_t *sw, const uint8_t *lft, const uint8_t *h,
 			sw->hops[row] = o;
 			continue;
 		}
-		for (unsigned p = 0; p < np; p++) {
+		/*
+		 * b[0] is already b's lowest, so port by port is enough: port 0
+		 * ends as the lowest of both rows, as set_hops would leave it.
+		 */
+		for (unsigned p = 0; p < np; p++)
 			if (o[p] > b[p])
 				o[p] = b[p];
-			if (o[0] > b[p])
-				o[0] = b[p];
-		}
 	}
 	return 0;
 }
