@@ -237,20 +237,59 @@ static void test_roots_top_level(void **state)
 }
 
 /*
- * Each leaf misses a spine (leaf 3 has spine 0 only): with all four
- * spines as roots the detours close a credit loop, so the roots are
- * chosen as without the top-level rule: spine 0, the one every leaf
- * reaches.
+ * Each leaf misses a spine (leaf 3 reaches spines 0, 2, 3): with all
+ * four spines as roots, the detours close a credit loop; without the
+ * detours between switches without CAs too, so the roots are chosen as
+ * without the top-level rule: spine 1, the one every leaf reaches.
  */
 static void test_roots_top_level_fallback(void **state)
 {
-	struct cr_fabric *f = partial_tree(0x17bd, false, false);
+	struct cr_fabric *f = partial_tree(0x77be, false, false);
 	struct cr_routing *r = tu_route(f, "updn", NULL);
 
 	assert_int_equal(by.num_roots, 1);
-	assert_true(is_root(&by, 0));
+	assert_true(is_root(&by, 1));
 	assert_false(by.updn_detours);
 	assert_sound(f, r, true);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
+ * Leaf 3 has spine 0 only, and each leaf misses a spine: all detours
+ * together close a credit loop, but those CA traffic needs do not (from
+ * CA switches, and toward CA LIDs): the spines stay the roots, every CA
+ * and every switch reaches every CA LID, only some spine-to-switch-LID
+ * pairs keep no route (as between the roots of a full tree), no credit
+ * loop. (With all detours or nothing, spine 0 was the only root.)
+ */
+static void test_roots_top_level_ca_detours(void **state)
+{
+	struct cr_fabric *f = partial_tree(0x17bd, false, false);
+	struct cr_routing *r = tu_route(f, "updn", NULL);
+	struct cr_check_report rep;
+	unsigned holes = 0;
+
+	assert_int_equal(by.num_roots, 4);
+	assert_true(by.updn_detours);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, stderr, 5, &rep), 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t n = f->lid_node[lid];
+
+			if (n == CR_NO_NODE || f->switches[s] == n)
+				continue;
+			if (!cr_is_switch(f, n))
+				assert_true(cr_routing_hops(f, r,
+							    f->switches[s],
+							    lid) >= 0);
+			else if (cr_routing_hops(f, r, f->switches[s], lid) < 0)
+				holes++;
+		}
+	assert_true(holes > 0);
 	cr_routing_free(r);
 	cr_fabric_free(f);
 }
@@ -790,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_roots_from_guids),
 		cmocka_unit_test(test_roots_top_level),
 		cmocka_unit_test(test_roots_top_level_fallback),
+		cmocka_unit_test(test_roots_top_level_ca_detours),
 		cmocka_unit_test(test_roots_management_nodes),
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_cdg_check_sees_loops),
