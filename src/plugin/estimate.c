@@ -309,10 +309,11 @@ out:
 }
 
 /*
- * The job's tables and the estimate's work are freed; so are, by now,
- * the sweep's transient tables (OpenSM's and croute's). malloc keeps
- * most of that (a large fabric's heap is fragmented by the sweep), so
- * its free pages go back to the system here, off the sweeper thread.
+ * Before a job, the sweep has freed its transient memory (OpenSM's LFT
+ * MADs, croute's scratch: some 700 MB at clos48); after it, the job's
+ * tables and the estimate's work are freed. malloc keeps most of that,
+ * so its free pages go back to the system here, off the sweeper thread,
+ * before the estimate grows and after it.
  */
 static void give_back(void)
 {
@@ -353,6 +354,7 @@ static void *worker_main(void *arg)
 		}
 		__atomic_store_n(&w->cancel, false, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&w->lock);
+		give_back();
 		run_job(w, j);
 		job_free(j);
 		give_back();
