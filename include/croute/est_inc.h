@@ -54,6 +54,16 @@ struct cr_est_inc_change {
 };
 long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
 		      unsigned n, double *avg, double *min);
+/*
+ * The same, solving only the phases of patterns 0 .. npat - 1: the other
+ * patterns' figures are NAN until cr_est_inc_try_more() solves the rest
+ * (0, or -1 logged); a try is kept (commit) only once complete. A caller
+ * whose first figure already decides saves the other patterns' solves.
+ */
+long cr_est_inc_try_part(struct cr_est_inc *x,
+			 const struct cr_est_inc_change *c, unsigned n,
+			 unsigned npat, double *avg, double *min);
+int cr_est_inc_try_more(struct cr_est_inc *x, double *avg, double *min);
 /* Keeps the last try. 0, or -1 (logged) out of memory. */
 int cr_est_inc_commit(struct cr_est_inc *x);
 /* Commits so far; a phase changed by commit c has version c. */

@@ -541,6 +541,87 @@ static void test_held_reuse(void **state)
 }
 
 /*
+ * A try may solve its first pattern's phases only: that pattern's figures
+ * are the full try's, the others unknown (NAN) until the rest is solved,
+ * which gives the full try's figures; the phases left out are the saving.
+ */
+static void test_held_partial(void **state)
+{
+	struct cr_gen_params gp = {.seed = 3};
+	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
+	struct cr_objective obj;
+	struct cr_pattern pats[2];
+	struct cr_est_inc *x;
+	struct cr_hosts *h;
+	struct cr_routing *r;
+	unsigned checked = 0, saved = 0;
+	bool too_big;
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = route(f, "minhop");
+	h = cr_hosts_for(f, &by, NULL);
+	assert_non_null(h);
+	assert_int_equal(
+		cr_objective_parse("shift:avg,bisect:avg", "test", &obj), 0);
+	cr_objective_pattern(&obj, 0, h, &pats[0]);
+	cr_objective_pattern(&obj, 1, h, &pats[1]);
+	x = cr_est_inc_new(f, r, pats, 2, h, 0, &too_big);
+	assert_non_null(x);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t w = f->switches[s];
+
+		for (unsigned i = 0; i < h->count; i++) {
+			uint16_t lid = h->ep[i].lid;
+			uint8_t p = r->lft[w][lid];
+			struct cr_est_inc_change c = {
+				.sw = w, .old_port = p, .lid = lid};
+
+			for (unsigned q = 1; q <= f->nodes[w].num_ports; q++) {
+				double a[2], m[2], fa[2], fm[2];
+				uint64_t s0, s1, s2;
+
+				if (q == p || cr_remote(f, w, q) == CR_NO_NODE)
+					continue;
+				r->lft[w][lid] = (uint8_t)q;
+				if (cr_est_inc_try_n(x, &c, 1, fa, fm) <= 0) {
+					r->lft[w][lid] = p;
+					continue;
+				}
+				s0 = cr_est_inc_solves(x) +
+				     cr_est_inc_reused(x);
+				assert_true(cr_est_inc_try_part(x, &c, 1, 1, a,
+								m) > 0);
+				s1 = cr_est_inc_solves(x) +
+				     cr_est_inc_reused(x);
+				assert_true(a[0] == fa[0] && m[0] == fm[0]);
+				assert_true(isnan(a[1]) || a[1] == fa[1]);
+				assert_int_equal(cr_est_inc_try_more(x, a, m),
+						 0);
+				s2 = cr_est_inc_solves(x) +
+				     cr_est_inc_reused(x);
+				assert_true(a[0] == fa[0] && a[1] == fa[1]);
+				assert_true(m[1] == fm[1]);
+				if (isnan(fa[1]))
+					fail();
+				if (s2 > s1)
+					saved++;
+				assert_true(s1 > s0);
+				checked++;
+				r->lft[w][lid] = p;
+			}
+		}
+	}
+	assert_true(checked > 10);
+	assert_true(saved > 5);
+	cr_est_inc_free(x);
+	cr_objective_release(&obj);
+	cr_hosts_free(h);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
  * cr-lash on a torus: moves that would close a cycle in their layer are
  * kept by moving their sources to another layer. The pass runs to its
  * end: it must gain, re-layer some moves, and leave minimal paths and no
@@ -653,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_held_estimate),
 		cmocka_unit_test(test_disjoint_phases),
 		cmocka_unit_test(test_held_reuse),
+		cmocka_unit_test(test_held_partial),
 		cmocka_unit_test(test_lash_layers),
 		cmocka_unit_test(test_swaps),
 		cmocka_unit_test(test_work_budget),

@@ -93,6 +93,8 @@ struct cr_est_inc {
 	/* tbound: the largest phase's flows */
 	uint32_t *tph; /* the phases a try changes */
 	size_t tph_alloc;
+	uint32_t tph_n, tph_done; /* how many; solved so far */
+	size_t so, po, ro; /* the try's offsets into tstart, tpath, trate */
 	struct cr_maxmin *mm;
 	uint64_t solves, reused;
 	uint64_t work; /* path entries and flows solved */
@@ -667,16 +669,64 @@ long cr_est_inc_try(struct cr_est_inc *x, uint32_t sw, unsigned old_port,
 	return cr_est_inc_try_n(x, &c, 1, avg, min);
 }
 
-long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
-		      unsigned n, double *avg, double *min)
+/* The figures of the patterns the pending try solved; NAN for the rest. */
+static void try_figures(struct cr_est_inc *x, double *avg, double *min)
 {
-	size_t so = 0, po = 0, ro = 0;
+	uint32_t done =
+		x->tph_done < x->tph_n ? x->tph[x->tph_done] : UINT32_MAX;
+
+	for (unsigned i = 0; i < x->npat; i++) {
+		double s = 0, m = INFINITY;
+		uint32_t t = 0;
+
+		if (x->pat_first[i + 1] > done) {
+			avg[i] = min[i] = NAN;
+			continue;
+		}
+		while (t < x->ntr && x->tr[t].ph < x->pat_first[i])
+			t++;
+		for (uint32_t p = x->pat_first[i]; p < x->pat_first[i + 1];
+		     p++) {
+			double ps = x->ph[p].sum, pm = x->ph[p].min;
+
+			if (t < x->ntr && x->tr[t].ph == p) {
+				ps = x->tr[t].sum;
+				pm = x->tr[t].min;
+				t++;
+			}
+			s += ps;
+			if (pm < m)
+				m = pm;
+		}
+		avg[i] = x->pat_flows[i] ? s / (double)x->pat_flows[i] : 0;
+		min[i] = x->pat_flows[i] ? m : 0;
+	}
+}
+
+/* Solves the pending try's phases before phase `end`. 0, or -1. */
+static int try_solve(struct cr_est_inc *x, uint32_t end)
+{
+	while (x->tph_done < x->tph_n && x->tph[x->tph_done] < end) {
+		if (trial_phase(x, x->tph[x->tph_done], &x->so, &x->po, &x->ro))
+			return -1;
+		x->tph_done++;
+	}
+	x->pending = x->tph_done == x->tph_n;
+	return 0;
+}
+
+long cr_est_inc_try_part(struct cr_est_inc *x,
+			 const struct cr_est_inc_change *c, unsigned n,
+			 unsigned npat, double *avg, double *min)
+{
 	uint32_t nph = 0;
 	int rc;
 
 	x->pending = false;
 	x->naff = 0;
 	x->ntr = 0;
+	x->so = x->po = x->ro = 0;
+	x->tph_n = x->tph_done = 0;
 	if (++x->aff_gen == 0) {
 		memset(x->aff_stamp, 0, x->nflows * sizeof(*x->aff_stamp));
 		x->aff_gen = 1;
@@ -698,36 +748,32 @@ long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
 	for (uint32_t a = 0; a < x->naff; a++)
 		if (!nph || x->tph[nph - 1] != x->tph[a])
 			x->tph[nph++] = x->tph[a];
-	for (uint32_t t = 0; t < nph; t++)
-		if (trial_phase(x, x->tph[t], &so, &po, &ro))
-			goto oom;
-	for (unsigned i = 0; i < x->npat; i++) {
-		double s = 0, m = INFINITY;
-		uint32_t t = 0;
-
-		while (t < x->ntr && x->tr[t].ph < x->pat_first[i])
-			t++;
-		for (uint32_t p = x->pat_first[i]; p < x->pat_first[i + 1];
-		     p++) {
-			double ps = x->ph[p].sum, pm = x->ph[p].min;
-
-			if (t < x->ntr && x->tr[t].ph == p) {
-				ps = x->tr[t].sum;
-				pm = x->tr[t].min;
-				t++;
-			}
-			s += ps;
-			if (pm < m)
-				m = pm;
-		}
-		avg[i] = x->pat_flows[i] ? s / (double)x->pat_flows[i] : 0;
-		min[i] = x->pat_flows[i] ? m : 0;
-	}
-	x->pending = true;
+	x->tph_n = nph;
+	if (try_solve(x, x->pat_first[npat < x->npat ? npat : x->npat]))
+		goto oom;
+	try_figures(x, avg, min);
 	return x->naff;
 oom:
+	x->pending = false;
 	cr_err("out of memory re-estimating a routing change");
 	return -1;
+}
+
+int cr_est_inc_try_more(struct cr_est_inc *x, double *avg, double *min)
+{
+	if (try_solve(x, UINT32_MAX)) {
+		x->pending = false;
+		cr_err("out of memory re-estimating a routing change");
+		return -1;
+	}
+	try_figures(x, avg, min);
+	return 0;
+}
+
+long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
+		      unsigned n, double *avg, double *min)
+{
+	return cr_est_inc_try_part(x, c, n, x->npat, avg, min);
 }
 
 int cr_est_inc_commit(struct cr_est_inc *x)

@@ -713,7 +713,7 @@ static bool shares_phases(struct opt *o, uint32_t w, unsigned q, uint16_t lid2,
 static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 			 unsigned n)
 {
-	long rc = cr_est_inc_try_n(o->inc, c, n, o->tavg, o->tmin);
+	long rc = cr_est_inc_try_part(o->inc, c, n, 1, o->tavg, o->tmin);
 
 	o->tries++;
 	if (rc == -1)
@@ -721,6 +721,17 @@ static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 	if (rc <= 0)
 		return 0;
 	terms(o, true, o->trial);
+	/*
+	 * The first term alone decides when it is worse: the others' phases
+	 * are solved only when it ties or gains (the same decisions)
+	 */
+	if (cr_objective_cmp(o->trial, o->best, 1) < 0)
+		return 0;
+	if (o->obj->num_terms > 1) {
+		if (cr_est_inc_try_more(o->inc, o->tavg, o->tmin))
+			return -1;
+		terms(o, true, o->trial);
+	}
 	if (cr_objective_cmp(o->trial, o->best, o->obj->num_terms) <= 0)
 		return 0;
 	memcpy(o->best, o->trial, o->obj->num_terms * sizeof(*o->best));
