@@ -47,6 +47,13 @@ struct cr_incr_stats {
 	 * left without a legal path under the kept ranks.
 	 */
 	uint64_t lost_pairs;
+	/*
+	 * cr-ftree: some changed entry makes a channel dependency the
+	 * base's tables did not have (known when the base kept them), and
+	 * whether the tables were searched for credit loops.
+	 */
+	bool new_dependency;
+	bool searched;
 	char reason[160]; /* when not incremental: why */
 };
 

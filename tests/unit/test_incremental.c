@@ -334,6 +334,68 @@ static void assert_ftree_repair(const struct cr_fabric *f,
 }
 
 /*
+ * check.c's channel dependencies of r, by switch index: bit (s, in port,
+ * out port) when some LID enters switch s by in port and leaves by out.
+ */
+static uint8_t *dependencies(const struct cr_fabric *g,
+			     const struct cr_routing *r)
+{
+	size_t w = CR_MAX_PORTS + 1;
+	uint8_t *bits = calloc((size_t)g->num_switches * w * w, 1);
+
+	for (uint32_t s = 0; s < g->num_switches; s++) {
+		const struct cr_node *n = &g->nodes[g->switches[s]];
+
+		for (uint32_t lid = 1; lid <= g->max_lid; lid++) {
+			uint8_t p = r->lft[g->switches[s]][lid], q;
+			uint32_t m;
+
+			if (p == 0 || p == CR_NO_PATH || p > n->num_ports)
+				continue;
+			m = n->ports[p].remote;
+			if (m == CR_NO_NODE || !cr_is_switch(g, m))
+				continue;
+			q = r->lft[m][lid];
+			if (q == 0 || q == CR_NO_PATH)
+				continue;
+			bits[((size_t)g->nodes[m].sw_index * w +
+			      n->ports[p].remote_port) *
+				     w +
+			     q] = 1;
+		}
+	}
+	return bits;
+}
+
+/*
+ * cr-ftree's shortcut: a repair is searched for credit loops only when
+ * it made a channel dependency the base's tables lacked, which must be
+ * exactly when one exists (f and g share node indices). Returns 1 when
+ * the repair made one.
+ */
+static unsigned assert_ftree_deps(const struct cr_fabric *f,
+				  const struct cr_routing *base,
+				  const struct cr_fabric *g,
+				  const struct cr_routing *r,
+				  const struct cr_incr_stats *st)
+{
+	size_t w = CR_MAX_PORTS + 1, n = (size_t)g->num_switches * w * w;
+	uint8_t *a = dependencies(f, base), *b = dependencies(g, r);
+	bool added = false;
+
+	for (size_t i = 0; i < n && !added; i++)
+		added = b[i] && !a[i];
+	assert_int_equal(st->new_dependency, added);
+	if (st->searched)
+		assert_true(added);
+	free(a);
+	free(b);
+	return added;
+}
+
+static unsigned ftree_new_deps; /* repairs with a new dependency */
+
+/*
  * Every inter-switch link of f in turn: cut it, repair the engine's
  * tables, check them, then repair back to f. Returns how many cuts were
  * incremental.
@@ -361,9 +423,11 @@ static unsigned every_link(struct cr_fabric *f, const char *engine)
 				assert_false(st.same);
 				if (!strcmp(engine, "cr-minhop"))
 					assert_minhop_repair(f, base, g, r);
-				else if (!strcmp(engine, "cr-ftree"))
+				else if (!strcmp(engine, "cr-ftree")) {
 					assert_ftree_repair(f, base, g, r);
-				else
+					ftree_new_deps += assert_ftree_deps(
+						f, base, g, r, &st);
+				} else
 					assert_updn_repair(g, r, &st);
 				/* Same inputs, same tables. */
 				assert_int_equal(
@@ -440,6 +504,7 @@ static void test_ftree_links(void **state)
 		cr_gen_fat_tree(4, &p),
 		cr_gen_two_level(6, 3, 6, 4, true, &p),
 	};
+	unsigned total = 0;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
@@ -457,8 +522,11 @@ static void test_ftree_links(void **state)
 			}
 		/* The ranks survive any one cable of these trees. */
 		assert_int_equal(every_link(f, "cr-ftree"), links);
+		total += links;
 		cr_fabric_free(f);
 	}
+	/* Both ways are checked: some repairs add dependencies, most not. */
+	assert_true(ftree_new_deps > 0 && ftree_new_deps < total);
 }
 
 /*

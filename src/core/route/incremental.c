@@ -1607,13 +1607,16 @@ static int fill_turns(struct incr *x)
 		}
 	}
 	ret = 0;
+	if (x->b->cdg && (x->turn_entries || x->ntodo))
+		x->st->new_dependency = needs_search(x);
 	if (n && (x->turn_entries || x->ntodo) &&
 	    (uint64_t)ns * (f->max_lid + 1u) <= FT_VERIFY_MAX &&
-	    needs_search(x)) {
+	    (!x->b->cdg || x->st->new_dependency)) {
 		double t0 = cr_now();
 		int loop = cr_credit_loop_any(f, x->r);
 
 		x->ms_check = (cr_now() - t0) * 1e3;
+		x->st->searched = true;
 		if (loop)
 			ret = loop < 0 ? -1
 				       : reason(x->st,
