@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <croute/log.h>
 #include <croute/iheap.h>
@@ -39,7 +40,7 @@ struct cr_maxmin {
 
 	uint32_t *lflows; /* link -> flows, grouped by link */
 	size_t lflows_alloc;
-	struct bound_ix *order;
+	struct bound_ix *order, *tmp;
 	size_t order_alloc;
 };
 
@@ -89,6 +90,7 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	free(m->touched);
 	free(m->lflows);
 	free(m->order);
+	free(m->tmp);
 	free(m);
 }
 
@@ -128,6 +130,38 @@ static int cmp_bound(const void *a, const void *b)
 	return x->flow < y->flow ? -1 : x->flow > y->flow;
 }
 
+/*
+ * Sorts a[0..n) by bound, keeping the order of equal bounds: a comes in
+ * flow order, so this is cmp_bound's order (bound, then flow), without a
+ * call per comparison (the sort was a tenth of the improvement pass).
+ */
+static void sort_bounds(struct bound_ix *a, struct bound_ix *t, size_t n)
+{
+	struct bound_ix *src = a, *dst = t, *x;
+
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] = src[j].bound < src[i].bound
+						   ? src[j++]
+						   : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
 static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
 {
 	if (entries > m->lflows_alloc) {
@@ -140,10 +174,15 @@ static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
 	}
 	if (n > m->order_alloc) {
 		struct bound_ix *o = realloc(m->order, n * sizeof(*o));
+		struct bound_ix *t;
 
 		if (!o)
 			return -1;
 		m->order = o;
+		t = realloc(m->tmp, n * sizeof(*t));
+		if (!t)
+			return -1;
+		m->tmp = t;
 		m->order_alloc = n;
 	}
 	return 0;
@@ -217,7 +256,7 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 	/* often already in order (equal bounds, by flow): no sort then */
 	for (size_t i = 1; i < nb; i++)
 		if (cmp_bound(&m->order[i - 1], &m->order[i]) > 0) {
-			qsort(m->order, nb, sizeof(*m->order), cmp_bound);
+			sort_bounds(m->order, m->tmp, nb);
 			break;
 		}
 
