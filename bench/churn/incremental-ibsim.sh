@@ -41,6 +41,23 @@ ratio() {
 		if (a == "" || b + 0 <= 0) print "-"; else printf "%.3f", a / b }'
 }
 
+# dump_ready: OpenSM's LFT dump is newer than $CR_DIR/mark and no
+# longer grows (fat-tree 32: 1.4 GB, still being written when the
+# routing run is logged); gives up after 10 minutes.
+dump_ready() {
+	f=$CR_DUMP/opensm-lfts.dump prev=-1 i=0
+	while [ $i -lt 300 ]; do
+		i=$((i + 1))
+		if [ "$f" -nt "$CR_DIR/mark" ]; then
+			size=$(stat -c %s "$f")
+			[ "$size" = "$prev" ] && return 0
+			prev=$size
+		fi
+		sleep 2
+	done
+	return 1
+}
+
 # run_times ENGINE: "total import route install" of the last routing run.
 run_times() {
 	sed -n "s/.*croute: $1: routed [0-9]* switches, [0-9]* LIDs in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p" \
@@ -51,6 +68,7 @@ printf '%-10s %9s %9s %9s %9s %9s %9s %7s %7s %9s %5s\n' engine full_ms \
 	f_route f_inst incr_ms i_route i_inst ratio r_ratio churn back \
 	>"$CR_DIR/table"
 for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
+	touch "$CR_DIR/mark"
 	cr_opensm_start -R "$e"
 	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "$e: opensm did not route"
@@ -58,6 +76,7 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	# OpenSM may not have written its LFT dump (fat-tree 48 under load):
 	# then the repair is judged by the plugin's log (below).
 	rm -f "$CR_DIR/$e-orig.norm"
+	dump_ready
 	[ -s "$CR_DUMP/opensm-lfts.dump" ] &&
 		cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-orig.norm"
 	set -- $(run_times "$e")
@@ -74,10 +93,13 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	grep "croute: $e: incremental run: [0-9]" "$CR_LOG" | tail -n 1 |
 		sed 's/.*incremental run: /  /'
 	n=$(cr_count "$CR_DONE")
+	sleep 1
+	touch "$CR_DIR/mark"
 	cr_ibsim_cmd "ReLink \"$leaf\"[$up]"
 	cr_settle "$n"
 	back=NO
 	if [ -s "$CR_DIR/$e-orig.norm" ]; then
+		dump_ready
 		cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-back.norm"
 		cmp -s "$CR_DIR/$e-orig.norm" "$CR_DIR/$e-back.norm" && back=yes
 	elif grep "croute: $e: incremental run: the full run's fabric again" \
