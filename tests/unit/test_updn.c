@@ -786,6 +786,70 @@ static void test_shift_flow_balance(void **state)
 	cr_fabric_free(g);
 }
 
+/*
+ * `croute gen fat-tree 8` less the first leaf's first uplink: the 16 top
+ * switches stay the roots. All detours close a credit loop; those CA
+ * traffic needs, turning next to that leaf (up first toward CA switches),
+ * do not. CAs reach every LID, every switch every CA LID, no credit loop,
+ * shift avg above .93 (.9378; the old roots gave .578).
+ */
+static void test_roots_top_level_cut(void **state)
+{
+	struct cr_gen_params p = {.seed = 1};
+	struct cr_fabric *f = cr_gen_fat_tree(8, &p);
+	struct cr_check_report rep;
+	struct cr_routing *r;
+	uint32_t leaf = CR_NO_NODE, m;
+	unsigned q, roots = 0;
+	double avg, min;
+
+	assert_non_null(f);
+	for (uint32_t s = 0; s < f->num_switches && leaf == CR_NO_NODE; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned i = 1; i <= n->num_ports; i++)
+			if (n->ports[i].remote != CR_NO_NODE &&
+			    !cr_is_switch(f, n->ports[i].remote))
+				leaf = f->switches[s];
+	}
+	assert_int_not_equal(leaf, CR_NO_NODE);
+	for (unsigned i = 1; i <= f->nodes[leaf].num_ports; i++) {
+		m = f->nodes[leaf].ports[i].remote;
+		if (m == CR_NO_NODE || !cr_is_switch(f, m))
+			continue;
+		q = f->nodes[leaf].ports[i].remote_port;
+		f->nodes[leaf].ports[i].remote = CR_NO_NODE;
+		f->nodes[leaf].ports[i].remote_port = 0;
+		f->nodes[m].ports[q].remote = CR_NO_NODE;
+		f->nodes[m].ports[q].remote_port = 0;
+		break;
+	}
+	assert_int_equal(cr_fabric_finalize(f), 0);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "updn", NULL);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		roots += strstr(f->nodes[f->switches[s]].desc, "root") != NULL;
+	assert_int_equal(roots, 16);
+	assert_int_equal(by.num_roots, 16);
+	for (uint32_t i = 0; i < by.num_roots; i++)
+		assert_non_null(strstr(f->nodes[by.roots[i]].desc, "root"));
+	assert_true(by.updn_detours);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, stderr, 5, &rep), 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			if (f->lid_node[lid] != CR_NO_NODE &&
+			    !cr_is_switch(f, f->lid_node[lid]))
+				assert_true(cr_routing_hops(f, r,
+							    f->switches[s],
+							    lid) >= 0);
+	shift_rates(f, r, &avg, &min);
+	assert_true(avg > 0.93);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 /* LMC with port_shifting: complete, and the LIDs of a port diverse. */
 static void test_shift_lmc(void **state)
 {
@@ -830,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_roots_top_level),
 		cmocka_unit_test(test_roots_top_level_fallback),
 		cmocka_unit_test(test_roots_top_level_ca_detours),
+		cmocka_unit_test(test_roots_top_level_cut),
 		cmocka_unit_test(test_roots_management_nodes),
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_cdg_check_sees_loops),

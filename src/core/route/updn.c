@@ -1175,6 +1175,33 @@ static int route_flows(struct updn *u, struct cr_routing *r,
 }
 
 /*
+ * Whether switch x is a better next step than best for the detour of
+ * switch w (both one min-hop step closer to the destination). Toward a
+ * switch with CAs, up first: the detour turns near the destination.
+ * Then a neighbour with a legal route (from a CA switch toward a switch
+ * LID: the detour turns near its source), cabled to the most roots,
+ * lowest in the order. On a fat tree less a leaf-middle cable every
+ * detour then turns next to the leaf that lost it, and the detours CA
+ * traffic needs close no loop (legal first alone: 21 of 50 random single
+ * cuts of `croute gen fat-tree 8` did).
+ */
+static bool detour_better(const struct updn *u, uint32_t w, uint32_t x,
+			  uint32_t best, const uint32_t *roots_of, bool to_ca)
+{
+	bool up_x = u->ord[x] < u->ord[w], up_b = u->ord[best] < u->ord[w];
+	bool legal_x = u->dist[x] != NO_LABEL;
+	bool legal_b = u->dist[best] != NO_LABEL;
+
+	if (to_ca && up_x != up_b)
+		return up_x;
+	if (legal_x != legal_b)
+		return legal_x;
+	if (roots_of[x] != roots_of[best])
+		return roots_of[x] > roots_of[best];
+	return u->ord[x] < u->ord[best];
+}
+
+/*
  * The detours toward destination switch d that CA traffic needs: all of
  * them when d has CAs (a switch's traps reach the SM), else those a CA
  * switch's detour crosses until it enters a legal route. The others,
@@ -1210,11 +1237,11 @@ static void keep_ca_detours(const struct updn *u, uint32_t d, uint8_t *row,
  * With the top-level roots: every switch W without a legal path to a
  * switch D (a leaf to a spine it is not cabled to, a root to another
  * root, a spine to a leaf cabled only to other spines) forwards D's LIDs
- * to a neighbour one step closer to D (min-hop): one with a legal path
- * if any, among those the one cabled to the most roots, then the lowest
- * in the up*-down* order (not the first port, so that the cabling order
- * does not matter and detours tend to turn at the same switch, see
- * below). Each hop either lowers the min-hop distance or
+ * to a neighbour one step closer to D (min-hop), as detour_better()
+ * prefers: one with a legal path if any (up first toward a CA switch),
+ * among those the one cabled to the most roots, then the lowest in the
+ * up*-down* order (not the first port, so that the cabling order does
+ * not matter and detours tend to turn at the same switch, see below). Each hop either lowers the min-hop distance or
  * enters a switch with a legal route, which never leaves the legal ones,
  * so every route arrives and visits no switch twice. No packet between
  * CAs meets a detour: top_level_roots() gave every CA switch a legal path
@@ -1238,9 +1265,11 @@ static void keep_ca_detours(const struct updn *u, uint32_t d, uint8_t *row,
  * without CAs and a switch LID may lack a route. Counted with flow
  * balance (the legal routes changed) over the 37720 cablings where the
  * top-level roots fit, all detours close a loop in 8480, those CA traffic
- * needs in 5032 (test_roots_top_level_fallback, 4 cables missing); on
- * `croute gen fat-tree 8` less one random cable, 21 of 50 (less 3: 41),
- * where all detours closed a loop in every one. The entries bypass the
+ * needs in 4062 (5032 without up first toward CA switches, see
+ * detour_better(); test_roots_top_level_fallback, 4 cables missing); on
+ * `croute gen fat-tree 8` less one random cable in none of 50 (21
+ * without up first; test_roots_top_level_cut), less 3 in 23 (41), where
+ * all detours closed a loop in every one. The entries bypass the
  * port balance, so the other routes are those of the same roots without
  * detours. Counts the detoured pairs in fixed[0] (from switches without
  * CAs) and fixed[1].
@@ -1312,16 +1341,12 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 			for (uint32_t k = u->adj_start[w];
 			     k < u->adj_start[w + 1]; k++) {
 				uint32_t x = u->adj[k].sw;
-				bool legal = u->dist[x] != NO_LABEL;
 
 				if (hop[x] + 1 != hop[w])
 					continue;
 				if (best == CR_NO_NODE ||
-				    legal > (u->dist[best] != NO_LABEL) ||
-				    (legal == (u->dist[best] != NO_LABEL) &&
-				     (roots_of[x] > roots_of[best] ||
-				      (roots_of[x] == roots_of[best] &&
-				       u->ord[x] < u->ord[best])))) {
+				    detour_better(u, w, x, best, roots_of,
+						  u->has_ca[d])) {
 					best = x;
 					row[w] = u->adj[k].port;
 				}
