@@ -77,10 +77,10 @@ struct cr_portsel {
 	/* global balance: */
 	uint64_t *weight; /* [sw_index * stride + port]: routes over it */
 	uint32_t *cas; /* [sw_index]: CA ports cabled to the switch */
-	/* flow balance (cr_portsel_use_flows()): */
 	/*
-	 * [sw_index * stride + port]: CA sources routed over it toward
-	 * base LIDs, then as many cells toward the further LIDs (LMC > 0)
+	 * flow balance (cr_portsel_use_flows()): [sw_index * stride + port],
+	 * the CA sources routed over it toward base LIDs, then as many cells
+	 * toward the further LIDs of ports (LMC > 0)
 	 */
 	uint64_t *flow;
 };
@@ -668,13 +668,14 @@ uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 {
 	size_t row = (size_t)ps->f->nodes[sw].sw_index * ps->stride;
 	size_t cells = (size_t)ps->f->num_switches * ps->stride + 1;
-	/* Base LIDs and the further LIDs of ports: two balances. */
-	uint64_t *flow = ps->flow + row + (flags & CR_PS_BASE ? 0 : cells);
 	uint8_t order[CR_MAX_PORTS + 1];
+	uint64_t *flow;
 	uint8_t port;
 
 	if (!ps->flow || !flows || !n || (flags & CR_PS_NOCOUNT))
 		return cr_portsel_pick(ps, sw, cands, n, lid, flags);
+	/* Base LIDs and the further LIDs of ports: two balances. */
+	flow = ps->flow + row + (flags & CR_PS_BASE ? 0 : cells);
 	memcpy(order, cands, n);
 	if (!(flags & CR_PS_SORTED))
 		cr_portsel_order(ps, sw, order, n);
