@@ -21,11 +21,12 @@ unsigned cr_threads_default(void);
 
 /*
  * Calls fn(arg, part, nparts, begin, end) for nparts contiguous ranges
- * covering [0, n), on up to cr_threads_get() threads (the caller's thread
- * takes the first range). nparts is chosen up front and fixed: fn may use
- * part to index per-thread scratch. A range whose thread cannot be
- * started runs on the caller's thread. Returns the first non-zero value fn
- * returned (in part order), else 0.
+ * covering [0, n), on up to cr_threads_get() threads. nparts is chosen up
+ * front and fixed: fn may use part to index per-thread scratch. Each range
+ * runs once, on whichever thread claims it first (the caller claims until
+ * none is left: a thread the machine has no core for, or that cannot be
+ * started, delays nothing). Returns the first non-zero value fn returned
+ * (in part order), else 0.
  */
 typedef int (*cr_range_fn)(void *arg, unsigned part, unsigned nparts,
 			   uint32_t begin, uint32_t end);

@@ -56,19 +56,68 @@ struct job {
 	int ret;
 };
 
-static void *run_job(void *p)
-{
-	struct job *j = p;
+/*
+ * One call's ranges, shared by the caller and its threads. Each range is
+ * claimed once, by whichever thread gets to it first: on a busy machine a
+ * thread that is not scheduled yet leaves its range to the caller instead
+ * of making it wait (a range is still the same range, and parts run
+ * concurrently anyway, so results are unchanged). A thread that starts
+ * after the last claim touches only this block, which the last of its
+ * users frees: the caller does not wait for it.
+ */
+struct ctl {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned next; /* the next range to claim (atomic) */
+	unsigned done; /* ranges finished (mu) */
+	unsigned refs; /* the caller and its threads still running (mu) */
+	unsigned nparts;
+	struct job jobs[CR_MAX_THREADS];
+};
 
-	j->ret = j->fn(j->arg, j->part, j->nparts, j->begin, j->end);
+static void ctl_put(struct ctl *c)
+{
+	bool last;
+
+	pthread_mutex_lock(&c->mu);
+	last = !--c->refs;
+	pthread_mutex_unlock(&c->mu);
+	if (last) {
+		pthread_cond_destroy(&c->cv);
+		pthread_mutex_destroy(&c->mu);
+		free(c);
+	}
+}
+
+/* Runs ranges until none is left to claim. */
+static void claim_all(struct ctl *c)
+{
+	for (;;) {
+		unsigned k = __atomic_fetch_add(&c->next, 1, __ATOMIC_ACQ_REL);
+		struct job *j;
+
+		if (k >= c->nparts)
+			return;
+		j = &c->jobs[k];
+		j->ret = j->fn(j->arg, j->part, j->nparts, j->begin, j->end);
+		pthread_mutex_lock(&c->mu);
+		if (++c->done == c->nparts)
+			pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+	}
+}
+
+static void *worker(void *p)
+{
+	claim_all(p);
+	ctl_put(p);
 	return NULL;
 }
 
 int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 {
-	struct job jobs[CR_MAX_THREADS];
-	pthread_t tid[CR_MAX_THREADS];
-	bool started[CR_MAX_THREADS] = {false};
+	pthread_attr_t attr;
+	struct ctl *c;
 	int ret = 0;
 
 	if (nparts < 1)
@@ -77,8 +126,27 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 		nparts = CR_MAX_THREADS;
 	if (nparts == 1)
 		return fn(arg, 0, 1, 0, n);
+	c = calloc(1, sizeof(*c));
+	if (!c || pthread_mutex_init(&c->mu, NULL)) {
+		free(c);
+		c = NULL;
+	} else if (pthread_cond_init(&c->cv, NULL)) {
+		pthread_mutex_destroy(&c->mu);
+		free(c);
+		c = NULL;
+	}
+	if (!c) {
+		/* No memory for the block: every range here, in order. */
+		for (unsigned i = 0; i < nparts && !ret; i++)
+			ret = fn(arg, i, nparts,
+				 (uint32_t)((uint64_t)n * i / nparts),
+				 (uint32_t)((uint64_t)n * (i + 1) / nparts));
+		return ret;
+	}
+	c->nparts = nparts;
+	c->refs = 1;
 	for (unsigned i = 0; i < nparts; i++) {
-		jobs[i] = (struct job){
+		c->jobs[i] = (struct job){
 			.fn = fn,
 			.arg = arg,
 			.part = i,
@@ -87,18 +155,30 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 			.end = (uint32_t)((uint64_t)n * (i + 1) / nparts),
 		};
 	}
-	for (unsigned i = 1; i < nparts; i++)
-		started[i] = !pthread_create(&tid[i], NULL, run_job, &jobs[i]);
-	run_job(&jobs[0]);
-	for (unsigned i = 1; i < nparts; i++) {
-		if (started[i]) {
-			pthread_join(tid[i], NULL);
-		} else {
-			/* No thread (limits): the work is done here. */
-			run_job(&jobs[i]);
+	if (!pthread_attr_init(&attr)) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		for (unsigned i = 1; i < nparts; i++) {
+			pthread_t tid;
+
+			pthread_mutex_lock(&c->mu);
+			c->refs++;
+			pthread_mutex_unlock(&c->mu);
+			/* No thread (limits): its range is done here. */
+			if (pthread_create(&tid, &attr, worker, c)) {
+				pthread_mutex_lock(&c->mu);
+				c->refs--;
+				pthread_mutex_unlock(&c->mu);
+			}
 		}
+		pthread_attr_destroy(&attr);
 	}
+	claim_all(c);
+	pthread_mutex_lock(&c->mu);
+	while (c->done < nparts)
+		pthread_cond_wait(&c->cv, &c->mu);
 	for (unsigned i = 0; i < nparts && !ret; i++)
-		ret = jobs[i].ret;
+		ret = c->jobs[i].ret;
+	pthread_mutex_unlock(&c->mu);
+	ctl_put(c);
 	return ret;
 }
