@@ -31,6 +31,7 @@ cr_gen "$topo" "$@"
 links=$CR_DIR/links
 cr_topo_links "$topo" >"$links"
 cr_fault_pick "$topo" "$links"
+nsw=$(grep -c '^Switch' "$topo")
 leaf=$cr_leaf up=$cr_up
 
 cr_ibsim_start "$topo"
@@ -41,16 +42,19 @@ ratio() {
 		if (a == "" || b + 0 <= 0) print "-"; else printf "%.3f", a / b }'
 }
 
-# dump_ready: OpenSM's LFT dump is newer than $CR_DIR/mark and no
-# longer grows (fat-tree 32: 1.4 GB, still being written when the
-# routing run is logged); gives up after 10 minutes.
+# dump_ready: OpenSM's LFT dump is newer than $CR_DIR/mark, no longer
+# grows and holds every switch's table ("N lids dumped" once a switch:
+# fat-tree 48 writes 6 GB, with pauses, after the run is logged); gives
+# up after 20 minutes.
 dump_ready() {
 	f=$CR_DUMP/opensm-lfts.dump prev=-1 i=0
-	while [ $i -lt 300 ]; do
+	while [ $i -lt 600 ]; do
 		i=$((i + 1))
 		if [ "$f" -nt "$CR_DIR/mark" ]; then
 			size=$(stat -c %s "$f")
-			[ "$size" = "$prev" ] && return 0
+			[ "$size" = "$prev" ] &&
+				[ "$(grep -c 'lids dumped$' "$f")" = "$nsw" ] &&
+				return 0
 			prev=$size
 		fi
 		sleep 2
