@@ -24,8 +24,9 @@ unsigned cr_threads_default(void);
  * covering [0, n), on up to cr_threads_get() threads. nparts is chosen up
  * front and fixed: fn may use part to index per-thread scratch. Each range
  * runs once, on whichever thread claims it first (the caller claims until
- * none is left: a thread the machine has no core for, or that cannot be
- * started, delays nothing). Returns the first non-zero value fn returned
+ * none is left: a thread the machine has no core for yet, or that cannot
+ * be started, leaves its range to the caller; the caller joins every
+ * thread before it returns). Returns the first non-zero value fn returned
  * (in part order), else 0.
  */
 typedef int (*cr_range_fn)(void *arg, unsigned part, unsigned nparts,

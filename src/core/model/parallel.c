@@ -60,64 +60,38 @@ struct job {
  * One call's ranges, shared by the caller and its threads. Each range is
  * claimed once, by whichever thread gets to it first: on a busy machine a
  * thread that is not scheduled yet leaves its range to the caller instead
- * of making it wait (a range is still the same range, and parts run
- * concurrently anyway, so results are unchanged). A thread that starts
- * after the last claim touches only this block, which the last of its
- * users frees: the caller does not wait for it.
+ * of making it wait for the range (a range is still the same range, and
+ * parts run concurrently anyway, so results are unchanged). The caller
+ * still joins every thread it started: none outlives the call, so none
+ * can run in the plugin after OpenSM unloads it.
  */
 struct ctl {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	unsigned next; /* the next range to claim (atomic) */
-	unsigned done; /* ranges finished (mu) */
-	unsigned refs; /* the caller and its threads still running (mu) */
 	unsigned nparts;
 	struct job jobs[CR_MAX_THREADS];
 };
 
-static void ctl_put(struct ctl *c)
-{
-	bool last;
-
-	pthread_mutex_lock(&c->mu);
-	last = !--c->refs;
-	pthread_mutex_unlock(&c->mu);
-	if (last) {
-		pthread_cond_destroy(&c->cv);
-		pthread_mutex_destroy(&c->mu);
-		free(c);
-	}
-}
-
 /* Runs ranges until none is left to claim. */
-static void claim_all(struct ctl *c)
+static void *claim_all(void *p)
 {
+	struct ctl *c = p;
+
 	for (;;) {
-		unsigned k = __atomic_fetch_add(&c->next, 1, __ATOMIC_ACQ_REL);
+		unsigned k = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
 		struct job *j;
 
 		if (k >= c->nparts)
-			return;
+			return NULL;
 		j = &c->jobs[k];
 		j->ret = j->fn(j->arg, j->part, j->nparts, j->begin, j->end);
-		pthread_mutex_lock(&c->mu);
-		if (++c->done == c->nparts)
-			pthread_cond_signal(&c->cv);
-		pthread_mutex_unlock(&c->mu);
 	}
-}
-
-static void *worker(void *p)
-{
-	claim_all(p);
-	ctl_put(p);
-	return NULL;
 }
 
 int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 {
-	pthread_attr_t attr;
-	struct ctl *c;
+	pthread_t tid[CR_MAX_THREADS];
+	bool started[CR_MAX_THREADS] = {false};
+	struct ctl c;
 	int ret = 0;
 
 	if (nparts < 1)
@@ -126,27 +100,10 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 		nparts = CR_MAX_THREADS;
 	if (nparts == 1)
 		return fn(arg, 0, 1, 0, n);
-	c = calloc(1, sizeof(*c));
-	if (!c || pthread_mutex_init(&c->mu, NULL)) {
-		free(c);
-		c = NULL;
-	} else if (pthread_cond_init(&c->cv, NULL)) {
-		pthread_mutex_destroy(&c->mu);
-		free(c);
-		c = NULL;
-	}
-	if (!c) {
-		/* No memory for the block: every range here, in order. */
-		for (unsigned i = 0; i < nparts && !ret; i++)
-			ret = fn(arg, i, nparts,
-				 (uint32_t)((uint64_t)n * i / nparts),
-				 (uint32_t)((uint64_t)n * (i + 1) / nparts));
-		return ret;
-	}
-	c->nparts = nparts;
-	c->refs = 1;
+	c.next = 0;
+	c.nparts = nparts;
 	for (unsigned i = 0; i < nparts; i++) {
-		c->jobs[i] = (struct job){
+		c.jobs[i] = (struct job){
 			.fn = fn,
 			.arg = arg,
 			.part = i,
@@ -155,30 +112,14 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 			.end = (uint32_t)((uint64_t)n * (i + 1) / nparts),
 		};
 	}
-	if (!pthread_attr_init(&attr)) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		for (unsigned i = 1; i < nparts; i++) {
-			pthread_t tid;
-
-			pthread_mutex_lock(&c->mu);
-			c->refs++;
-			pthread_mutex_unlock(&c->mu);
-			/* No thread (limits): its range is done here. */
-			if (pthread_create(&tid, &attr, worker, c)) {
-				pthread_mutex_lock(&c->mu);
-				c->refs--;
-				pthread_mutex_unlock(&c->mu);
-			}
-		}
-		pthread_attr_destroy(&attr);
-	}
-	claim_all(c);
-	pthread_mutex_lock(&c->mu);
-	while (c->done < nparts)
-		pthread_cond_wait(&c->cv, &c->mu);
+	/* A thread that cannot be started leaves its range to the caller. */
+	for (unsigned i = 1; i < nparts; i++)
+		started[i] = !pthread_create(&tid[i], NULL, claim_all, &c);
+	claim_all(&c);
+	for (unsigned i = 1; i < nparts; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
 	for (unsigned i = 0; i < nparts && !ret; i++)
-		ret = c->jobs[i].ret;
-	pthread_mutex_unlock(&c->mu);
-	ctl_put(c);
+		ret = c.jobs[i].ret;
 	return ret;
 }
