@@ -94,14 +94,15 @@ bool cr_portsel_global(const struct cr_portsel *ps);
 bool cr_portsel_parallel(const struct cr_portsel *ps);
 
 /*
- * Flow balance (cr-updn): the engine passes, with each pick, the number of
- * CA sources whose route toward lid crosses the switch (routing the
- * switches farthest from the destination first), and the pick balances
- * those flows per port instead of routes. cr_portsel_use_flows() turns it
- * on: 1, or 0 when port_shifting, scatter_ports or global balance rule the
- * picks instead (then cr_portsel_pick_flows() is cr_portsel_pick()), -1
- * out of memory. A pick with no flows (a switch no CA's route to lid
- * crosses, a switch LID) is cr_portsel_pick()'s, on the route counts.
+ * Flow balance (cr-updn, cr-minhop): the engine passes, with each pick,
+ * the number of CA sources whose route toward lid crosses the switch
+ * (routing the switches farthest from the destination first), and the
+ * pick balances those flows per port instead of routes.
+ * cr_portsel_use_flows() turns it on: 1, or 0 when port_shifting,
+ * scatter_ports or global balance rule the picks instead (then
+ * cr_portsel_pick_flows() is cr_portsel_pick()), -1 out of memory. A
+ * pick with no flows (a switch no CA's route to lid crosses, a switch
+ * LID) is cr_portsel_pick()'s, on the route counts.
  */
 int cr_portsel_use_flows(struct cr_portsel *ps);
 uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
@@ -124,6 +125,18 @@ void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
  */
 void cr_portsel_order(const struct cr_portsel *ps, uint32_t sw, uint8_t *ports,
 		      unsigned n);
+
+/*
+ * Sorts candidate ports of switch node sw, all cabled to switches, by
+ * key[the far switch's sw_index], parallel cables by port number; a
+ * port_search_ordering_file entry for sw wins (cr_portsel_order()).
+ * Flow balance on tree-like fabrics: with a key shared by all switches
+ * (cr-updn's rank and GUID, cr-minhop's height and GUID) every switch
+ * lists the same spines alike however they are cabled (scrambled
+ * directors).
+ */
+void cr_portsel_order_by_key(const struct cr_portsel *ps, uint32_t sw,
+			     const uint32_t *key, uint8_t *ports, unsigned n);
 
 /*
  * The order in which an engine should route destination LIDs: CA/router

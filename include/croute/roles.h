@@ -38,6 +38,12 @@ int cr_roles_init(struct cr_roles *r, const struct cr_fabric *f,
 void cr_roles_release(struct cr_roles *r);
 /* Whether CA/router port p of node n is a compute node. */
 bool cr_roles_is_cn(const struct cr_roles *r, uint32_t n, unsigned p);
+/*
+ * Tree-like: the switches form one connected part with at least two
+ * leaves and no cable between two leaves. cr-updn and cr-minhop balance
+ * flows there (doc/design.md, "Port selection").
+ */
+bool cr_roles_tree_like(const struct cr_roles *r);
 
 /*
  * Roots from root_guid_file, for cr-updn and cr-ftree alike. Each GUID is

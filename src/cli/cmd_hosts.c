@@ -171,8 +171,8 @@ const struct cli_cmd cli_cmd_hosts = {
 		" MPI ranks should\nbe placed: cr-ftree's CA order for ftree,"
 		" else leaf by leaf, leaves in the\norder of their lowest host"
 		" LID, each leaf's hosts by LID. On a full fat tree\nshift is"
-		" congestion free in that order with ftree, and with minhop,"
-		" updn and\nlash when --port-shifting is given (croute(1));"
+		" congestion free in that order with ftree, minhop and updn,"
+		" and with\nlash when --port-shifting is given (croute(1));"
 		" --score checks it with the\nestimator. Host names come from"
 		" node descriptions (first word).\n",
 	.opts = hosts_tables,

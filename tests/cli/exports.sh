@@ -67,7 +67,8 @@ awk -v m="$(shift_min)" 'BEGIN { exit !(m < 0.99) }' ||
 expect 0 hosts --topo "$T" --order ftree --score -o /dev/null
 grep -q 'min 1.0000' "$DIR/err" || fail "--score: $(cat "$DIR/err")"
 expect 0 hosts --topo "$T" --order minhop --port-shifting --score -o /dev/null
-expect 1 hosts --topo "$T" --order minhop --score -o /dev/null
+expect 0 hosts --topo "$T" --order minhop --score -o /dev/null
+expect 1 hosts --topo "$T" --order minhop --scatter-ports 1 --score -o /dev/null
 # From LFTs (no CA order): leaf order; hosts with two ports once.
 "$CROUTE" gen two-level --leaves 4 --hosts 4 --uplinks 4 --spines 2 \
 	--hca-ports 2 -o "$DIR/two.topo" || fail "croute gen"

@@ -222,3 +222,54 @@ int cr_roots_from_guids(const struct cr_fabric *f, const struct cr_guid_list *l,
 	}
 	return roots;
 }
+
+/*
+ * Tree-like (include/croute/roles.h): the switches one connected part, at
+ * least two leaves, no cable between two leaves. A torus or a random
+ * graph, where every switch has CAs, is not.
+ */
+bool cr_roles_tree_like(const struct cr_roles *r)
+{
+	const struct cr_fabric *f = r->f;
+	uint32_t ns = f->num_switches, head = 0, tail = 0;
+	uint32_t *queue;
+	bool *seen, ok = r->num_leaves >= 2;
+
+	for (uint32_t s = 0; ok && s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; r->leaf[s] && p <= n->num_ports; p++) {
+			uint32_t m = switch_of(f, f->switches[s], p);
+
+			if (m != CR_NO_NODE && r->leaf[f->nodes[m].sw_index])
+				ok = false;
+		}
+	}
+	if (!ok)
+		return false;
+	queue = malloc(ns * sizeof(*queue));
+	seen = calloc(ns, sizeof(*seen));
+	if (!queue || !seen) {
+		/* Not knowing, the engines keep their plain rules. */
+		free(queue);
+		free(seen);
+		return false;
+	}
+	seen[0] = true;
+	queue[tail++] = 0;
+	while (head < tail) {
+		uint32_t s = queue[head++], n = f->switches[s];
+
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			uint32_t m = switch_of(f, n, p);
+
+			if (m != CR_NO_NODE && !seen[f->nodes[m].sw_index]) {
+				seen[f->nodes[m].sw_index] = true;
+				queue[tail++] = f->nodes[m].sw_index;
+			}
+		}
+	}
+	free(queue);
+	free(seen);
+	return tail == ns;
+}

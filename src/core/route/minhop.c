@@ -18,6 +18,18 @@
  * switches are split over croute_threads threads: each switch's choices
  * depend only on its own port loads, so the tables are the same for any
  * thread count.
+ *
+ * Flow balance, on tree-like fabrics (cr_roles_tree_like()) unless
+ * port_shifting, scatter_ports or global balance is asked for: counting
+ * routes per port, every level of a fat tree picks by the same residue of
+ * the destination's place in the LID order, so only k of the k^2 top
+ * switches of a 3-level tree carry CA traffic (ktree 8 3: shift .2466,
+ * as OpenSM's minhop). As cr-updn does (updn.c), each LID is then routed
+ * from the farthest switches inward, each passing on the CA sources whose
+ * route crosses it, and a switch balances those flows over its ports
+ * (portsel's flow ledger), equal candidates in the order of the far
+ * switches' (height, GUID). Still only shortest paths; one thread, the
+ * picks of a switch depending on the farther switches' picks.
  */
 #include <stdlib.h>
 
@@ -25,6 +37,7 @@
 #include <croute/log.h>
 #include <croute/parallel.h>
 #include <croute/portsel.h>
+#include <croute/roles.h>
 
 /*
  * The switches in the order to route them toward switch di: index order,
@@ -195,6 +208,175 @@ static int minhop_range(void *arg, unsigned part, unsigned nparts,
 	return 0;
 }
 
+/*
+ * Key of each switch for cr_portsel_order_by_key(): its place in the
+ * order of (hops from the nearest leaf, GUID), the same for every switch.
+ */
+static uint32_t *height_keys(const struct cr_fabric *f, const bool *leaf,
+			     const uint32_t *adj_start, const uint32_t *adj_sw)
+{
+	uint32_t ns = f->num_switches, head = 0, tail = 0;
+	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
+	uint32_t *height = malloc((ns + 1) * sizeof(*height));
+	uint32_t *key = malloc((ns + 1) * sizeof(*key));
+
+	if (!queue || !height || !key) {
+		free(key);
+		key = NULL;
+		goto out;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		height[s] = leaf[s] ? 0 : UINT32_MAX;
+		if (leaf[s])
+			queue[tail++] = s;
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+
+		for (uint32_t k = adj_start[s]; k < adj_start[s + 1]; k++)
+			if (height[adj_sw[k]] == UINT32_MAX) {
+				height[adj_sw[k]] = height[s] + 1;
+				queue[tail++] = adj_sw[k];
+			}
+	}
+	/* Insertion of each switch in (height, GUID) order: queue reused. */
+	for (uint32_t s = 0; s < ns; s++) {
+		uint64_t g = f->nodes[f->switches[s]].guid;
+		uint32_t j = s;
+
+		for (; j; j--) {
+			uint32_t t = queue[j - 1];
+			uint64_t gt = f->nodes[f->switches[t]].guid;
+
+			if (height[t] < height[s] ||
+			    (height[t] == height[s] && gt <= g))
+				break;
+			queue[j] = t;
+		}
+		queue[j] = s;
+	}
+	for (uint32_t i = 0; i < ns; i++)
+		key[queue[i]] = i;
+out:
+	free(queue);
+	free(height);
+	return key;
+}
+
+/*
+ * Flow balance: LID by LID, the switches farthest first, each passing on
+ * to the next the CA sources whose route crosses it.
+ */
+static int minhop_flows(const struct minhop_job *j, const uint32_t *key)
+{
+	const struct cr_fabric *f = j->f;
+	uint32_t ns = f->num_switches;
+	uint32_t *order = malloc((ns + 1) * sizeof(*order));
+	uint64_t *in = calloc(ns + 1, sizeof(*in));
+	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
+	struct minhop_cache *cache = malloc((ns + 1) * sizeof(*cache));
+	uint32_t last = CR_NO_NODE;
+	int ret = -1;
+
+	if (!order || !in || !cas || !cache) {
+		cr_err("cr-minhop: out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			cas[s] += n->ports[p].remote != CR_NO_NODE &&
+				  !cr_is_switch(f, n->ports[p].remote);
+	}
+	for (int i = 0; i < j->nlids; i++) {
+		uint16_t lid = j->lids[i];
+		uint8_t dport;
+		uint32_t d = cr_lid_switch(f, lid, &dport);
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
+				 CR_PS_SORTED |
+				 (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0);
+		const uint8_t *drow;
+		uint32_t di;
+
+		if (d == CR_NO_NODE)
+			continue;
+		di = f->nodes[d].sw_index;
+		drow = j->dist + (size_t)di * ns;
+		j->r->lft[d][lid] = dport;
+		if (di != last) {
+			last = di;
+			order_switches(j->dist, ns, di, true, order);
+			for (uint32_t s = 0; s < ns; s++) {
+				struct minhop_cache *c = &cache[s];
+				uint8_t h = drow[s];
+
+				c->nc = 0;
+				if (s == di || h == CR_HOPS_INF)
+					continue;
+				for (uint32_t k = j->adj_start[s];
+				     k < j->adj_start[s + 1]; k++)
+					if (drow[j->adj_sw[k]] == h - 1)
+						c->cands[c->nc++] =
+							j->adj_port[k];
+				cr_portsel_order_by_key(j->ps, f->switches[s],
+							key, c->cands, c->nc);
+			}
+		}
+		for (uint32_t s = 0; s < ns; s++)
+			in[s] = dport ? cas[s] : 0;
+		for (uint32_t k = ns; k-- > 0;) {
+			uint32_t s = order[k], sw = f->switches[s], next;
+			const struct minhop_cache *c = &cache[s];
+			uint8_t p;
+
+			if (s == di || drow[s] == CR_HOPS_INF)
+				continue;
+			p = cr_portsel_pick_flows(j->ps, sw, c->cands, c->nc,
+						  lid, flags, in[s]);
+			j->r->lft[sw][lid] = p;
+			if (!in[s] || p == CR_NO_PATH)
+				continue;
+			next = f->nodes[sw].ports[p].remote;
+			in[f->nodes[next].sw_index] += in[s];
+		}
+	}
+	ret = 0;
+out:
+	free(order);
+	free(in);
+	free(cas);
+	free(cache);
+	return ret;
+}
+
+/*
+ * Whether to balance flows: 1 on tree-like fabrics when port selection
+ * allows it (then *key is set), 0 not, -1 out of memory.
+ */
+static int use_flows(const struct cr_fabric *f, const struct cr_options *o,
+		     struct cr_portsel *ps, const struct minhop_job *j,
+		     uint32_t **key)
+{
+	struct cr_roles roles;
+	int ret = 0;
+
+	*key = NULL;
+	if (cr_roles_init(&roles, f, o))
+		return -1;
+	if (cr_roles_tree_like(&roles))
+		ret = cr_portsel_use_flows(ps);
+	if (ret > 0) {
+		*key = height_keys(f, roles.leaf, j->adj_start, j->adj_sw);
+		if (!*key) {
+			cr_err("cr-minhop: out of memory");
+			ret = -1;
+		}
+	}
+	cr_roles_release(&roles);
+	return ret;
+}
+
 int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -204,7 +386,8 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 	uint32_t *adj_start = NULL, *adj_sw = NULL;
 	uint8_t *adj_port = NULL;
 	uint16_t *lids = NULL;
-	int ret = -1;
+	uint32_t *key = NULL;
+	int ret = -1, flows;
 
 	(void)by; /* none */
 	if (!dist || !ps)
@@ -224,12 +407,18 @@ int cr_minhop_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = minhop_global(f, r, ps, dist, lids, j.nlids);
 		goto out;
 	}
+	flows = use_flows(f, o, ps, &j, &key);
+	if (flows) {
+		ret = flows < 0 ? -1 : minhop_flows(&j, key);
+		goto out;
+	}
 	ret = cr_parallel(f->num_switches,
 			  cr_portsel_parallel(ps)
 				  ? cr_parallel_parts(f->num_switches, 16)
 				  : 1,
 			  minhop_range, &j);
 out:
+	free(key);
 	free(adj_start);
 	free(adj_sw);
 	free(adj_port);

@@ -51,7 +51,8 @@
  * Flow balance (cr_portsel_use_flows(), cr-updn on tree-like fabrics):
  * the engine tells each pick how many CA sources' routes to the LID cross
  * the switch, and the pick balances those per port, base LIDs and the
- * further LIDs of ports apart; see updn.c and doc/design.md.
+ * further LIDs of ports apart; see updn.c and doc/design.md. cr-minhop
+ * does the same on tree-like fabrics (minhop.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ struct cr_portsel {
 	size_t stride; /* ports per switch row: max ports + 1 */
 	uint32_t *count; /* [sw_index * stride + port] */
 	uint16_t *rank; /* position of the port in the order */
+	bool *listed; /* [sw_index]: port_search_ordering_file names it */
 	/* port_shifting with CR_PS_SPREAD: */
 	uint32_t *dest_rank; /* [lid]: its port's place in the LID order */
 	uint32_t num_ca_ranks; /* CA ports in the order: ranks below this */
@@ -123,6 +125,7 @@ static void rank_ports(struct cr_portsel *ps, const struct cr_node *n,
 	unsigned np = n->num_ports, k = 0;
 	bool listed[CR_MAX_PORTS + 1] = {false};
 
+	ps->listed[n->sw_index] = po != NULL;
 	if (po) {
 		for (unsigned i = 0; i < po->num; i++)
 			if (po->ports[i] <= np) {
@@ -285,7 +288,8 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	cells = (size_t)f->num_switches * ps->stride + 1;
 	ps->count = calloc(cells, sizeof(*ps->count));
 	ps->rank = calloc(cells, sizeof(*ps->rank));
-	if (!ps->count || !ps->rank)
+	ps->listed = calloc(f->num_switches + 1, sizeof(*ps->listed));
+	if (!ps->count || !ps->rank || !ps->listed)
 		goto oom;
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank_ports(ps, &f->nodes[f->switches[s]], o);
@@ -323,6 +327,7 @@ void cr_portsel_free(struct cr_portsel *ps)
 		return;
 	free(ps->count);
 	free(ps->rank);
+	free(ps->listed);
 	free(ps->dest_rank);
 	free(ps->height);
 	free(ps->weight);
@@ -689,4 +694,33 @@ uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 	flow[port] += flows;
 	ps->count[row + port]++;
 	return port;
+}
+
+void cr_portsel_order_by_key(const struct cr_portsel *ps, uint32_t sw,
+			     const uint32_t *key, uint8_t *ports, unsigned n)
+{
+	const struct cr_fabric *f = ps->f;
+	const struct cr_node *nd = &f->nodes[sw];
+
+	if (ps->listed[nd->sw_index]) {
+		cr_portsel_order(ps, sw, ports, n);
+		return;
+	}
+	/* Insertion sort; parallel cables to one switch by port number. */
+	for (unsigned i = 1; i < n; i++) {
+		uint8_t p = ports[i];
+		uint32_t kp = key[f->nodes[nd->ports[p].remote].sw_index];
+		unsigned j = i;
+
+		for (; j; j--) {
+			uint8_t q = ports[j - 1];
+			uint32_t m = nd->ports[q].remote;
+			uint32_t kq = key[f->nodes[m].sw_index];
+
+			if (kq < kp || (kq == kp && q < p))
+				break;
+			ports[j] = q;
+		}
+		ports[j] = p;
+	}
 }

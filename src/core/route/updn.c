@@ -38,8 +38,9 @@
  * the switch LIDs. With port_shifting the choice is croute's
  * destination-based D-mod-k spreading (CR_PS_SPREAD, see portsel.c).
  *
- * Flow balance, on tree-like fabrics (tree_like()) unless port_shifting,
- * scatter_ports or global balance is asked for (route_flows()). Counting
+ * Flow balance, on tree-like fabrics (cr_roles_tree_like()) unless
+ * port_shifting, scatter_ports or global balance is asked for
+ * (route_flows()). Counting
  * routes per port, every level of a fat tree picks by the same residue
  * of the destination's place in the order: a leaf sends destination i
  * up its port i mod k, and the middle switch behind that port sends it on
@@ -132,7 +133,7 @@ struct updn {
 	uint32_t labelled_for;
 	bool detour; /* top-level roots: detours where no legal path */
 	bool no_top; /* the top-level roots closed a credit loop */
-	bool tree_like; /* see tree_like(): balance flows, not entries */
+	bool tree_like; /* cr_roles_tree_like(): balance flows, not entries */
 	const struct cr_options *o; /* NULL for incremental.c */
 };
 
@@ -526,31 +527,10 @@ static int top_roots(struct updn *u, const uint8_t *dist)
 }
 
 /*
- * Tree-like: one connected part, at least two leaves and no cable between
- * two leaves (so not a torus or a random graph, where every switch has
- * CAs).
- */
-static bool tree_like(const struct updn *u)
-{
-	uint32_t nl = 0;
-
-	for (uint32_t s = 0; s < u->ns; s++) {
-		if (u->comp[s] != 0)
-			return false;
-		if (!u->leaf[s])
-			continue;
-		nl++;
-		for (uint32_t k = u->adj_start[s]; k < u->adj_start[s + 1]; k++)
-			if (u->leaf[u->adj[k].sw])
-				return false;
-	}
-	return nl >= 2;
-}
-
-/*
- * On a tree-like fabric (tree_like()) the top level: the switches on some shortest leaf-to-leaf path that are
- * farthest from the leaves (a hostless switch hanging between two spines
- * is on none, so the spines stay the top). Cost: O(switches x leaves^2)
+ * On a tree-like fabric (cr_roles_tree_like()) the top level: the
+ * switches on some shortest leaf-to-leaf path that are farthest from the
+ * leaves (a hostless switch hanging between two spines is on none, so
+ * the spines stay the top). Cost: O(switches x leaves^2)
  * distance look-ups at worst, far less on trees, where a top switch finds
  * its pair of leaves at once. Returns the number of top switches, 0 when
  * the fabric is no single tree-like part.
@@ -819,7 +799,7 @@ static int updn_init(struct updn *u, const struct cr_fabric *f,
 	u->leaf = u->roles.leaf;
 	u->o = o;
 	find_components(u);
-	u->tree_like = o && tree_like(u);
+	u->tree_like = o && cr_roles_tree_like(&u->roles);
 	return 0;
 }
 
@@ -1055,41 +1035,6 @@ out:
  * its entries. Sequential: a switch's pick depends on the picks of the
  * switches farther away for the same LID.
  */
-/*
- * On tree-like fabrics: equal candidates in the order of the neighbours'
- * keys (rank, GUID), not of port numbers, so that every switch lists the
- * same spines in the same order however it is cabled (a scrambled
- * director). A port_search_ordering_file entry for the switch wins.
- */
-static void order_candidates(const struct updn *u, struct cr_portsel *ps,
-			     uint32_t w, uint8_t *ports, unsigned n)
-{
-	const struct cr_node *nd = &u->f->nodes[u->f->switches[w]];
-
-	for (size_t i = 0; i < u->o->num_port_orders; i++)
-		if (u->o->port_orders[i].guid == nd->guid) {
-			cr_portsel_order(ps, u->f->switches[w], ports, n);
-			return;
-		}
-	/* Insertion sort; parallel cables to one switch by port number. */
-	for (unsigned i = 1; i < n; i++) {
-		uint8_t p = ports[i];
-		uint32_t kp = u->ord[u->f->nodes[nd->ports[p].remote].sw_index];
-		unsigned j = i;
-
-		for (; j; j--) {
-			uint8_t q = ports[j - 1];
-			uint32_t m = nd->ports[q].remote;
-			uint32_t kq = u->ord[u->f->nodes[m].sw_index];
-
-			if (kq < kp || (kq == kp && q < p))
-				break;
-			ports[j] = q;
-		}
-		ports[j] = p;
-	}
-}
-
 static int route_flows(struct updn *u, struct cr_routing *r,
 		       struct cr_portsel *ps, const uint16_t *lids, int nlids,
 		       uint64_t totals[3])
@@ -1147,7 +1092,9 @@ static int route_flows(struct updn *u, struct cr_routing *r,
 
 				c->nc = (uint8_t)candidates(u, u->dist, u->mode,
 							    w, c->cands);
-				order_candidates(u, ps, w, c->cands, c->nc);
+				cr_portsel_order_by_key(ps, f->switches[w],
+							u->ord, c->cands,
+							c->nc);
 			}
 		}
 		for (int k = 0; k < 3; k++)
