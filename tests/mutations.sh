@@ -81,8 +81,8 @@ mutate minhop-no-spread src/core/route/minhop.c \
 	's/ \| CR_PS_SPREAD//g' \
 	tests/unit/test_minhop tests/unit/test_updn
 mutate minhop-loops src/core/route/minhop.c \
-	's/di\] == h - 1\)/di] <= h)/; s/adj_sw\[k\]\] == h - 1\)/adj_sw[k]] <= h)/' \
-	fuzz:route
+	's/di\] == h - 1\)/di] <= h)/; s/adj_sw\[k\]\] == h - 1\)/adj_sw[k]] <= h)/g' \
+	fuzz:route tests/unit/test_minhop
 mutate sorting-always src/core/route/portsel.c \
 	's/!po && o->remote_guid_sorting && i < np/!po \&\& i < np/' \
 	tests/unit/test_updn
