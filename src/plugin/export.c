@@ -174,7 +174,9 @@ static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
  * and flushes the TLB of every CPU running opensm: an interrupt to the
  * other core per 4 KB page, most of the install's time on 27,648 hosts
  * (2 cores, with the rows in LID order). A write first (an atomic add of
- * 0 leaves the pointer as it is) gets the page directly.
+ * 0 leaves the pointer as it is) gets the page directly; and where OpenSM
+ * has read the array already (the zero page is mapped), writing it from
+ * one thread, before the install's threads start, flushes no other CPU.
  */
 static void touch_rows(osm_switch_t *sw, const struct hop_rows *hr)
 {
@@ -203,7 +205,6 @@ static int put_hops(osm_switch_t *sw, const uint8_t *lft, const uint8_t *h,
 {
 	unsigned w = hr->width, np = sw->num_ports;
 
-	touch_rows(sw, hr);
 	memset(buf, OSM_NO_PATH, (size_t)hr->n * w);
 	for (uint32_t lid = 1; lid <= last; lid++) {
 		uint8_t port = lft[lid], hl = h[lid], n, *b;
@@ -354,6 +355,8 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 		goto out;
 	j.hops = hops;
 	j.hr = &hr;
+	for (uint32_t s = 0; s < ns; s++)
+		touch_rows(sws[s], &hr);
 	if (cr_parallel(ns, nparts, hops_range, &j))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t2);
