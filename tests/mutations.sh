@@ -85,7 +85,7 @@ mutate minhop-loops src/core/route/minhop.c \
 	fuzz:route tests/unit/test_minhop
 mutate sorting-always src/core/route/portsel.c \
 	's/!po && o->remote_guid_sorting && i < np/!po \&\& i < np/' \
-	tests/unit/test_updn
+	tests/unit/test_updn tests/unit/test_portsel
 mutate text-report-min src/core/estimate/est_report.c \
 	's/(injection, %.3f Gb\/s\\n",\n\t\t)res->min_frac, res->min_gbps/$1res->avg_frac, res->avg_gbps/' \
 	tests/unit/test_estimate
