@@ -76,6 +76,20 @@ static inline uint8_t cr_portsel_pick_plain(uint32_t *count,
 }
 
 /*
+ * cr_portsel_pick() for an engine that keeps cr_portsel_plain_counts()'s
+ * answer for sw (plain, possibly NULL) beside its sorted candidates.
+ */
+static inline uint8_t cr_portsel_pick_kept(struct cr_portsel *ps, uint32_t sw,
+					   uint32_t *plain,
+					   const uint8_t *cands, unsigned n,
+					   uint16_t lid, unsigned flags)
+{
+	if (plain && (flags & CR_PS_BASE))
+		return cr_portsel_pick_plain(plain, cands, n, flags);
+	return cr_portsel_pick(ps, sw, cands, n, lid, flags);
+}
+
+/*
  * Global balance (o->balance_global): after the engine has written every
  * switch's entry for lid, adds its routes (CA ports of each switch) to the
  * weights of the links on their paths. A no-op without global balance.

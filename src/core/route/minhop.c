@@ -192,16 +192,9 @@ static int minhop_range(void *arg, unsigned part, unsigned nparts,
 				c->plain = cr_portsel_plain_counts(
 					j->ps, f->switches[s]);
 			}
-			if (c->plain && (flags & CR_PS_BASE))
-				j->r->lft[f->switches[s]][lid] =
-					cr_portsel_pick_plain(c->plain,
-							      c->cands, c->nc,
-							      flags);
-			else
-				j->r->lft[f->switches[s]][lid] =
-					cr_portsel_pick(j->ps, f->switches[s],
-							c->cands, c->nc, lid,
-							flags);
+			j->r->lft[f->switches[s]][lid] = cr_portsel_pick_kept(
+				j->ps, f->switches[s], c->plain, c->cands,
+				c->nc, lid, flags);
 		}
 	}
 	free(cache);

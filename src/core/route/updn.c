@@ -925,16 +925,9 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 				c->plain = cr_portsel_plain_counts(
 					x->ps, f->switches[w]);
 			}
-			if (c->plain && (flags & CR_PS_BASE))
-				x->r->lft[f->switches[w]][lid] =
-					cr_portsel_pick_plain(c->plain,
-							      c->cands, c->nc,
-							      flags);
-			else
-				x->r->lft[f->switches[w]][lid] =
-					cr_portsel_pick(x->ps, f->switches[w],
-							c->cands, c->nc, lid,
-							flags);
+			x->r->lft[f->switches[w]][lid] = cr_portsel_pick_kept(
+				x->ps, f->switches[w], c->plain, c->cands,
+				c->nc, lid, flags);
 		}
 	}
 	return 0;

@@ -310,6 +310,17 @@ static void capture_log(void *arg, enum cr_log_level level, const char *msg)
 	}
 }
 
+/* A candidate's toggles over the run's options. */
+static void cand_options(const struct cand *c, struct cr_options *o)
+{
+	o->port_shifting = c->ps;
+	o->remote_guid_sorting = c->rgs;
+	o->lash_balance = c->bal;
+	o->balance_global = c->glob;
+	o->updn_roots = c->roots;
+	o->auto_conf = NULL;
+}
+
 /*
  * Routes, checks and scores one candidate; on success *out holds its
  * routing (the caller frees it). Never fails the whole run: a problem is
@@ -330,12 +341,7 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 
 	*out = NULL;
 	c->ran = true;
-	o.port_shifting = c->ps;
-	o.remote_guid_sorting = c->rgs;
-	o.lash_balance = c->bal;
-	o.balance_global = c->glob;
-	o.updn_roots = c->roots;
-	o.auto_conf = NULL;
+	cand_options(c, &o);
 	/* The file's roots only for the candidate that asks for them. */
 	if (!strcmp(c->e->name, "updn") && !c->roots_file)
 		o.root_guids.count = 0;
@@ -566,12 +572,7 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 	double t1 = cr_now();
 	char a[128], b[128];
 
-	wo.port_shifting = w->ps;
-	wo.remote_guid_sorting = w->rgs;
-	wo.lash_balance = w->bal;
-	wo.balance_global = w->glob;
-	wo.updn_roots = w->roots;
-	wo.auto_conf = NULL;
+	cand_options(w, &wo);
 	if (!kept || !before) {
 		cr_info("cr-auto: out of memory: no improvement pass");
 		goto out;
@@ -729,9 +730,9 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 			improve_s = improve_winner(f, o, ac, &obj, hosts,
 						   &v[win], 0, &best, &best_by);
 		else if (rest >= AUTO_PASS_MIN_S)
-			improve_s = improve_winner(f, o, ac, &obj, hosts,
-						   &v[win], rest, &best,
-						   &best_by);
+			improve_s =
+				improve_winner(f, o, ac, &obj, hosts, &v[win],
+					       rest, &best, &best_by);
 		else
 			cr_info("cr-auto: no budget left for the improvement"
 				" pass (%.3f s of work)",
@@ -769,7 +770,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 				      : CR_AUTO_OBJECTIVE_DEFAULT,
 			n, ac->improve_rest ? secs : secs - improve_s, budget,
 			secs - improve_s, fastest, improve_s,
-			!ac->improve ? "off"
+			!ac->improve	   ? "off"
 			: ac->improve_rest ? "in the budget"
 					   : "its own budget");
 	}
