@@ -4,13 +4,8 @@
 # a message (exit 1: a finding about the fabric, not bad input); a signal or any other status fails. In the sanitizer
 # build this runs croute under ASan and UBSan. tests/unit/test_edges.c
 # covers the same shapes (and LFT capacity) through the core.
-set -u
-build=${top_builddir:-.}
-croute=$build/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-failed=0
 
 # One switch, four hosts.
 {

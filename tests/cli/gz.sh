@@ -3,15 +3,7 @@
 # writes, compressed; topologies, LFT dumps and guid2lid files are read
 # compressed as well as plain, with the same results; the thread count
 # never changes the tables; a corrupt gzip file is an error (exit 2).
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+. "$(dirname "$0")/lib.sh"
 command -v gzip >/dev/null || { echo "SKIP: no gzip"; exit 77; }
 
 "$croute" gen ktree 4 3 -o "$tmp/t.topo" || fail "croute gen"

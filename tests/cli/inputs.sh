@@ -2,12 +2,8 @@
 # Hostile and damaged inputs (issue 14): each must give a clear message
 # and exit 2 (bad input), never a silently different answer; an engine
 # refusing a fabric exits 1; messages do not contradict each other.
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-failed=0
 
 fail() {
 	echo "FAIL: $*"

@@ -3,15 +3,7 @@
 # shuffled (three seeds) routes to byte-identical LFTs, for every engine
 # and with the port-selection toggles. LIDs are written into the
 # topology (gen --lmc 0), so only the order of the records changes.
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+. "$(dirname "$0")/lib.sh"
 
 # shuffle SEED < topo > topo: the header, then the blank-line separated
 # node records in an order drawn from SEED.

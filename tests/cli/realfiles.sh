@@ -6,18 +6,9 @@
 # gives the same check and estimate figures, with each format named in the
 # report header. Bad input (a cut subnet.lst, another fabric's tables,
 # garbage in a table) exits 2 naming the file and line.
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-fab=${top_srcdir:-.}/tests/fabrics
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
+. "$(dirname "$0")/lib.sh"
+fab=$top_srcdir/tests/fabrics
 T=$fab/two-level
-
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 # run NAME WANT ARGS...: croute ARGS exits WANT; output in $tmp/NAME.
 run() {

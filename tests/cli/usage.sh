@@ -2,11 +2,7 @@
 # The command's contract with scripts: --help of every command exits 0 and
 # prints its usage; usage errors exit 2 with a message; `croute check`
 # exits 1 when it finds problems and 0 when it finds none.
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS DESCRIPTION COMMAND...: the command exits with STATUS.
 expect() {
