@@ -16,11 +16,24 @@
 
 enum {
 	KEY_WRITE_LP = CLI_KEY_CMD,
+	KEY_PATHS,
+	KEY_UNSPLIT,
+	KEY_EXTRA_HOPS,
+	KEY_MIP_SECONDS,
 };
 
 static const struct cli_opt bound_opts[] = {
 	{"write-lp", KEY_WRITE_LP, "FILE",
 	 "write the first phase's throughput LP, edge form (CPLEX LP)"},
+	{"paths", KEY_PATHS, "all|minimal",
+	 "paths flows may take: any (default), or fewest switch hops only"},
+	{"unsplittable", KEY_UNSPLIT, NULL,
+	 "each flow on one path (MIP; small fabrics only)"},
+	{"max-extra-hops", KEY_EXTRA_HOPS, "N",
+	 "--unsplittable --paths all: paths up to N hops above the fewest "
+	 "(2)"},
+	{"mip-seconds", KEY_MIP_SECONDS, "S",
+	 "--unsplittable: stop a phase's MIP after S seconds, 0 never (60)"},
 	CLI_OPT_END,
 };
 
@@ -35,43 +48,116 @@ struct bound_ctx {
 	struct cli_setup setup;
 	struct est_setup est;
 	const char *write_lp;
+	struct cr_bound_opts bo;
+	bool extra_set;
 };
 
 static int bound_opt(void *arg, int key, const char *val)
 {
 	struct bound_ctx *c = arg;
+	unsigned long v;
 	int ret = est_cli_opt(&c->setup, &c->est, key, val);
 
 	if (ret <= 0)
 		return ret;
+	switch (key) {
+	case KEY_PATHS:
+		if (!strcmp(val, "all") || !strcmp(val, "minimal")) {
+			c->bo.minimal = val[0] == 'm';
+			return 0;
+		}
+		cli_usage_error(c->setup.cmd,
+				"--paths \"%s\": expected all or minimal", val);
+		return -1;
+	case KEY_UNSPLIT:
+		c->bo.unsplittable = true;
+		return 0;
+	case KEY_EXTRA_HOPS:
+		if (cli_uint(c->setup.cmd, "--max-extra-hops", val, 16, &v))
+			return -1;
+		c->bo.max_extra_hops = (unsigned)v;
+		c->extra_set = true;
+		return 0;
+	case KEY_MIP_SECONDS:
+		if (cli_uint(c->setup.cmd, "--mip-seconds", val, 1000000, &v))
+			return -1;
+		c->bo.mip_seconds = (double)v;
+		return 0;
+	}
 	c->write_lp = val; /* KEY_WRITE_LP, the only one left */
 	return 0;
 }
 
-static void print_result(const struct cr_bound_result *b)
+static void print_result(const struct cr_bound_result *b, bool unsplit)
 {
-	printf("%-16s %9u/%-5u %10" PRIu64 " %10.4f %10.4f %9.2f\n", b->name,
+	printf("%-16s %9u/%-5u %10" PRIu64 " %10.4f %10.4f %9.2f", b->name,
 	       b->num_phases, b->phases_total, b->flows, b->avg_frac,
 	       b->min_frac, b->seconds);
+	if (unsplit)
+		printf(" %10.4f %8u", b->incumbent_frac, b->unproved);
+	printf("\n");
 }
 
-static void print_phases(const struct cr_bound_result *b)
+static void print_phases(const struct cr_bound_result *b, bool unsplit)
 {
 	printf("\n## %s: per phase (phase: shift k or number)\n", b->name);
-	printf("%8s %8s %10s %10s %9s %9s %7s %8s\n", "phase", "flows", "avg",
-	       "min", "rows", "paths", "rounds", "seconds");
+	printf("%8s %8s %10s %10s %9s %9s %7s %8s", "phase", "flows", "avg",
+	       "min", "rows", unsplit ? "columns" : "paths",
+	       unsplit ? "binary" : "rounds", "seconds");
+	if (unsplit)
+		printf(" %10s %8s %6s", "incumbent", "nodes", "proved");
+	printf("\n");
 	for (uint32_t i = 0; i < b->num_phases; i++) {
 		const struct cr_bound_phase *p = &b->phase[i];
 
-		printf("%8u %8u %10.4f %10.4f %9u %9u %7u %8.3f\n", p->label,
+		printf("%8u %8u %10.4f %10.4f %9u %9u %7u %8.3f", p->label,
 		       p->flows, p->avg_frac, p->min_frac, p->rows, p->cols,
-		       p->rounds, p->seconds);
+		       unsplit ? p->binaries : p->rounds, p->seconds);
+		if (unsplit)
+			printf(" %10.4f %8u %6s", p->incumbent_frac, p->nodes,
+			       p->proved ? "yes" : "no");
+		printf("\n");
+	}
+}
+
+/* The header: what the bounds cover, in words. */
+static void print_header(const struct bound_ctx *c, const struct cr_fabric *f,
+			 const struct cr_hosts *hosts, const char *how)
+{
+	const struct cr_bound_opts *o = &c->bo;
+
+	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n",
+	       c->setup.topo, f->num_switches, hosts->count, how);
+	if (!o->unsplittable) {
+		printf("# upper bounds for any routing%s: splittable "
+		       "multi-commodity flow, link\n# data rates as "
+		       "capacities; fractions of the injection rate\n",
+		       o->minimal ? " on minimal paths" : "");
+	} else {
+		char paths[64];
+
+		if (o->minimal)
+			snprintf(paths, sizeof(paths), "minimal paths");
+		else
+			snprintf(
+				paths, sizeof(paths),
+				"simple paths at most %u hops above the fewest",
+				o->max_extra_hops);
+		printf("# upper bounds for any routing with one path a flow "
+		       "(any LFT routing)\n# on %s: a MIP per phase, link "
+		       "data rates as capacities;\n# fractions of the "
+		       "injection rate. avg bound: the proved optimum, or the"
+		       "\n# best open node's bound where the search stopped "
+		       "(unproved phases);\n# incumbent: the best path choice "
+		       "found (not a bound); min bound:\n# splittable over %s"
+		       "\n",
+		       paths, o->minimal ? "minimal paths" : "all paths");
 	}
 }
 
 static int write_lp(const struct cr_fabric *f, const struct cr_est *e,
 		    const struct cr_pattern *p, const struct cr_hosts *h,
-		    const char *path)
+		    const struct cr_bound_opts *o, const char *path)
 {
 	struct cr_phases *ph = cr_phases_start(f, p, h);
 	struct cr_flow *flows = NULL;
@@ -86,10 +172,15 @@ static int write_lp(const struct cr_fabric *f, const struct cr_est *e,
 		cr_err("out of memory");
 		goto out;
 	}
-	if (cr_phases_count(ph))
+	if (cr_phases_count(ph)) {
+		/* the LP is written before anything is solved */
+		struct cr_bound_opts lo = *o;
+
+		lo.unsplittable = false;
 		ret = cr_bound_phase(f, e, flows,
 				     cr_phases_get(ph, 0, flows, &label), 0,
-				     &out, path);
+				     &lo, &out, path);
+	}
 out:
 	free(flows);
 	cr_phases_stop(ph);
@@ -110,10 +201,16 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
+	cr_bound_opts_init(&c.bo);
 	ret = cli_parse_options(cmd, argc, argv, bound_opt, &c);
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
+	if (c.extra_set && (!c.bo.unsplittable || c.bo.minimal)) {
+		cli_usage_error(cmd, "--max-extra-hops goes with "
+				     "--unsplittable --paths all");
+		goto out;
+	}
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
@@ -132,30 +229,33 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	hosts = est_setup_hosts(&c.est, f, NULL, &how);
 	if (!hosts)
 		goto out;
-	if (c.write_lp && write_lp(f, est, &pats[0], hosts, c.write_lp))
+	if (c.write_lp && write_lp(f, est, &pats[0], hosts, &c.bo, c.write_lp))
 		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
 		cr_err("out of memory");
 		goto out;
 	}
-	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n"
-	       "# upper bounds for any routing: splittable multi-commodity"
-	       " flow, link data\n# rates as capacities; fractions of the"
-	       " injection rate\n",
-	       c.setup.topo, f->num_switches, hosts->count, how);
-	printf("%-16s %15s %10s %10s %10s %9s\n", "pattern", "phases", "flows",
+	/* too big for the MIP: say so before any phase runs (exit 2) */
+	for (int i = 0; c.bo.unsplittable && i < npat; i++)
+		if (cr_bound_mip_check(f, est, &pats[i], hosts, &c.bo))
+			goto out;
+	print_header(&c, f, hosts, how);
+	printf("%-16s %15s %10s %10s %10s %9s", "pattern", "phases", "flows",
 	       "avg bound", "min bound", "seconds");
+	if (c.bo.unsplittable)
+		printf(" %10s %8s", "incumbent", "unproved");
+	printf("\n");
 	fflush(stdout);
 	for (done = 0; done < npat; done++) {
-		res[done] = cr_bound_run(f, est, &pats[done], hosts);
+		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
 		if (!res[done])
 			goto out;
-		print_result(res[done]);
+		print_result(res[done], c.bo.unsplittable);
 		fflush(stdout);
 	}
 	for (int i = 0; i < npat; i++)
-		print_phases(res[i]);
+		print_phases(res[i], c.bo.unsplittable);
 	if (fflush(stdout) || ferror(stdout)) {
 		cr_err("cannot write the report");
 		goto out;
@@ -268,7 +368,7 @@ struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 	if (!est)
 		goto fail;
 	for (int p = 0; p < bc->npat; p++) {
-		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h);
+		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h, NULL);
 		if (!e->res[p])
 			goto fail;
 	}
@@ -290,18 +390,31 @@ double bound_ratio(double score, double bound)
 
 const struct cli_cmd cli_cmd_bound = {
 	.name = "bound",
-	.synopsis = "--topo FILE [--pattern LIST] [--phases K] [options]",
+	.synopsis =
+		"--topo FILE [--pattern LIST] [--phases K] [--paths all|minimal]"
+		" [--unsplittable] [options]",
 	.summary = "Upper bounds on what any routing could give a pattern.",
-	.details = "For each phase of each pattern (default shift,bisect): the"
-		   " largest average\nand the largest common fraction of"
-		   " injection that splittable multi-commodity\nflow reaches"
-		   " with the links' data rates as capacities (GLPK's simplex)."
-		   " No\nrouting can do better, so `croute estimate --bound`"
-		   " divides a routing's\nscore by these. One LP per phase, of"
-		   " (source switches x switch links)\ncolumns: use --phases K"
-		   " on fabrics beyond ~100 switches (croute(1) gives\ntimes)."
-		   " Hosts are in the order of --hosts, else --ca-order, else"
-		   " node\ndescriptions.\n",
+	.details =
+		"For each phase of each pattern (default shift,bisect): the"
+		" largest average\nand the largest common fraction of"
+		" injection that splittable multi-commodity\nflow reaches"
+		" with the links' data rates as capacities (GLPK's simplex)."
+		" No\nrouting can do better, so `croute estimate --bound`"
+		" divides a routing's\nscore by these. One LP per phase, of"
+		" (source switches x switch links)\ncolumns: use --phases K"
+		" on fabrics beyond ~100 switches (croute(1) gives\ntimes)."
+		" Hosts are in the order of --hosts, else --ca-order, else"
+		" node\ndescriptions.\n\n--paths minimal bounds only"
+		" routings on fewest-hop paths (cr-minhop, cr-lash,\nOpenSM"
+		" minhop). --unsplittable puts each flow on one path, as"
+		" LFTs do: a MIP\nper phase, for small fabrics (refused"
+		" beyond 512 candidate paths between two\nswitches or 40,000"
+		" in a phase, exit status 2); with --paths all its\ncandidates"
+		" are the paths at most --max-extra-hops longer than the"
+		" fewest, and\nthe bound holds only for routings within"
+		" that limit. A phase stopped by\n--mip-seconds reports its"
+		" search's best open bound (\"unproved\"), never the\nbest"
+		" routing found (\"incumbent\").\n",
 	.opts = bound_tables,
 	.run = bound_run,
 };

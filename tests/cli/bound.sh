@@ -37,6 +37,38 @@ awk '$1 == "minhop" || $1 == "updn" { n++; if ($8 > 1.0005 || $8 <= 0)
 	bad = 1 } END { exit bad || n != 2 }' "$tmp/c" ||
 	{ fail "compare --bound column"; cat "$tmp/c"; }
 
+# --paths minimal and --unsplittable nest under the all-path bound (on
+# this fabric minimal paths lose: .6 against .7), and min-hop's estimate
+# (minimal paths, one a flow) stays under the tightest
+avg() { awk '$1 ~ /^shift/ { print $4; exit }' "$1"; }
+"$croute" bound --topo "$tmp/r.topo" --pattern shift --phases 3 \
+	--paths minimal >"$tmp/bm" || fail "bound --paths minimal"
+"$croute" bound --topo "$tmp/r.topo" --pattern shift --phases 3 \
+	--paths minimal --unsplittable >"$tmp/bu" ||
+	fail "bound --paths minimal --unsplittable"
+"$croute" bound --topo "$tmp/r.topo" --pattern shift --phases 3 \
+	--unsplittable --max-extra-hops 1 >"$tmp/ba" ||
+	fail "bound --unsplittable --max-extra-hops 1"
+est=$(awk '/^# against croute bound/ { on = 1; next } on && $1 ~ /^shift/ {
+	print $2; exit }' "$tmp/e")
+awk -v all="$(avg "$tmp/b")" -v min="$(avg "$tmp/bm")" \
+	-v un="$(avg "$tmp/bu")" -v a1="$(avg "$tmp/ba")" -v est="$est" \
+	'BEGIN { exit !(est != "" && un != "" && a1 != "" &&
+		est <= un + 1e-4 && un <= min + 1e-4 && min < all - 1e-3 &&
+		un <= a1 + 1e-4 && a1 <= all + 1e-4) }' ||
+	fail "bounds do not nest: est $est <= unsplit minimal $(avg "$tmp/bu")" \
+		"<= minimal $(avg "$tmp/bm") <= all $(avg "$tmp/b")"
+grep -q "^# on minimal paths: a MIP per phase" "$tmp/bu" ||
+	fail "--unsplittable does not say what it bounds"
+# too big for the MIP, or options that do not go together: exit 2
+"$croute" gen torus 4 4 4 --hosts 1 -o "$tmp/t.topo" || exit 1
+"$croute" bound --topo "$tmp/t.topo" --pattern shift \
+	--paths minimal --unsplittable >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "candidate paths" "$tmp/err" ||
+	fail "--unsplittable on a 4x4x4 torus is not refused with status 2"
+"$croute" bound --topo "$tmp/r.topo" --max-extra-hops 1 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--max-extra-hops without --unsplittable accepted"
+
 if command -v glpsol >/dev/null; then
 	# the first phase's avg bound x its flows = the LP's optimum
 	want=$(awk '/^## shift/ { on = 1; next } on && $1 ~ /^[0-9]+$/ {

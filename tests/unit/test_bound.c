@@ -40,7 +40,8 @@ static void bound_phase(const struct cr_fabric *f, const struct cr_flow *fl,
 	assert_non_null(r);
 	e = cr_est_new(f, r, NULL);
 	assert_non_null(e);
-	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, out, NULL), 0);
+	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, NULL, out, NULL),
+			 0);
 	cr_est_free(e);
 	cr_routing_free(r);
 }
@@ -119,10 +120,130 @@ static void test_diamond(void **state)
 	cr_fabric_free(f);
 }
 
+static void bound_opts(const struct cr_fabric *f, const struct cr_flow *fl,
+		       size_t n, unsigned flags, const struct cr_bound_opts *o,
+		       struct cr_bound_phase *out)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_est *e;
+
+	assert_non_null(r);
+	e = cr_est_new(f, r, NULL);
+	assert_non_null(e);
+	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, o, out, NULL), 0);
+	cr_est_free(e);
+	cr_routing_free(r);
+}
+
+/*
+ * Switches A and B cabled directly and through S, all QDR; two hosts on A
+ * send to two on B. Over all paths the direct link and the detour carry
+ * 32 Gb/s each: both flows at full rate. Over minimal paths only the
+ * direct link is left: 32 for 64 asked, 1/2 each, split or not. One path
+ * a flow: the detour is one hop longer, so with 0 extra hops it is out
+ * (1/2), with 1 it is in (1: one flow each way).
+ */
+static void test_minimal(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t a = tu_switch(f, 4, 1), b = tu_switch(f, 4, 2);
+	uint32_t s = tu_switch(f, 2, 3), h[4];
+	struct cr_bound_opts o;
+	struct cr_bound_phase out;
+
+	tu_link(f, a, 1, b, 1);
+	tu_link(f, a, 2, s, 1);
+	tu_link(f, s, 2, b, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		h[i] = tu_host(f, 10 + i);
+		tu_link(f, i < 2 ? a : b, 3 + i % 2, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	struct cr_flow fl[] = {flow(f, h[0], h[2]), flow(f, h[1], h[3])};
+
+	cr_bound_opts_init(&o);
+	for (unsigned flags = 0; flags <= CR_BOUND_EDGE_LP; flags++) {
+		o.minimal = false;
+		bound_opts(f, fl, 2, flags, &o, &out);
+		assert_near(out.avg_frac, 1.0);
+		assert_near(out.min_frac, 1.0);
+		o.minimal = true;
+		bound_opts(f, fl, 2, flags, &o, &out);
+		assert_near(out.avg_frac, 0.5);
+		assert_near(out.min_frac, 0.5);
+	}
+	o.unsplittable = true;
+	bound_opts(f, fl, 2, 0, &o, &out);
+	assert_near(out.avg_frac, 0.5);
+	assert_true(out.proved);
+	o.minimal = false;
+	o.max_extra_hops = 0;
+	bound_opts(f, fl, 2, 0, &o, &out);
+	assert_near(out.avg_frac, 0.5);
+	o.max_extra_hops = 1;
+	bound_opts(f, fl, 2, 0, &o, &out);
+	assert_near(out.avg_frac, 1.0);
+	assert_near(out.incumbent_frac, 1.0);
+	assert_true(out.proved);
+	assert_int_equal(out.binaries, 4);
+	cr_fabric_free(f);
+}
+
+/*
+ * Leaves A and B, spines S1 and S2; A-S1 is DDR (16 Gb/s), A-S2 SDR (8),
+ * the rest QDR (32). One flow from A to B: split over both spines it gets
+ * 24 of 32 (3/4); on one path at most 16 (1/2). Two flows: 24 of 64 both
+ * ways (3/8), but only with one flow on each spine (both on S1: 1/4).
+ */
+static void test_unsplittable(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t la = tu_switch(f, 4, 1), lb = tu_switch(f, 4, 2);
+	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4), h[4];
+	struct cr_bound_opts o;
+	struct cr_bound_phase out;
+
+	tu_link(f, la, 3, s1, 1);
+	tu_link(f, la, 4, s2, 1);
+	f->nodes[la].ports[3].speed = f->nodes[s1].ports[1].speed =
+		CR_SPEED_DDR;
+	f->nodes[la].ports[4].speed = f->nodes[s2].ports[1].speed =
+		CR_SPEED_SDR;
+	tu_link(f, lb, 3, s1, 2);
+	tu_link(f, lb, 4, s2, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		h[i] = tu_host(f, 10 + i);
+		tu_link(f, i < 2 ? la : lb, 1 + i % 2, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	struct cr_flow fl[] = {flow(f, h[0], h[2]), flow(f, h[1], h[3])};
+
+	cr_bound_opts_init(&o);
+	for (int minimal = 0; minimal <= 1; minimal++) {
+		o.minimal = minimal;
+		o.unsplittable = false;
+		bound_opts(f, fl, 1, 0, &o, &out);
+		assert_near(out.avg_frac, 0.75);
+		bound_opts(f, fl, 2, 0, &o, &out);
+		assert_near(out.avg_frac, 0.375);
+		o.unsplittable = true;
+		bound_opts(f, fl, 1, 0, &o, &out);
+		assert_near(out.avg_frac, 0.5);
+		assert_true(out.proved);
+		bound_opts(f, fl, 2, 0, &o, &out);
+		assert_near(out.avg_frac, 0.375);
+		assert_near(out.incumbent_frac, 0.375);
+		assert_true(out.proved);
+	}
+	cr_fabric_free(f);
+}
+
 /*
  * Column generation and the edge formulation are different LPs of one
  * problem: on a random fabric and a torus, every shift phase sampled must
- * agree; and min-hop's estimate stays under the bound.
+ * agree, over all paths and over minimal ones; the bounds nest (one path
+ * a flow <= split, minimal <= all); and min-hop's estimate stays under
+ * the tightest bound that covers it, one minimal path a flow.
  */
 static void cross_check(struct cr_fabric *f)
 {
@@ -135,6 +256,8 @@ static void cross_check(struct cr_fabric *f)
 	struct cr_phases *ph;
 	struct cr_flow *fl;
 	struct cr_options o;
+	double min_unsplit = 0;
+	size_t flows = 0;
 
 	assert_non_null(r);
 	cr_options_init(&o);
@@ -153,21 +276,47 @@ static void cross_check(struct cr_fabric *f)
 		uint32_t label;
 		size_t n = cr_phases_get(ph, i, fl, &label);
 
-		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &a, NULL), 0);
-		assert_int_equal(
-			cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP, &c, NULL),
-			0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, NULL, &a, NULL),
+				 0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP,
+						NULL, &c, NULL),
+				 0);
 		assert_near_(a.avg_frac, c.avg_frac, 1e-5, __FILE__, __LINE__);
 		assert_near_(a.min_frac, c.min_frac, 1e-5, __FILE__, __LINE__);
 		assert_true(a.avg_frac <= 1 + 1e-9 &&
 			    a.min_frac <= a.avg_frac + 1e-9);
+		/* minimal paths: the DAG-priced columns, the DAG's arcs */
+		struct cr_bound_opts bo;
+		struct cr_bound_phase ma, mc, mu;
+
+		cr_bound_opts_init(&bo);
+		bo.minimal = true;
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &ma, NULL),
+				 0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP,
+						&bo, &mc, NULL),
+				 0);
+		assert_near_(ma.avg_frac, mc.avg_frac, 1e-5, __FILE__,
+			     __LINE__);
+		assert_near_(ma.min_frac, mc.min_frac, 1e-5, __FILE__,
+			     __LINE__);
+		assert_true(ma.avg_frac <= a.avg_frac + 1e-7);
+		bo.unsplittable = true;
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &mu, NULL),
+				 0);
+		assert_true(mu.proved);
+		assert_true(mu.avg_frac <= ma.avg_frac + 1e-7);
+		assert_true(mu.incumbent_frac <= mu.avg_frac + 1e-9);
+		min_unsplit += mu.avg_frac * (double)n;
+		flows += n;
 	}
 	res = cr_est_run(e, &p, h);
-	b = cr_bound_run(f, e, &p, h);
+	b = cr_bound_run(f, e, &p, h, NULL);
 	assert_non_null(res);
 	assert_non_null(b);
 	assert_true(res->avg_frac <= b->avg_frac + 1e-9);
 	assert_true(res->min_frac <= b->min_frac + 1e-9);
+	assert_true(res->avg_frac <= min_unsplit / (double)flows + 1e-7);
 	cr_est_result_free(res);
 	cr_bound_result_free(b);
 	free(fl);
@@ -205,6 +354,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_switches),
 		cmocka_unit_test(test_diamond),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_unsplittable),
 		cmocka_unit_test(test_cross_random),
 		cmocka_unit_test(test_cross_torus),
 	};

@@ -26,36 +26,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <glpk.h>
-
-#include <croute/bound.h>
 #include <croute/clock.h>
 #include <croute/iheap.h>
 #include <croute/log.h>
 
-struct edge {
-	uint32_t from, to; /* switch indices */
-	double cap; /* Gb/s */
-};
-
-/* One phase's fabric-level data, shared by the two LPs. */
-struct model {
-	const struct cr_fabric *f;
-	uint32_t ns; /* switches */
-	struct edge *edge;
-	uint32_t ne;
-	/* per flow */
-	size_t n;
-	uint32_t *src_sw, *dst_sw; /* switch indices; UINT32_MAX: none */
-	uint32_t *src_key, *dst_key; /* host-link row keys; UINT32_MAX none */
-	double *inject; /* Gb/s; 0: the flow cannot arrive */
-	uint32_t *comm; /* commodity of the flow, UINT32_MAX: none needed */
-	uint32_t ncomm;
-	uint32_t *comm_sw; /* commodity -> source switch */
-	/* host links: key -> capacity (Gb/s) */
-	double *key_cap;
-	uint32_t nkeys;
-};
+#include "bound_int.h"
 
 static void model_free(struct model *m)
 {
@@ -68,6 +43,8 @@ static void model_free(struct model *m)
 	free(m->comm);
 	free(m->comm_sw);
 	free(m->key_cap);
+	free(m->off);
+	free(m->hops);
 }
 
 static int build_edges(struct model *m, const struct cr_est *e)
@@ -168,7 +145,7 @@ static int build_flows(struct model *m, const struct cr_est *e,
 	memset(sw_comm, 0xff, (m->ns + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
 		const struct cr_flow *fl = &flows[i];
-		uint32_t s = fl->src_node, sw, dsw, dn;
+		uint32_t s = fl->src_node, sw, dsw, dn, cs;
 		unsigned p = fl->src_port;
 		uint8_t dport = 0;
 		double inj;
@@ -201,11 +178,13 @@ static int build_flows(struct model *m, const struct cr_est *e,
 		}
 		if (m->src_sw[i] == m->dst_sw[i])
 			continue;
-		if (sw_comm[m->src_sw[i]] == UINT32_MAX) {
-			sw_comm[m->src_sw[i]] = m->ncomm;
-			m->comm_sw[m->ncomm++] = m->src_sw[i];
+		/* minimal: the destination's DAG bounds the arcs */
+		cs = m->minimal ? m->dst_sw[i] : m->src_sw[i];
+		if (sw_comm[cs] == UINT32_MAX) {
+			sw_comm[cs] = m->ncomm;
+			m->comm_sw[m->ncomm++] = cs;
 		}
-		m->comm[i] = sw_comm[m->src_sw[i]];
+		m->comm[i] = sw_comm[cs];
 	}
 	ret = 0;
 out:
@@ -215,14 +194,7 @@ out:
 	return ret;
 }
 
-/* Growing triplet arrays for glp_load_matrix (1-based). */
-struct trip {
-	int *ia, *ja;
-	double *ar;
-	size_t n, alloc;
-};
-
-static int trip_add(struct trip *t, int row, int col, double v)
+int cr_bound_trip_add(struct trip *t, int row, int col, double v)
 {
 	if (t->n + 1 >= t->alloc) {
 		size_t na = t->alloc ? 2 * t->alloc : 4096;
@@ -249,7 +221,7 @@ static int trip_add(struct trip *t, int row, int col, double v)
 	return 0;
 }
 
-static void trip_free(struct trip *t)
+void cr_bound_trip_free(struct trip *t)
 {
 	free(t->ia);
 	free(t->ja);
@@ -308,9 +280,16 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 	}
 	if (m->ncomm && m->ne) {
 		glp_add_cols(lp, (int)(m->ncomm * m->ne));
-		for (int c = first_x; c < first_x + (int)(m->ncomm * m->ne);
-		     c++)
-			glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
+		for (uint32_t c = 0; c < m->ncomm; c++)
+			for (uint32_t k = 0; k < m->ne; k++)
+				glp_set_col_bnds(
+					lp, first_x + (int)(c * m->ne + k),
+					!m->minimal || cr_bound_on_dag(
+							       m, k,
+							       m->comm_sw[c])
+						? GLP_LO
+						: GLP_FX,
+					0.0, 0.0);
 	}
 	ncols = glp_get_num_cols(lp);
 	/* rows: conservation, edge capacity, host links */
@@ -328,11 +307,11 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 			int col = first_x + (int)(c * m->ne + k);
 			int base = first_cons + (int)(c * m->ns);
 
-			if (trip_add(&t, base + (int)m->edge[k].from, col,
-				     1.0) ||
-			    trip_add(&t, base + (int)m->edge[k].to, col,
-				     -1.0) ||
-			    trip_add(&t, first_cap + (int)k, col, 1.0))
+			if (cr_bound_trip_add(&t, base + (int)m->edge[k].from,
+					      col, 1.0) ||
+			    cr_bound_trip_add(&t, base + (int)m->edge[k].to,
+					      col, -1.0) ||
+			    cr_bound_trip_add(&t, first_cap + (int)k, col, 1.0))
 				goto oom;
 		}
 	}
@@ -347,14 +326,18 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 			int base = first_cons + (int)(m->comm[i] * m->ns);
 
 			/* out - in - supply = 0 at S, out - in + t = 0 at D */
-			if (trip_add(&t, base + (int)m->src_sw[i], col, -v) ||
-			    trip_add(&t, base + (int)m->dst_sw[i], col, v))
+			if (cr_bound_trip_add(&t, base + (int)m->src_sw[i], col,
+					      -v) ||
+			    cr_bound_trip_add(&t, base + (int)m->dst_sw[i], col,
+					      v))
 				goto oom;
 		}
-		if (trip_add(&t, first_key + (int)m->src_key[i], col, v))
+		if (cr_bound_trip_add(&t, first_key + (int)m->src_key[i], col,
+				      v))
 			goto oom;
 		if (m->dst_key[i] != UINT32_MAX &&
-		    trip_add(&t, first_key + (int)m->dst_key[i], col, v))
+		    cr_bound_trip_add(&t, first_key + (int)m->dst_key[i], col,
+				      v))
 			goto oom;
 	}
 	if (concurrent && t.n) {
@@ -422,7 +405,7 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 oom:
 	cr_err("out of memory building the bound's LP");
 out:
-	trip_free(&t);
+	cr_bound_trip_free(&t);
 	glp_delete_prob(lp);
 	return ret;
 }
@@ -447,8 +430,14 @@ struct graph {
 	uint32_t *off; /* CSR by source switch: edges off[s]..off[s + 1] */
 	uint32_t *eid;
 	double *dist;
-	uint32_t *pred; /* edge into the switch on the shortest path */
+	/*
+	 * edge into the switch on the shortest path from the source; with
+	 * minimal paths, edge out of it on the cheapest one to the
+	 * destination
+	 */
+	uint32_t *pred;
 	struct cr_iheap heap; /* keyed by dist[] */
+	uint32_t *by_hops, *cnt; /* minimal: switches by hops to the dest */
 };
 
 static void graph_free(struct graph *g)
@@ -459,6 +448,8 @@ static void graph_free(struct graph *g)
 	free(g->pred);
 	free(g->heap.slot);
 	free(g->heap.pos);
+	free(g->by_hops);
+	free(g->cnt);
 }
 
 static int graph_build(struct graph *g, const struct model *m)
@@ -471,8 +462,10 @@ static int graph_build(struct graph *g, const struct model *m)
 	g->heap.slot = malloc((m->ns + 1) * sizeof(uint32_t));
 	g->heap.pos = malloc((m->ns + 1) * sizeof(uint32_t));
 	g->heap.key = g->dist;
+	g->by_hops = malloc((m->ns + 1) * sizeof(uint32_t));
+	g->cnt = malloc((m->ns + 2) * sizeof(uint32_t));
 	if (!g->off || !g->eid || !g->dist || !g->pred || !g->heap.slot ||
-	    !g->heap.pos)
+	    !g->heap.pos || !g->by_hops || !g->cnt)
 		return -1;
 	for (uint32_t k = 0; k < m->ne; k++)
 		g->off[m->edge[k].from + 1]++;
@@ -521,6 +514,55 @@ static void dijkstra(struct graph *g, const struct model *m, uint32_t src,
 }
 
 /*
+ * With minimal paths: the cheapest fewest-hop path from every switch to
+ * d under len[] (a path's hops are fixed, so no tie length), by dynamic
+ * programming over the switches in order of hops to d; ties go to the
+ * first edge, so the prices are deterministic.
+ */
+static void dag_prices(struct graph *g, const struct model *m, uint32_t d,
+		       const double *len)
+{
+	uint32_t ns = m->ns;
+
+	memset(g->cnt, 0, (ns + 2) * sizeof(uint32_t));
+	for (uint32_t v = 0; v < ns; v++) {
+		uint16_t h = m->hops[(size_t)v * ns + d];
+
+		g->dist[v] = INFINITY;
+		g->pred[v] = UINT32_MAX;
+		if (h != CR_HOP_NONE)
+			g->cnt[h + 1]++;
+	}
+	for (uint32_t h = 0; h < ns; h++)
+		g->cnt[h + 1] += g->cnt[h];
+	for (uint32_t v = 0; v < ns; v++) {
+		uint16_t h = m->hops[(size_t)v * ns + d];
+
+		if (h != CR_HOP_NONE)
+			g->by_hops[g->cnt[h]++] = v;
+	}
+	g->dist[d] = 0;
+	/* by_hops[0] is d itself; then farther and farther */
+	for (uint32_t j = 1; j < ns && g->by_hops[0] == d; j++) {
+		uint32_t u = g->by_hops[j];
+
+		if (m->hops[(size_t)u * ns + d] == CR_HOP_NONE)
+			break;
+		for (uint32_t k = m->off[u]; k < m->off[u + 1]; k++) {
+			double c;
+
+			if (!cr_bound_on_dag(m, k, d))
+				continue;
+			c = len[k] + g->dist[m->edge[k].to];
+			if (c < g->dist[u]) {
+				g->dist[u] = c;
+				g->pred[u] = k;
+			}
+		}
+	}
+}
+
+/*
  * Adds flow i's column for the path to m->dst_sw[i] in g (empty when the
  * flow stays on its switch). Rows: flow row, host rows (avg), edges.
  */
@@ -556,8 +598,11 @@ static int add_path(glp_prob *lp, const struct model *m, const struct graph *g,
 		}
 	}
 	uint64_t h = 0xcbf29ce484222325ULL;
+	/* minimal: forward from the source; else back from the dest */
+	uint32_t v = m->minimal ? m->src_sw[i] : m->dst_sw[i];
+	uint32_t stop = m->minimal ? m->dst_sw[i] : m->src_sw[i];
 
-	for (uint32_t v = m->dst_sw[i]; v != m->src_sw[i];) {
+	while (v != stop) {
 		uint32_t e = g->pred[v];
 
 		if (e == UINT32_MAX || len > (int)m->ns + 4)
@@ -565,7 +610,7 @@ static int add_path(glp_prob *lp, const struct model *m, const struct graph *g,
 		ind[++len] = first_cap + (int)e;
 		val[len] = 1;
 		h = (h ^ e) * 0x100000001b3ULL;
-		v = m->edge[e].from;
+		v = m->minimal ? m->edge[e].to : m->edge[e].from;
 	}
 	/* a path already in (within GLPK's tolerances): do not repeat it */
 	for (uint32_t k = 0; k < seen->n[i]; k++)
@@ -587,6 +632,25 @@ static int add_path(glp_prob *lp, const struct model *m, const struct graph *g,
 	return 0;
 }
 
+/* order[] = the flows by key[] (stable; UINT32_MAX last). cnt: ns + 2. */
+static void sort_by_switch(const struct model *m, const uint32_t *key,
+			   size_t *order, uint32_t *cnt)
+{
+	size_t pos = 0;
+
+	memset(cnt, 0, (m->ns + 2) * sizeof(uint32_t));
+	for (size_t i = 0; i < m->n; i++)
+		cnt[key[i] == UINT32_MAX ? m->ns : key[i]]++;
+	for (uint32_t s = 0; s <= m->ns; s++) {
+		uint32_t c = cnt[s];
+
+		cnt[s] = (uint32_t)pos;
+		pos += c;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		order[cnt[key[i] == UINT32_MAX ? m->ns : key[i]]++] = i;
+}
+
 static int solve_paths(const struct model *m, bool concurrent, double *value,
 		       uint32_t *rows_out, uint32_t *cols_out,
 		       uint32_t *rounds_out)
@@ -599,6 +663,7 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 	int *ind = NULL;
 	double *val = NULL, *len = NULL, *sum_inj = NULL;
 	size_t *order = NULL;
+	const uint32_t *key;
 	uint32_t rounds = 0;
 
 	if (graph_build(&g, m))
@@ -655,18 +720,12 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 		free(li);
 		free(lv);
 	}
-	/* flows by source switch: one Dijkstra serves them all */
-	for (size_t i = 0; i < m->n; i++)
-		order[i] = i;
-	for (size_t i = 1; i < m->n; i++) {
-		size_t v = order[i], j = i;
-
-		while (j && m->src_sw[order[j - 1]] > m->src_sw[v]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = v;
-	}
+	/*
+	 * flows by source switch: one Dijkstra serves them all; with
+	 * minimal paths by destination switch: one pass over its DAG
+	 */
+	key = m->minimal ? m->dst_sw : m->src_sw;
+	sort_by_switch(m, key, order, g.cnt);
 	glp_init_smcp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
 	for (;;) {
@@ -694,7 +753,7 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 		}
 		for (size_t o = 0; o < m->n; o++) {
 			size_t i = order[o];
-			double thr;
+			double thr, price;
 
 			if (m->inject[i] <= 0 || m->src_sw[i] == UINT32_MAX)
 				continue;
@@ -718,16 +777,20 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 			} else {
 				thr = INFINITY;
 			}
-			if (m->src_sw[i] != cur) {
-				cur = m->src_sw[i];
-				dijkstra(&g, m, cur, len);
+			if (key[i] != cur) {
+				cur = key[i];
+				if (m->minimal)
+					dag_prices(&g, m, cur, len);
+				else
+					dijkstra(&g, m, cur, len);
 			}
-			if (!isfinite(g.dist[m->dst_sw[i]]))
-				continue;
 			/* the hop lengths only break ties: discount them */
-			if (rounds &&
-			    g.dist[m->dst_sw[i]] - 1e-9 * (m->ns + 1) >=
-				    thr - 1e-7 * fabs(thr) - 1e-12)
+			price = m->minimal ? g.dist[m->src_sw[i]]
+					   : g.dist[m->dst_sw[i]] -
+						     1e-9 * (m->ns + 1);
+			if (!isfinite(price))
+				continue;
+			if (rounds && price >= thr - 1e-7 * fabs(thr) - 1e-12)
 				continue;
 			st = add_path(lp, m, &g, i, concurrent, first_cap,
 				      first_key, ind, val, &seen);
@@ -777,9 +840,29 @@ static int solve_write(const struct model *m, const char *path)
 	return solve(m, false, path, NULL, NULL, NULL);
 }
 
+void cr_bound_opts_init(struct cr_bound_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_extra_hops = 2;
+	o->mip_seconds = 60;
+}
+
+static int model_build(struct model *m, const struct cr_est *e,
+		       const struct cr_flow *flows,
+		       const struct cr_bound_opts *o)
+{
+	m->minimal = o && o->minimal;
+	if (build_edges(m, e) || cr_bound_hops(m) || build_flows(m, e, flows)) {
+		cr_err("out of memory building the bound's LP");
+		return -1;
+	}
+	return 0;
+}
+
 int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 		   const struct cr_flow *flows, size_t n, unsigned flags,
-		   struct cr_bound_phase *out, const char *lp_path)
+		   const struct cr_bound_opts *o, struct cr_bound_phase *out,
+		   const char *lp_path)
 {
 	struct model m = {.f = f, .ns = f->num_switches, .n = n};
 	double t0 = cr_now();
@@ -791,22 +874,34 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 	if (!n)
 		return 0;
 	glp_term_out(GLP_OFF);
-	if (build_edges(&m, e) || build_flows(&m, e, flows)) {
-		cr_err("out of memory building the bound's LP");
+	if (model_build(&m, e, flows, o))
 		goto out;
-	}
-	if (flags & CR_BOUND_EDGE_LP) {
-		if (solve(&m, false, lp_path, &avg, &out->rows, &out->cols) ||
+	if (lp_path && solve_write(&m, lp_path))
+		goto out;
+	if (o && o->unsplittable) {
+		/* the min bound stays the splittable one over the paths */
+		ret = cr_bound_mip(&m, o, out);
+		if (ret)
+			goto out;
+		ret = -1;
+		avg = out->avg_frac * (double)n;
+		if (solve_paths(&m, true, &lambda, NULL, NULL, NULL))
+			goto out;
+	} else if (flags & CR_BOUND_EDGE_LP) {
+		if (solve(&m, false, NULL, &avg, &out->rows, &out->cols) ||
 		    solve(&m, true, NULL, &lambda, NULL, NULL))
 			goto out;
-	} else if ((lp_path && solve_write(&m, lp_path)) ||
-		   solve_paths(&m, false, &avg, &out->rows, &out->cols,
+	} else if (solve_paths(&m, false, &avg, &out->rows, &out->cols,
 			       &out->rounds) ||
 		   solve_paths(&m, true, &lambda, NULL, NULL, NULL)) {
 		goto out;
 	}
 	out->avg_frac = avg / (double)n;
 	out->min_frac = lambda;
+	if (!(o && o->unsplittable)) {
+		out->incumbent_frac = out->avg_frac;
+		out->proved = true;
+	}
 	/* a flow that cannot arrive gets 0 whatever the routing */
 	for (size_t i = 0; i < n; i++)
 		if (m.inject[i] <= 0)
@@ -815,6 +910,95 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 out:
 	out->seconds = cr_now() - t0;
 	model_free(&m);
+	return ret;
+}
+
+int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
+		       const struct cr_pattern *p, const struct cr_hosts *hosts,
+		       const struct cr_bound_opts *o)
+{
+	struct model m = {.f = f, .ns = f->num_switches};
+	struct cr_phases *ph = cr_phases_start(f, p, hosts);
+	struct cr_flow *flows = NULL;
+	uint32_t *count = NULL; /* per switch pair, UINT32_MAX: not known */
+	size_t npairs = (size_t)m.ns * m.ns;
+	int ret = -1;
+
+	if (!ph)
+		return -1;
+	m.minimal = o->minimal;
+	flows = malloc((cr_phases_max_flows(ph) + 1) * sizeof(*flows));
+	count = malloc((npairs + 1) * sizeof(*count));
+	if (!flows || !count || build_edges(&m, e) || cr_bound_hops(&m)) {
+		cr_err("out of memory");
+		goto out;
+	}
+	memset(count, 0xff, npairs * sizeof(*count));
+	for (uint32_t ix = 0; ix < cr_phases_count(ph); ix++) {
+		uint32_t label;
+		uint64_t total = 0;
+
+		m.n = cr_phases_get(ph, ix, flows, &label);
+		if (build_flows(&m, e, flows)) {
+			cr_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < m.n; i++) {
+			uint32_t s = m.src_sw[i], d = m.dst_sw[i];
+			size_t k = (size_t)s * m.ns + d;
+			struct pathset ps;
+			int st;
+
+			if (m.inject[i] <= 0 || s == d)
+				continue;
+			if (count[k] == UINT32_MAX) {
+				st = cr_bound_paths(
+					&m, s, d, m.minimal, o->max_extra_hops,
+					CR_BOUND_MIP_MAX_PATHS, &ps);
+				count[k] = ps.count;
+				cr_bound_pathset_free(&ps);
+				if (st == -1) {
+					cr_err("out of memory");
+					goto out;
+				}
+			}
+			if (count[k] > CR_BOUND_MIP_MAX_PATHS) {
+				cr_err("--unsplittable: more than %u candidate"
+				       " paths between two switches (%s); the "
+				       "MIP is for small fabrics",
+				       CR_BOUND_MIP_MAX_PATHS,
+				       m.minimal ? "minimal paths"
+						 : "lower --max-extra-hops?");
+				goto out;
+			}
+			total += count[k];
+		}
+		free(m.src_sw);
+		free(m.dst_sw);
+		free(m.src_key);
+		free(m.dst_key);
+		free(m.inject);
+		free(m.comm);
+		free(m.comm_sw);
+		free(m.key_cap);
+		m.src_sw = m.dst_sw = m.src_key = m.dst_key = NULL;
+		m.comm = m.comm_sw = NULL;
+		m.inject = m.key_cap = NULL;
+		m.ncomm = m.nkeys = 0;
+		if (total > CR_BOUND_MIP_MAX_COLS) {
+			cr_err("--unsplittable: phase %u has %llu candidate "
+			       "paths (limit %u); the MIP is for small fabrics",
+			       label, (unsigned long long)total,
+			       CR_BOUND_MIP_MAX_COLS);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	model_free(&m);
+	free(count);
+	free(flows);
+	cr_phases_stop(ph);
 	return ret;
 }
 
@@ -829,13 +1013,14 @@ void cr_bound_result_free(struct cr_bound_result *b)
 struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 				     const struct cr_est *e,
 				     const struct cr_pattern *p,
-				     const struct cr_hosts *hosts)
+				     const struct cr_hosts *hosts,
+				     const struct cr_bound_opts *o)
 {
 	struct cr_bound_result *b = calloc(1, sizeof(*b));
 	struct cr_phases *ph = NULL;
 	struct cr_flow *flows = NULL;
 	double t0 = cr_now();
-	double sum = 0;
+	double sum = 0, inc = 0;
 
 	if (!b)
 		goto oom;
@@ -862,15 +1047,23 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 		uint32_t label;
 		size_t n = cr_phases_get(ph, i, flows, &label);
 
-		if (cr_bound_phase(f, e, flows, n, 0, &b->phase[i], NULL))
+		if (cr_bound_phase(f, e, flows, n, 0, o, &b->phase[i], NULL))
 			goto fail;
 		b->phase[i].label = label;
 		b->flows += n;
 		sum += b->phase[i].avg_frac * (double)n;
+		inc += b->phase[i].incumbent_frac * (double)n;
+		b->unproved += !b->phase[i].proved;
+		cr_verbose("bound: %s phase %u (%u of %u): avg %.4f%s, %.2f s",
+			   b->name, label, i + 1, b->num_phases,
+			   b->phase[i].avg_frac,
+			   b->phase[i].proved ? "" : " (not proved)",
+			   b->phase[i].seconds);
 		if (b->phase[i].min_frac < b->min_frac)
 			b->min_frac = b->phase[i].min_frac;
 	}
 	b->avg_frac = b->flows ? sum / (double)b->flows : 0;
+	b->incumbent_frac = b->flows ? inc / (double)b->flows : 0;
 	if (!b->num_phases)
 		b->min_frac = 0;
 	b->seconds = cr_now() - t0;
