@@ -5,8 +5,10 @@
  * ftree_rank.c ranks the switches (roots 0, leaves highest) and refuses
  * anything with a link between non-adjacent ranks. Compute-node ports are
  * then numbered leaf by leaf (leaves in topology order, each leaf padded to
- * the fullest leaf as OpenSM does with its dummy CAs), each leaf's ports in
- * port order: that is the CA order, left in the by-products (ca_order).
+ * the fullest leaf as OpenSM does with its dummy CAs; on a two-level tree
+ * whose leaves have more CAs than up links, to a multiple of the up links:
+ * count_cns()), each leaf's ports in port order: that is the CA order,
+ * left in the by-products (ca_order).
  *
  * Every destination switch D is routed in one pass over the switches:
  * its ancestors (switches reachable upward from D) go down toward D, every
@@ -443,7 +445,7 @@ static int route_cns(struct ft_router *rt)
 	for (uint32_t i = 0; i < ft->nleaves; i++) {
 		uint32_t s = ft->leaves[i];
 		const struct cr_node *n = &f->nodes[ft->sw[s].node];
-		uint64_t idx = (uint64_t)i * ft->max_cn_per_leaf;
+		uint64_t idx = (uint64_t)i * ft->cn_stride;
 
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			uint32_t m = n->ports[p].remote;
@@ -473,7 +475,7 @@ static int route_rest(struct ft_router *rt)
 {
 	struct ft *ft = &rt->ft;
 	const struct cr_fabric *f = rt->f;
-	uint64_t idx = (uint64_t)ft->nleaves * ft->max_cn_per_leaf;
+	uint64_t idx = (uint64_t)ft->nleaves * ft->cn_stride;
 
 	for (uint32_t s = 0; s < ft->ns; s++) {
 		const struct cr_node *n = &f->nodes[ft->sw[s].node];

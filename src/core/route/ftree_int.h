@@ -56,6 +56,7 @@ struct ft {
 	uint32_t *leaves; /* leaf switch indices, in CA order */
 	uint32_t nleaves;
 	uint32_t max_cn_per_leaf;
+	uint32_t cn_stride; /* CA indexes per leaf: count_cns() */
 };
 
 static inline struct ft_group *ft_up(const struct ft *ft, uint32_t s)

@@ -573,6 +573,7 @@ out:
 static void count_cns(struct ft *ft)
 {
 	const struct cr_fabric *f = ft->f;
+	uint32_t s0;
 
 	ft->max_cn_per_leaf = 0;
 	for (uint32_t i = 0; i < ft->nleaves; i++) {
@@ -589,6 +590,21 @@ static void count_cns(struct ft *ft)
 		if (c > ft->max_cn_per_leaf)
 			ft->max_cn_per_leaf = c;
 	}
+	/*
+	 * A leaf with more compute nodes than slots up uses some slots twice,
+	 * and a shift crosses leaf boundaries. Numbering each leaf from a
+	 * multiple of the slot count makes the doubled slots the same
+	 * positions of every leaf: the destinations that share a cable down
+	 * to their leaf are then the ones that share a cable up from the
+	 * sources, and no third flow is slowed (two-level tree, 8 hosts and
+	 * 6 up links a leaf: shift .68 -> .78, the splittable bound). Only
+	 * two levels: deeper, the next digit (index / slots) no longer counts
+	 * the leaves of a pod, and 2 of 4 oversubscribed 3-level trees lost.
+	 */
+	s0 = ft->common_slots[0];
+	ft->cn_stride = ft->max_cn_per_leaf;
+	if (ft->max_rank == 1 && s0 && ft->cn_stride > s0 && ft->cn_stride % s0)
+		ft->cn_stride += s0 - ft->cn_stride % s0;
 }
 
 int ft_build(struct ft *ft, const struct cr_fabric *f,
