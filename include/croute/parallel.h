@@ -36,4 +36,26 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg);
 /* The number of ranges cr_parallel() will use for n items: 1..threads. */
 unsigned cr_parallel_parts(uint32_t n, uint32_t min_per_part);
 
+/*
+ * A team of threads kept for many short rounds of work (flow balance:
+ * thousands of rounds, one per level of each destination, where starting
+ * threads per round would cost more than the round). cr_team_run() runs
+ * fn(arg, worker, chunk) for every chunk in [0, nchunks) and returns when
+ * all have run; worker (0 for the caller, else 1..size-1) indexes
+ * per-thread scratch. Chunks go to whichever member claims them first
+ * and the caller claims too, so a round never waits for a thread that is
+ * not running, only for chunks already under way: callers must make a
+ * chunk's result independent of the worker that runs it.
+ * cr_team_start(n) starts up to n - 1 threads beside the caller (fewer
+ * when the system refuses one); NULL only out of memory. cr_team_run()
+ * returns the first non-zero fn() value of the round (lowest chunk), and
+ * is called by the thread that started the team only.
+ */
+struct cr_team;
+typedef int (*cr_chunk_fn)(void *arg, unsigned worker, unsigned chunk);
+struct cr_team *cr_team_start(unsigned n);
+unsigned cr_team_size(const struct cr_team *t);
+int cr_team_run(struct cr_team *t, unsigned nchunks, cr_chunk_fn fn, void *arg);
+void cr_team_stop(struct cr_team *t);
+
 #endif

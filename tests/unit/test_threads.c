@@ -11,12 +11,17 @@
 #include <string.h>
 
 #include <croute/estimate.h>
+#include <croute/flowbal.h>
 #include <croute/gen.h>
+#include <croute/hops.h>
 #include <croute/hosts.h>
 #include <croute/parallel.h>
 #include <croute/pattern.h>
+#include <croute/portsel.h>
+#include <croute/roles.h>
 
 #include "testutil.h"
+#include "updn_fabrics.h"
 
 static struct cr_fabric *fabric(int which)
 {
@@ -117,6 +122,162 @@ static void test_engines_same_output(void **state)
 		}
 		cr_fabric_free(f);
 	}
+	cr_threads_set(0);
+}
+
+/*
+ * cr-minhop's flow balance as one thread does it, LID by LID in
+ * cr_lid_order(), every switch farthest first passing on its CA sources:
+ * the reference the level-by-level split must reproduce.
+ */
+static struct cr_routing *ref_minhop_flows(const struct cr_fabric *f)
+{
+	uint32_t ns = f->num_switches, *key = calloc(ns, sizeof(*key));
+	uint32_t *height = malloc(ns * sizeof(*height));
+	uint64_t *in = calloc(ns, sizeof(*in));
+	struct cr_routing *r = cr_routing_new(f);
+	uint8_t *dist = cr_switch_distances(f);
+	struct cr_portsel *ps;
+	struct cr_roles roles;
+	struct cr_options o;
+	uint16_t *lids;
+	unsigned maxd = 0;
+	int nl;
+
+	cr_options_init(&o);
+	ps = cr_portsel_new(f, &o, r);
+	assert_true(key && height && in && r && dist && ps);
+	assert_int_equal(cr_portsel_use_flows(ps), 1);
+	assert_int_equal(cr_roles_init(&roles, f, &o), 0);
+	/* Keys: (hops from the nearest leaf, GUID), the same everywhere. */
+	for (uint32_t s = 0; s < ns; s++) {
+		height[s] = UINT32_MAX;
+		for (uint32_t t = 0; t < ns; t++)
+			if (roles.leaf[t] &&
+			    dist[(size_t)s * ns + t] < height[s])
+				height[s] = dist[(size_t)s * ns + t];
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t t = 0; t < ns; t++)
+			key[s] += height[t] < height[s] ||
+				  (height[t] == height[s] &&
+				   f->nodes[f->switches[t]].guid <
+					   f->nodes[f->switches[s]].guid);
+	for (size_t i = 0; i < (size_t)ns * ns; i++)
+		if (dist[i] != CR_HOPS_INF && dist[i] > maxd)
+			maxd = dist[i];
+	nl = cr_lid_order(f, &o, &lids);
+	assert_true(nl > 0);
+	for (int i = 0; i < nl; i++) {
+		uint8_t dport;
+		uint32_t d = cr_lid_switch(f, lids[i], &dport), di;
+		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
+				 CR_PS_SORTED |
+				 (cr_lid_is_base(f, lids[i]) ? CR_PS_BASE : 0);
+
+		if (d == CR_NO_NODE)
+			continue;
+		di = f->nodes[d].sw_index;
+		r->lft[d][lids[i]] = dport;
+		for (uint32_t s = 0; s < ns; s++) {
+			const struct cr_node *n = &f->nodes[f->switches[s]];
+
+			in[s] = 0;
+			for (unsigned p = 1; dport && p <= n->num_ports; p++)
+				in[s] += n->ports[p].remote != CR_NO_NODE &&
+					 !cr_is_switch(f, n->ports[p].remote);
+		}
+		for (unsigned h = maxd; h >= 1; h--) {
+			for (uint32_t s = 0; s < ns; s++) {
+				uint32_t sw = f->switches[s], m;
+				const struct cr_node *n = &f->nodes[sw];
+				uint8_t cands[CR_MAX_PORTS], p;
+				unsigned nc = 0;
+
+				if (dist[(size_t)s * ns + di] != h)
+					continue;
+				for (unsigned q = 1; q <= n->num_ports; q++) {
+					m = n->ports[q].remote;
+					if (m != CR_NO_NODE &&
+					    cr_is_switch(f, m) &&
+					    dist[(size_t)f->nodes[m].sw_index *
+							 ns +
+						 di] == h - 1)
+						cands[nc++] = q;
+				}
+				cr_portsel_order_by_key(ps, sw, key, cands, nc);
+				p = cr_portsel_pick_flows(ps, sw, cands, nc,
+							  lids[i], flags,
+							  in[s]);
+				r->lft[sw][lids[i]] = p;
+				if (in[s] && p != CR_NO_PATH)
+					in[f->nodes[n->ports[p].remote]
+						   .sw_index] += in[s];
+			}
+		}
+	}
+	free(lids);
+	cr_roles_release(&roles);
+	cr_portsel_free(ps);
+	cr_options_release(&o);
+	free(dist);
+	free(in);
+	free(height);
+	free(key);
+	return r;
+}
+
+/*
+ * Flow balance (cr-minhop and cr-updn on trees) splits each level of each
+ * destination over the threads, with a round per level. With the least
+ * work per split, every level of these small trees runs on 2 and 3
+ * threads: the tables must be those of one thread (a switch taking its
+ * LIDs out of order, or a level started before the farther one has
+ * passed on its flows, changes them; cr-minhop's must also be those of
+ * the serial reference above), and on the full trees shift must stay
+ * free of contention.
+ */
+static void test_flow_balance_threads(void **state)
+{
+	static const char *const engines[] = {"minhop", "updn"};
+	static const int which[] = {1, 2, 5, 6, -1};
+
+	(void)state;
+	cr_flow_set_grain(1);
+	for (unsigned w = 0; w < sizeof(which) / sizeof(*which); w++) {
+		struct cr_fabric *f =
+			which[w] < 0 ? uf_kary(4, 3) : fabric(which[w]);
+		bool full = which[w] == 1 || which[w] < 0;
+
+		for (unsigned e = 0; e < 2; e++) {
+			int r1, rn;
+			struct cr_routing *one =
+				route_with(f, engines[e], 1, false, &r1);
+
+			assert_int_equal(r1, 0);
+			if (e == 0) {
+				struct cr_routing *ref = ref_minhop_flows(f);
+
+				same_lfts(f, ref, one);
+				cr_routing_free(ref);
+			}
+			for (unsigned t = 2; t <= 3; t++) {
+				struct cr_routing *many = route_with(
+					f, engines[e], t, false, &rn);
+
+				assert_int_equal(rn, 0);
+				same_lfts(f, one, many);
+				if (full)
+					assert_int_equal(uf_shift_contention(
+								 f, many, NULL),
+							 1);
+				cr_routing_free(many);
+			}
+			cr_routing_free(one);
+		}
+		cr_fabric_free(f);
+	}
+	cr_flow_set_grain(0);
 	cr_threads_set(0);
 }
 
@@ -333,6 +494,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engines_same_output),
+		cmocka_unit_test(test_flow_balance_threads),
 		cmocka_unit_test(test_hop_table_threads),
 		cmocka_unit_test(test_hop_rows_ranges),
 		cmocka_unit_test(test_estimate_threads),

@@ -28,11 +28,16 @@
  * from the farthest switches inward, each passing on the CA sources whose
  * route crosses it, and a switch balances those flows over its ports
  * (portsel's flow ledger), equal candidates in the order of the far
- * switches' (height, GUID). Still only shortest paths; one thread, the
- * picks of a switch depending on the farther switches' picks.
+ * switches' (height, GUID). Still only shortest paths. The picks of a
+ * switch depend on the farther switches' picks for the same LID, so
+ * each destination switch's LIDs go level by level, a level's switches
+ * over croute_threads threads (include/croute/flowbal.h): the same
+ * tables for any thread count.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -257,89 +262,80 @@ out:
 }
 
 /*
- * Flow balance: LID by LID, the switches farthest first, each passing on
- * to the next the CA sources whose route crosses it.
+ * Flow balance (include/croute/flowbal.h): each switch's switch links
+ * sorted once into the order of the far switches' keys, so that filtering
+ * them gives a destination's candidates already in order.
  */
+struct minhop_flows {
+	const struct cr_fabric *f;
+	const uint8_t *dist;
+	const uint32_t *adj_start;
+	uint32_t *adj_sw; /* the neighbour's switch index, in key order */
+	uint8_t *adj_port; /* the local port toward it */
+};
+
+static int flow_levels(void *ctx, unsigned worker, unsigned slot, uint32_t di,
+		       uint16_t *lev)
+{
+	const struct minhop_flows *m = ctx;
+	uint32_t ns = m->f->num_switches;
+	/* Distances are symmetric: di's row is the column toward di. */
+	const uint8_t *drow = m->dist + (size_t)di * ns;
+
+	(void)worker;
+	(void)slot;
+	for (uint32_t s = 0; s < ns; s++)
+		lev[s] = drow[s] == CR_HOPS_INF ? CR_FLOW_NONE : drow[s];
+	return 0;
+}
+
+static unsigned flow_cands(void *ctx, unsigned slot, const uint16_t *lev,
+			   uint32_t s, uint8_t *out)
+{
+	const struct minhop_flows *m = ctx;
+	uint16_t h = lev[s] - 1;
+	unsigned n = 0;
+
+	(void)slot;
+	for (uint32_t k = m->adj_start[s]; k < m->adj_start[s + 1]; k++)
+		if (lev[m->adj_sw[k]] == h)
+			out[n++] = m->adj_port[k];
+	return n;
+}
+
 static int minhop_flows(const struct minhop_job *j, const uint32_t *key)
 {
 	const struct cr_fabric *f = j->f;
-	uint32_t ns = f->num_switches;
-	uint32_t *order = malloc((ns + 1) * sizeof(*order));
-	uint64_t *in = calloc(ns + 1, sizeof(*in));
-	uint32_t *cas = calloc(ns + 1, sizeof(*cas));
-	struct minhop_cache *cache = malloc((ns + 1) * sizeof(*cache));
-	uint32_t last = CR_NO_NODE;
+	uint32_t ns = f->num_switches, links = j->adj_start[ns];
+	struct minhop_flows m = {
+		.f = f, .dist = j->dist, .adj_start = j->adj_start};
+	struct cr_flow_engine e = {
+		.ctx = &m, .levels = flow_levels, .cands = flow_cands};
 	int ret = -1;
 
-	if (!order || !in || !cas || !cache) {
+	m.adj_sw = malloc(((size_t)links + 1) * sizeof(*m.adj_sw));
+	m.adj_port = malloc((size_t)links + 1);
+	if (!m.adj_sw || !m.adj_port) {
 		cr_err("cr-minhop: out of memory");
 		goto out;
 	}
 	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
+		uint32_t sw = f->switches[s], b = j->adj_start[s];
 
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			cas[s] += n->ports[p].remote != CR_NO_NODE &&
-				  !cr_is_switch(f, n->ports[p].remote);
+		memcpy(m.adj_port + b, j->adj_port + b,
+		       j->adj_start[s + 1] - b);
+		cr_portsel_order_by_key(j->ps, sw, key, m.adj_port + b,
+					j->adj_start[s + 1] - b);
+		for (uint32_t k = b; k < j->adj_start[s + 1]; k++)
+			m.adj_sw[k] = f->nodes[f->nodes[sw]
+						       .ports[m.adj_port[k]]
+						       .remote]
+					      .sw_index;
 	}
-	for (int i = 0; i < j->nlids; i++) {
-		uint16_t lid = j->lids[i];
-		uint8_t dport;
-		uint32_t d = cr_lid_switch(f, lid, &dport);
-		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
-				 CR_PS_SORTED |
-				 (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0);
-		const uint8_t *drow;
-		uint32_t di;
-
-		if (d == CR_NO_NODE)
-			continue;
-		di = f->nodes[d].sw_index;
-		drow = j->dist + (size_t)di * ns;
-		j->r->lft[d][lid] = dport;
-		if (di != last) {
-			last = di;
-			order_switches(j->dist, ns, di, true, order);
-			for (uint32_t s = 0; s < ns; s++) {
-				struct minhop_cache *c = &cache[s];
-				uint8_t h = drow[s];
-
-				c->nc = 0;
-				if (s == di || h == CR_HOPS_INF)
-					continue;
-				for (uint32_t k = j->adj_start[s];
-				     k < j->adj_start[s + 1]; k++)
-					if (drow[j->adj_sw[k]] == h - 1)
-						c->cands[c->nc++] =
-							j->adj_port[k];
-				cr_portsel_order_by_key(j->ps, f->switches[s],
-							key, c->cands, c->nc);
-			}
-		}
-		for (uint32_t s = 0; s < ns; s++)
-			in[s] = dport ? cas[s] : 0;
-		for (uint32_t k = ns; k-- > 0;) {
-			uint32_t s = order[k], sw = f->switches[s], next;
-			const struct minhop_cache *c = &cache[s];
-			uint8_t p;
-
-			if (s == di || drow[s] == CR_HOPS_INF)
-				continue;
-			p = cr_portsel_pick_flows(j->ps, sw, c->cands, c->nc,
-						  lid, flags, in[s]);
-			j->r->lft[sw][lid] = p;
-			if (!in[s] || p == CR_NO_PATH)
-				continue;
-			next = f->nodes[sw].ports[p].remote;
-			in[f->nodes[next].sw_index] += in[s];
-		}
-	}
-	ret = 0;
+	ret = cr_flow_route(f, j->r, j->ps, j->lids, j->nlids, &e);
 out:
-	free(order);
-	free(in);
-	free(cas);
-	free(cache);
+	free(m.adj_sw);
+	free(m.adj_port);
 	return ret;
 }
 

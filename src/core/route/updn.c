@@ -86,14 +86,16 @@
  * switches) picks, candidates found once per (switch, destination
  * switch). Without global balance or scatter_ports the BFS and the
  * switches are split over croute_threads threads with the same tables for
- * any count (see route_lids()); flow balance is one thread, as fast on
- * fat-tree 48 as two threads counting routes (about 3 s).
+ * any count (see route_lids()). Flow balance too, a level of switches
+ * at a time (include/croute/flowbal.h): 1.7 s on fat-tree 48 on two
+ * threads, 2.9 s on one.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -1022,96 +1024,117 @@ out:
 }
 
 /*
- * Flow balance (cr_portsel_use_flows()): one LID at a time, the labelled
- * switches farthest first, each passing on the CA sources whose route
- * crosses it, so that a switch balances the flows it carries rather than
- * its entries. Sequential: a switch's pick depends on the picks of the
- * switches farther away for the same LID.
+ * Flow balance (cr_portsel_use_flows(), include/croute/flowbal.h): one
+ * labelling BFS per destination, destinations in parallel; each
+ * switch's links sorted once into the order of the far switches' keys,
+ * so that filtering them gives the candidates already in order.
  */
+struct updn_flows {
+	struct updn *u;
+	struct updn_adj *adj; /* u->adj, each switch's in key order */
+	uint8_t *mode; /* [slot * ns] */
+	uint32_t **queue; /* per worker */
+	uint64_t missing[CR_FLOW_SLOTS][3]; /* per LID of the slot */
+	uint64_t *totals;
+};
+
+static int flow_levels(void *ctx, unsigned worker, unsigned slot, uint32_t d,
+		       uint16_t *lev)
+{
+	struct updn_flows *x = ctx;
+	const struct updn *u = x->u;
+	uint64_t *missing = x->missing[slot];
+
+	label_into(u, d, lev, x->mode + (size_t)slot * u->ns, x->queue[worker]);
+	memset(missing, 0, sizeof(x->missing[slot]));
+	for (uint32_t w = 0; w < u->ns; w++) {
+		if (w == d || lev[w] != NO_LABEL)
+			continue;
+		missing[u->comp[w] != u->comp[d] ? 2 : u->has_ca[w] ? 1 : 0]++;
+	}
+	return 0;
+}
+
+/* candidates() over the sorted links. */
+static unsigned flow_cands(void *ctx, unsigned slot, const uint16_t *dist,
+			   uint32_t w, uint8_t *cands)
+{
+	const struct updn_flows *x = ctx;
+	const struct updn *u = x->u;
+	const uint8_t *mode = x->mode + (size_t)slot * u->ns;
+	unsigned n = 0;
+
+	for (uint32_t k = u->adj_start[w]; k < u->adj_start[w + 1]; k++) {
+		uint32_t y = x->adj[k].sw;
+
+		if (dist[y] != dist[w] - 1)
+			continue;
+		if (mode[w] == MODE_DOWN
+			    ? u->ord[y] > u->ord[w] && mode[y] == MODE_DOWN
+			    : u->ord[y] < u->ord[w])
+			cands[n++] = x->adj[k].port;
+	}
+	return n;
+}
+
+static void flow_group(void *ctx, unsigned slot, unsigned nlids)
+{
+	struct updn_flows *x = ctx;
+
+	for (int k = 0; k < 3; k++)
+		x->totals[k] += x->missing[slot][k] * nlids;
+}
+
 static int route_flows(struct updn *u, struct cr_routing *r,
 		       struct cr_portsel *ps, const uint16_t *lids, int nlids,
 		       uint64_t totals[3])
 {
 	const struct cr_fabric *f = u->f;
-	uint64_t *in = calloc(u->ns + 1, sizeof(*in));
-	uint32_t *cas = calloc(u->ns + 1, sizeof(*cas));
-	/* per switch: its sorted candidates toward the labelled switch */
-	struct flow_cands {
-		uint8_t nc;
-		uint8_t cands[CR_MAX_PORTS];
-	} *cache = malloc((u->ns + 1) * sizeof(*cache));
-	uint64_t missing[3] = {0}; /* per LID of the labelled switch */
-	uint32_t d = CR_NO_NODE;
+	unsigned workers = cr_threads_get();
+	uint32_t links = u->adj_start[u->ns];
+	struct updn_flows x = {.u = u, .totals = totals};
+	struct cr_flow_engine e = {.ctx = &x,
+				   .levels = flow_levels,
+				   .cands = flow_cands,
+				   .group = flow_group};
+	uint8_t ports[CR_MAX_PORTS];
+	int ret = -1;
 
-	if (!in || !cas || !cache) {
-		free(in);
-		free(cas);
-		free(cache);
-		cr_err("cr-updn: out of memory for %u switches", u->ns);
-		return -1;
+	x.adj = malloc(((size_t)links + 1) * sizeof(*x.adj));
+	x.mode = malloc((size_t)CR_FLOW_SLOTS * u->ns + 1);
+	x.queue = calloc(workers, sizeof(*x.queue));
+	if (!x.adj || !x.mode || !x.queue)
+		goto oom;
+	for (unsigned i = 0; i < workers; i++) {
+		x.queue[i] = malloc((u->ns + 1) * sizeof(**x.queue));
+		if (!x.queue[i])
+			goto oom;
 	}
-	for (uint32_t s = 0; s < u->ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
+	for (uint32_t w = 0; w < u->ns; w++) {
+		uint32_t b = u->adj_start[w], n = u->adj_start[w + 1] - b;
+		uint32_t sw = f->switches[w];
 
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			cas[s] += n->ports[p].remote != CR_NO_NODE &&
-				  !cr_is_switch(f, n->ports[p].remote);
-	}
-	for (int i = 0; i < nlids; i++) {
-		uint16_t lid = lids[i];
-		uint8_t dport;
-		uint32_t dn = cr_lid_switch(f, lid, &dport);
-		unsigned flags = (dport ? 0 : CR_PS_NOCOUNT) | CR_PS_SPREAD |
-				 CR_PS_SORTED |
-				 (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0);
+		for (uint32_t k = 0; k < n; k++)
+			ports[k] = u->adj[b + k].port;
+		cr_portsel_order_by_key(ps, sw, u->ord, ports, n);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t m = f->nodes[sw].ports[ports[k]].remote;
 
-		if (dn == CR_NO_NODE)
-			continue;
-		r->lft[dn][lid] = dport;
-		if (f->nodes[dn].sw_index != d) {
-			d = f->nodes[dn].sw_index;
-			label(u, d);
-			memset(missing, 0, sizeof(missing));
-			for (uint32_t w = 0; w < u->ns; w++) {
-				if (w == d || u->dist[w] != NO_LABEL)
-					continue;
-				missing[u->comp[w] != u->comp[d] ? 2
-					: u->has_ca[w]		 ? 1
-								 : 0]++;
-			}
-			for (uint32_t k = 1; k < u->labelled; k++) {
-				uint32_t w = u->queue[k];
-				struct flow_cands *c = &cache[w];
-
-				c->nc = (uint8_t)candidates(u, u->dist, u->mode,
-							    w, c->cands);
-				cr_portsel_order_by_key(ps, f->switches[w],
-							u->ord, c->cands,
-							c->nc);
-			}
-		}
-		for (int k = 0; k < 3; k++)
-			totals[k] += missing[k];
-		for (uint32_t k = 1; k < u->labelled; k++)
-			in[u->queue[k]] = dport ? cas[u->queue[k]] : 0;
-		for (uint32_t k = u->labelled; k-- > 1;) {
-			uint32_t w = u->queue[k], sw = f->switches[w], next;
-			const struct flow_cands *c = &cache[w];
-			uint8_t p = cr_portsel_pick_flows(
-				ps, sw, c->cands, c->nc, lid, flags, in[w]);
-
-			r->lft[sw][lid] = p;
-			if (!in[w] || p == CR_NO_PATH)
-				continue;
-			next = f->nodes[sw].ports[p].remote;
-			if (next != CR_NO_NODE && cr_is_switch(f, next))
-				in[f->nodes[next].sw_index] += in[w];
+			x.adj[b + k].port = ports[k];
+			x.adj[b + k].sw = f->nodes[m].sw_index;
 		}
 	}
-	free(in);
-	free(cas);
-	free(cache);
-	return 0;
+	ret = cr_flow_route(f, r, ps, lids, nlids, &e);
+	goto out;
+oom:
+	cr_err("cr-updn: out of memory for %u switches", u->ns);
+out:
+	for (unsigned i = 0; x.queue && i < workers; i++)
+		free(x.queue[i]);
+	free(x.queue);
+	free(x.mode);
+	free(x.adj);
+	return ret;
 }
 
 /*
