@@ -475,6 +475,66 @@ static void test_oversubscribed_uneven(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * Three levels: pods of `leaves` leaves with `hosts` hosts and one cable to
+ * each of the pod's `mids` middle switches; middle switch j of every pod has
+ * one cable to each of the `tops` top switches of group j.
+ */
+static struct cr_fabric *three_level(unsigned pods, unsigned leaves,
+				     unsigned hosts, unsigned mids,
+				     unsigned tops)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t top[16][16], mid[16][16];
+	uint64_t g = 1, h = 0;
+
+	assert_true(mids <= 16 && tops <= 16 && pods <= 16);
+	for (unsigned j = 0; j < mids; j++)
+		for (unsigned t = 0; t < tops; t++)
+			top[j][t] = tu_switch(f, pods, g++);
+	for (unsigned p = 0; p < pods; p++)
+		for (unsigned j = 0; j < mids; j++) {
+			mid[p][j] = tu_switch(f, leaves + tops, g++);
+			for (unsigned t = 0; t < tops; t++)
+				tu_link(f, mid[p][j], leaves + 1 + t, top[j][t],
+					p + 1);
+		}
+	for (unsigned p = 0; p < pods; p++)
+		for (unsigned l = 0; l < leaves; l++) {
+			uint32_t leaf = tu_switch(f, hosts + mids, g++);
+
+			for (unsigned i = 0; i < hosts; i++)
+				tu_link(f, leaf, i + 1, tu_host(f, h++), 1);
+			for (unsigned j = 0; j < mids; j++)
+				tu_link(f, leaf, hosts + 1 + j, mid[p][j],
+					l + 1);
+		}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static void test_oversubscribed_three_levels(void **state)
+{
+	/*
+	 * 6 hosts over 4 up links a leaf, middle switches 1:1. As on two
+	 * levels, only the 4 flows into each leaf that share its down cables
+	 * may be slowed (4 x 16). That takes the leaves' pairs aligned and
+	 * each middle switch's destinations spread over all its parents
+	 * (arrival_digits()): by index / slots, two of the four tops of a
+	 * group got them all.
+	 */
+	struct cr_fabric *f = three_level(4, 4, 6, 4, 4);
+	struct cr_routing *r = route(f, NULL);
+	unsigned slowed;
+
+	(void)state;
+	assert_sound(f, r, true);
+	assert_int_equal(shift_load(f, r, &slowed), 2);
+	assert_int_equal(slowed, 4 * 16);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 static void test_missing_hosts(void **state)
 {
 	struct cr_fabric *f = kary(4, 3, 0), *g;
@@ -844,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_two_level),
 		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_oversubscribed_uneven),
+		cmocka_unit_test(test_oversubscribed_three_levels),
 		cmocka_unit_test(test_missing_hosts),
 		cmocka_unit_test(test_root_guids),
 		cmocka_unit_test(test_cn_io),

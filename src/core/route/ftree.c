@@ -5,17 +5,18 @@
  * ftree_rank.c ranks the switches (roots 0, leaves highest) and refuses
  * anything with a link between non-adjacent ranks. Compute-node ports are
  * then numbered leaf by leaf (leaves in topology order, each leaf padded to
- * the fullest leaf as OpenSM does with its dummy CAs; on a two-level tree
- * whose leaves have more CAs than up links, to a multiple of the up links:
- * count_cns()), each leaf's ports in port order: that is the CA order,
- * left in the by-products (ca_order).
+ * the fullest leaf as OpenSM does with its dummy CAs; when leaves have
+ * more CAs than up links, to a multiple of the up links: count_cns()),
+ * each leaf's ports in port order: that is the CA order, left in the
+ * by-products (ca_order).
  *
  * Every destination switch D is routed in one pass over the switches:
  * its ancestors (switches reachable upward from D) go down toward D, every
  * other switch goes up toward the nearest ancestor, counting up-hops u().
  * Among the parents one up-hop closer, the choice is D-mod-k: a switch at
  * height h takes slot (index / divisor[h] + lmc offset) mod slots of its
- * class, a slot being a parent shared by the whole class, in an order
+ * class (above oversubscribed leaves, the LID's arrival number at its
+ * switch of that height instead of index / divisor: arrival_digits()), a slot being a parent shared by the whole class, in an order
  * that is the same in every pod (ftree_rank.c). On a full-bisection tree
  * in CA order this is the classic D-mod-k routing: every destination has
  * one spanning tree, all its routes enter the leaf's ancestors through it,
@@ -91,10 +92,15 @@ struct ft_router {
 static void dest_digits(const struct ft *ft, struct ft_dest *d, uint64_t idx,
 			uint8_t offset)
 {
+	const uint32_t *a = NULL;
+
+	if (idx < ft->narrival)
+		a = ft->arrival + idx * (uint32_t)(ft->max_rank + 1);
 	for (int h = 0; h <= ft->max_rank; h++) {
 		uint32_t c = ft->common_slots[h];
 
-		d->digit[h] = (uint32_t)(idx / ft->radix_div[h]) + offset;
+		d->digit[h] = (a ? a[h] : (uint32_t)(idx / ft->radix_div[h])) +
+			      offset;
 		d->slot[h] = c ? d->digit[h] % c : 0;
 	}
 }

@@ -57,6 +57,9 @@ struct ft {
 	uint32_t nleaves;
 	uint32_t max_cn_per_leaf;
 	uint32_t cn_stride; /* CA indexes per leaf: count_cns() */
+	/* digits by CA index, max_rank + 1 each (arrival_digits()), or NULL */
+	uint32_t *arrival;
+	uint64_t narrival; /* CA indexes in arrival */
 };
 
 static inline struct ft_group *ft_up(const struct ft *ft, uint32_t s)

@@ -603,8 +603,62 @@ static void count_cns(struct ft *ft)
 	 */
 	s0 = ft->common_slots[0];
 	ft->cn_stride = ft->max_cn_per_leaf;
-	if (ft->max_rank == 1 && s0 && ft->cn_stride > s0 && ft->cn_stride % s0)
+	if (s0 && ft->cn_stride > s0 && ft->cn_stride % s0)
 		ft->cn_stride += s0 - ft->cn_stride % s0;
+}
+
+/*
+ * With count_cns()'s padding, index / slots no longer counts the leaves of
+ * a pod: a middle switch sees only every other digit, and half its parents
+ * go unused (2 of 4 three-level trees lost). Above the leaves, a
+ * destination's digit is instead its arrival number at the switch its
+ * digits lead it to, counting the compute ports of each leaf (padded to
+ * the fullest leaf, not to the stride) in CA order. On a full tree this
+ * is index / divisor again; here it spreads each middle switch's
+ * destinations over all its parents, as OpenSM's ftree counters do.
+ */
+static int arrival_digits(struct ft *ft)
+{
+	uint32_t nh = (uint32_t)ft->max_rank + 1;
+	uint64_t n = (uint64_t)ft->nleaves * ft->cn_stride;
+	uint32_t *count;
+
+	if (ft->cn_stride == ft->max_cn_per_leaf || ft->max_rank < 2)
+		return 0;
+	count = calloc(ft->ns + 1, sizeof(*count));
+	ft->arrival = calloc(n * nh + 1, sizeof(*ft->arrival));
+	if (!count || !ft->arrival) {
+		free(count);
+		return -1;
+	}
+	ft->narrival = n;
+	for (uint32_t i = 0; i < ft->nleaves; i++) {
+		for (uint32_t pos = 0; pos < ft->cn_stride; pos++) {
+			uint64_t idx = (uint64_t)i * ft->cn_stride + pos;
+			uint32_t *dg = ft->arrival + idx * nh;
+			uint32_t x = ft->leaves[i];
+
+			dg[0] = (uint32_t)idx;
+			for (uint32_t h = 1; h < nh; h++)
+				dg[h] = (uint32_t)(idx / ft->radix_div[h]);
+			if (pos >= ft->max_cn_per_leaf)
+				continue; /* padding: no CA, not counted */
+			for (uint32_t h = 0; h + 1 < nh; h++) {
+				const struct ft_sw *sw = &ft->sw[x];
+				int32_t e;
+
+				if (!sw->nslots || ft_height(ft, x) != (int)h)
+					break;
+				e = ft->slots[sw->slot + dg[h] % sw->nslots];
+				if (e < 0)
+					break;
+				x = ft_up(ft, x)[e >> 8].remote;
+				dg[h + 1] = count[x]++;
+			}
+		}
+	}
+	free(count);
+	return 0;
 }
 
 int ft_build(struct ft *ft, const struct cr_fabric *f,
@@ -646,6 +700,8 @@ int ft_build(struct ft *ft, const struct cr_fabric *f,
 	if (build_slots(ft) || order_leaves(ft))
 		goto oom;
 	count_cns(ft);
+	if (arrival_digits(ft))
+		goto oom;
 	return 0;
 oom:
 	cr_err("cr-ftree: out of memory analysing the fat tree");
@@ -661,5 +717,6 @@ void ft_release(struct ft *ft)
 	free(ft->by_rank);
 	cr_roles_release(&ft->roles);
 	free(ft->leaves);
+	free(ft->arrival);
 	memset(ft, 0, sizeof(*ft));
 }
