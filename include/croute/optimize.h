@@ -33,6 +33,11 @@ struct cr_opt_params {
 	double budget; /* seconds; <= 0: CR_OPT_BUDGET_DEFAULT */
 	unsigned max_extra_hops; /* min-hop and up/down: longer paths, 0 */
 	unsigned max_evals; /* 0: CR_OPT_MAX_EVALS */
+	/*
+	 * Score on the hosts in node-description order (cr_hosts_default()),
+	 * as cr-auto ranks its candidates, not in the engine's CA order.
+	 */
+	bool natural_hosts;
 };
 
 struct cr_opt_stats {

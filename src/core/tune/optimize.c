@@ -1005,7 +1005,8 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ret = 0;
 		goto out;
 	}
-	hosts = cr_hosts_for(f, o.by, NULL);
+	hosts = par.natural_hosts ? cr_hosts_default(f)
+				  : cr_hosts_for(f, o.by, NULL);
 	score = calloc(obj->num_terms + 1, sizeof(double));
 	after = calloc(obj->num_terms + 1, sizeof(double));
 	pats = calloc(obj->num_terms + 1, sizeof(*pats));
@@ -1164,5 +1165,7 @@ int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 	(void)o;
 	if (budget > 0)
 		p.budget = budget;
+	/* improve what cr-auto scored: the same hosts in the same order */
+	p.natural_hosts = true;
 	return cr_optimize(f, e, obj, &p, r, by, NULL);
 }

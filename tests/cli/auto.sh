@@ -1,0 +1,27 @@
+#!/bin/bash
+# cr-auto through the command: the improvement pass on the winner scores
+# what cr-auto ranked its candidates on (the hosts in node-description
+# order), not the winning engine's own CA order. On a fat tree with
+# two-port hosts cr-ftree's CA order lists every port, and the pass used
+# to start from .5334 where cr-auto had scored the winner 1.0.
+. "$(dirname "$0")/lib.sh"
+
+"$croute" gen ktree 4 3 --hca-ports 2 -o "$tmp/k.topo" || fail "croute gen"
+"$croute" route -t "$tmp/k.topo" -e auto -o "$tmp/k.lft" 2>"$tmp/err" ||
+	fail "croute route -e auto"
+# "optimize: cr-ENGINE shift:avg A -> B" and "cr-auto: chose ENGINE (S on"
+start=$(sed -n 's/.*optimize: cr-[a-z]* [a-z]*:[a-z]* \([0-9.]*\) ->.*/\1/p' \
+	"$tmp/err" | head -n 1)
+chose=$(sed -n 's/.*cr-auto: chose [^ ]* (\([0-9.]*\) on.*/\1/p' "$tmp/err")
+[ -n "$start" ] && [ -n "$chose" ] || {
+	cat "$tmp/err"
+	fail "no pass or no choice in the log"
+}
+[ "$start" = "$chose" ] ||
+	fail "the pass started from $start, cr-auto scored the winner $chose"
+# and the report of the installed tables agrees
+shift=$("$croute" estimate -t "$tmp/k.topo" --lfts "$tmp/k.lft" \
+	--pattern shift | awk '$1 == "shift" { print $4 }')
+[ "$shift" = "$chose" ] ||
+	fail "estimate --lfts says $shift, cr-auto said $chose"
+exit $failed
