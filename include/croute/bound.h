@@ -37,6 +37,13 @@
 struct cr_bound_opts {
 	bool minimal;
 	bool unsplittable;
+	/*
+	 * one routing for every phase: the avg bound from one LP over all
+	 * phases in which each (source switch, destination LID) splits its
+	 * flows in the same shares of the candidate paths in every phase
+	 * (an LFT routing is the case of one path at share 1)
+	 */
+	bool one_routing;
 	unsigned max_extra_hops;
 	double mip_seconds; /* per phase; 0: no limit */
 };
@@ -45,6 +52,8 @@ struct cr_bound_opts {
  * phase (each a binary and a rate column). */
 #define CR_BOUND_MIP_MAX_PATHS 512
 #define CR_BOUND_MIP_MAX_COLS 40000
+/* --one-routing: candidate (flow, path) pairs over all phases */
+#define CR_BOUND_JOINT_MAX_COLS 1000000
 
 void cr_bound_opts_init(struct cr_bound_opts *o); /* all paths, split */
 
@@ -71,6 +80,9 @@ struct cr_bound_result {
 	double avg_frac; /* flow-weighted mean of the phases' avg bounds */
 	double min_frac; /* smallest of the phases' min bounds */
 	double incumbent_frac; /* unsplittable: the same mean of incumbents */
+	/* one_routing: the per-phase bounds' mean (avg_frac is the one LP's
+	 * dual bound) and the LP's own objective */
+	double phase_avg_frac, joint_primal;
 	uint32_t unproved; /* unsplittable: phases not solved to optimality */
 	double seconds;
 	struct cr_bound_phase *phase;
@@ -101,6 +113,14 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 		       const struct cr_pattern *p, const struct cr_hosts *hosts,
 		       const struct cr_bound_opts *o);
+
+/*
+ * The one-routing LP over every phase of p (o->minimal, max_extra_hops):
+ * *avg its dual bound, *primal its objective, as fractions. 0 or -1.
+ */
+int cr_bound_joint(const struct cr_fabric *f, const struct cr_est *e,
+		   const struct cr_pattern *p, const struct cr_hosts *hosts,
+		   const struct cr_bound_opts *o, double *avg, double *primal);
 
 /* Every phase of p over hosts (o as above). NULL (logged) on error. */
 struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,

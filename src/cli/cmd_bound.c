@@ -20,6 +20,7 @@ enum {
 	KEY_UNSPLIT,
 	KEY_EXTRA_HOPS,
 	KEY_MIP_SECONDS,
+	KEY_ONE_ROUTING,
 };
 
 static const struct cli_opt bound_opts[] = {
@@ -29,6 +30,9 @@ static const struct cli_opt bound_opts[] = {
 	 "paths flows may take: any (default), or fewest switch hops only"},
 	{"unsplittable", KEY_UNSPLIT, NULL,
 	 "each flow on one path (MIP; small fabrics only)"},
+	{"one-routing", KEY_ONE_ROUTING, NULL,
+	 "avg bound for one routing serving every phase (one LP; small "
+	 "fabrics)"},
 	{"max-extra-hops", KEY_EXTRA_HOPS, "N",
 	 "--unsplittable --paths all: paths up to N hops above the fewest "
 	 "(2)"},
@@ -72,6 +76,9 @@ static int bound_opt(void *arg, int key, const char *val)
 	case KEY_UNSPLIT:
 		c->bo.unsplittable = true;
 		return 0;
+	case KEY_ONE_ROUTING:
+		c->bo.one_routing = true;
+		return 0;
 	case KEY_EXTRA_HOPS:
 		if (cli_uint(c->setup.cmd, "--max-extra-hops", val, 16, &v))
 			return -1;
@@ -88,13 +95,16 @@ static int bound_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
-static void print_result(const struct cr_bound_result *b, bool unsplit)
+static void print_result(const struct cr_bound_result *b,
+			 const struct cr_bound_opts *o)
 {
 	printf("%-16s %9u/%-5u %10" PRIu64 " %10.4f %10.4f %9.2f", b->name,
 	       b->num_phases, b->phases_total, b->flows, b->avg_frac,
 	       b->min_frac, b->seconds);
-	if (unsplit)
+	if (o->unsplittable)
 		printf(" %10.4f %8u", b->incumbent_frac, b->unproved);
+	if (o->one_routing)
+		printf(" %10.4f %10.4f", b->phase_avg_frac, b->joint_primal);
 	printf("\n");
 }
 
@@ -128,7 +138,24 @@ static void print_header(const struct bound_ctx *c, const struct cr_fabric *f,
 
 	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n",
 	       c->setup.topo, f->num_switches, hosts->count, how);
-	if (!o->unsplittable) {
+	if (o->one_routing) {
+		char paths[64];
+
+		if (o->minimal)
+			snprintf(paths, sizeof(paths), "minimal paths");
+		else
+			snprintf(paths, sizeof(paths),
+				 "paths at most %u hops above the fewest",
+				 o->max_extra_hops);
+		printf("# upper bounds for one routing serving every phase, "
+		       "on %s: avg bound:\n# one LP over all phases, each "
+		       "(source switch, destination) in the same\n# shares "
+		       "of its paths in every phase (its dual bound; LP "
+		       "value: the\n# solver's objective; per phase: the "
+		       "phases' own splittable bounds);\n# min bound and the"
+		       " phase table: per phase, splittable, over %s\n",
+		       paths, o->minimal ? "minimal paths" : "all paths");
+	} else if (!o->unsplittable) {
 		printf("# upper bounds for any routing%s: splittable "
 		       "multi-commodity flow, link\n# data rates as "
 		       "capacities; fractions of the injection rate\n",
@@ -206,9 +233,16 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	if (c.extra_set && (!c.bo.unsplittable || c.bo.minimal)) {
+	if (c.extra_set &&
+	    (!(c.bo.unsplittable || c.bo.one_routing) || c.bo.minimal)) {
 		cli_usage_error(cmd, "--max-extra-hops goes with "
-				     "--unsplittable --paths all");
+				     "--unsplittable or --one-routing, and "
+				     "--paths all");
+		goto out;
+	}
+	if (c.bo.unsplittable && c.bo.one_routing) {
+		cli_usage_error(cmd, "--unsplittable and --one-routing: one "
+				     "or the other");
 		goto out;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
@@ -237,7 +271,8 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	/* too big for the MIP: say so before any phase runs (exit 2) */
-	for (int i = 0; c.bo.unsplittable && i < npat; i++)
+	for (int i = 0; (c.bo.unsplittable || c.bo.one_routing) && i < npat;
+	     i++)
 		if (cr_bound_mip_check(f, est, &pats[i], hosts, &c.bo))
 			goto out;
 	print_header(&c, f, hosts, how);
@@ -245,13 +280,15 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	       "avg bound", "min bound", "seconds");
 	if (c.bo.unsplittable)
 		printf(" %10s %8s", "incumbent", "unproved");
+	if (c.bo.one_routing)
+		printf(" %10s %10s", "per phase", "LP value");
 	printf("\n");
 	fflush(stdout);
 	for (done = 0; done < npat; done++) {
 		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
 		if (!res[done])
 			goto out;
-		print_result(res[done], c.bo.unsplittable);
+		print_result(res[done], &c.bo);
 		fflush(stdout);
 	}
 	for (int i = 0; i < npat; i++)
@@ -392,7 +429,7 @@ const struct cli_cmd cli_cmd_bound = {
 	.name = "bound",
 	.synopsis =
 		"--topo FILE [--pattern LIST] [--phases K] [--paths all|minimal]"
-		" [--unsplittable] [options]",
+		" [--unsplittable|--one-routing] [options]",
 	.summary = "Upper bounds on what any routing could give a pattern.",
 	.details =
 		"For each phase of each pattern (default shift,bisect): the"
@@ -414,7 +451,10 @@ const struct cli_cmd cli_cmd_bound = {
 		" fewest, and\nthe bound holds only for routings within"
 		" that limit. A phase stopped by\n--mip-seconds reports its"
 		" search's best open bound (\"unproved\"), never the\nbest"
-		" routing found (\"incumbent\").\n",
+		" routing found (\"incumbent\").\n--one-routing: one LP"
+		" over all phases in which each (source switch,\ndestination)"
+		" keeps the same path shares in every phase, as one routing"
+		" does.\n",
 	.opts = bound_tables,
 	.run = bound_run,
 };

@@ -60,6 +60,18 @@ awk -v all="$(avg "$tmp/b")" -v min="$(avg "$tmp/bm")" \
 		"<= minimal $(avg "$tmp/bm") <= all $(avg "$tmp/b")"
 grep -q "^# on minimal paths: a MIP per phase" "$tmp/bu" ||
 	fail "--unsplittable does not say what it bounds"
+# one routing for all phases: at most the per-phase bound it prints
+"$croute" bound --topo "$tmp/r.topo" --pattern shift --phases 3 \
+	--paths minimal --one-routing >"$tmp/bo" ||
+	fail "bound --paths minimal --one-routing"
+awk -v min="$(avg "$tmp/bm")" -v est="$est" '$1 ~ /^shift/ { n++
+	if (!($4 <= $7 + 1e-4 && $7 == min && est <= $4 + 1e-4)) bad = 1 }
+	END { exit bad || n != 1 }' "$tmp/bo" ||
+	{ fail "--one-routing above its per-phase bound or the estimate"
+	  cat "$tmp/bo"; }
+"$croute" bound --topo "$tmp/r.topo" --one-routing --unsplittable \
+	>/dev/null 2>&1
+[ $? -eq 2 ] || fail "--one-routing with --unsplittable accepted"
 # too big for the MIP, or options that do not go together: exit 2
 "$croute" gen torus 4 4 4 --hosts 1 -o "$tmp/t.topo" || exit 1
 "$croute" bound --topo "$tmp/t.topo" --pattern shift \

@@ -32,9 +32,8 @@
 
 #include "bound_int.h"
 
-static void model_free(struct model *m)
+void cr_bound_model_free_flows(struct model *m)
 {
-	free(m->edge);
 	free(m->src_sw);
 	free(m->dst_sw);
 	free(m->src_key);
@@ -43,11 +42,21 @@ static void model_free(struct model *m)
 	free(m->comm);
 	free(m->comm_sw);
 	free(m->key_cap);
+	m->src_sw = m->dst_sw = m->src_key = m->dst_key = NULL;
+	m->comm = m->comm_sw = NULL;
+	m->inject = m->key_cap = NULL;
+	m->ncomm = m->nkeys = 0;
+}
+
+void cr_bound_model_free(struct model *m)
+{
+	cr_bound_model_free_flows(m);
+	free(m->edge);
 	free(m->off);
 	free(m->hops);
 }
 
-static int build_edges(struct model *m, const struct cr_est *e)
+int cr_bound_model_edges(struct model *m, const struct cr_est *e)
 {
 	const struct cr_fabric *f = m->f;
 	size_t alloc = 0;
@@ -116,8 +125,8 @@ static uint32_t key_get(struct keymap *km, struct model *m, uint64_t key,
 	return m->nkeys++;
 }
 
-static int build_flows(struct model *m, const struct cr_est *e,
-		       const struct cr_flow *flows)
+int cr_bound_model_flows(struct model *m, const struct cr_est *e,
+			 const struct cr_flow *flows)
 {
 	const struct cr_fabric *f = m->f;
 	struct keymap km = {0};
@@ -852,7 +861,8 @@ static int model_build(struct model *m, const struct cr_est *e,
 		       const struct cr_bound_opts *o)
 {
 	m->minimal = o && o->minimal;
-	if (build_edges(m, e) || cr_bound_hops(m) || build_flows(m, e, flows)) {
+	if (cr_bound_model_edges(m, e) || cr_bound_hops(m) ||
+	    cr_bound_model_flows(m, e, flows)) {
 		cr_err("out of memory building the bound's LP");
 		return -1;
 	}
@@ -909,7 +919,7 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 	ret = 0;
 out:
 	out->seconds = cr_now() - t0;
-	model_free(&m);
+	cr_bound_model_free(&m);
 	return ret;
 }
 
@@ -921,6 +931,7 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 	struct cr_phases *ph = cr_phases_start(f, p, hosts);
 	struct cr_flow *flows = NULL;
 	uint32_t *count = NULL; /* per switch pair, UINT32_MAX: not known */
+	uint64_t grand = 0;
 	size_t npairs = (size_t)m.ns * m.ns;
 	int ret = -1;
 
@@ -929,7 +940,8 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 	m.minimal = o->minimal;
 	flows = malloc((cr_phases_max_flows(ph) + 1) * sizeof(*flows));
 	count = malloc((npairs + 1) * sizeof(*count));
-	if (!flows || !count || build_edges(&m, e) || cr_bound_hops(&m)) {
+	if (!flows || !count || cr_bound_model_edges(&m, e) ||
+	    cr_bound_hops(&m)) {
 		cr_err("out of memory");
 		goto out;
 	}
@@ -939,7 +951,7 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 		uint64_t total = 0;
 
 		m.n = cr_phases_get(ph, ix, flows, &label);
-		if (build_flows(&m, e, flows)) {
+		if (cr_bound_model_flows(&m, e, flows)) {
 			cr_err("out of memory");
 			goto out;
 		}
@@ -963,9 +975,11 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 				}
 			}
 			if (count[k] > CR_BOUND_MIP_MAX_PATHS) {
-				cr_err("--unsplittable: more than %u candidate"
-				       " paths between two switches (%s); the "
-				       "MIP is for small fabrics",
+				cr_err("%s: more than %u candidate"
+				       " paths between two switches (%s); it "
+				       "is for small fabrics",
+				       o->unsplittable ? "--unsplittable"
+						       : "--one-routing",
 				       CR_BOUND_MIP_MAX_PATHS,
 				       m.minimal ? "minimal paths"
 						 : "lower --max-extra-hops?");
@@ -973,19 +987,15 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 			}
 			total += count[k];
 		}
-		free(m.src_sw);
-		free(m.dst_sw);
-		free(m.src_key);
-		free(m.dst_key);
-		free(m.inject);
-		free(m.comm);
-		free(m.comm_sw);
-		free(m.key_cap);
-		m.src_sw = m.dst_sw = m.src_key = m.dst_key = NULL;
-		m.comm = m.comm_sw = NULL;
-		m.inject = m.key_cap = NULL;
-		m.ncomm = m.nkeys = 0;
-		if (total > CR_BOUND_MIP_MAX_COLS) {
+		cr_bound_model_free_flows(&m);
+		grand += total;
+		if (o->one_routing && grand > CR_BOUND_JOINT_MAX_COLS) {
+			cr_err("--one-routing: more than %u candidate (flow, "
+			       "path) pairs over the phases; use --phases",
+			       CR_BOUND_JOINT_MAX_COLS);
+			goto out;
+		}
+		if (o->unsplittable && total > CR_BOUND_MIP_MAX_COLS) {
 			cr_err("--unsplittable: phase %u has %llu candidate "
 			       "paths (limit %u); the MIP is for small fabrics",
 			       label, (unsigned long long)total,
@@ -995,7 +1005,7 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 	}
 	ret = 0;
 out:
-	model_free(&m);
+	cr_bound_model_free(&m);
 	free(count);
 	free(flows);
 	cr_phases_stop(ph);
@@ -1021,6 +1031,8 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	struct cr_flow *flows = NULL;
 	double t0 = cr_now();
 	double sum = 0, inc = 0;
+	struct cr_bound_opts po;
+	const struct cr_bound_opts *phase_o = o;
 
 	if (!b)
 		goto oom;
@@ -1039,6 +1051,12 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	else
 		snprintf(b->name, sizeof(b->name), "%s",
 			 cr_pattern_kind_name(p->kind));
+	if (o && o->one_routing) {
+		/* the phases' own bounds (split), then the one LP */
+		po = *o;
+		po.one_routing = po.unsplittable = false;
+		phase_o = &po;
+	}
 	b->phase = calloc(b->num_phases + 1, sizeof(*b->phase));
 	flows = malloc((cr_phases_max_flows(ph) + 1) * sizeof(*flows));
 	if (!b->phase || !flows)
@@ -1047,7 +1065,8 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 		uint32_t label;
 		size_t n = cr_phases_get(ph, i, flows, &label);
 
-		if (cr_bound_phase(f, e, flows, n, 0, o, &b->phase[i], NULL))
+		if (cr_bound_phase(f, e, flows, n, 0, phase_o, &b->phase[i],
+				   NULL))
 			goto fail;
 		b->phase[i].label = label;
 		b->flows += n;
@@ -1063,6 +1082,10 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 			b->min_frac = b->phase[i].min_frac;
 	}
 	b->avg_frac = b->flows ? sum / (double)b->flows : 0;
+	b->phase_avg_frac = b->avg_frac;
+	if (o && o->one_routing &&
+	    cr_bound_joint(f, e, p, hosts, o, &b->avg_frac, &b->joint_primal))
+		goto fail;
 	b->incumbent_frac = b->flows ? inc / (double)b->flows : 0;
 	if (!b->num_phases)
 		b->min_frac = 0;

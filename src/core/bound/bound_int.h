@@ -59,6 +59,17 @@ static inline bool cr_bound_on_dag(const struct model *m, uint32_t e,
 	return a != CR_HOP_NONE && b != CR_HOP_NONE && b + 1 == a;
 }
 
+/*
+ * The model's switch links from e's rates (then cr_bound_hops()), and its
+ * flows (cr_bound_model_flows, freed by cr_bound_model_free_flows before
+ * the next phase's): 0, or -1 out of memory (not logged).
+ */
+int cr_bound_model_edges(struct model *m, const struct cr_est *e);
+int cr_bound_model_flows(struct model *m, const struct cr_est *e,
+			 const struct cr_flow *flows);
+void cr_bound_model_free_flows(struct model *m);
+void cr_bound_model_free(struct model *m);
+
 /* m->off and m->hops from m->edge: 0, or -1 out of memory. */
 int cr_bound_hops(struct model *m);
 
