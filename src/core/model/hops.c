@@ -8,17 +8,22 @@
 #include <croute/parallel.h>
 
 struct bfs_job {
-	const struct cr_fabric *f;
+	uint32_t ns;
+	const uint32_t *start; /* cr_switch_adjacency() */
+	const uint32_t *adj;
 	uint8_t *dist;
 };
 
-/* Each source's BFS fills its own row: sources run in parallel. */
+/*
+ * Each source's BFS fills its own row: sources run in parallel. Over the
+ * switch links alone, in flat arrays: at 2,880 switches the hosts' ports
+ * and the node records cost more than the search itself.
+ */
 static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		     uint32_t end)
 {
 	const struct bfs_job *j = arg;
-	const struct cr_fabric *f = j->f;
-	uint32_t ns = f->num_switches;
+	uint32_t ns = j->ns;
 	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
 
 	(void)part;
@@ -30,21 +35,21 @@ static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		uint32_t head = 0, tail = 0;
 
 		d[s] = 0;
-		queue[tail++] = f->switches[s];
+		queue[tail++] = s;
 		while (head < tail) {
-			const struct cr_node *n = &f->nodes[queue[head++]];
-			uint8_t next = d[n->sw_index] + 1;
+			uint32_t x = queue[head++];
+			uint8_t next = d[x] + 1;
 
 			if (next >= CR_HOPS_INF)
 				continue;
-			for (unsigned p = 1; p <= n->num_ports; p++) {
-				uint32_t m = n->ports[p].remote;
+			for (uint32_t k = j->start[x]; k < j->start[x + 1];
+			     k++) {
+				uint32_t y = j->adj[k];
 
-				if (m == CR_NO_NODE || !cr_is_switch(f, m) ||
-				    d[f->nodes[m].sw_index] != CR_HOPS_INF)
+				if (d[y] != CR_HOPS_INF)
 					continue;
-				d[f->nodes[m].sw_index] = next;
-				queue[tail++] = m;
+				d[y] = next;
+				queue[tail++] = y;
 			}
 		}
 	}
@@ -55,14 +60,23 @@ static int bfs_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 uint8_t *cr_switch_distances(const struct cr_fabric *f)
 {
 	uint32_t ns = f->num_switches;
-	struct bfs_job j = {.f = f, .dist = malloc((size_t)ns * ns + 1)};
+	uint32_t *start = NULL, *adj = NULL;
+	struct bfs_job j = {.ns = ns, .dist = malloc((size_t)ns * ns + 1)};
 
-	if (j.dist) {
+	if (j.dist && !cr_switch_adjacency(f, &start, &adj, NULL)) {
+		j.start = start;
+		j.adj = adj;
 		memset(j.dist, CR_HOPS_INF, (size_t)ns * ns);
-		if (!cr_parallel(ns, cr_parallel_parts(ns, 64), bfs_range, &j))
+		if (!cr_parallel(ns, cr_parallel_parts(ns, 64), bfs_range,
+				 &j)) {
+			free(start);
+			free(adj);
 			return j.dist;
+		}
 	}
 	cr_err("out of memory for %u x %u switch distances", ns, ns);
+	free(start);
+	free(adj);
 	free(j.dist);
 	return NULL;
 }

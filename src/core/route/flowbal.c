@@ -53,6 +53,8 @@ struct flowrun {
 	const struct cr_flow_engine *e;
 	const uint16_t *lids;
 	const uint32_t *dest; /* per position: destination switch index */
+	uint8_t *dport; /* per position: the port delivering it there */
+	uint8_t *flags; /* per position: its CR_PS_ flags */
 	uint32_t ns;
 	uint32_t *cas; /* CA ports per switch */
 	struct cr_team *team;
@@ -156,6 +158,7 @@ static int level_chunk(void *arg, unsigned worker, unsigned chunk)
 		uint32_t s = order[k], sw = f->switches[s];
 		const struct cand_cache *c = cands_of(x, s, lev);
 		const struct cr_node *n = &f->nodes[sw];
+		uint32_t *plain = cr_portsel_plain_counts(x->ps, sw);
 
 		for (unsigned i = 0; i < x->nb; i++) {
 			uint64_t in = x->bport[i] ? x->cas[s] : 0;
@@ -171,10 +174,17 @@ static int level_chunk(void *arg, unsigned worker, unsigned chunk)
 					*a = 0;
 				}
 			}
+			/* No flow here (half the picks on a fat tree): inline. */
+			if (!in) {
+				x->r->lft[sw][lid] = cr_portsel_pick_kept(
+					x->ps, sw, plain, c->cands, c->nc, lid,
+					x->bflags[i]);
+				continue;
+			}
 			p = cr_portsel_pick_flows(x->ps, sw, c->cands, c->nc,
 						  lid, x->bflags[i], in);
 			x->r->lft[sw][lid] = p;
-			if (!in || p == CR_NO_PATH)
+			if (p == CR_NO_PATH)
 				continue;
 			next = n->ports[p].remote;
 			if (next == CR_NO_NODE || !cr_is_switch(f, next))
@@ -199,6 +209,7 @@ static int quiet_chunk(void *arg, unsigned worker, unsigned chunk)
 	share(x->ns, chunk, x->nchunks, &begin, &end);
 	for (uint32_t s = begin; s < end; s++) {
 		uint32_t sw = f->switches[s];
+		uint32_t *plain = cr_portsel_plain_counts(x->ps, sw);
 
 		for (unsigned g = 0; g < x->nquiet; g++) {
 			const struct quiet *q = &x->quiet[g];
@@ -210,28 +221,21 @@ static int quiet_chunk(void *arg, unsigned worker, unsigned chunk)
 				continue;
 			if (!lev[s]) {
 				/* The destination: its own entries. */
-				for (uint32_t i = q->first; i < q->last; i++) {
-					uint8_t dport;
-
-					if (x->dest[i] == CR_NO_NODE)
-						continue;
-					cr_lid_switch(f, x->lids[i], &dport);
-					x->r->lft[sw][x->lids[i]] = dport;
-				}
+				for (uint32_t i = q->first; i < q->last; i++)
+					if (x->dest[i] != CR_NO_NODE)
+						x->r->lft[sw][x->lids[i]] =
+							x->dport[i];
 				continue;
 			}
 			nc = x->e->cands(x->e->ctx, q->slot, lev, s, cands);
-			for (uint32_t i = q->first; i < q->last; i++) {
-				uint16_t lid = x->lids[i];
-				uint8_t dport;
-
-				if (x->dest[i] == CR_NO_NODE)
-					continue;
-				cr_lid_switch(f, lid, &dport);
-				x->r->lft[sw][lid] = cr_portsel_pick_flows(
-					x->ps, sw, cands, nc, lid,
-					lid_flags(f, lid, dport), 0);
-			}
+			/* No flows: cr_portsel_pick_flows() is this. */
+			for (uint32_t i = q->first; i < q->last; i++)
+				if (x->dest[i] != CR_NO_NODE)
+					x->r->lft[sw][x->lids[i]] =
+						cr_portsel_pick_kept(
+							x->ps, sw, plain, cands,
+							nc, x->lids[i],
+							x->flags[i]);
 		}
 	}
 	return 0;
@@ -299,16 +303,13 @@ static int route_group(struct flowrun *x, unsigned slot, uint32_t first,
 		x->nb = 0;
 		for (; i < last && x->nb < x->width; i++) {
 			uint16_t lid = x->lids[i];
-			uint8_t dport;
-			uint32_t dn;
 
 			if (x->dest[i] == CR_NO_NODE)
 				continue;
-			dn = cr_lid_switch(f, lid, &dport);
-			x->r->lft[dn][lid] = dport;
+			x->r->lft[f->switches[x->dest[i]]][lid] = x->dport[i];
 			x->blid[x->nb] = lid;
-			x->bport[x->nb] = dport;
-			x->bflags[x->nb] = lid_flags(f, lid, dport);
+			x->bport[x->nb] = x->dport[i];
+			x->bflags[x->nb] = x->flags[i];
 			x->nb++;
 		}
 		ret = route_block(x);
@@ -322,7 +323,6 @@ static int route_group(struct flowrun *x, unsigned slot, uint32_t first,
 static int route_segment(struct flowrun *x, const unsigned *slot_of,
 			 uint32_t first, uint32_t last)
 {
-	const struct cr_fabric *f = x->f;
 	uint32_t i = first;
 	int ret;
 
@@ -337,14 +337,11 @@ static int route_segment(struct flowrun *x, const unsigned *slot_of,
 		}
 		d = x->dest[i];
 		for (j = i; j < last; j++) {
-			uint8_t dport;
-
 			if (x->dest[j] == CR_NO_NODE)
 				continue;
 			if (x->dest[j] != d)
 				break;
-			cr_lid_switch(f, x->lids[j], &dport);
-			flows |= dport != 0;
+			flows |= x->dport[j] != 0;
 			n++;
 		}
 		if (x->e->group)
@@ -381,6 +378,8 @@ static void run_free(struct flowrun *x)
 	free(x->cache);
 	free(x->quiet);
 	free((void *)x->dest);
+	free(x->dport);
+	free(x->flags);
 	cr_team_stop(x->team);
 }
 
@@ -408,12 +407,19 @@ static int run_init(struct flowrun *x, int nlids)
 	uint32_t *dest = malloc(((size_t)nlids + 1) * sizeof(*dest));
 
 	x->dest = dest;
-	if (!dest)
+	x->dport = malloc((size_t)nlids + 1);
+	x->flags = malloc((size_t)nlids + 1);
+	if (!dest || !x->dport || !x->flags)
 		return -1;
 	for (int i = 0; i < nlids; i++) {
-		uint32_t dn = cr_lid_switch(f, x->lids[i], NULL);
+		uint16_t lid = x->lids[i];
+		uint32_t dn;
+
+		x->dport[i] = 0;
+		dn = cr_lid_switch(f, lid, &x->dport[i]);
 
 		dest[i] = dn == CR_NO_NODE ? CR_NO_NODE : f->nodes[dn].sw_index;
+		x->flags[i] = (uint8_t)lid_flags(f, lid, x->dport[i]);
 	}
 	x->width = block_width(dest, nlids);
 	x->team = cr_team_start(cr_threads_get());

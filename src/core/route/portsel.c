@@ -681,6 +681,16 @@ uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 		return cr_portsel_pick(ps, sw, cands, n, lid, flags);
 	/* Base LIDs and the further LIDs of ports: two balances. */
 	flow = ps->flow + row + (flags & CR_PS_BASE ? 0 : cells);
+	/* At scale: sorted, no diversity to seek, nothing to copy. */
+	if ((flags & CR_PS_BASE) && (flags & CR_PS_SORTED)) {
+		port = cands[0];
+		for (unsigned i = 1; i < n; i++)
+			if (flow[cands[i]] < flow[port])
+				port = cands[i];
+		flow[port] += flows;
+		ps->count[row + port]++;
+		return port;
+	}
 	memcpy(order, cands, n);
 	if (!(flags & CR_PS_SORTED))
 		cr_portsel_order(ps, sw, order, n);
