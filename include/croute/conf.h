@@ -57,6 +57,7 @@ struct cr_conf {
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */
 	bool balance_global; /* croute_balance global */
+	bool balance_first; /* croute_balance first */
 	/* cr-auto (include/croute/auto.h); "" / 0: the default */
 	char auto_candidates[512];
 	char auto_objective[512];

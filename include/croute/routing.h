@@ -48,6 +48,12 @@ struct cr_options {
 	bool lash_balance; /* lash: balance first, fewest layers next */
 	/* minhop, updn, lash: path-load balancing (croute_balance global) */
 	bool balance_global;
+	/*
+	 * minhop, updn, lash: no balance (croute_balance first): the first of
+	 * the equal ports in search order, so a mesh or torus cabled by
+	 * dimension gets dimension-order routes
+	 */
+	bool balance_first;
 	enum cr_updn_roots updn_roots;
 	const struct cr_auto_conf *auto_conf; /* cr-auto; NULL: defaults */
 };
@@ -167,7 +173,7 @@ struct cr_engine {
  */
 struct cr_engine_set {
 	const struct cr_engine *e;
-	bool ps, rgs, bal, glob;
+	bool ps, rgs, bal, glob, first;
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48]; /* "updn+ps+roots=ecc": short names, as given */

@@ -29,7 +29,8 @@ static const struct cli_opt compare_opts[] = {
 	{"engines", KEY_ENGINES, "LIST",
 	 "ENGINE[+ps][+rgs][+bal][+glob][+roots=R],... (ps: --port-shifting,"
 	 " rgs: --remote-guid-sorting, bal: --lash-balance, glob: --balance"
-	 " global, roots: updn's, as in --auto-candidates)"},
+	 " global, first: --balance first, roots: updn's, as in"
+	 " --auto-candidates)"},
 	{"auto", KEY_AUTO, NULL,
 	 "also cr-auto: its row and its ranked candidates"},
 	CLI_AUTO_OPTS,

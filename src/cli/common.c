@@ -63,8 +63,8 @@ const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME",
 	 "minhop, updn, ftree, lash or auto (cr- optional)"},
 	{"balance", CLI_KEY_BALANCE, "MODE",
-	 "local (default) or global: path-load balancing (minhop, updn,"
-	 " lash)"},
+	 "local (default), global (path-load balancing) or first (the"
+	 " first equal port: dimension order on meshes; minhop, updn, lash)"},
 	{"port-shifting", CLI_KEY_PORT_SHIFTING, NULL,
 	 "spread destinations over equal ports (port_shifting, croute(8))"},
 	{"remote-guid-sorting", CLI_KEY_REMOTE_GUID_SORTING, NULL,
@@ -482,14 +482,16 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		s->engine = arg;
 		return 0;
 	case CLI_KEY_BALANCE:
-		if (strcmp(arg, "global") && strcmp(arg, "local")) {
+		if (strcmp(arg, "global") && strcmp(arg, "local") &&
+		    strcmp(arg, "first")) {
 			cli_usage_error(s->cmd,
-					"--balance: '%s' is not local or"
-					" global",
+					"--balance: '%s' is not local, global"
+					" or first",
 					arg);
 			return -1;
 		}
 		s->opts.balance_global = !strcmp(arg, "global");
+		s->opts.balance_first = !strcmp(arg, "first");
 		return 0;
 	case CLI_KEY_AUTO_CANDIDATES:
 		if (cr_auto_candidates_check(arg, "--auto-candidates"))

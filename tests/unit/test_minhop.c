@@ -4,6 +4,7 @@
 
 #include <croute/check.h>
 #include <croute/gen.h>
+#include <croute/hops.h>
 #include <croute/portsel.h>
 
 #include "updn_fabrics.h"
@@ -202,6 +203,63 @@ static void test_shift_flow_balance(void **state)
 	cr_fabric_free(g);
 }
 
+/*
+ * croute_balance first: every switch takes the lowest-numbered port on a
+ * shortest path. croute gen cables a mesh by dimension (ports X+, X-, Y+,
+ * Y-, ...), so that is dimension-order routing, free of credit loops on a
+ * mesh, where balancing by route counts closes some.
+ */
+static void test_balance_first(void **state)
+{
+	const unsigned dims[] = {3, 3, 3};
+	struct cr_gen_params p = {.seed = 1};
+	struct cr_fabric *f = cr_gen_torus(dims, 3, false, 2, &p);
+	uint8_t *dist;
+	struct cr_routing *r;
+	struct cr_options o;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route(f, "minhop", NULL);
+	assert_int_equal(cr_credit_loop_any(f, r), 1);
+	cr_routing_free(r);
+	cr_options_init(&o);
+	o.balance_first = true;
+	r = tu_route(f, "minhop", &o);
+	assert_complete_minimal(f, r);
+	assert_int_equal(cr_credit_loop_any(f, r), 0);
+	/* the first port, by number, of those on a shortest path */
+	dist = cr_switch_distances(f);
+	assert_non_null(dist);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t d = cr_lid_switch(f, lid, NULL);
+			uint32_t di, ns = f->num_switches;
+			unsigned want = 0;
+
+			if (d == CR_NO_NODE || d == f->switches[s])
+				continue;
+			di = f->nodes[d].sw_index;
+			for (unsigned q = 1; q <= n->num_ports && !want; q++) {
+				uint32_t m = n->ports[q].remote;
+
+				if (m != CR_NO_NODE && cr_is_switch(f, m) &&
+				    dist[(size_t)f->nodes[m].sw_index * ns +
+					 di] + 1 ==
+					    dist[(size_t)s * ns + di])
+					want = q;
+			}
+			assert_int_equal(r->lft[f->switches[s]][lid], want);
+		}
+	}
+	free(dist);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_shift_flow_balance),
+		cmocka_unit_test(test_balance_first),
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);

@@ -53,9 +53,11 @@ static int set_incremental(struct cr_conf *c, const char *val)
 
 static int set_balance(struct cr_conf *c, const char *val)
 {
-	if (strcmp(val, "global") && strcmp(val, "local"))
+	if (strcmp(val, "global") && strcmp(val, "local") &&
+	    strcmp(val, "first"))
 		return -1;
 	c->balance_global = !strcmp(val, "global");
+	c->balance_first = !strcmp(val, "first");
 	return 0;
 }
 
@@ -233,7 +235,7 @@ static const struct conf_key conf_keys[] = {
 	{"remote_guid_sorting", set_remote_guid_sorting, "TRUE or FALSE"},
 	{"croute_lash_balance", set_lash_balance, "TRUE or FALSE"},
 	{"croute_lash_sl_dump", set_lash_sl_dump, "TRUE or FALSE"},
-	{"croute_balance", set_balance, "local or global"},
+	{"croute_balance", set_balance, "local, global or first"},
 	{"croute_auto_candidates", set_auto_candidates,
 	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
 	{"croute_auto_objective", set_auto_objective,

@@ -142,4 +142,5 @@ void cr_osm_conf_apply(const struct cr_conf *c, struct cr_options *o)
 	o->remote_guid_sorting = c->remote_guid_sorting;
 	o->lash_balance = c->lash_balance;
 	o->balance_global = c->balance_global;
+	o->balance_first = c->balance_first;
 }

@@ -82,6 +82,8 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 			s->bal = true;
 		} else if (!strcmp(t, "glob") && strcmp(s->e->name, "ftree")) {
 			s->glob = true;
+		} else if (!strcmp(t, "first") && strcmp(s->e->name, "ftree")) {
+			s->first = true;
 		} else if (!strcmp(s->e->name, "updn") &&
 			   !strncmp(t, "roots=", 6)) {
 			const char *v = t + 6;
@@ -102,7 +104,7 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 	}
 	return 0;
 bad:
-	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob but for ftree;"
+	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob, first but for ftree;"
 	       " bal for lash; roots=auto|ecc|top|file for updn)",
 	       what, t, s->e->name);
 	return -1;

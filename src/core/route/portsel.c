@@ -67,6 +67,7 @@ struct cr_portsel {
 	const struct cr_routing *r;
 	bool shifting;
 	bool scatter;
+	bool first; /* croute_balance first: no balance */
 	uint64_t rng;
 	size_t stride; /* ports per switch row: max ports + 1 */
 	uint32_t *count; /* [sw_index * stride + port] */
@@ -283,6 +284,7 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	ps->r = r;
 	ps->shifting = o->port_shifting;
 	ps->scatter = o->scatter_ports != 0;
+	ps->first = o->balance_first && !o->balance_global;
 	ps->rng = o->scatter_ports * 0x9e3779b97f4a7c15ull + 1;
 	ps->stride = max_ports + 1;
 	cells = (size_t)f->num_switches * ps->stride + 1;
@@ -569,7 +571,7 @@ static uint8_t spread_pick(const struct cr_portsel *ps, uint32_t sw,
 
 uint32_t *cr_portsel_plain_counts(struct cr_portsel *ps, uint32_t sw)
 {
-	if (ps->shifting || ps->scatter || ps->weight)
+	if (ps->shifting || ps->scatter || ps->weight || ps->first)
 		return NULL;
 	return ps->count + (size_t)ps->f->nodes[sw].sw_index * ps->stride;
 }
@@ -590,6 +592,13 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 		return CR_NO_PATH;
 	if (n == 1) {
 		port = cands[0];
+		goto done;
+	}
+	if (ps->first) {
+		memcpy(order, cands, n);
+		if (!(flags & CR_PS_SORTED))
+			cr_portsel_order(ps, sw, order, n);
+		port = order[0];
 		goto done;
 	}
 	/*
@@ -657,7 +666,7 @@ int cr_portsel_use_flows(struct cr_portsel *ps)
 {
 	size_t cells = (size_t)ps->f->num_switches * ps->stride + 1;
 
-	if (ps->shifting || ps->scatter || ps->weight)
+	if (ps->shifting || ps->scatter || ps->weight || ps->first)
 		return 0;
 	ps->flow = calloc(2 * cells, sizeof(*ps->flow));
 	if (!ps->flow) {

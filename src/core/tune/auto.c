@@ -55,11 +55,11 @@ static const char *const all_candidates =
 	"updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=ecc+glob,"
 	"updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
-	"lash+glob,lash+bal+glob";
+	"lash+glob,lash+bal+glob,minhop+first,lash+first";
 
 struct cand {
 	const struct cr_engine *e;
-	bool ps, rgs, bal, glob;
+	bool ps, rgs, bal, glob, first;
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48];
@@ -83,6 +83,7 @@ static int parse_one(char *tok, struct cand *c, const char *what)
 	c->rgs = s.rgs;
 	c->bal = s.bal;
 	c->glob = s.glob;
+	c->first = s.first;
 	c->roots = s.roots;
 	c->roots_file = s.roots_file;
 	memcpy(c->name, s.name, sizeof(c->name));
@@ -317,6 +318,7 @@ static void cand_options(const struct cand *c, struct cr_options *o)
 	o->remote_guid_sorting = c->rgs;
 	o->lash_balance = c->bal;
 	o->balance_global = c->glob;
+	o->balance_first = c->first;
 	o->updn_roots = c->roots;
 	o->auto_conf = NULL;
 }
