@@ -67,6 +67,9 @@ static struct cr_fabric *fabric(int which)
 			break;
 		}
 		break;
+	case 7: /* 192 switches: cr-ftree splits each destination's round */
+		f = cr_gen_kary_ntree(8, 3, &p);
+		break;
 	}
 	assert_non_null(f);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
@@ -103,7 +106,7 @@ static void test_engines_same_output(void **state)
 	static const char *const engines[] = {"minhop", "updn", "ftree"};
 
 	(void)state;
-	for (int which = 0; which <= 6; which++) {
+	for (int which = 0; which <= 7; which++) {
 		struct cr_fabric *f = fabric(which);
 
 		for (unsigned e = 0; e < 3; e++) {
@@ -284,7 +287,7 @@ static void test_flow_balance_threads(void **state)
 static void test_hop_table_threads(void **state)
 {
 	(void)state;
-	for (int which = 0; which <= 6; which++) {
+	for (int which = 0; which <= 7; which++) {
 		struct cr_fabric *f = fabric(which);
 		size_t row = (size_t)f->max_lid + 1,
 		       size = f->num_switches * row;

@@ -71,6 +71,13 @@ struct ft_router {
 	bool *done; /* switch LIDs routed */
 	bool need_turn; /* some switch has no up/down path somewhere */
 	bool parallel; /* switches may route concurrently (portsel.h) */
+	/*
+	 * Threads for the whole run: a round per destination switch. With
+	 * threads started per round (cr_parallel()), each of the 2,880
+	 * rounds of fat-tree 48 waited to join a thread that a busy machine
+	 * had not scheduled yet: 8 s instead of 0.8.
+	 */
+	struct cr_team *team;
 	struct ft_dest *dests;
 	unsigned ndests;
 	unsigned cap_dests;
@@ -377,6 +384,7 @@ static void find_trunk(const struct ft *ft, uint32_t d, struct ft_dest *t)
 struct ft_part {
 	struct ft_router *rt;
 	uint32_t d;
+	unsigned nparts;
 	bool need_turn[CR_MAX_THREADS];
 };
 
@@ -395,6 +403,17 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 		if (route_switch(x->rt, x->d, s, &x->need_turn[part]))
 			return -1;
 	return 0;
+}
+
+static int switch_chunk(void *arg, unsigned worker, unsigned chunk)
+{
+	struct ft_part *x = arg;
+	uint32_t ns = x->rt->ft.ns;
+
+	(void)worker;
+	return switch_range(arg, chunk, x->nparts,
+			    (uint32_t)((uint64_t)ns * chunk / x->nparts),
+			    (uint32_t)((uint64_t)ns * (chunk + 1) / x->nparts));
 }
 
 /* Routes rt->dests, all delivered by switch d, on every switch. */
@@ -420,7 +439,9 @@ static int route_dests(struct ft_router *rt, uint32_t d)
 	mark_ancestors(rt, d);
 	for (unsigned i = 0; i < rt->ndests; i++)
 		find_trunk(&rt->ft, d, &rt->dests[i]);
-	if (cr_parallel(rt->ft.ns, nparts, switch_range, &x))
+	x.nparts = nparts;
+	if (rt->team ? cr_team_run(rt->team, nparts, switch_chunk, &x)
+		     : cr_parallel(rt->ft.ns, nparts, switch_range, &x))
 		return -1;
 	for (unsigned i = 0; i < nparts; i++)
 		rt->need_turn |= x.need_turn[i];
@@ -768,6 +789,13 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 	}
 	memset(rt.u, FT_INF, ns);
 	rt.parallel = cr_portsel_parallel(rt.ps);
+	if (rt.parallel && cr_parallel_parts(ns, 64) > 1) {
+		rt.team = cr_team_start(cr_threads_get());
+		if (!rt.team) {
+			cr_err("cr-ftree: out of memory");
+			goto out;
+		}
+	}
 	/* Parallel links in the port selection order, for take(). */
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct ft_sw *sw = &rt.ft.sw[s];
@@ -788,6 +816,7 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 out:
 	if (ret)
 		cr_routing_clear(r);
+	cr_team_stop(rt.team);
 	ft_release(&rt.ft);
 	cr_portsel_free(rt.ps);
 	free(rt.stamp);
