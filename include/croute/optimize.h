@@ -38,6 +38,12 @@ struct cr_opt_params {
 	 * as cr-auto ranks its candidates, not in the engine's CA order.
 	 */
 	bool natural_hosts;
+	/*
+	 * Keep a move only when no term of the objective falls below its
+	 * value at the start (cr-auto: its winner then stays at least as good
+	 * as it was on every term; the first term only ever rises)
+	 */
+	bool pareto;
 };
 
 struct cr_opt_stats {

@@ -118,6 +118,8 @@ struct opt {
 	const struct cr_objective *obj;
 	enum legality leg;
 	bool check_credit; /* cr_check on each kept move */
+	bool pareto; /* cr_opt_params.pareto: no term below floor */
+	const double *floor; /* the start's terms */
 	unsigned extra;
 	uint32_t ns;
 	uint32_t *link_node; /* directed link -> the node it leaves */
@@ -734,6 +736,9 @@ static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 	}
 	if (cr_objective_cmp(o->trial, o->best, o->obj->num_terms) <= 0)
 		return 0;
+	for (unsigned i = 1; o->pareto && i < o->obj->num_terms; i++)
+		if (cr_objective_cmp(o->trial + i, o->floor + i, 1) < 0)
+			return 0;
 	memcpy(o->best, o->trial, o->obj->num_terms * sizeof(*o->best));
 	return 1;
 }
@@ -994,6 +999,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		cr_opt_params_init(&par);
 	budget = par.budget > 0 ? par.budget : CR_OPT_BUDGET_DEFAULT;
 	max_tries = par.max_evals ? par.max_evals : CR_OPT_MAX_EVALS;
+	o.pareto = par.pareto;
 	o.leg = engine_is(e, "updn") ? LEG_UPDN : LEG_MINIMAL;
 	/* longer paths only where the engine's guarantee allows them */
 	o.extra = engine_is(e, "minhop") || engine_is(e, "updn")
@@ -1080,6 +1086,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		       o.cur[0], score[0]);
 		goto out;
 	}
+	o.floor = score;
 	if (climb(&o, t0, budget, max_tries, &s))
 		goto undo;
 	s.moves = (unsigned)o.nkept;
@@ -1165,7 +1172,11 @@ int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 	(void)o;
 	if (budget > 0)
 		p.budget = budget;
-	/* improve what cr-auto scored: the same hosts in the same order */
+	/*
+	 * Improve what cr-auto scored (the same hosts in the same order), and
+	 * on every term: the winner was chosen on all of them.
+	 */
 	p.natural_hosts = true;
+	p.pareto = true;
 	return cr_optimize(f, e, obj, &p, r, by, NULL);
 }
