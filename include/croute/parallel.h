@@ -58,4 +58,11 @@ unsigned cr_team_size(const struct cr_team *t);
 int cr_team_run(struct cr_team *t, unsigned nchunks, cr_chunk_fn fn, void *arg);
 void cr_team_stop(struct cr_team *t);
 
+/*
+ * cr_parallel() on a team (or, t NULL, on threads of its own): the same
+ * nparts ranges, each given to fn with its part number.
+ */
+int cr_team_ranges(struct cr_team *t, uint32_t n, unsigned nparts,
+		   cr_range_fn fn, void *arg);
+
 #endif

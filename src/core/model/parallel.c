@@ -333,3 +333,35 @@ void cr_team_stop(struct cr_team *t)
 	pthread_cond_destroy(&t->wake);
 	free(t);
 }
+
+struct team_ranges {
+	cr_range_fn fn;
+	void *arg;
+	uint32_t n;
+	unsigned nparts;
+};
+
+static int range_chunk(void *arg, unsigned worker, unsigned chunk)
+{
+	const struct team_ranges *r = arg;
+
+	(void)worker;
+	return r->fn(r->arg, chunk, r->nparts,
+		     (uint32_t)((uint64_t)r->n * chunk / r->nparts),
+		     (uint32_t)((uint64_t)r->n * (chunk + 1) / r->nparts));
+}
+
+int cr_team_ranges(struct cr_team *t, uint32_t n, unsigned nparts,
+		   cr_range_fn fn, void *arg)
+{
+	struct team_ranges r = {.fn = fn, .arg = arg, .n = n};
+
+	if (!t)
+		return cr_parallel(n, nparts, fn, arg);
+	if (nparts < 1)
+		nparts = 1;
+	if (nparts > CR_MAX_THREADS)
+		nparts = CR_MAX_THREADS;
+	r.nparts = nparts;
+	return cr_team_run(t, nparts, range_chunk, &r);
+}

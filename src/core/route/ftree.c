@@ -384,7 +384,6 @@ static void find_trunk(const struct ft *ft, uint32_t d, struct ft_dest *t)
 struct ft_part {
 	struct ft_router *rt;
 	uint32_t d;
-	unsigned nparts;
 	bool need_turn[CR_MAX_THREADS];
 };
 
@@ -403,17 +402,6 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 		if (route_switch(x->rt, x->d, s, &x->need_turn[part]))
 			return -1;
 	return 0;
-}
-
-static int switch_chunk(void *arg, unsigned worker, unsigned chunk)
-{
-	struct ft_part *x = arg;
-	uint32_t ns = x->rt->ft.ns;
-
-	(void)worker;
-	return switch_range(arg, chunk, x->nparts,
-			    (uint32_t)((uint64_t)ns * chunk / x->nparts),
-			    (uint32_t)((uint64_t)ns * (chunk + 1) / x->nparts));
 }
 
 /* Routes rt->dests, all delivered by switch d, on every switch. */
@@ -439,9 +427,7 @@ static int route_dests(struct ft_router *rt, uint32_t d)
 	mark_ancestors(rt, d);
 	for (unsigned i = 0; i < rt->ndests; i++)
 		find_trunk(&rt->ft, d, &rt->dests[i]);
-	x.nparts = nparts;
-	if (rt->team ? cr_team_run(rt->team, nparts, switch_chunk, &x)
-		     : cr_parallel(rt->ft.ns, nparts, switch_range, &x))
+	if (cr_team_ranges(rt->team, rt->ft.ns, nparts, switch_range, &x))
 		return -1;
 	for (unsigned i = 0; i < nparts; i++)
 		rt->need_turn |= x.need_turn[i];

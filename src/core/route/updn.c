@@ -1006,6 +1006,8 @@ static int route_lids(struct updn *u, struct cr_routing *r,
 	uint8_t *lid_slot = malloc((size_t)nlids + 1);
 	unsigned sw_parts =
 		cr_portsel_parallel(ps) ? cr_parallel_parts(u->ns, 16) : 1;
+	/* Two rounds per segment: threads kept for the run (parallel.h). */
+	struct cr_team *team = cr_team_start(cr_threads_get());
 	int ret = -1;
 
 	x.lid_dest = lid_dest;
@@ -1017,7 +1019,7 @@ static int route_lids(struct updn *u, struct cr_routing *r,
 	x.dist = malloc((size_t)SEG_DESTS * u->ns * sizeof(*x.dist) + 1);
 	x.mode = malloc((size_t)SEG_DESTS * u->ns + 1);
 	if (!lid_dest || !lid_slot || !x.queue || !x.cache || !x.stats ||
-	    !x.dist || !x.mode)
+	    !x.dist || !x.mode || !team)
 		goto oom;
 	for (unsigned i = 0; i < x.nparts; i++) {
 		x.queue[i] = malloc((u->ns + 1) * sizeof(**x.queue));
@@ -1050,9 +1052,9 @@ static int route_lids(struct updn *u, struct cr_routing *r,
 			}
 			lid_slot[x.last++] = (uint8_t)k;
 		}
-		cr_parallel(x.ndests, cr_parallel_parts(x.ndests, 4),
-			    label_range, &x);
-		cr_parallel(u->ns, sw_parts, switch_range, &x);
+		cr_team_ranges(team, x.ndests, cr_parallel_parts(x.ndests, 4),
+			       label_range, &x);
+		cr_team_ranges(team, u->ns, sw_parts, switch_range, &x);
 		x.first = x.last;
 	}
 	for (unsigned i = 0; i < x.nparts; i++)
@@ -1063,6 +1065,7 @@ static int route_lids(struct updn *u, struct cr_routing *r,
 oom:
 	cr_err("cr-updn: out of memory for %u switches", u->ns);
 out:
+	cr_team_stop(team);
 	run_free(&x);
 	return ret;
 }
