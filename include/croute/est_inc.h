@@ -98,6 +98,11 @@ uint64_t cr_est_inc_reused(const struct cr_est_inc *x);
  * cost, counted the same on any machine and under any load.
  */
 uint64_t cr_est_inc_work(const struct cr_est_inc *x);
+/*
+ * Path entries plus flows of every phase held: the work of solving them
+ * all once, as cr_est_inc_new() did (not counted in cr_est_inc_work()).
+ */
+uint64_t cr_est_inc_held(const struct cr_est_inc *x);
 
 /*
  * Where flows are held back: fn(arg, lid, links, n, b, frac) for every

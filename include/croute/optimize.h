@@ -44,6 +44,8 @@ struct cr_opt_params {
 	 * as it was on every term; the first term only ever rises)
 	 */
 	bool pareto;
+	bool no_kicks; /* the climb alone, no iterated local search */
+	bool no_swap_memo; /* solve swaps known to fail again (tests) */
 };
 
 struct cr_opt_stats {
@@ -51,6 +53,8 @@ struct cr_opt_stats {
 	unsigned moves; /* kept */
 	unsigned evals; /* moves tried */
 	unsigned relayered; /* cr-lash: moves kept with sources re-layered */
+	unsigned kicks; /* iterated local search: kicks tried */
+	unsigned kicks_kept; /* kicks that led to better tables */
 	double seconds;
 	bool work_hit; /* stopped when the budget's work was done */
 	bool budget_hit; /* stopped by the wall clock: timing-dependent */

@@ -738,6 +738,128 @@ static void test_swaps(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * A small random fabric (10 switches, 4 links each, 2 hosts a switch)
+ * where the climb (single moves, then swaps) stops at a local optimum for
+ * every engine, and the kicks of the iterated local search lead to better
+ * tables: with them the pass must end strictly above the climb alone,
+ * never below its start, with each engine's legality kept (paths minimal
+ * for cr-minhop and cr-lash, no credit loop for cr-updn and cr-lash), and
+ * the same tables on a second run.
+ */
+static void test_kicks(void **state)
+{
+	static const char *const names[] = {"minhop", "updn", "lash"};
+	struct cr_gen_params gp = {.seed = 1};
+	struct cr_fabric *f = cr_gen_random(10, 4, 2, &gp);
+	struct cr_objective obj;
+	struct cr_opt_params p;
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	cr_opt_params_init(&p);
+	p.budget = 600; /* converged: the limits do not stop it */
+	p.max_evals = 1000000;
+	for (unsigned i = 0; i < 3; i++) {
+		const struct cr_engine *e = cr_engine_find(names[i]);
+		struct cr_routing *climb = route(f, names[i]);
+		struct cr_routing *r = route(f, names[i]);
+		struct cr_routing *again = route(f, names[i]);
+		unsigned flags =
+			CR_CHECK_CREDIT |
+			(strcmp(names[i], "updn") ? CR_CHECK_MINIMAL : 0);
+		struct cr_check_report before, after;
+		struct cr_opt_stats s0, s1;
+		double start = score(f, r, &obj);
+
+		assert_int_equal(cr_check(f, r, flags, NULL, 0, &before), 0);
+		p.no_kicks = true;
+		assert_int_equal(cr_optimize(f, e, &obj, &p, climb, &by, &s0),
+				 0);
+		assert_int_equal(s0.kicks, 0);
+		assert_false(s0.work_hit);
+		assert_false(s0.budget_hit);
+		p.no_kicks = false;
+		assert_int_equal(cr_optimize(f, e, &obj, &p, r, &by, &s1), 0);
+		assert_false(s1.work_hit);
+		assert_false(s1.budget_hit);
+		assert_true(s1.kicks > 0);
+		assert_true(s1.kicks_kept > 0);
+		assert_true(s0.after >= start - 1e-12);
+		assert_true(s1.after > s0.after + 1e-6);
+		assert_true(fabs(score(f, r, &obj) - s1.after) < 1e-12);
+		assert_int_equal(cr_check(f, r, flags, NULL, 0, &after), 0);
+		assert_int_equal(after.unreachable, 0);
+		assert_int_equal(after.loops, 0);
+		assert_true(after.credit_loops <= before.credit_loops);
+		if (flags & CR_CHECK_MINIMAL)
+			assert_int_equal(after.non_minimal, 0);
+		if (strcmp(names[i], "minhop"))
+			assert_int_equal(after.credit_loops, 0);
+		assert_int_equal(cr_optimize(f, e, &obj, &p, again, &by, NULL),
+				 0);
+		assert_true(same_lfts(f, r, again));
+		if (r->sl)
+			assert_true(
+				same_rows(f, r->sl, again->sl, r->max_lid + 1));
+		cr_routing_free(again);
+		cr_routing_free(r);
+		cr_routing_free(climb);
+	}
+	cr_objective_release(&obj);
+	cr_fabric_free(f);
+}
+
+/*
+ * Swaps that failed, with neither LID's entries nor their phases changed
+ * since, are not solved again (struct swap_memo): the same decisions, so
+ * the same tables at convergence, for fewer moves tried. Fails when the
+ * memo skips a swap that would now succeed (other tables) or never skips
+ * one (as many tries).
+ */
+static void test_swap_memo(void **state)
+{
+	static const char *const names[] = {"minhop", "updn", "lash"};
+	struct cr_gen_params gp = {.seed = 1};
+	struct cr_fabric *f = cr_gen_random(10, 4, 2, &gp);
+	struct cr_objective obj;
+	struct cr_opt_params p;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
+	cr_opt_params_init(&p);
+	p.budget = 600; /* converged: the limits do not stop it */
+	p.max_evals = 1000000;
+	p.no_kicks = true;
+	for (unsigned i = 0; i < 3; i++) {
+		const struct cr_engine *e = cr_engine_find(names[i]);
+		struct cr_routing *all = route(f, names[i]);
+		struct cr_routing *r = route(f, names[i]);
+		struct cr_opt_stats s0, s1;
+
+		p.no_swap_memo = true;
+		assert_int_equal(cr_optimize(f, e, &obj, &p, all, &by, &s0), 0);
+		p.no_swap_memo = false;
+		assert_int_equal(cr_optimize(f, e, &obj, &p, r, &by, &s1), 0);
+		assert_false(s0.work_hit || s0.budget_hit);
+		assert_false(s1.work_hit || s1.budget_hit);
+		assert_true(s1.after > s1.before);
+		assert_true(same_lfts(f, r, all));
+		if (r->sl)
+			assert_true(
+				same_rows(f, r->sl, all->sl, r->max_lid + 1));
+		assert_true(s1.after == s0.after);
+		assert_true(s1.evals < s0.evals);
+		cr_routing_free(all);
+		cr_routing_free(r);
+	}
+	cr_objective_release(&obj);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +870,8 @@ int main(void)
 		cmocka_unit_test(test_held_partial),
 		cmocka_unit_test(test_lash_layers),
 		cmocka_unit_test(test_swaps),
+		cmocka_unit_test(test_kicks),
+		cmocka_unit_test(test_swap_memo),
 		cmocka_unit_test(test_work_budget),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_torus),

@@ -408,6 +408,15 @@ uint64_t cr_est_inc_work(const struct cr_est_inc *x)
 	return x->work;
 }
 
+uint64_t cr_est_inc_held(const struct cr_est_inc *x)
+{
+	uint64_t n = 0;
+
+	for (uint32_t p = 0; p < x->nph; p++)
+		n += x->ph[p].start[x->ph[p].n] + x->ph[p].n;
+	return n;
+}
+
 static bool path_has(const uint32_t *path, uint32_t a, uint32_t b,
 		     uint32_t link)
 {

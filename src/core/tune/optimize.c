@@ -36,6 +36,15 @@
  * its phases, any entry of its LID, nor any entry of its switch changed
  * (the try would give the same figures).
  *
+ * Kicks. Once a round with swaps keeps nothing (a local optimum of both
+ * neighbourhoods), iterated local search goes on while the budget lasts:
+ * a kick moves a few credited pairs, drawn by credit from a fixed
+ * pseudo-random sequence, to legal ports drawn the same way whatever they
+ * score; the climb runs again with those pairs frozen; its tables are
+ * kept when they beat the best so far, else the pass goes back to the
+ * best (held estimate rebuilt, its work counted). Kicks grow from 2 to 8
+ * pairs while they fail; KICK_FAILS failures in a row end the search.
+ *
  * Legality, per engine, of the new path from w (followed through the
  * LFTs, which must arrive at the LID's switch without revisiting one):
  *   cr-minhop, cr-lash, cr-ftree: as long as the shortest path (hop
@@ -91,6 +100,9 @@
 #define MAX_PAIRS (8u << 20) /* (switch, LID) pairs credited, at most */
 #define SWAP_LIDS 16 /* LIDs a port offers for swaps, at most */
 #define PHASES_HELD 4096 /* a LID's phases compared for swaps, at most */
+#define SWAP_MEMO (1u << 16) /* failed swaps remembered, at most */
+#define KICK_FAILS 24 /* kicks in a row that find nothing better: stop */
+#define KICK_SEED 0x6b69636bu /* the kicks' fixed pseudo-random sequence */
 
 enum legality { LEG_MINIMAL, LEG_UPDN };
 
@@ -104,6 +116,12 @@ struct sl_change {
 	uint32_t sw; /* node */
 	uint16_t lid;
 	uint8_t from;
+};
+
+/* A swap of two LIDs at a switch that failed, and when (1 + commits). */
+struct swap_memo {
+	uint32_t sw, at;
+	uint16_t a, b; /* the LIDs, a < b */
 };
 
 struct pair {
@@ -152,8 +170,21 @@ struct opt {
 	size_t nsl_log, sl_log_alloc;
 	uint32_t *srcs; /* switch nodes whose route crosses the moved entry */
 	uint32_t *ph_a, *ph_b; /* phases of two LIDs' moved flows */
+	struct swap_memo *swap_memo; /* SWAP_MEMO, by hash: lossy */
+	bool swap_memo_on;
+	uint32_t *swapped; /* a try's swap partners (LID indices) */
 	bool additive; /* every term an average: disjoint changes add up */
 	struct opt_cdg *cdg; /* when moves must not close credit loops */
+	/* iterated local search (kicks): what a restart from the best needs */
+	const struct cr_pattern *pats;
+	const struct cr_hosts *hosts;
+	uint64_t work_base; /* work of held estimates since replaced */
+	uint32_t *frozen; /* per pair: the kick that forced it */
+	uint32_t kick_gen;
+	uint64_t rng;
+	uint8_t *ports; /* a kick's legal ports */
+	uint32_t best_kicked[64]; /* pairs the best tables' kick froze */
+	unsigned nbest_kicked;
 };
 
 void cr_opt_params_init(struct cr_opt_params *p)
@@ -373,7 +404,9 @@ static int opt_init(struct opt *o, const struct cr_hosts *hosts)
 	o->srcs = malloc((2 * (size_t)o->ns + 2) * sizeof(*o->srcs));
 	o->ph_a = malloc(PHASES_HELD * sizeof(*o->ph_a));
 	o->ph_b = malloc(PHASES_HELD * sizeof(*o->ph_b));
-	if (!o->srcs || !o->ph_a || !o->ph_b)
+	o->swap_memo = calloc(SWAP_MEMO, sizeof(*o->swap_memo));
+	o->swapped = malloc(256 * SWAP_LIDS * sizeof(*o->swapped));
+	if (!o->srcs || !o->ph_a || !o->ph_b || !o->swap_memo || !o->swapped)
 		return -1;
 	o->additive = true;
 	for (unsigned i = 0; i < nt; i++)
@@ -399,8 +432,10 @@ static int opt_init(struct opt *o, const struct cr_hosts *hosts)
 	o->lid_serial = calloc(o->nlids + 1, sizeof(*o->lid_serial));
 	o->sw_serial = calloc(o->ns + 1, sizeof(*o->sw_serial));
 	o->pairs = malloc(((size_t)o->ns * o->nlids + 1) * sizeof(*o->pairs));
+	o->frozen = calloc((size_t)o->ns * o->nlids + 1, sizeof(*o->frozen));
+	o->ports = malloc(256);
 	if (!o->heat || !o->memo || !o->lid_serial || !o->sw_serial ||
-	    !o->pairs)
+	    !o->pairs || !o->frozen || !o->ports)
 		return -1;
 	return 0;
 }
@@ -427,11 +462,15 @@ static void opt_free(struct opt *o)
 	free(o->lid_serial);
 	free(o->sw_serial);
 	free(o->pairs);
+	free(o->frozen);
+	free(o->ports);
 	free(o->kept);
 	free(o->sl_log);
 	free(o->srcs);
 	free(o->ph_a);
 	free(o->ph_b);
+	free(o->swap_memo);
+	free(o->swapped);
 	opt_cdg_free(o->cdg);
 	cr_est_inc_free(o->inc);
 }
@@ -448,6 +487,18 @@ static void terms(const struct opt *o, bool trial, double *out)
 			out[i] = min ? cr_est_inc_min(o->inc, i)
 				     : cr_est_inc_avg(o->inc, i);
 	}
+}
+
+/* The work of every solve so far, across restarts of the held estimate. */
+static uint64_t opt_work(const struct opt *o)
+{
+	return o->work_base + cr_est_inc_work(o->inc);
+}
+
+/* (switch index * nlids + LID index) forced by the kick being climbed? */
+static bool frozen(const struct opt *o, size_t ix)
+{
+	return o->kick_gen && o->frozen[ix] == o->kick_gen;
 }
 
 /* ---- where flows are held back ---------------------------------------- */
@@ -711,6 +762,44 @@ static bool shares_phases(struct opt *o, uint32_t w, unsigned q, uint16_t lid2,
 	return false;
 }
 
+static struct swap_memo *swap_slot(struct opt *o, uint32_t w, uint16_t a,
+				   uint16_t b)
+{
+	uint64_t h = ((uint64_t)w << 32 | (uint32_t)a << 16 | b) *
+		     0x9e3779b97f4a7c15ull;
+
+	return &o->swap_memo[h >> 48 & (SWAP_MEMO - 1)];
+}
+
+/*
+ * Did swapping lid (on port p of w) and lid2 (on q) fail with nothing
+ * changed since that could change its figures: neither LID's entries,
+ * nor the phases of either's flows through w (the swap re-solves only
+ * those)? Then it fails again: not solved (the same decisions for less
+ * work; each swap is otherwise tried from both of its LIDs' pairs).
+ */
+static bool swap_failed(struct opt *o, uint32_t w, uint16_t lid, unsigned p,
+			uint16_t lid2, unsigned q)
+{
+	uint16_t a = lid < lid2 ? lid : lid2, b = lid < lid2 ? lid2 : lid;
+	const struct swap_memo *m = swap_slot(o, w, a, b);
+
+	if (!o->swap_memo_on || !m->at || m->sw != w || m->a != a || m->b != b)
+		return false;
+	return o->lid_serial[o->lid_ix[lid]] < m->at &&
+	       o->lid_serial[o->lid_ix[lid2]] < m->at &&
+	       cr_est_inc_version(o->inc, w, p, lid) < m->at &&
+	       cr_est_inc_version(o->inc, w, q, lid2) < m->at;
+}
+
+static void swap_fails(struct opt *o, uint32_t w, uint16_t lid, uint16_t lid2)
+{
+	uint16_t a = lid < lid2 ? lid : lid2, b = lid < lid2 ? lid2 : lid;
+
+	*swap_slot(o, w, a, b) = (struct swap_memo){
+		.sw = w, .a = a, .b = b, .at = cr_est_inc_commits(o->inc) + 1};
+}
+
 /* Scores the changes c[0..n) (the LFT already changed): 1 better. */
 static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 			 unsigned n)
@@ -753,7 +842,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 {
 	const struct cr_fabric *f = o->f;
 	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
-	uint32_t si = sw_of(o, w), li2 = NONE;
+	uint32_t si = sw_of(o, w), li2 = NONE, nswapped = 0;
 	unsigned nt = o->obj->num_terms, bq = 0, nc;
 	uint32_t nph = 0;
 	uint8_t p = o->r->lft[w][lid];
@@ -808,11 +897,15 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 
 			if (lid2 == lid || o->r->lft[w][lid2] != q ||
 			    !(o->heat[(size_t)si * o->nlids + j] > 0) ||
+			    frozen(o, (size_t)si * o->nlids + j) ||
 			    o->tries >= max_tries ||
 			    !shares_phases(o, w, q, lid2, nph) ||
 			    !swap_ok(o, w, j, p))
 				continue;
 			taken++;
+			o->swapped[nswapped++] = j;
+			if (swap_failed(o, w, lid, p, lid2, q))
+				continue;
 			c[1] = (struct cr_est_inc_change){
 				.sw = w, .old_port = (uint8_t)q, .lid = lid2};
 			o->r->lft[w][lid] = (uint8_t)q;
@@ -828,8 +921,12 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 			}
 		}
 	}
-	if (!bq)
+	if (!bq) {
+		/* every swap tried scored no better than the tables now */
+		for (uint32_t k = 0; k < nswapped; k++)
+			swap_fails(o, w, lid, o->lids[o->swapped[k]]);
 		return 0;
+	}
 	nc = li2 == NONE ? 1 : 2;
 	moved[0] = lid;
 	moved[1] = nc == 2 ? o->lids[li2] : 0;
@@ -898,8 +995,8 @@ static bool stale(struct opt *o, uint32_t ix)
 }
 
 /*
- * Rounds until one keeps nothing, max_tries moves are tried or the
- * budget is spent. 0, or -1 on error.
+ * Rounds until one keeps nothing (1: a local optimum), max_tries moves are
+ * tried or the budget is spent (0). -1 on error.
  */
 static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		 struct cr_opt_stats *s)
@@ -917,7 +1014,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 
 			if (o->tries >= max_tries)
 				return 0;
-			if (cr_est_inc_work(o->inc) >= work) {
+			if (opt_work(o) >= work) {
 				s->work_hit = true;
 				return 0;
 			}
@@ -926,7 +1023,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 				s->budget_hit = true;
 				return 0;
 			}
-			if (stale(o, ix))
+			if (stale(o, ix) || frozen(o, ix))
 				continue;
 			rc = try_pair(o, o->f->switches[ix / o->nlids],
 				      o->lids[ix % o->nlids], max_tries);
@@ -951,11 +1048,265 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		if (kept)
 			continue;
 		if (o->swaps || !o->may_swap)
-			return 0;
+			return 1;
 		/* single moves are exhausted: swaps from now on */
 		o->swaps = true;
 		memset(o->memo, 0, (size_t)o->ns * o->nlids * sizeof(*o->memo));
 	}
+}
+
+/* ---- kicks: iterated local search --------------------------------------- */
+
+/* The next number of the kicks' fixed sequence (splitmix64). */
+static uint64_t next_rand(struct opt *o)
+{
+	uint64_t z = (o->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * Moves (w, lid) to the legal port q whatever it scores (the moves of a
+ * kick): 1 kept, 0 refused (a credit loop no layer avoids), -1 error.
+ */
+static int force(struct opt *o, uint32_t w, uint16_t lid, uint8_t q)
+{
+	uint8_t p = o->r->lft[w][lid];
+	struct cr_est_inc_change c = {.sw = w, .old_port = p, .lid = lid};
+	long rc;
+	int ok;
+
+	if (o->cdg && cdg_lids(o, &lid, 1, -1))
+		return -1;
+	o->r->lft[w][lid] = q;
+	rc = cr_est_inc_try_n(o->inc, &c, 1, o->tavg, o->tmin);
+	o->tries++;
+	if (rc == -1)
+		goto fail;
+	if (rc < 0)
+		goto undo; /* cannot be: the path was walked as legal */
+	if (o->cdg) {
+		ok = credit_ok(o, w, &lid, 1);
+		if (ok < 0)
+			goto fail;
+		if (!ok) {
+			o->credit_rejects++;
+			o->r->lft[w][lid] = p;
+			return cdg_lids(o, &lid, 1, 1) ? -1 : 0;
+		}
+	}
+	if (cr_est_inc_commit(o->inc) ||
+	    keep(o, &(struct move){.sw = w, .lid = lid, .from = p, .to = q}))
+		goto fail;
+	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
+	o->sw_serial[sw_of(o, w)] = cr_est_inc_commits(o->inc);
+	return 1;
+undo:
+	o->r->lft[w][lid] = p;
+	return o->cdg && cdg_lids(o, &lid, 1, 1) ? -1 : 0;
+fail:
+	o->r->lft[w][lid] = p;
+	return -1;
+}
+
+/*
+ * A kick: `strength` (switch, LID) pairs drawn from the fixed sequence,
+ * each with a chance in proportion to its credit (the pairs that hold
+ * flows back), each moved to a legal port drawn the same way, whatever
+ * the objective says. The climb that follows leaves them where the kick
+ * put them (frozen), so that it looks for a local optimum around them
+ * instead of undoing them. The number of pairs moved, or -1 on error.
+ */
+static int kick(struct opt *o, unsigned strength)
+{
+	const struct cr_fabric *f = o->f;
+	unsigned done = 0;
+	double total = 0;
+
+	rank_pairs(o);
+	o->kick_gen++;
+	for (size_t i = 0; i < o->npairs; i++)
+		total += o->pairs[i].heat;
+	for (unsigned k = 0; k < strength * 4 && done < strength; k++) {
+		double at = (double)(next_rand(o) >> 11) * 0x1p-53 * total;
+		size_t i = 0;
+		uint32_t ix, w, dsw;
+		uint16_t lid;
+		uint8_t p;
+		const uint8_t *dist;
+		bool all_down = false;
+		unsigned np = 0;
+		int na, rc;
+
+		if (!(total > 0))
+			break;
+		while (i + 1 < o->npairs && at >= o->pairs[i].heat) {
+			at -= o->pairs[i].heat;
+			i++;
+		}
+		ix = o->pairs[i].ix;
+		if (frozen(o, ix))
+			continue;
+		w = f->switches[ix / o->nlids];
+		lid = o->lids[ix % o->nlids];
+		p = o->r->lft[w][lid];
+		dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
+		if (sw_of(o, w) == dsw || !p || p > f->nodes[w].num_ports)
+			continue;
+		dist = dist_to(o, dsw);
+		if (!dist)
+			return -1;
+		na = walk(o, w, p, lid, dsw, o->sws);
+		if (na < 0)
+			continue;
+		if (o->leg == LEG_UPDN)
+			all_down = updn_all_down(o, o->sws, na);
+		for (unsigned q = 1; q <= f->nodes[w].num_ports; q++)
+			if (q != p &&
+			    legal(o, w, q, lid, dsw, dist, na, all_down))
+				o->ports[np++] = (uint8_t)q;
+		if (!np)
+			continue;
+		rc = force(o, w, lid, o->ports[next_rand(o) % np]);
+		if (rc < 0)
+			return -1;
+		if (rc) {
+			o->frozen[ix] = o->kick_gen;
+			done++;
+		}
+	}
+	return (int)done;
+}
+
+/*
+ * Back to the best tables found (the first `moves` kept moves and `sls`
+ * SL changes, scoring `best`): the later ones undone, the held estimate
+ * and the credit loop graphs built again for them (when `rebuild`; their
+ * work counted). 0, or -1 on error.
+ */
+static int back_to(struct opt *o, size_t moves, size_t sls, const double *best,
+		   bool rebuild)
+{
+	bool too_big;
+
+	for (size_t i = o->nkept; i-- > moves;)
+		o->r->lft[o->kept[i].sw][o->kept[i].lid] = o->kept[i].from;
+	o->nkept = moves;
+	while (o->nsl_log > sls) {
+		struct sl_change *c = &o->sl_log[--o->nsl_log];
+
+		o->r->sl[c->sw][c->lid] = c->from;
+	}
+	if (!rebuild)
+		return 0;
+	o->work_base += cr_est_inc_work(o->inc);
+	cr_est_inc_free(o->inc);
+	o->inc = cr_est_inc_new(o->f, o->r, o->pats, o->obj->num_terms,
+				o->hosts, MAX_ENTRIES, &too_big);
+	if (!o->inc)
+		return -1; /* it held as much before */
+	o->work_base += cr_est_inc_held(o->inc);
+	terms(o, false, o->cur);
+	if (cr_objective_cmp(o->cur, best, o->obj->num_terms)) {
+		/* cannot be: the same tables give the same estimate */
+		cr_err("optimize: the best tables estimate %.6f, not %.6f",
+		       o->cur[0], best[0]);
+		return -1;
+	}
+	if (o->cdg) {
+		opt_cdg_free(o->cdg);
+		o->cdg = opt_cdg_new(o->f, o->r);
+		if (!o->cdg)
+			return -1;
+	}
+	/*
+	 * The commit serials start again. The best tables are a local
+	 * optimum: every pair failed there (memo 1: failed at commit 0),
+	 * but those the kick that led to them froze, never tried there.
+	 */
+	for (size_t i = 0; i < (size_t)o->ns * o->nlids; i++)
+		o->memo[i] = 1;
+	for (unsigned i = 0; i < o->nbest_kicked; i++)
+		o->memo[o->best_kicked[i]] = 0;
+	memset(o->swap_memo, 0, SWAP_MEMO * sizeof(*o->swap_memo));
+	memset(o->lid_serial, 0, o->nlids * sizeof(*o->lid_serial));
+	memset(o->sw_serial, 0, o->ns * sizeof(*o->sw_serial));
+	return 0;
+}
+
+/*
+ * Under cr_opt_params.pareto, no term of the tables held below the
+ * start's (a kick may push one there, whatever the climb does after).
+ */
+static bool above_floor(const struct opt *o)
+{
+	for (unsigned i = 1; o->pareto && i < o->obj->num_terms; i++)
+		if (cr_objective_cmp(o->cur + i, o->floor + i, 1) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Iterated local search from the climb's local optimum: kick, climb
+ * around the kick, keep the result when it beats the best so far, else
+ * go back to the best. The kick's strength grows with the kicks that
+ * failed in a row (2, 4, 8 pairs, then again), and KICK_FAILS of them
+ * end it, as do the climb's own limits. 0, or -1 on error.
+ */
+static int iterate(struct opt *o, double t0, double budget, uint64_t max_tries,
+		   struct cr_opt_stats *s)
+{
+	unsigned nt = o->obj->num_terms, fails = 0;
+	size_t moves = o->nkept, sls = o->nsl_log;
+	double *best = calloc(nt + 1, sizeof(*best));
+	int rc = 0;
+
+	if (!best)
+		return -1;
+	o->rng = KICK_SEED;
+	terms(o, false, best);
+	while (fails < KICK_FAILS) {
+		int k = kick(o, 2u << (fails % 3));
+
+		if (k <= 0) {
+			rc = k;
+			break;
+		}
+		s->kicks++;
+		rc = climb(o, t0, budget, max_tries, s);
+		if (rc < 0)
+			break;
+		terms(o, false, o->cur);
+		cr_verbose("optimize: kick %u (%d pairs): %.4f, best %.4f,"
+			   " work %llu",
+			   s->kicks, k, o->cur[0], best[0],
+			   (unsigned long long)opt_work(o));
+		if (cr_objective_cmp(o->cur, best, nt) > 0 && above_floor(o)) {
+			memcpy(best, o->cur, nt * sizeof(*best));
+			moves = o->nkept;
+			sls = o->nsl_log;
+			o->nbest_kicked = 0;
+			for (size_t i = 0; i < (size_t)o->ns * o->nlids; i++)
+				if (frozen(o, i) && o->nbest_kicked < 64)
+					o->best_kicked[o->nbest_kicked++] =
+						(uint32_t)i;
+			s->kicks_kept++;
+			fails = 0;
+		} else {
+			fails++;
+			if (back_to(o, moves, sls, best, rc == 1)) {
+				rc = -1;
+				break;
+			}
+		}
+		if (rc == 0)
+			break; /* a limit stopped the climb */
+		rc = 0;
+	}
+	free(best);
+	return rc;
 }
 
 static bool engine_is(const struct cr_engine *e, const char *name)
@@ -988,10 +1339,10 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	struct cr_hosts *hosts = NULL;
 	struct cr_pattern *pats = NULL;
 	double t0 = cr_now(), budget, *score = NULL, *after = NULL;
-	char relayered[64] = "";
+	char relayered[64] = "", kicks[64] = "";
 	uint64_t max_tries;
 	bool too_big = false;
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (p)
 		par = *p;
@@ -1052,6 +1403,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	 * when there were none to start with */
 	o.check_credit = o.leg != LEG_UPDN && !rep0.credit_loops;
 	o.may_swap = true;
+	o.swap_memo_on = !par.no_swap_memo;
 	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && updn_keys(&o)))
 		goto oom;
 	if (o.check_credit) {
@@ -1087,7 +1439,12 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		goto out;
 	}
 	o.floor = score;
-	if (climb(&o, t0, budget, max_tries, &s))
+	o.pats = pats;
+	o.hosts = hosts;
+	rc = climb(&o, t0, budget, max_tries, &s);
+	if (rc == 1 && !par.no_kicks)
+		rc = iterate(&o, t0, budget, max_tries, &s);
+	if (rc < 0)
 		goto undo;
 	s.moves = (unsigned)o.nkept;
 	s.relayered = o.relayered;
@@ -1121,14 +1478,17 @@ done:
 		snprintf(relayered, sizeof(relayered),
 			 " (%u with sources moved to another layer)",
 			 o.relayered);
+	if (s.kicks)
+		snprintf(kicks, sizeof(kicks), ", %u kick%s (%u kept)", s.kicks,
+			 s.kicks == 1 ? "" : "s", s.kicks_kept);
 	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%), %u move%s kept"
-		" of %u tried%s, %.2f s, work %llu%s",
+		" of %u tried%s%s, %.2f s, work %llu%s",
 		e ? e->name : "?", cr_pattern_kind_name(obj->terms[0].pat.kind),
 		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s.before,
 		s.after,
 		s.before > 0 ? 100 * (s.after - s.before) / s.before : 0.0,
-		s.moves, s.moves == 1 ? "" : "s", s.evals, relayered, s.seconds,
-		(unsigned long long)(o.inc ? cr_est_inc_work(o.inc) : 0),
+		s.moves, s.moves == 1 ? "" : "s", s.evals, relayered, kicks,
+		s.seconds, (unsigned long long)(o.inc ? opt_work(&o) : 0),
 		s.budget_hit ? " (stopped by the wall clock, the machine"
 			       " being slow: a rerun may differ)"
 		: s.work_hit ? " (its budget's work done)"
