@@ -30,39 +30,13 @@
  * swaps that can help, and the pass converges higher, at .7589 not .7561).
  * A port's swaps are tried right after its single move, so the phases
  * only the LID touches are the ones that move just solved: the held
- * estimate reuses them (a swap then costs about its partner's phases). A round ends after ROUND_PAIRS pairs once ROUND_KEPT
- * moves were kept (the credit is then recomputed), or at the end of the
- * list. A pair that improved nothing is not tried again while neither
+ * estimate reuses them (a swap then costs about its partner's phases).
+ * A round ends after ROUND_PAIRS pairs once ROUND_KEPT moves were kept
+ * (the credit is then recomputed), or at the end of the list. A pair
+ * that improved nothing is not tried again while neither
  * its phases, any entry of its LID, nor any entry of its switch changed
  * (the try would give the same figures).
  *
- * Kicks. Once a round with swaps keeps nothing (a local optimum of both
- * neighbourhoods), iterated local search goes on while the budget lasts:
- * a kick moves a few credited pairs, drawn by credit from a fixed
- * pseudo-random sequence, to legal ports drawn the same way whatever they
- * score; the climb runs again with those pairs frozen; its tables are
- * kept when they beat the best so far, else the pass goes back to the
- * best (held estimate rebuilt, its work counted). Kicks grow from 2 to 8
- * pairs while they fail; KICK_FAILS failures in a row end the search.
- *
- * Legality, per engine, of the new path from w (followed through the
- * LFTs, which must arrive at the LID's switch without revisiting one):
- *   cr-minhop, cr-lash, cr-ftree: as long as the shortest path (hop
- *   distances by BFS), so every route stays minimal (on trees, minimal
- *   paths are the tree's up-then-down paths); cr-minhop may take
- *   max_extra_hops more.
- *   cr-updn: up*-down* under the key order cr-updn uses (BFS rank from its
- *   roots, node GUID, index): no up hop after a down hop, and all-down
- *   when w's present route is all-down (a packet may have entered w from
- *   above), no longer than the present route plus max_extra_hops.
- *   cr-lash and every routing without credit loops at the start (but
- *   cr-updn, whose rule excludes them): a move is kept only when it
- *   closes no cycle in the channel dependency graph of any VL, as cr_check
- *   builds it on the path SLs (opt_cdg.c keeps the graphs with counts and
- *   searches from the dependencies a move adds). For cr-lash, a move that
- *   would close one is kept when moving every source switch whose route
- *   now crosses the moved entry into one other layer in use (SLs in
- *   order) closes none: those sources' SLs change.
  * Guarantees. The objective never decreases (moves are kept only when it
  * improves; the full estimate after the pass must agree, else every move
  * is undone); after the pass, cr_check must find no more unreachable
@@ -76,6 +50,8 @@
  * Cost: one estimate to hold the phases (memory: the phases' paths, at
  * most MAX_ENTRIES entries, else the pass is skipped and says so), then
  * per move tried the solves of its phases.
+ *
+ * The legality of moves is in opt_legal.c, the kicks in opt_kick.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,270 +68,18 @@
 #include <croute/optimize.h>
 
 #include "opt_cdg.h"
+#include "opt_int.h"
 
-#define NONE UINT32_MAX
 #define ROUND_PAIRS 256 /* pairs a round takes at least */
 #define ROUND_KEPT 32 /* moves kept before the credit is recomputed */
-#define MAX_ENTRIES (48u << 20) /* path entries held, at most */
 #define MAX_PAIRS (8u << 20) /* (switch, LID) pairs credited, at most */
 #define SWAP_LIDS 16 /* LIDs a port offers for swaps, at most */
 #define PHASES_HELD 4096 /* a LID's phases compared for swaps, at most */
-#define SWAP_MEMO (1u << 16) /* failed swaps remembered, at most */
-#define KICK_FAILS 24 /* kicks in a row that find nothing better: stop */
-#define KICK_SEED 0x6b69636bu /* the kicks' fixed pseudo-random sequence */
-
-enum legality { LEG_MINIMAL, LEG_UPDN };
-
-struct move {
-	uint32_t sw; /* node */
-	uint16_t lid;
-	uint8_t from, to;
-};
-
-struct sl_change {
-	uint32_t sw; /* node */
-	uint16_t lid;
-	uint8_t from;
-};
-
-/* A swap of two LIDs at a switch that failed, and when (1 + commits). */
-struct swap_memo {
-	uint32_t sw, at;
-	uint16_t a, b; /* the LIDs, a < b */
-};
-
-struct pair {
-	double heat;
-	uint32_t ix; /* switch index * nlids + LID index */
-};
-
-struct opt {
-	const struct cr_fabric *f;
-	struct cr_routing *r;
-	const struct cr_byproducts *by; /* cr-updn's roots */
-	const struct cr_objective *obj;
-	enum legality leg;
-	bool check_credit; /* cr_check on each kept move */
-	bool pareto; /* cr_opt_params.pareto: no term below floor */
-	const double *floor; /* the start's terms */
-	unsigned extra;
-	uint32_t ns;
-	uint32_t *link_node; /* directed link -> the node it leaves */
-	uint32_t nlinks;
-	uint16_t *lids; /* destination LIDs */
-	uint32_t nlids;
-	uint32_t *lid_ix; /* LID -> index in lids, NONE */
-	uint8_t **dist; /* switch index -> BFS hops to it, lazily */
-	uint32_t *stack, *stamp, gen, *sws;
-	uint64_t *key; /* up/down */
-	struct cr_est_inc *inc;
-	double *cur, *trial, *best, *tavg, *tmin;
-	double *heat; /* per pair */
-	double weight_min; /* flows at or below it weigh most (min stat) */
-	uint32_t *memo; /* per pair: 1 + commits when it last failed */
-	uint32_t *lid_serial; /* per LID index: commits at its last change */
-	uint32_t *sw_serial; /* per switch index: the same */
-	bool swaps, may_swap;
-	struct pair *pairs;
-	size_t npairs;
-	struct move *kept;
-	size_t nkept, kept_alloc;
-	uint64_t tries;
-	unsigned credit_rejects; /* moves a credit loop refused */
-	unsigned relayered; /* moves kept by reassigning layers */
-	/* layered routings (cr-lash): SLs in use, and SL changes to undo */
-	uint8_t sls[16];
-	unsigned nsls;
-	struct sl_change *sl_log;
-	size_t nsl_log, sl_log_alloc;
-	uint32_t *srcs; /* switch nodes whose route crosses the moved entry */
-	uint32_t *ph_a, *ph_b; /* phases of two LIDs' moved flows */
-	struct swap_memo *swap_memo; /* SWAP_MEMO, by hash: lossy */
-	bool swap_memo_on;
-	uint32_t *swapped; /* a try's swap partners (LID indices) */
-	bool additive; /* every term an average: disjoint changes add up */
-	struct opt_cdg *cdg; /* when moves must not close credit loops */
-	/* iterated local search (kicks): what a restart from the best needs */
-	const struct cr_pattern *pats;
-	const struct cr_hosts *hosts;
-	uint64_t work_base; /* work of held estimates since replaced */
-	uint32_t *frozen; /* per pair: the kick that forced it */
-	uint32_t kick_gen;
-	uint64_t rng;
-	uint8_t *ports; /* a kick's legal ports */
-	uint32_t best_kicked[64]; /* pairs the best tables' kick froze */
-	unsigned nbest_kicked;
-};
 
 void cr_opt_params_init(struct cr_opt_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->budget = CR_OPT_BUDGET_DEFAULT;
-}
-
-static uint32_t sw_of(const struct opt *o, uint32_t node)
-{
-	return o->f->nodes[node].sw_index;
-}
-
-/* BFS hop distances of every switch to switch index d (cached). */
-static const uint8_t *dist_to(struct opt *o, uint32_t d)
-{
-	const struct cr_fabric *f = o->f;
-	uint8_t *dist;
-	uint32_t head = 0, tail = 0;
-
-	if (o->dist[d])
-		return o->dist[d];
-	dist = malloc(o->ns);
-	if (!dist)
-		return NULL;
-	memset(dist, 255, o->ns);
-	dist[d] = 0;
-	o->stack[tail++] = d;
-	while (head < tail) {
-		uint32_t s = o->stack[head++], n = f->switches[s];
-
-		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-			uint32_t m = cr_remote(f, n, p);
-
-			if (m == CR_NO_NODE || !cr_is_switch(f, m) ||
-			    dist[sw_of(o, m)] != 255 || dist[s] >= 254)
-				continue;
-			dist[sw_of(o, m)] = dist[s] + 1;
-			o->stack[tail++] = sw_of(o, m);
-		}
-	}
-	o->dist[d] = dist;
-	return dist;
-}
-
-/*
- * Walks from switch node w out of port p toward lid: the switch indices
- * (w first) into sws[]. The hop count, or -1 when it does not arrive at
- * dsw or revisits a switch.
- */
-static int walk(struct opt *o, uint32_t w, unsigned p, uint16_t lid,
-		uint32_t dsw, uint32_t *sws)
-{
-	const struct cr_fabric *f = o->f;
-	uint32_t n = w;
-	int len = 0;
-
-	if (++o->gen == 0) {
-		memset(o->stamp, 0, o->ns * sizeof(*o->stamp));
-		o->gen = 1;
-	}
-	sws[0] = sw_of(o, w);
-	o->stamp[sws[0]] = o->gen;
-	while (sw_of(o, n) != dsw) {
-		uint32_t m;
-
-		if (!p || p == CR_NO_PATH || p > f->nodes[n].num_ports)
-			return -1;
-		m = cr_remote(f, n, p);
-		if (m == CR_NO_NODE || !cr_is_switch(f, m))
-			return -1;
-		len++;
-		if (o->stamp[sw_of(o, m)] == o->gen)
-			return -1;
-		o->stamp[sw_of(o, m)] = o->gen;
-		sws[len] = sw_of(o, m);
-		n = m;
-		if (!o->r->lft[n])
-			return -1;
-		p = o->r->lft[n][lid];
-	}
-	return len;
-}
-
-/* up*-down*: no up hop (to a smaller key) after a down hop. */
-static bool updn_ok(const struct opt *o, const uint32_t *sws, int len,
-		    bool all_down)
-{
-	bool down = all_down;
-
-	for (int i = 0; i < len; i++) {
-		bool up = o->key[sws[i + 1]] < o->key[sws[i]];
-
-		if (up && down)
-			return false;
-		if (!up)
-			down = true;
-	}
-	return true;
-}
-
-static bool updn_all_down(const struct opt *o, const uint32_t *sws, int len)
-{
-	for (int i = 0; i < len; i++)
-		if (o->key[sws[i + 1]] < o->key[sws[i]])
-			return false;
-	return true;
-}
-
-/*
- * Ranks switches for up/down as cr-updn does: BFS rank from its roots,
- * then node GUID, then index; a smaller key is "up".
- */
-static int updn_keys(struct opt *o)
-{
-	const struct cr_fabric *f = o->f;
-	uint32_t *rank = malloc((o->ns + 1) * sizeof(*rank));
-	uint32_t head = 0, tail = 0;
-
-	o->key = malloc((o->ns + 1) * sizeof(*o->key));
-	if (!rank || !o->key) {
-		free(rank);
-		return -1;
-	}
-	for (uint32_t s = 0; s < o->ns; s++)
-		rank[s] = NONE;
-	for (uint32_t i = 0; i < o->by->num_roots; i++) {
-		uint32_t s = sw_of(o, o->by->roots[i]);
-
-		if (rank[s] == NONE) {
-			rank[s] = 0;
-			o->stack[tail++] = s;
-		}
-	}
-	while (head < tail) {
-		uint32_t s = o->stack[head++], n = f->switches[s];
-
-		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-			uint32_t m = cr_remote(f, n, p);
-
-			if (m == CR_NO_NODE || !cr_is_switch(f, m) ||
-			    rank[sw_of(o, m)] != NONE)
-				continue;
-			rank[sw_of(o, m)] = rank[s] + 1;
-			o->stack[tail++] = sw_of(o, m);
-		}
-	}
-	/* sort index: (rank, GUID, index) as one 64-bit order via ranks */
-	for (uint32_t s = 0; s < o->ns; s++)
-		o->stack[s] = s;
-	for (uint32_t i = 1; i < o->ns; i++) {
-		uint32_t v = o->stack[i], j = i;
-
-		while (j) {
-			uint32_t u = o->stack[j - 1];
-			uint64_t gu = f->nodes[f->switches[u]].guid;
-			uint64_t gv = f->nodes[f->switches[v]].guid;
-
-			if (rank[u] < rank[v] ||
-			    (rank[u] == rank[v] &&
-			     (gu < gv || (gu == gv && u < v))))
-				break;
-			o->stack[j] = u;
-			j--;
-		}
-		o->stack[j] = v;
-	}
-	for (uint32_t i = 0; i < o->ns; i++)
-		o->key[o->stack[i]] = i;
-	free(rank);
-	return 0;
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -476,7 +200,7 @@ static void opt_free(struct opt *o)
 }
 
 /* The objective's terms as held now, or as the last try gave them. */
-static void terms(const struct opt *o, bool trial, double *out)
+void opt_terms(const struct opt *o, bool trial, double *out)
 {
 	for (unsigned i = 0; i < o->obj->num_terms; i++) {
 		bool min = o->obj->terms[i].stat == CR_STAT_MIN;
@@ -490,13 +214,13 @@ static void terms(const struct opt *o, bool trial, double *out)
 }
 
 /* The work of every solve so far, across restarts of the held estimate. */
-static uint64_t opt_work(const struct opt *o)
+uint64_t opt_work(const struct opt *o)
 {
 	return o->work_base + cr_est_inc_work(o->inc);
 }
 
 /* (switch index * nlids + LID index) forced by the kick being climbed? */
-static bool frozen(const struct opt *o, size_t ix)
+bool opt_frozen(const struct opt *o, size_t ix)
 {
 	return o->kick_gen && o->frozen[ix] == o->kick_gen;
 }
@@ -544,7 +268,7 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* The pairs with credit, most first. */
-static void rank_pairs(struct opt *o)
+void opt_rank_pairs(struct opt *o)
 {
 	size_t np = (size_t)o->ns * o->nlids;
 
@@ -565,7 +289,7 @@ static void rank_pairs(struct opt *o)
 
 /* ---- moves ------------------------------------------------------------ */
 
-static int keep(struct opt *o, const struct move *m)
+int opt_keep(struct opt *o, const struct move *m)
 {
 	if (o->nkept == o->kept_alloc) {
 		size_t na = o->kept_alloc ? 2 * o->kept_alloc : 64;
@@ -578,160 +302,6 @@ static int keep(struct opt *o, const struct move *m)
 	}
 	o->kept[o->nkept++] = *m;
 	return 0;
-}
-
-/* Is the new path from w by port q legal for the engine? */
-static bool legal(struct opt *o, uint32_t w, unsigned q, uint16_t lid,
-		  uint32_t dsw, const uint8_t *dist, int na, bool all_down)
-{
-	const struct cr_fabric *f = o->f;
-	uint32_t v = cr_remote(f, w, q);
-	int nb;
-
-	if (v == CR_NO_NODE || !cr_is_switch(f, v))
-		return false;
-	if (o->leg == LEG_MINIMAL && !o->extra &&
-	    dist[sw_of(o, v)] + 1 != dist[sw_of(o, w)])
-		return false;
-	nb = walk(o, w, q, lid, dsw, o->sws);
-	if (nb < 0)
-		return false;
-	if (o->leg == LEG_MINIMAL)
-		return nb <= dist[sw_of(o, w)] + (int)o->extra;
-	return nb <= na + (int)o->extra && updn_ok(o, o->sws, nb, all_down);
-}
-
-/* Does switch node s's route to lid cross switch node w? */
-static bool crosses(struct opt *o, uint32_t s, uint16_t lid, uint32_t w)
-{
-	const struct cr_fabric *f = o->f;
-	uint32_t n = s;
-
-	for (uint32_t hops = 0; hops <= o->ns; hops++) {
-		uint8_t p;
-		uint32_t m;
-
-		if (n == w)
-			return true;
-		if (!o->r->lft[n])
-			return false;
-		p = o->r->lft[n][lid];
-		if (!p || p == CR_NO_PATH || p > f->nodes[n].num_ports)
-			return false;
-		m = cr_remote(f, n, p);
-		if (m == CR_NO_NODE || !cr_is_switch(f, m))
-			return false;
-		n = m;
-	}
-	return false;
-}
-
-static int sl_log_add(struct opt *o, uint32_t sw, uint16_t lid, uint8_t from)
-{
-	if (o->nsl_log == o->sl_log_alloc) {
-		size_t na = o->sl_log_alloc ? 2 * o->sl_log_alloc : 256;
-		struct sl_change *g = realloc(o->sl_log, na * sizeof(*g));
-
-		if (!g)
-			return -1;
-		o->sl_log = g;
-		o->sl_log_alloc = na;
-	}
-	o->sl_log[o->nsl_log++] =
-		(struct sl_change){.sw = sw, .lid = lid, .from = from};
-	return 0;
-}
-
-static int cdg_lids(struct opt *o, const uint16_t *lids, unsigned n, int sign)
-{
-	for (unsigned k = 0; k < n; k++)
-		if (opt_cdg_lid(o->cdg, o->r, lids[k], sign))
-			return -1;
-	return 0;
-}
-
-/*
- * The entries (w, lids[0..n)) were changed in r after their dependencies
- * left the graphs: 1 when they close no credit loop (their dependencies
- * back in), else, for a layered routing, after moving every source whose
- * route now crosses w toward those LIDs into one layer where they close
- * none (the SLs in use, in order; the changes logged for undo); 0 when no
- * layer does (SLs as they were, the dependencies out), -1 on error.
- */
-static int credit_ok(struct opt *o, uint32_t w, const uint16_t *lids,
-		     unsigned n)
-{
-	const struct cr_fabric *f = o->f;
-	size_t nsrc = 0, mark = o->nsl_log;
-
-	if (cdg_lids(o, lids, n, 1))
-		return -1;
-	if (!opt_cdg_cycle(o->cdg))
-		return 1;
-	if (cdg_lids(o, lids, n, -1))
-		return -1;
-	if (!o->r->sl || o->nsls < 2)
-		return 0;
-	for (unsigned k = 0; k < n; k++)
-		for (uint32_t i = 0; i < o->ns; i++) {
-			uint32_t s = f->switches[i];
-
-			if (o->r->sl[s] && crosses(o, s, lids[k], w))
-				o->srcs[nsrc++] = s | (uint32_t)k << 24;
-		}
-	for (size_t i = 0; i < nsrc; i++) {
-		uint32_t s = o->srcs[i] & 0xffffff;
-		uint16_t lid = lids[o->srcs[i] >> 24];
-
-		if (sl_log_add(o, s, lid, o->r->sl[s][lid]))
-			return -1;
-	}
-	for (unsigned y = 0; y < o->nsls; y++) {
-		for (size_t i = 0; i < nsrc; i++)
-			o->r->sl[o->srcs[i] & 0xffffff]
-				[lids[o->srcs[i] >> 24]] = o->sls[y];
-		if (cdg_lids(o, lids, n, 1))
-			return -1;
-		if (!opt_cdg_cycle(o->cdg)) {
-			o->relayered++;
-			return 1;
-		}
-		if (cdg_lids(o, lids, n, -1))
-			return -1;
-	}
-	while (o->nsl_log > mark) {
-		struct sl_change *c = &o->sl_log[--o->nsl_log];
-
-		o->r->sl[c->sw][c->lid] = c->from;
-	}
-	return 0;
-}
-
-/*
- * (w, lid2) is on port q and may take port p instead (a swap with lid)?
- * Only LIDs with credit at w are taken, at most SWAP_LIDS per port.
- */
-static bool swap_ok(struct opt *o, uint32_t w, uint32_t li2, unsigned p)
-{
-	const struct cr_fabric *f = o->f;
-	uint16_t lid2 = o->lids[li2];
-	uint32_t dsw2 = sw_of(o, cr_lid_switch(f, lid2, NULL));
-	uint8_t q = o->r->lft[w][lid2];
-	const uint8_t *dist2;
-	bool all_down = false;
-	int na;
-
-	if (sw_of(o, w) == dsw2 || !q || q > f->nodes[w].num_ports)
-		return false;
-	dist2 = dist_to(o, dsw2);
-	if (!dist2)
-		return false;
-	na = walk(o, w, q, lid2, dsw2, o->sws);
-	if (na < 0)
-		return false;
-	if (o->leg == LEG_UPDN)
-		all_down = updn_all_down(o, o->sws, na);
-	return legal(o, w, p, lid2, dsw2, dist2, na, all_down);
 }
 
 /*
@@ -811,7 +381,7 @@ static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 		return -1;
 	if (rc <= 0)
 		return 0;
-	terms(o, true, o->trial);
+	opt_terms(o, true, o->trial);
 	/*
 	 * The first term alone decides when it is worse: the others' phases
 	 * are solved only when it ties or gains (the same decisions)
@@ -821,7 +391,7 @@ static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 	if (o->obj->num_terms > 1) {
 		if (cr_est_inc_try_more(o->inc, o->tavg, o->tmin))
 			return -1;
-		terms(o, true, o->trial);
+		opt_terms(o, true, o->trial);
 	}
 	if (cr_objective_cmp(o->trial, o->best, o->obj->num_terms) <= 0)
 		return 0;
@@ -854,15 +424,15 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 
 	if (si == dsw || !p || p > f->nodes[w].num_ports)
 		return 0;
-	dist = dist_to(o, dsw);
+	dist = opt_dist_to(o, dsw);
 	if (!dist)
 		return -1;
-	na = walk(o, w, p, lid, dsw, o->sws);
+	na = opt_walk(o, w, p, lid, dsw, o->sws);
 	if (na < 0)
 		return 0;
 	if (o->leg == LEG_UPDN)
-		all_down = updn_all_down(o, o->sws, na);
-	terms(o, false, o->cur);
+		all_down = opt_updn_all_down(o, o->sws, na);
+	opt_terms(o, false, o->cur);
 	memcpy(o->best, o->cur, nt * sizeof(*o->best));
 	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
 	if (o->swaps)
@@ -878,7 +448,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 		unsigned taken = 0;
 
 		if (q == p || o->tries >= max_tries ||
-		    !legal(o, w, q, lid, dsw, dist, na, all_down))
+		    !opt_legal(o, w, q, lid, dsw, dist, na, all_down))
 			continue;
 		o->r->lft[w][lid] = (uint8_t)q;
 		rc = score_changes(o, c, 1);
@@ -897,10 +467,10 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 
 			if (lid2 == lid || o->r->lft[w][lid2] != q ||
 			    !(o->heat[(size_t)si * o->nlids + j] > 0) ||
-			    frozen(o, (size_t)si * o->nlids + j) ||
+			    opt_frozen(o, (size_t)si * o->nlids + j) ||
 			    o->tries >= max_tries ||
 			    !shares_phases(o, w, q, lid2, nph) ||
-			    !swap_ok(o, w, j, p))
+			    !opt_swap_ok(o, w, j, p))
 				continue;
 			taken++;
 			o->swapped[nswapped++] = j;
@@ -931,7 +501,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	moved[0] = lid;
 	moved[1] = nc == 2 ? o->lids[li2] : 0;
 	/* the graphs lose the old dependencies before the entries change */
-	if (o->cdg && cdg_lids(o, moved, nc, -1))
+	if (o->cdg && opt_lids_cdg(o, moved, nc, -1))
 		return -1;
 	o->r->lft[w][lid] = (uint8_t)bq;
 	if (nc == 2) {
@@ -942,7 +512,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	if (cr_est_inc_try_n(o->inc, c, nc, o->tavg, o->tmin) <= 0)
 		goto undo; /* cannot be: the same try as above */
 	if (o->cdg) {
-		rc = credit_ok(o, w, moved, nc);
+		rc = opt_credit_ok(o, w, moved, nc);
 		if (rc < 0)
 			goto fail;
 		if (!rc) {
@@ -953,13 +523,14 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	}
 	if (cr_est_inc_commit(o->inc))
 		goto fail;
-	if (keep(o,
-		 &(struct move){
-			 .sw = w, .lid = lid, .from = p, .to = (uint8_t)bq}) ||
-	    (nc == 2 && keep(o, &(struct move){.sw = w,
-					       .lid = o->lids[li2],
-					       .from = (uint8_t)bq,
-					       .to = p})))
+	if (opt_keep(o, &(struct move){.sw = w,
+				       .lid = lid,
+				       .from = p,
+				       .to = (uint8_t)bq}) ||
+	    (nc == 2 && opt_keep(o, &(struct move){.sw = w,
+						   .lid = o->lids[li2],
+						   .from = (uint8_t)bq,
+						   .to = p})))
 		goto fail;
 	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
 	if (nc == 2)
@@ -970,7 +541,7 @@ undo:
 	o->r->lft[w][lid] = p;
 	if (nc == 2)
 		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
-	if (o->cdg && !cdg_in && cdg_lids(o, moved, nc, 1))
+	if (o->cdg && !cdg_in && opt_lids_cdg(o, moved, nc, 1))
 		return -1;
 	return 0;
 fail:
@@ -998,8 +569,8 @@ static bool stale(struct opt *o, uint32_t ix)
  * Rounds until one keeps nothing (1: a local optimum), max_tries moves are
  * tried or the budget is spent (0). -1 on error.
  */
-static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
-		 struct cr_opt_stats *s)
+int opt_climb(struct opt *o, double t0, double budget, uint64_t max_tries,
+	      struct cr_opt_stats *s)
 {
 	uint64_t work = (uint64_t)(budget * CR_OPT_WORK_PER_S);
 
@@ -1007,7 +578,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		unsigned kept = 0;
 		size_t done = 0;
 
-		rank_pairs(o);
+		opt_rank_pairs(o);
 		for (size_t i = 0; i < o->npairs; i++) {
 			uint32_t ix = o->pairs[i].ix;
 			int rc;
@@ -1023,7 +594,7 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 				s->budget_hit = true;
 				return 0;
 			}
-			if (stale(o, ix) || frozen(o, ix))
+			if (stale(o, ix) || opt_frozen(o, ix))
 				continue;
 			rc = try_pair(o, o->f->switches[ix / o->nlids],
 				      o->lids[ix % o->nlids], max_tries);
@@ -1053,260 +624,6 @@ static int climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 		o->swaps = true;
 		memset(o->memo, 0, (size_t)o->ns * o->nlids * sizeof(*o->memo));
 	}
-}
-
-/* ---- kicks: iterated local search --------------------------------------- */
-
-/* The next number of the kicks' fixed sequence (splitmix64). */
-static uint64_t next_rand(struct opt *o)
-{
-	uint64_t z = (o->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/*
- * Moves (w, lid) to the legal port q whatever it scores (the moves of a
- * kick): 1 kept, 0 refused (a credit loop no layer avoids), -1 error.
- */
-static int force(struct opt *o, uint32_t w, uint16_t lid, uint8_t q)
-{
-	uint8_t p = o->r->lft[w][lid];
-	struct cr_est_inc_change c = {.sw = w, .old_port = p, .lid = lid};
-	long rc;
-	int ok;
-
-	if (o->cdg && cdg_lids(o, &lid, 1, -1))
-		return -1;
-	o->r->lft[w][lid] = q;
-	rc = cr_est_inc_try_n(o->inc, &c, 1, o->tavg, o->tmin);
-	o->tries++;
-	if (rc == -1)
-		goto fail;
-	if (rc < 0)
-		goto undo; /* cannot be: the path was walked as legal */
-	if (o->cdg) {
-		ok = credit_ok(o, w, &lid, 1);
-		if (ok < 0)
-			goto fail;
-		if (!ok) {
-			o->credit_rejects++;
-			o->r->lft[w][lid] = p;
-			return cdg_lids(o, &lid, 1, 1) ? -1 : 0;
-		}
-	}
-	if (cr_est_inc_commit(o->inc) ||
-	    keep(o, &(struct move){.sw = w, .lid = lid, .from = p, .to = q}))
-		goto fail;
-	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
-	o->sw_serial[sw_of(o, w)] = cr_est_inc_commits(o->inc);
-	return 1;
-undo:
-	o->r->lft[w][lid] = p;
-	return o->cdg && cdg_lids(o, &lid, 1, 1) ? -1 : 0;
-fail:
-	o->r->lft[w][lid] = p;
-	return -1;
-}
-
-/*
- * A kick: `strength` (switch, LID) pairs drawn from the fixed sequence,
- * each with a chance in proportion to its credit (the pairs that hold
- * flows back), each moved to a legal port drawn the same way, whatever
- * the objective says. The climb that follows leaves them where the kick
- * put them (frozen), so that it looks for a local optimum around them
- * instead of undoing them. The number of pairs moved, or -1 on error.
- */
-static int kick(struct opt *o, unsigned strength)
-{
-	const struct cr_fabric *f = o->f;
-	unsigned done = 0;
-	double total = 0;
-
-	rank_pairs(o);
-	o->kick_gen++;
-	for (size_t i = 0; i < o->npairs; i++)
-		total += o->pairs[i].heat;
-	for (unsigned k = 0; k < strength * 4 && done < strength; k++) {
-		double at = (double)(next_rand(o) >> 11) * 0x1p-53 * total;
-		size_t i = 0;
-		uint32_t ix, w, dsw;
-		uint16_t lid;
-		uint8_t p;
-		const uint8_t *dist;
-		bool all_down = false;
-		unsigned np = 0;
-		int na, rc;
-
-		if (!(total > 0))
-			break;
-		while (i + 1 < o->npairs && at >= o->pairs[i].heat) {
-			at -= o->pairs[i].heat;
-			i++;
-		}
-		ix = o->pairs[i].ix;
-		if (frozen(o, ix))
-			continue;
-		w = f->switches[ix / o->nlids];
-		lid = o->lids[ix % o->nlids];
-		p = o->r->lft[w][lid];
-		dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
-		if (sw_of(o, w) == dsw || !p || p > f->nodes[w].num_ports)
-			continue;
-		dist = dist_to(o, dsw);
-		if (!dist)
-			return -1;
-		na = walk(o, w, p, lid, dsw, o->sws);
-		if (na < 0)
-			continue;
-		if (o->leg == LEG_UPDN)
-			all_down = updn_all_down(o, o->sws, na);
-		for (unsigned q = 1; q <= f->nodes[w].num_ports; q++)
-			if (q != p &&
-			    legal(o, w, q, lid, dsw, dist, na, all_down))
-				o->ports[np++] = (uint8_t)q;
-		if (!np)
-			continue;
-		rc = force(o, w, lid, o->ports[next_rand(o) % np]);
-		if (rc < 0)
-			return -1;
-		if (rc) {
-			o->frozen[ix] = o->kick_gen;
-			done++;
-		}
-	}
-	return (int)done;
-}
-
-/*
- * Back to the best tables found (the first `moves` kept moves and `sls`
- * SL changes, scoring `best`): the later ones undone, the held estimate
- * and the credit loop graphs built again for them (when `rebuild`; their
- * work counted). 0, or -1 on error.
- */
-static int back_to(struct opt *o, size_t moves, size_t sls, const double *best,
-		   bool rebuild)
-{
-	bool too_big;
-
-	for (size_t i = o->nkept; i-- > moves;)
-		o->r->lft[o->kept[i].sw][o->kept[i].lid] = o->kept[i].from;
-	o->nkept = moves;
-	while (o->nsl_log > sls) {
-		struct sl_change *c = &o->sl_log[--o->nsl_log];
-
-		o->r->sl[c->sw][c->lid] = c->from;
-	}
-	if (!rebuild)
-		return 0;
-	o->work_base += cr_est_inc_work(o->inc);
-	cr_est_inc_free(o->inc);
-	o->inc = cr_est_inc_new(o->f, o->r, o->pats, o->obj->num_terms,
-				o->hosts, MAX_ENTRIES, &too_big);
-	if (!o->inc)
-		return -1; /* it held as much before */
-	o->work_base += cr_est_inc_held(o->inc);
-	terms(o, false, o->cur);
-	if (cr_objective_cmp(o->cur, best, o->obj->num_terms)) {
-		/* cannot be: the same tables give the same estimate */
-		cr_err("optimize: the best tables estimate %.6f, not %.6f",
-		       o->cur[0], best[0]);
-		return -1;
-	}
-	if (o->cdg) {
-		opt_cdg_free(o->cdg);
-		o->cdg = opt_cdg_new(o->f, o->r);
-		if (!o->cdg)
-			return -1;
-	}
-	/*
-	 * The commit serials start again. The best tables are a local
-	 * optimum: every pair failed there (memo 1: failed at commit 0),
-	 * but those the kick that led to them froze, never tried there.
-	 */
-	for (size_t i = 0; i < (size_t)o->ns * o->nlids; i++)
-		o->memo[i] = 1;
-	for (unsigned i = 0; i < o->nbest_kicked; i++)
-		o->memo[o->best_kicked[i]] = 0;
-	memset(o->swap_memo, 0, SWAP_MEMO * sizeof(*o->swap_memo));
-	memset(o->lid_serial, 0, o->nlids * sizeof(*o->lid_serial));
-	memset(o->sw_serial, 0, o->ns * sizeof(*o->sw_serial));
-	return 0;
-}
-
-/*
- * Under cr_opt_params.pareto, no term of the tables held below the
- * start's (a kick may push one there, whatever the climb does after).
- */
-static bool above_floor(const struct opt *o)
-{
-	for (unsigned i = 1; o->pareto && i < o->obj->num_terms; i++)
-		if (cr_objective_cmp(o->cur + i, o->floor + i, 1) < 0)
-			return false;
-	return true;
-}
-
-/*
- * Iterated local search from the climb's local optimum: kick, climb
- * around the kick, keep the result when it beats the best so far, else
- * go back to the best. The kick's strength grows with the kicks that
- * failed in a row (2, 4, 8 pairs, then again), and KICK_FAILS of them
- * end it, as do the climb's own limits. 0, or -1 on error.
- */
-static int iterate(struct opt *o, double t0, double budget, uint64_t max_tries,
-		   struct cr_opt_stats *s)
-{
-	unsigned nt = o->obj->num_terms, fails = 0;
-	size_t moves = o->nkept, sls = o->nsl_log;
-	double *best = calloc(nt + 1, sizeof(*best));
-	int rc = 0;
-
-	if (!best)
-		return -1;
-	o->rng = KICK_SEED;
-	terms(o, false, best);
-	while (fails < KICK_FAILS) {
-		int k = kick(o, 2u << (fails % 3));
-
-		if (k <= 0) {
-			rc = k;
-			break;
-		}
-		s->kicks++;
-		rc = climb(o, t0, budget, max_tries, s);
-		if (rc < 0)
-			break;
-		terms(o, false, o->cur);
-		cr_verbose("optimize: kick %u (%d pairs): %.4f, best %.4f,"
-			   " work %llu",
-			   s->kicks, k, o->cur[0], best[0],
-			   (unsigned long long)opt_work(o));
-		if (cr_objective_cmp(o->cur, best, nt) > 0 && above_floor(o)) {
-			memcpy(best, o->cur, nt * sizeof(*best));
-			moves = o->nkept;
-			sls = o->nsl_log;
-			o->nbest_kicked = 0;
-			for (size_t i = 0; i < (size_t)o->ns * o->nlids; i++)
-				if (frozen(o, i) && o->nbest_kicked < 64)
-					o->best_kicked[o->nbest_kicked++] =
-						(uint32_t)i;
-			s->kicks_kept++;
-			fails = 0;
-		} else {
-			fails++;
-			if (back_to(o, moves, sls, best, rc == 1)) {
-				rc = -1;
-				break;
-			}
-		}
-		if (rc == 0)
-			break; /* a limit stopped the climb */
-		rc = 0;
-	}
-	free(best);
-	return rc;
 }
 
 static bool engine_is(const struct cr_engine *e, const char *name)
@@ -1387,7 +704,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 			goto out;
 	}
 	if (o.inc)
-		terms(&o, false, score);
+		opt_terms(&o, false, score);
 	else if (cr_objective_score(f, r, obj, hosts, score))
 		goto out;
 	s.before = s.after = score[0];
@@ -1404,7 +721,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	o.check_credit = o.leg != LEG_UPDN && !rep0.credit_loops;
 	o.may_swap = true;
 	o.swap_memo_on = !par.no_swap_memo;
-	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && updn_keys(&o)))
+	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && opt_updn_keys(&o)))
 		goto oom;
 	if (o.check_credit) {
 		o.cdg = opt_cdg_new(f, r);
@@ -1430,7 +747,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ret = 0;
 		goto done;
 	}
-	terms(&o, false, o.cur);
+	opt_terms(&o, false, o.cur);
 	if (cr_objective_cmp(o.cur, score, obj->num_terms)) {
 		/* cannot be: est_inc.c repeats cr_est_run() */
 		cr_err("optimize: the held estimate (%.6f) is not the"
@@ -1441,9 +758,9 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	o.floor = score;
 	o.pats = pats;
 	o.hosts = hosts;
-	rc = climb(&o, t0, budget, max_tries, &s);
+	rc = opt_climb(&o, t0, budget, max_tries, &s);
 	if (rc == 1 && !par.no_kicks)
-		rc = iterate(&o, t0, budget, max_tries, &s);
+		rc = opt_iterate(&o, t0, budget, max_tries, &s);
 	if (rc < 0)
 		goto undo;
 	s.moves = (unsigned)o.nkept;
