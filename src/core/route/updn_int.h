@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * cr-updn's ranks and labels for incremental.c, which repairs an updn
- * routing with the same definitions the engine routes with (updn.c).
+ * routing with the same definitions the engine routes with (updn.c); and
+ * below, the state the engine's files (updn*.c) share.
  */
 #ifndef CROUTE_UPDN_INT_H
 #define CROUTE_UPDN_INT_H
 
 #include <croute/fabric.h>
+#include <croute/roles.h>
 
 #define CR_UPDN_NO_LABEL UINT16_MAX
 #define CR_UPDN_DOWN 1 /* mode: the route to the destination only goes down */
@@ -31,5 +33,81 @@ const uint32_t *cr_updn_order(const struct updn *u);
  */
 uint32_t cr_updn_label(const struct updn *u, uint32_t d, uint16_t *dist,
 		       uint8_t *mode, uint32_t *queue);
+
+/* The engine's own files: updn.c, updn_roots.c, updn_lids.c, updn_detour.c. */
+
+struct cr_byproducts;
+struct cr_portsel;
+struct cr_routing;
+
+#define NO_LABEL UINT16_MAX
+
+enum { MODE_UP = 0, MODE_DOWN = 1 };
+_Static_assert(MODE_DOWN == CR_UPDN_DOWN && NO_LABEL == CR_UPDN_NO_LABEL,
+	       "updn_int.h names the engine's labels");
+
+struct updn_adj {
+	uint32_t sw; /* switch index of the neighbour */
+	uint8_t port; /* local port toward it */
+};
+
+struct updn {
+	const struct cr_fabric *f;
+	uint32_t ns;
+	uint32_t *adj_start; /* ns + 1 offsets into adj */
+	struct updn_adj *adj;
+	uint32_t *comp; /* connected part: its lowest switch index */
+	bool *has_ca;
+	struct cr_roles roles; /* include/croute/roles.h */
+	const bool *leaf; /* roles.leaf */
+	bool *is_root;
+	uint32_t *ord; /* position in the total (rank, GUID) order */
+	uint32_t *rank;
+	/* Labels toward one destination switch, see updn_label(). */
+	uint16_t *dist;
+	uint8_t *mode;
+	uint32_t
+		*queue; /* updn_label(): the labelled switches, nearest first */
+	uint32_t labelled; /* how many */
+	uint32_t labelled_for;
+	bool detour; /* top-level roots: detours where no legal path */
+	bool no_top; /* the top-level roots closed a credit loop */
+	bool tree_like; /* cr_roles_tree_like(): balance flows, not entries */
+	const struct cr_options *o; /* NULL for incremental.c */
+};
+
+static inline uint64_t updn_sw_guid(const struct updn *u, uint32_t s)
+{
+	return u->f->nodes[u->f->switches[s]].guid;
+}
+
+/* updn.c: the ranks under is_root and the total order of the switches. */
+int updn_rank_switches(struct updn *u);
+/* updn.c: labels toward d into dist, mode, queue; how many got one. */
+uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
+			 uint8_t *mode, uint32_t *queue);
+/* updn.c: updn_label_into() u's own arrays, kept while d stays. */
+void updn_label(struct updn *u, uint32_t d);
+/* updn.c: ports of switch w one legal step closer, into cands. */
+unsigned updn_candidates(const struct updn *u, const uint16_t *dist,
+			 const uint8_t *mode, uint32_t w, uint8_t *cands);
+/* updn_roots.c: sets is_root and ranks the switches. */
+int updn_choose_roots(struct updn *u, const struct cr_options *o);
+/*
+ * updn_lids.c: every LID's entries; totals gets the (switch, LID) pairs
+ * without a legal path: from switches without CAs, with CAs, apart.
+ */
+int updn_route_lids(struct updn *u, struct cr_routing *r, struct cr_portsel *ps,
+		    const uint16_t *lids, int nlids, uint64_t totals[3]);
+int updn_route_flows(struct updn *u, struct cr_routing *r,
+		     struct cr_portsel *ps, const uint16_t *lids, int nlids,
+		     uint64_t totals[3]);
+void updn_route_global(struct updn *u, struct cr_routing *r,
+		       struct cr_portsel *ps, const uint16_t *lids, int nlids,
+		       uint64_t totals[3]);
+/* updn_detour.c: the top-level roots' detours; 1 when they close a loop. */
+int updn_detours(struct updn *u, struct cr_routing *r, const uint16_t *lids,
+		 int nlids, uint64_t *illegal, uint64_t *illegal_ca,
+		 struct cr_byproducts *by);
 
 #endif
