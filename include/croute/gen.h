@@ -14,7 +14,8 @@ struct cr_gen_params {
 	unsigned width; /* default 4 */
 	uint32_t seed;
 	unsigned hca_ports; /* ports per host (1) */
-	unsigned leaf_hosts; /* fat-tree: hosts per leaf (0: all k/2) */
+	unsigned leaf_hosts; /* fat-tree: hosts per leaf (0: k - uplinks) */
+	unsigned leaf_uplinks; /* fat-tree: uplinks per leaf (0: k/2) */
 };
 
 /* k-ary n-tree: k^n hosts, n levels of k^(n-1) switches with 2k ports. */
@@ -23,7 +24,9 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 /*
  * Largest 3-level fat tree of k-port switches: k^3/4 hosts, 5k^2/4
  * switches; with p->leaf_hosts, that many hosts on each of the k^2/2
- * leaves instead of k/2.
+ * leaves instead of k/2. With p->leaf_uplinks u, each pod has u middle
+ * switches, every leaf one cable to each, and (by default) k - u hosts:
+ * oversubscribed leaves when u < k/2 (k/2 leaves a pod, u x k/2 roots).
  */
 struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p);
 /*

@@ -36,7 +36,7 @@ static const struct cli_opt gen_opts[] = {
 	{"leaves", KEY_LEAVES, "N", "two-level: leaf switches"},
 	{"hosts", KEY_HOSTS, "N",
 	 "hosts per leaf/switch (torus, random: 1; fat-tree: K/2)"},
-	{"uplinks", KEY_UPLINKS, "N", "two-level: uplinks per leaf"},
+	{"uplinks", KEY_UPLINKS, "N", "two-level, fat-tree: uplinks per leaf"},
 	{"spines", KEY_SPINES, "N", "two-level: spine switches"},
 	{"scramble", KEY_SCRAMBLE, "SEED", "two-level: scramble spine wiring"},
 	{"mesh", KEY_MESH, NULL, "torus: no wrap-around links"},
@@ -145,7 +145,7 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		unsigned allowed, required;
 	} kinds[] = {
 		{"ktree", 0, 0},
-		{"fat-tree", BIT(KEY_HOSTS), 0},
+		{"fat-tree", BIT(KEY_HOSTS) | BIT(KEY_UPLINKS), 0},
 		{"two-level",
 		 BIT(KEY_LEAVES) | BIT(KEY_HOSTS) | BIT(KEY_UPLINKS) |
 			 BIT(KEY_SPINES) | BIT(KEY_SCRAMBLE),
@@ -193,8 +193,14 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		if (numbers(g, argc, argv, 1, 1, n))
 			return NULL;
 		g->p.leaf_hosts = val(g, KEY_HOSTS, 0);
+		g->p.leaf_uplinks = val(g, KEY_UPLINKS, 0);
 		if ((g->given & BIT(KEY_HOSTS)) && !g->p.leaf_hosts) {
 			cli_usage_error(g->cmd, "fat-tree needs --hosts >= 1");
+			return NULL;
+		}
+		if ((g->given & BIT(KEY_UPLINKS)) && !g->p.leaf_uplinks) {
+			cli_usage_error(g->cmd,
+					"fat-tree needs --uplinks >= 1");
 			return NULL;
 		}
 		return cr_gen_fat_tree(n[0], &g->p);
@@ -269,12 +275,15 @@ const struct cli_cmd cli_cmd_gen = {
 		   "  ktree K N       k-ary n-tree: K^N hosts, N levels of"
 		   " K^(N-1) switches\n"
 		   "                  with 2K ports\n"
-		   "  fat-tree K [--hosts H]\n"
+		   "  fat-tree K [--hosts H] [--uplinks U]\n"
 		   "                  the largest 3-level fat tree of K-port"
 		   " switches:\n"
 		   "                  K^3/4 hosts (27648 for K = 48); H hosts"
 		   " per leaf\n"
-		   "                  (default K/2) keeps every switch\n"
+		   "                  (default K/2) keeps every switch; U"
+		   " uplinks a leaf\n"
+		   "                  (U middle switches a pod, K - U hosts):"
+		   " oversubscribed\n"
 		   "  two-level --leaves L --hosts H --uplinks U --spines S"
 		   " [--scramble SEED]\n"
 		   "                  leaf/spine tree, any oversubscription\n"

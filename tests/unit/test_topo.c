@@ -722,6 +722,51 @@ static void test_gen_fat_tree(void **state)
 		p.leaf_hosts = 5; /* a leaf has 4 ports for hosts */
 		assert_null(cr_gen_fat_tree(8, &p));
 	}
+	{
+		/*
+		 * Oversubscribed: 3 uplinks a leaf, to the 3 middle switches
+		 * of its pod, 5 hosts; 3 x 4 roots, 8 x 3 middles, 8 x 4
+		 * leaves, every port used.
+		 */
+		struct cr_gen_params p = {.leaf_uplinks = 3};
+
+		f = cr_gen_fat_tree(8, &p);
+		assert_non_null(f);
+		assert_int_equal(f->num_switches, 12 + 24 + 32);
+		check_hosts(f, 160);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			const struct cr_node *sw = &f->nodes[f->switches[s]];
+			unsigned hosts = 0, up = 0;
+
+			for (unsigned q = 1; q <= 8; q++) {
+				uint32_t m = sw->ports[q].remote;
+
+				assert_int_not_equal(m, CR_NO_NODE);
+				hosts += !cr_is_switch(f, m);
+				if (cr_is_switch(f, m) &&
+				    !strncmp(sw->desc, "sw-leaf", 7)) {
+					/* a middle switch of the same pod */
+					assert_memory_equal(f->nodes[m].desc,
+							    "sw-mid-", 7);
+					assert_int_equal(f->nodes[m].desc[7],
+							 sw->desc[8]);
+					up++;
+				}
+			}
+			if (!strncmp(sw->desc, "sw-leaf", 7)) {
+				assert_int_equal(hosts, 5);
+				assert_int_equal(up, 3);
+			} else {
+				assert_int_equal(hosts, 0);
+			}
+		}
+		cr_fabric_free(f);
+		p.leaf_uplinks = 8; /* no port left for a host */
+		assert_null(cr_gen_fat_tree(8, &p));
+		p.leaf_uplinks = 3;
+		p.leaf_hosts = 6;
+		assert_null(cr_gen_fat_tree(8, &p));
+	}
 }
 
 static bool same_wiring(const struct cr_fabric *a, const struct cr_fabric *b)

@@ -239,12 +239,15 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
  * switch j of every pod reaches roots j*k/2 .. j*k/2 + k/2 - 1, on the
  * root's port pod + 1: k^3/4 hosts at full bisection (27,648 for k = 48).
  * Fewer hosts per leaf keep every switch: k = 64 with 18 a leaf is 36,864
- * hosts and 5,120 switches, 41,984 LIDs, near the unicast limit.
+ * hosts and 5,120 switches, 41,984 LIDs, near the unicast limit. With u
+ * uplinks a leaf (u middle switches a pod, u x k/2 roots) and k - u hosts,
+ * the leaves are oversubscribed: the trees most clusters buy.
  */
 struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 {
 	struct gen g;
-	unsigned h = k / 2, per_leaf = h;
+	unsigned h = k / 2, u = p && p->leaf_uplinks ? p->leaf_uplinks : h;
+	unsigned per_leaf = k - u;
 	uint32_t mids, leaves;
 	int err = 0;
 
@@ -258,43 +261,51 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 		cr_err("gen: fat-tree hosts have one port each");
 		return NULL;
 	}
-	if (p && p->leaf_hosts > h) {
-		cr_err("gen: a leaf of a %u-port fat tree has room for %u"
-		       " hosts, not %u",
-		       k, h, p->leaf_hosts);
+	if (u >= k) {
+		cr_err("gen: a leaf of a %u-port fat tree has %u ports, not"
+		       " room for %u uplinks and a host",
+		       k, k, u);
+		return NULL;
+	}
+	if (p && p->leaf_hosts > k - u) {
+		cr_err("gen: a leaf of a %u-port fat tree with %u uplinks has"
+		       " room for %u hosts, not %u",
+		       k, u, k - u, p->leaf_hosts);
 		return NULL;
 	}
 	if (p && p->leaf_hosts)
 		per_leaf = p->leaf_hosts;
 	if (gen_init(&g, p, (unsigned long)k * h * per_leaf))
 		return NULL;
-	for (unsigned j = 0; j < h && !err; j++)
+	for (unsigned j = 0; j < u && !err; j++)
 		for (unsigned t = 0; t < h && !err; t++)
 			err = add_switch(&g, k, "sw-root-%0*u-%0*u",
-					 (int)digits(h - 1), j,
+					 (int)digits(u - 1), j,
 					 (int)digits(h - 1), t) == CR_NO_NODE;
 	mids = g.f->num_nodes;
 	for (unsigned pod = 0; pod < k && !err; pod++)
-		for (unsigned j = 0; j < h && !err; j++)
+		for (unsigned j = 0; j < u && !err; j++)
 			err = add_switch(&g, k, "sw-mid-%0*u-%0*u",
 					 (int)digits(k - 1), pod,
-					 (int)digits(h - 1), j) == CR_NO_NODE;
+					 (int)digits(u - 1), j) == CR_NO_NODE;
 	leaves = g.f->num_nodes;
 	for (unsigned pod = 0; pod < k && !err; pod++)
 		for (unsigned l = 0; l < h && !err; l++)
 			err = add_switch(&g, k, "sw-leaf-%0*u-%0*u",
 					 (int)digits(k - 1), pod,
 					 (int)digits(h - 1), l) == CR_NO_NODE;
+	/* a leaf's hosts on its first ports, its uplinks on its last */
 	for (unsigned pod = 0; pod < k && !err; pod++)
-		for (unsigned j = 0; j < h && !err; j++) {
-			uint32_t mid = mids + pod * h + j;
+		for (unsigned j = 0; j < u && !err; j++) {
+			uint32_t mid = mids + pod * u + j;
 
 			for (unsigned t = 0; t < h && !err; t++)
 				err = cable(&g, j * h + t, pod + 1, mid,
 					    h + t + 1);
 			for (unsigned l = 0; l < h && !err; l++)
 				err = cable(&g, mid, l + 1,
-					    leaves + pod * h + l, h + j + 1);
+					    leaves + pod * h + l,
+					    k - u + j + 1);
 		}
 	for (unsigned i = 0; i < k * h && !err; i++)
 		err = add_hosts(&g, leaves + i, 1, per_leaf);
