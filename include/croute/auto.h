@@ -107,7 +107,7 @@ typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 				  const struct cr_objective *obj,
 				  struct cr_routing *r,
 				  const struct cr_byproducts *by, double budget,
-				  void *arg);
+				  bool kicks, void *arg, double *spent);
 
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
@@ -116,7 +116,11 @@ struct cr_auto_conf {
 	double budget; /* seconds; <= 0: CR_AUTO_BUDGET_DEFAULT */
 	bool qos; /* layered candidates may qualify */
 	bool allow_credit_loops;
-	cr_auto_improve_fn improve; /* NULL: none */
+	/*
+	 * NULL: none; kicks: may search past its first local optimum;
+	 * *spent: the seconds of budget work it did (or 0)
+	 */
+	cr_auto_improve_fn improve;
 	void *improve_arg;
 	/*
 	 * improve() gets what the candidates left of the budget

@@ -57,6 +57,7 @@ struct cr_opt_stats {
 	unsigned kicks_kept; /* kicks that led to better tables */
 	double seconds;
 	bool work_hit; /* stopped when the budget's work was done */
+	uint64_t work; /* work units done (CR_OPT_WORK_PER_S a second) */
 	bool budget_hit; /* stopped by the wall clock: timing-dependent */
 	bool reverted; /* a check failed after the pass: start restored */
 };
@@ -81,6 +82,6 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
 		     struct cr_routing *r, const struct cr_byproducts *by,
-		     double budget, void *arg);
+		     double budget, bool kicks, void *arg, double *spent);
 
 #endif

@@ -829,6 +829,7 @@ undo:
 	s.after = s.before;
 	s.moves = 0;
 out:
+	s.work = o.inc ? opt_work(&o) : 0;
 	if (st)
 		*st = s;
 	opt_free(&o);
@@ -842,9 +843,11 @@ out:
 int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 		     const struct cr_engine *e, const struct cr_objective *obj,
 		     struct cr_routing *r, const struct cr_byproducts *by,
-		     double budget, void *arg)
+		     double budget, bool kicks, void *arg, double *spent)
 {
 	struct cr_opt_params p = *(const struct cr_opt_params *)arg;
+	struct cr_opt_stats st = {0};
+	int ret;
 
 	(void)o;
 	if (budget > 0)
@@ -855,5 +858,9 @@ int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 	 */
 	p.natural_hosts = true;
 	p.pareto = true;
-	return cr_optimize(f, e, obj, &p, r, by, NULL);
+	p.no_kicks |= !kicks;
+	ret = cr_optimize(f, e, obj, &p, r, by, &st);
+	if (spent)
+		*spent = (double)st.work / CR_OPT_WORK_PER_S;
+	return ret;
 }
