@@ -237,12 +237,9 @@ void cr_bound_trip_free(struct trip *t)
 	free(t->ar);
 }
 
-/*
- * The rows both formulations share: one per switch link (its capacity)
- * from first_cap, one per host link (its key's) from first_key.
- */
-static void capacity_rows(glp_prob *lp, const struct model *m, int first_cap,
-			  int first_key)
+/* One row per switch link from first_cap, one per host link from first_key. */
+void cr_bound_capacity_rows(glp_prob *lp, const struct model *m, int first_cap,
+			    int first_key)
 {
 	for (uint32_t k = 0; k < m->ne; k++)
 		glp_set_row_bnds(lp, first_cap + (int)k, GLP_UP, 0.0,
@@ -310,7 +307,7 @@ static int solve(const struct model *m, bool concurrent, const char *lp_path,
 		glp_add_rows(lp, nrows);
 	for (int r = first_cons; r < first_cap; r++)
 		glp_set_row_bnds(lp, r, GLP_FX, 0.0, 0.0);
-	capacity_rows(lp, m, first_cap, first_key);
+	cr_bound_capacity_rows(lp, m, first_cap, first_key);
 	for (uint32_t c = 0; c < m->ncomm; c++) {
 		for (uint32_t k = 0; k < m->ne; k++) {
 			int col = first_x + (int)(c * m->ne + k);
@@ -700,7 +697,7 @@ static int solve_paths(const struct model *m, bool concurrent, double *value,
 		else
 			glp_set_row_bnds(lp, (int)i + 1, GLP_FX, 0.0, 0.0);
 	}
-	capacity_rows(lp, m, first_cap, first_key);
+	cr_bound_capacity_rows(lp, m, first_cap, first_key);
 	if (concurrent) {
 		/* lambda: -inject in each flow row, sum in each host row */
 		int n = 0, *li = malloc((m->n + m->nkeys + 2) * sizeof(int));

@@ -81,6 +81,12 @@ struct trip {
 };
 
 int cr_bound_trip_add(struct trip *t, int row, int col, double v);
+/*
+ * The capacity rows every formulation shares: one per switch link (its
+ * capacity) from first_cap, one per host link (its key's) from first_key.
+ */
+void cr_bound_capacity_rows(glp_prob *lp, const struct model *m, int first_cap,
+			    int first_key);
 void cr_bound_trip_free(struct trip *t);
 
 /*

@@ -78,12 +78,7 @@ static int add_phase(struct joint *j, const struct model *m,
 
 	glp_add_rows(j->lp, (int)(m->ne + m->nkeys));
 	first_key = first_cap + (int)m->ne;
-	for (uint32_t k = 0; k < m->ne; k++)
-		glp_set_row_bnds(j->lp, first_cap + (int)k, GLP_UP, 0.0,
-				 m->edge[k].cap);
-	for (uint32_t k = 0; k < m->nkeys; k++)
-		glp_set_row_bnds(j->lp, first_key + (int)k, GLP_UP, 0.0,
-				 m->key_cap[k]);
+	cr_bound_capacity_rows(j->lp, m, first_cap, first_key);
 	for (size_t i = 0; i < m->n; i++) {
 		uint32_t s = m->src_sw[i], d = m->dst_sw[i], np = 1;
 		const struct pathset *ps = NULL;

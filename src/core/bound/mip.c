@@ -126,12 +126,7 @@ int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
 	first_key = first_cap + (int)m->ne;
 	row = first_key + (int)m->nkeys;
 	glp_add_rows(lp, row - 1);
-	for (uint32_t k = 0; k < m->ne; k++)
-		glp_set_row_bnds(lp, first_cap + (int)k, GLP_UP, 0.0,
-				 m->edge[k].cap);
-	for (uint32_t k = 0; k < m->nkeys; k++)
-		glp_set_row_bnds(lp, first_key + (int)k, GLP_UP, 0.0,
-				 m->key_cap[k]);
+	cr_bound_capacity_rows(lp, m, first_cap, first_key);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct pathset *ps = NULL;
 		uint32_t np = 1, choice_row = 0;
