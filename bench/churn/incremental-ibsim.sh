@@ -62,6 +62,38 @@ dump_ready() {
 	return 1
 }
 
+# up_clean: the sweep of the last routing run ended with "SUBNET UP".
+# OpenSM writes its dumps (minutes at fat-tree 48) before that line, and
+# none after a sweep with errors ("Errors during initialization": MADs
+# lost under ibsim at fat-tree 48), when the dump on disk stays an
+# earlier sweep's. Such a sweep is swept again (SIGHUP) until one ends
+# clean, up to 5 times.
+up_clean() {
+	t=0
+	while :; do
+		i=0
+		while :; do
+			last=$(awk -v d="$CR_DONE" -v u="$CR_UP" '
+				$0 ~ d { l = "" } $0 ~ u { l = $0 }
+				END { print l }' "$CR_LOG")
+			[ -n "$last" ] && break
+			[ $i -lt $((CR_TIMEOUT * 5)) ] ||
+				cr_fail "the sweep did not end"
+			kill -0 "$CR_OSM_PID" 2>/dev/null ||
+				cr_fail "opensm is gone"
+			sleep 0.2
+			i=$((i + 1))
+		done
+		case $last in
+		*"SUBNET UP"*) return 0 ;;
+		esac
+		t=$((t + 1))
+		[ $t -le 5 ] || cr_fail "no clean sweep after 5 tries"
+		cr_log "the sweep ended with errors: sweeping again ($t)"
+		cr_resweep
+	done
+}
+
 # run_times ENGINE: "total import route install" of the last routing run.
 run_times() {
 	sed -n "s/.*croute: $1: routed [0-9]* switches, [0-9]* LIDs in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p" \
@@ -77,6 +109,7 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "$e: opensm did not route"
 	cr_quiet
+	up_clean
 	# OpenSM may not have written its LFT dump (fat-tree 48 under load):
 	# then the repair is judged by the plugin's log (below).
 	rm -f "$CR_DIR/$e-orig.norm"
@@ -86,6 +119,7 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	set -- $(run_times "$e")
 	full=$1 froute=$3 finst=$4
 	n=$(cr_count "$CR_DONE")
+	touch "$CR_DIR/mark"
 	cr_ibsim_cmd "Unlink \"$leaf\"[$up]"
 	cr_settle "$n"
 	grep -E -q "croute: $e: routed .*, incremental(;|\$)" "$CR_LOG" ||
@@ -96,11 +130,20 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 		"$CR_LOG" | tail -n 1)
 	grep "croute: $e: incremental run: [0-9]" "$CR_LOG" | tail -n 1 |
 		sed 's/.*incremental run: /  /'
+	# The fault sweep's dump must be complete before the mark: else the
+	# repair's check may read it (6 GB at fat-tree 48, written for
+	# minutes after the run).
+	up_clean
+	dump_ready || cr_log "no LFT dump after the fault"
 	n=$(cr_count "$CR_DONE")
 	sleep 1
 	touch "$CR_DIR/mark"
 	cr_ibsim_cmd "ReLink \"$leaf\"[$up]"
 	cr_settle "$n"
+	up_clean
+	grep -E "croute: $e: incremental run: (the full|[0-9])" "$CR_LOG" |
+		tail -n 1 |
+		sed 's/.*incremental run: /  repair: /'
 	back=NO
 	if [ -s "$CR_DIR/$e-orig.norm" ]; then
 		dump_ready
