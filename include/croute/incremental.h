@@ -33,6 +33,18 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 				      const struct cr_byproducts *by);
 void cr_incr_base_free(struct cr_incr_base *b);
 
+/* The base's copies of the full run's fabric and routing. */
+const struct cr_fabric *cr_incr_base_fabric(const struct cr_incr_base *b);
+const struct cr_routing *cr_incr_base_routing(const struct cr_incr_base *b);
+
+/*
+ * The hop table of the base's routing (cr_routing_hop_table's layout),
+ * for installs of its repairs to start from: the base owns (and frees)
+ * hops from now on. NULL until kept.
+ */
+void cr_incr_base_keep_hops(struct cr_incr_base *b, uint8_t *hops);
+const uint8_t *cr_incr_base_hops(const struct cr_incr_base *b);
+
 struct cr_incr_stats {
 	bool same; /* the fabric equals the base: its tables as they are */
 	uint32_t links_down; /* base links missing (switch-switch) */

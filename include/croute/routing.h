@@ -153,6 +153,13 @@ struct cr_hop_ctx *cr_hop_ctx_new(const struct cr_fabric *f,
 				  const struct cr_routing *r);
 int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
 		    uint8_t *hops, size_t stride);
+/*
+ * The same for a list of LIDs (ascending makes it faster): fills
+ * hops[s * stride + i] with switch s's count toward lids[i], i < n.
+ * -1 (logged) for a LID beyond the fabric.
+ */
+int cr_hop_ctx_lids(struct cr_hop_ctx *j, const uint16_t *lids, uint32_t n,
+		    uint8_t *hops, size_t stride);
 void cr_hop_ctx_free(struct cr_hop_ctx *j);
 
 struct cr_engine {

@@ -34,6 +34,7 @@
 
 #include "plugin.h"
 
+#include <croute/incremental.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 
@@ -240,9 +241,15 @@ static int put_hops(osm_switch_t *sw, const uint8_t *lft, const uint8_t *h,
 			continue;
 		}
 		/*
-		 * b[0] is already b's lowest, so port by port is enough: port 0
-		 * ends as the lowest of both rows, as set_hops would leave it.
+		 * Port 0 holds a row's lowest count, so a row OpenSM cleared
+		 * (every sweep does) takes b as it is. Else b[0] is already
+		 * b's lowest, so port by port is enough: port 0 ends as the
+		 * lowest of both rows, as set_hops would leave it.
 		 */
+		if (o[0] == OSM_NO_PATH) {
+			memcpy(o, b, np);
+			continue;
+		}
 		for (unsigned p = 0; p < np; p++)
 			if (o[p] > b[p])
 				o[p] = b[p];
@@ -258,6 +265,11 @@ struct export_job {
 	const uint8_t *hops; /* [switch index * (max_lid + 1) + lid] */
 	const struct hop_rows *hr;
 	uint8_t **buf; /* per part: hr->n * hr->width bytes */
+	/* A repair's counts: hops (the base's) but for lids[i], in cnt. */
+	const uint16_t *lids;
+	uint32_t nlids;
+	const uint8_t *cnt; /* [switch index * nlids + i] */
+	uint8_t **row; /* per part: max_lid + 1 bytes */
 };
 
 /* Switches are independent: each part installs a range of them. */
@@ -298,9 +310,19 @@ static int hops_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	(void)nparts;
 	for (uint32_t s = begin; s < end; s++) {
 		osm_switch_t *sw = j->sws[s];
+		const uint8_t *h = j->hops + s * row;
 
-		if (put_hops(sw, j->r->lft[f->switches[s]], j->hops + s * row,
-			     j->top[s], j->hr, j->buf[part])) {
+		if (j->nlids) {
+			uint8_t *p = j->row[part];
+
+			memcpy(p, h, row);
+			for (uint32_t i = 0; i < j->nlids; i++)
+				p[j->lids[i]] =
+					j->cnt[(size_t)s * j->nlids + i];
+			h = p;
+		}
+		if (put_hops(sw, j->r->lft[f->switches[s]], h, j->top[s], j->hr,
+			     j->buf[part])) {
 			cr_err("switch 0x%016" PRIx64 ": cannot set its hop"
 			       " counts",
 			       sw_guid(sw));
@@ -308,6 +330,134 @@ static int hops_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		}
 	}
 	return 0;
+}
+
+/*
+ * A repair (croute_incremental) and its base: the same nodes, switches
+ * and LIDs, only links differ. Then hop counts toward a LID can only
+ * differ where its LFT column does, or where its walk crosses a switch
+ * port whose link changed (its entry there names that port).
+ */
+static bool same_nodes(const struct cr_fabric *f, const struct cr_routing *r,
+		       const struct cr_fabric *bf, const struct cr_routing *br)
+{
+	if (f->num_nodes != bf->num_nodes ||
+	    f->num_switches != bf->num_switches || f->max_lid != bf->max_lid ||
+	    r->max_lid != f->max_lid || br->max_lid != f->max_lid ||
+	    memcmp(f->lid_node, bf->lid_node,
+		   ((size_t)f->max_lid + 1) * sizeof(*f->lid_node)))
+		return false;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct cr_node *a = &f->nodes[f->switches[s]];
+		const struct cr_node *b = &bf->nodes[bf->switches[s]];
+
+		if (f->switches[s] != bf->switches[s] || a->guid != b->guid ||
+		    a->num_ports != b->num_ports || !r->lft[f->switches[s]] ||
+		    !br->lft[f->switches[s]])
+			return false;
+	}
+	return true;
+}
+
+struct mark_job {
+	const struct cr_fabric *f;
+	const struct cr_routing *r, *br;
+	uint8_t *mark; /* [lid] */
+};
+
+/* LIDs whose column differs from the base's, a range of LIDs per part. */
+static int mark_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
+{
+	const struct mark_job *m = arg;
+	const struct cr_fabric *f = m->f;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const uint8_t *a = m->r->lft[f->switches[s]];
+		const uint8_t *b = m->br->lft[f->switches[s]];
+
+		if (!memcmp(a + begin, b + begin, end - begin))
+			continue;
+		for (uint32_t lid = begin; lid < end; lid++)
+			if (a[lid] != b[lid])
+				m->mark[lid] = 1;
+	}
+	return 0;
+}
+
+/*
+ * 1: the base's counts serve, but for the n LIDs in lids (ascending),
+ * whose counts are in cnt ([switch index * n + i]); 0: they do not (other
+ * nodes, or more than half the LIDs changed), count them all; -1: out of
+ * memory.
+ */
+static int repair_counts(const struct cr_fabric *f, const struct cr_routing *r,
+			 const struct cr_incr_base *base, uint16_t **lids,
+			 uint32_t *n, uint8_t **cnt)
+{
+	const struct cr_fabric *bf = cr_incr_base_fabric(base);
+	const struct cr_routing *br = cr_incr_base_routing(base);
+	size_t nl = (size_t)f->max_lid + 1;
+	struct mark_job m = {.f = f, .r = r, .br = br};
+	struct cr_hop_ctx *ctx = NULL;
+	uint32_t k = 0;
+
+	*n = 0;
+	*lids = NULL;
+	*cnt = NULL;
+	if (!same_nodes(f, r, bf, br))
+		return 0;
+	m.mark = calloc(nl, 1);
+	if (!m.mark)
+		return -1;
+	cr_parallel((uint32_t)nl, cr_parallel_parts((uint32_t)nl, 4096),
+		    mark_range, &m);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t node = f->switches[s];
+		const struct cr_node *a = &f->nodes[node];
+		const struct cr_node *b = &bf->nodes[node];
+
+		for (unsigned p = 1; p <= a->num_ports; p++) {
+			if (a->ports[p].remote == b->ports[p].remote &&
+			    a->ports[p].remote_port == b->ports[p].remote_port)
+				continue;
+			for (uint32_t lid = 1; lid < nl; lid++)
+				if (r->lft[node][lid] == p ||
+				    br->lft[node][lid] == p)
+					m.mark[lid] = 1;
+		}
+	}
+	for (uint32_t lid = 1; lid < nl; lid++)
+		k += m.mark[lid];
+	if (!k || k > nl / 2) {
+		/* none: the base's table as it is; many: all of it anew */
+		free(m.mark);
+		return k ? 0 : 1;
+	}
+	*lids = malloc(k * sizeof(**lids));
+	*cnt = malloc((size_t)k * f->num_switches + 1);
+	ctx = cr_hop_ctx_new(f, r);
+	if (!*lids || !*cnt || !ctx)
+		goto fail;
+	for (uint32_t lid = 1; lid < nl; lid++)
+		if (m.mark[lid])
+			(*lids)[(*n)++] = (uint16_t)lid;
+	if (cr_hop_ctx_lids(ctx, *lids, *n, *cnt, *n))
+		goto fail;
+	cr_hop_ctx_free(ctx);
+	free(m.mark);
+	return 1;
+fail:
+	cr_hop_ctx_free(ctx);
+	free(m.mark);
+	free(*lids);
+	free(*cnt);
+	*lids = NULL;
+	*cnt = NULL;
+	*n = 0;
+	return -1;
 }
 
 static double ms(const struct timespec *a, const struct timespec *b)
@@ -322,23 +472,28 @@ static double ms(const struct timespec *a, const struct timespec *b)
  * range instead touches a row per LID per switch wherever OpenSM put its
  * LIDs (88 million rows in OpenSM's memory, not 8 million): 1.7 s against
  * 0.3 s. The table is gone before the install ends, well below opensm's
- * peak, which comes later in the sweep.
+ * peak, which comes later in the sweep; with croute_incremental the
+ * base (the latest full run) keeps its table, and a repair of it computes
+ * only the LIDs whose counts may have changed.
  */
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
-	      const struct cr_routing *r, osm_switch_t *const *sws)
+	      const struct cr_routing *r, osm_switch_t *const *sws,
+	      struct cr_incr_base *base, bool repaired)
 {
 	uint32_t ns = f->num_switches;
 	unsigned nparts = cr_parallel_parts(ns, 64);
 	struct export_job j = {.f = f, .r = r, .sws = sws};
 	struct hop_rows hr = {0};
 	struct timespec t0, t1, t2;
-	uint8_t *hops = NULL;
-	int ret = -1;
+	uint8_t *hops = NULL, *cnt = NULL;
+	uint16_t *lids = NULL;
+	int ret = -1, reuse = 0;
 
 	(void)osm;
 	j.top = calloc(ns + 1, sizeof(*j.top));
 	j.buf = calloc(nparts, sizeof(*j.buf));
-	if (!j.top || !j.buf || hop_rows_init(&hr, f))
+	j.row = calloc(nparts, sizeof(*j.row));
+	if (!j.top || !j.buf || !j.row || hop_rows_init(&hr, f))
 		goto oom;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (cr_parallel(ns, nparts, lft_range, &j))
@@ -347,21 +502,44 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	for (unsigned i = 0; i < nparts; i++)
 		if (!(j.buf[i] = malloc((size_t)hr.n * hr.width + 1)))
 			goto oom;
-	hops = malloc((size_t)ns * ((size_t)f->max_lid + 1) + 1);
-	if (!hops)
-		goto oom;
 	/* Hop counts of the paths the LFTs really take, not estimates. */
-	if (cr_routing_hop_table(f, r, hops))
-		goto out;
-	j.hops = hops;
+	if (repaired && base && cr_incr_base_hops(base)) {
+		reuse = repair_counts(f, r, base, &lids, &j.nlids, &cnt);
+		if (reuse < 0)
+			goto oom;
+	}
+	if (reuse) {
+		j.hops = cr_incr_base_hops(base);
+		j.lids = lids;
+		j.cnt = cnt;
+		for (unsigned i = 0; j.nlids && i < nparts; i++)
+			if (!(j.row[i] = malloc((size_t)f->max_lid + 1)))
+				goto oom;
+	} else {
+		hops = malloc((size_t)ns * ((size_t)f->max_lid + 1) + 1);
+		if (!hops)
+			goto oom;
+		if (cr_routing_hop_table(f, r, hops))
+			goto out;
+		j.hops = hops;
+	}
 	j.hr = &hr;
 	for (uint32_t s = 0; s < ns; s++)
 		touch_rows(sws[s], &hr);
 	if (cr_parallel(ns, nparts, hops_range, &j))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t2);
-	cr_verbose("install: LFTs %.1f ms, hop rows %.1f ms", ms(&t0, &t1),
-		   ms(&t1, &t2));
+	cr_verbose("install: LFTs %.1f ms, hop rows %.1f ms (%s)", ms(&t0, &t1),
+		   ms(&t1, &t2),
+		   reuse ? "the base's counts, some LIDs anew" : "all counted");
+	if (reuse)
+		cr_verbose("install: hop counts of %u LIDs counted again",
+			   j.nlids);
+	/* A full run that became the base: its repairs start from these. */
+	if (!repaired && base && hops) {
+		cr_incr_base_keep_hops(base, hops);
+		hops = NULL;
+	}
 	ret = 0;
 	goto out;
 oom:
@@ -369,8 +547,13 @@ oom:
 out:
 	for (unsigned i = 0; j.buf && i < nparts; i++)
 		free(j.buf[i]);
+	for (unsigned i = 0; j.row && i < nparts; i++)
+		free(j.row[i]);
 	free(j.buf);
+	free(j.row);
 	free(j.top);
+	free(lids);
+	free(cnt);
 	hop_rows_free(&hr);
 	free(hops);
 	return ret;

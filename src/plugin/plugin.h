@@ -103,8 +103,13 @@ void cr_import_release(struct cr_import *imp);
 
 /* export.c */
 void cr_export_clear(osm_subn_t *subn);
+/*
+ * base: the kept full run (croute_incremental), or NULL; repaired: r
+ * repairs it. A full run's hop table is handed to its base.
+ */
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
-	      const struct cr_routing *r, osm_switch_t *const *sw);
+	      const struct cr_routing *r, osm_switch_t *const *sw,
+	      struct cr_incr_base *base, bool repaired);
 
 /* conf.c */
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c);

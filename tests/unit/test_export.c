@@ -5,7 +5,8 @@
  * pair through osm_switch_set_hops would leave, from hop counts walked one
  * (switch, LID) at a time with cr_routing_hops. The rows are built
  * directly and in parallel, so this also covers 1 against 3 threads, and
- * a second sweep into the rows OpenSM keeps (cleared, not freed).
+ * a second sweep into the rows OpenSM keeps (cleared, not freed), and
+ * repairs (croute_incremental) whose rows start from their base's counts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "plugin.h"
 
 #include <croute/gen.h>
+#include <croute/incremental.h>
 #include <croute/parallel.h>
 
 #include "testutil.h"
@@ -148,12 +150,12 @@ static void one(struct cr_fabric *f, const char *engine)
 
 	cr_threads_set(1);
 	a = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, a), 0);
+	assert_int_equal(cr_export(NULL, f, r, a, NULL, false), 0);
 	check_rows(f, r, a);
 
 	cr_threads_set(3);
 	b = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, b), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false), 0);
 	check_rows(f, r, b);
 
 	/* The next sweep: OpenSM clears the rows and keeps them. */
@@ -168,7 +170,7 @@ static void one(struct cr_fabric *f, const char *engine)
 		osm_switch_clear_hops(b[s]);
 		memset(b[s]->new_lft, OSM_NO_PATH, b[s]->lft_size);
 	}
-	assert_int_equal(cr_export(NULL, f, r, b), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false), 0);
 	check_rows(f, r, b);
 	/* No row allocated anew where one was kept: OpenSM would leak it. */
 	for (uint32_t s = 0; s < f->num_switches; s++) {
@@ -239,11 +241,113 @@ static void test_others(void **state)
 	}
 }
 
+/*
+ * g repaired from base b (whose full run installed its counts into it),
+ * installed through the base's counts: the rows must be the ones the
+ * definition gives for g's own tables. Returns whether g was repaired.
+ */
+static bool repair_rows(struct cr_incr_base *b, const char *engine,
+			const struct cr_fabric *g)
+{
+	struct cr_routing *r = cr_routing_new(g);
+	struct cr_incr_stats st;
+	struct cr_options o;
+	osm_switch_t **sws;
+	bool done;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	done = !cr_route_incremental(b, cr_engine_find(engine), g, &o, r, NULL,
+				     &st);
+	if (done) {
+		sws = switches(g);
+		assert_int_equal(cr_export(NULL, g, r, sws, b, true), 0);
+		check_rows(g, r, sws);
+		switches_free(g, sws);
+	}
+	cr_routing_free(r);
+	return done;
+}
+
+static void test_repairs(void **state)
+{
+	(void)state;
+	for (int w = 0; w < 2; w++) {
+		struct cr_fabric *f = gen(w);
+		const char *engines[] = {"minhop", "updn", "ftree"};
+
+		for (unsigned k = 0; k < 3; k++) {
+			struct cr_byproducts by = {0};
+			struct cr_routing *r;
+			struct cr_incr_base *b;
+			struct cr_options o;
+			osm_switch_t **sws;
+			struct cr_fabric *g;
+			unsigned cuts = 0, repaired = 0;
+
+			cr_options_init(&o);
+			r = tu_route_by(f, engines[k], &o, &by);
+			b = cr_incr_base_new(cr_engine_find(engines[k]), f, &o,
+					     r, &by);
+			assert_non_null(b);
+			sws = switches(f);
+			assert_int_equal(cr_export(NULL, f, r, sws, b, false),
+					 0);
+			check_rows(f, r, sws);
+			assert_non_null(cr_incr_base_hops(b));
+			switches_free(f, sws);
+
+			/* The base's fabric again: its counts as they are. */
+			g = cr_fabric_copy(f);
+			assert_true(repair_rows(b, engines[k], g));
+			cr_fabric_free(g);
+			/* Each switch's first two links, and a host link. */
+			for (uint32_t s = 0; s < f->num_switches; s++) {
+				uint32_t n = f->switches[s];
+
+				for (unsigned p = 1; p <= f->nodes[n].num_ports;
+				     p++) {
+					uint32_t m =
+						f->nodes[n].ports[p].remote;
+
+					if (m == CR_NO_NODE ||
+					    (cr_is_switch(f, m) && p > 2) ||
+					    (!cr_is_switch(f, m) && s))
+						continue;
+					g = tu_cut_link(f, n, p);
+					repaired +=
+						repair_rows(b, engines[k], g);
+					cuts++;
+					cr_fabric_free(g);
+				}
+			}
+			/* Most cuts are repairs, not full runs. */
+			assert_true(repaired * 2 > cuts);
+			/*
+			 * Tables that still name a port whose link went down
+			 * (no entry changed): the walks through it end there.
+			 */
+			g = tu_cut_link(f, f->switches[0], 1);
+			sws = switches(g);
+			assert_int_equal(cr_export(NULL, g, r, sws, b, true),
+					 0);
+			check_rows(g, r, sws);
+			switches_free(g, sws);
+			cr_fabric_free(g);
+			cr_incr_base_free(b);
+			cr_byproducts_release(&by);
+			cr_routing_free(r);
+		}
+		cr_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trees),
 		cmocka_unit_test(test_others),
+		cmocka_unit_test(test_repairs),
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);

@@ -33,23 +33,6 @@ static struct cr_fabric *with_lids(struct cr_fabric *f)
 	return f;
 }
 
-static struct cr_fabric *cut_link(const struct cr_fabric *f, uint32_t n,
-				  unsigned p)
-{
-	struct cr_fabric *g = cr_fabric_copy(f);
-	uint32_t m = g->nodes[n].ports[p].remote;
-	unsigned q = g->nodes[n].ports[p].remote_port;
-
-	assert_non_null(g);
-	assert_int_not_equal(m, CR_NO_NODE);
-	g->nodes[n].ports[p].remote = CR_NO_NODE;
-	g->nodes[n].ports[p].remote_port = 0;
-	g->nodes[m].ports[q].remote = CR_NO_NODE;
-	g->nodes[m].ports[q].remote_port = 0;
-	assert_int_equal(cr_fabric_finalize(g), 0);
-	return g;
-}
-
 /* f without the nodes marked in drop, GUIDs and LIDs kept. */
 static struct cr_fabric *drop_nodes(const struct cr_fabric *f, const bool *drop)
 {
@@ -416,7 +399,7 @@ static unsigned every_link(struct cr_fabric *f, const char *engine)
 
 			if (m == CR_NO_NODE || m < n || !cr_is_switch(f, m))
 				continue;
-			g = cut_link(f, n, p);
+			g = tu_cut_link(f, n, p);
 			if (incr(b, engine, g, &r, &st) == 0) {
 				incremental++;
 				assert_int_equal(st.links_down, 1);
@@ -648,7 +631,7 @@ static void test_threads(void **state)
 {
 	static const char *const engines[] = {"cr-updn", "cr-ftree"};
 	struct cr_fabric *f = with_lids(uf_kary(3, 3));
-	struct cr_fabric *g = cut_link(f, 10, 1);
+	struct cr_fabric *g = tu_cut_link(f, 10, 1);
 
 	(void)state;
 	for (int e = 0; e < 2; e++) {
@@ -678,7 +661,7 @@ static void test_threads(void **state)
 static void test_full_runs(void **state)
 {
 	struct cr_fabric *f = with_lids(uf_kary(2, 3));
-	struct cr_fabric *g = cut_link(f, 4, 1);
+	struct cr_fabric *g = tu_cut_link(f, 4, 1);
 	struct cr_routing *base, *gbase, *r;
 	struct cr_incr_base *b = base_of("cr-minhop", f, &base);
 	struct cr_incr_base *gb = base_of("cr-minhop", g, &gbase);

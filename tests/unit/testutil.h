@@ -124,4 +124,24 @@ static inline struct cr_routing *tu_route(const struct cr_fabric *f,
 	return tu_route_by(f, engine, opts, NULL);
 }
 
+/* A copy of f less the link on node n's port p (which must have one). */
+static inline struct cr_fabric *tu_cut_link(const struct cr_fabric *f,
+					    uint32_t n, unsigned p)
+{
+	struct cr_fabric *g = cr_fabric_copy(f);
+	uint32_t m;
+	unsigned q;
+
+	assert_non_null(g);
+	m = g->nodes[n].ports[p].remote;
+	q = g->nodes[n].ports[p].remote_port;
+	assert_int_not_equal(m, CR_NO_NODE);
+	g->nodes[n].ports[p].remote = CR_NO_NODE;
+	g->nodes[n].ports[p].remote_port = 0;
+	g->nodes[m].ports[q].remote = CR_NO_NODE;
+	g->nodes[m].ports[q].remote_port = 0;
+	assert_int_equal(cr_fabric_finalize(g), 0);
+	return g;
+}
+
 #endif

@@ -225,12 +225,12 @@ struct cr_hop_ctx {
 };
 
 /* Every switch's hop count toward one LID, over its LFT column. */
-static void hop_column(const struct cr_hop_ctx *j, uint16_t lid,
+static void hop_column(const struct cr_hop_ctx *j, uint16_t lid, uint8_t *col,
 		       uint32_t *stack, uint8_t *h)
 {
 	const struct cr_fabric *f = j->f;
 	uint32_t ns = f->num_switches, ds;
-	uint8_t *col = j->cols + (size_t)(lid - j->begin) * ns, dp = 0;
+	uint8_t dp = 0;
 
 	memset(h, HOPS_UNKNOWN, ns);
 	/* Where the LID is delivered: (switch, port), port 0 for its own. */
@@ -304,8 +304,9 @@ static int hop_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 			memset(j->cols + (size_t)(lid - j->begin) * ns,
 			       CR_NO_PATH, ns);
 		else
-			hop_column(j, (uint16_t)lid, j->stack[part],
-				   j->scratch[part]);
+			hop_column(j, (uint16_t)lid,
+				   j->cols + (size_t)(lid - j->begin) * ns,
+				   j->stack[part], j->scratch[part]);
 	}
 	return 0;
 }
@@ -438,6 +439,86 @@ int cr_hop_ctx_rows(struct cr_hop_ctx *j, uint32_t begin, uint32_t end,
 		o.c0 = c0;
 		o.c1 = c1;
 		cr_parallel(ns, nparts, hop_back, &o);
+	}
+	return 0;
+}
+
+struct hop_list {
+	const struct cr_hop_ctx *j;
+	const uint16_t *lids;
+	uint32_t c0, c1; /* the chunk: lids[c0] .. lids[c1 - 1] */
+	uint8_t *hops;
+	size_t stride;
+};
+
+/* hop_range for listed LIDs: cols[i - c0] is lids[i]'s column. */
+static int list_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
+{
+	const struct hop_list *l = arg;
+	const struct cr_hop_ctx *j = l->j;
+	const struct cr_fabric *f = j->f;
+	uint32_t ns = f->num_switches;
+
+	(void)nparts;
+	for (uint32_t s = 0; s < ns; s++) {
+		const uint8_t *lft = j->r->lft[f->switches[s]];
+
+		for (uint32_t i = begin; i < end; i++)
+			j->cols[(size_t)i * ns + s] = lft[l->lids[l->c0 + i]];
+	}
+	for (uint32_t i = begin; i < end; i++) {
+		uint16_t lid = l->lids[l->c0 + i];
+		uint8_t *col = j->cols + (size_t)i * ns;
+
+		if (!lid || f->lid_node[lid] == CR_NO_NODE)
+			memset(col, CR_NO_PATH, ns);
+		else
+			hop_column(j, lid, col, j->stack[part],
+				   j->scratch[part]);
+	}
+	return 0;
+}
+
+static int list_back(void *arg, unsigned part, unsigned nparts, uint32_t s0,
+		     uint32_t s1)
+{
+	const struct hop_list *l = arg;
+	uint32_t ns = l->j->f->num_switches;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = s0; s < s1; s++)
+		for (uint32_t i = l->c0; i < l->c1; i++)
+			l->hops[s * l->stride + i] =
+				l->j->cols[(size_t)(i - l->c0) * ns + s];
+	return 0;
+}
+
+int cr_hop_ctx_lids(struct cr_hop_ctx *j, const uint16_t *lids, uint32_t n,
+		    uint8_t *hops, size_t stride)
+{
+	uint32_t ns = j->f->num_switches;
+	unsigned nparts = cr_parallel_parts(ns, TILE);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (lids[i] > j->f->max_lid || lids[i] > j->r->max_lid) {
+			cr_err("hop counts asked for LID %u, beyond the"
+			       " fabric's %u",
+			       lids[i], j->f->max_lid);
+			return -1;
+		}
+	for (uint32_t c0 = 0; c0 < n; c0 += HOP_CHUNK) {
+		struct hop_list l = {.j = j,
+				     .lids = lids,
+				     .c0 = c0,
+				     .c1 = n - c0 > HOP_CHUNK ? c0 + HOP_CHUNK
+							      : n,
+				     .hops = hops,
+				     .stride = stride};
+
+		cr_parallel(l.c1 - c0, j->nparts, list_range, &l);
+		cr_parallel(ns, nparts, list_back, &l);
 	}
 	return 0;
 }

@@ -77,6 +77,7 @@ struct cr_incr_base {
 	/* Routes counted per switch port, as port selection counts them. */
 	uint32_t *cnt; /* [switch * stride + port] */
 	size_t stride;
+	uint8_t *hops; /* cr_routing_hop_table's, once an install gave it */
 };
 
 static enum kind engine_kind(const struct cr_engine *e)
@@ -144,7 +145,29 @@ void cr_incr_base_free(struct cr_incr_base *b)
 	free(b->leaf_guid);
 	free(b->cdg);
 	free(b->cnt);
+	free(b->hops);
 	free(b);
+}
+
+const struct cr_fabric *cr_incr_base_fabric(const struct cr_incr_base *b)
+{
+	return b->f;
+}
+
+const struct cr_routing *cr_incr_base_routing(const struct cr_incr_base *b)
+{
+	return b->r;
+}
+
+void cr_incr_base_keep_hops(struct cr_incr_base *b, uint8_t *hops)
+{
+	free(b->hops);
+	b->hops = hops;
+}
+
+const uint8_t *cr_incr_base_hops(const struct cr_incr_base *b)
+{
+	return b->hops;
 }
 
 struct label_job {
