@@ -458,7 +458,10 @@ static int cdg_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 				continue;
 			bit = cdg_bit(j->b, f->nodes[m].sw_index,
 				      xn->ports[p].remote_port, q);
-			if (!(j->bits[bit >> 3] & (1u << (bit & 7))))
+			/* Parts share bytes: read atomically too (TSan). */
+			if (!(__atomic_load_n(&j->bits[bit >> 3],
+					      __ATOMIC_RELAXED) &
+			      (1u << (bit & 7))))
 				__atomic_fetch_or(&j->bits[bit >> 3],
 						  (uint8_t)(1u << (bit & 7)),
 						  __ATOMIC_RELAXED);
