@@ -447,8 +447,6 @@ struct hop_list {
 	const struct cr_hop_ctx *j;
 	const uint16_t *lids;
 	uint32_t c0, c1; /* the chunk: lids[c0] .. lids[c1 - 1] */
-	uint8_t *hops;
-	size_t stride;
 };
 
 /* hop_range for listed LIDs: cols[i - c0] is lids[i]'s column. */
@@ -480,21 +478,6 @@ static int list_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	return 0;
 }
 
-static int list_back(void *arg, unsigned part, unsigned nparts, uint32_t s0,
-		     uint32_t s1)
-{
-	const struct hop_list *l = arg;
-	uint32_t ns = l->j->f->num_switches;
-
-	(void)part;
-	(void)nparts;
-	for (uint32_t s = s0; s < s1; s++)
-		for (uint32_t i = l->c0; i < l->c1; i++)
-			l->hops[s * l->stride + i] =
-				l->j->cols[(size_t)(i - l->c0) * ns + s];
-	return 0;
-}
-
 int cr_hop_ctx_lids(struct cr_hop_ctx *j, const uint16_t *lids, uint32_t n,
 		    uint8_t *hops, size_t stride)
 {
@@ -513,12 +496,17 @@ int cr_hop_ctx_lids(struct cr_hop_ctx *j, const uint16_t *lids, uint32_t n,
 				     .lids = lids,
 				     .c0 = c0,
 				     .c1 = n - c0 > HOP_CHUNK ? c0 + HOP_CHUNK
-							      : n,
-				     .hops = hops,
-				     .stride = stride};
+							      : n};
+
+		/* list positions stand for LIDs: hops[s * stride + i] */
+		struct hop_out o = {.j = j,
+				    .hops = hops,
+				    .stride = stride,
+				    .c0 = l.c0,
+				    .c1 = l.c1};
 
 		cr_parallel(l.c1 - c0, j->nparts, list_range, &l);
-		cr_parallel(ns, nparts, list_back, &l);
+		cr_parallel(ns, nparts, hop_back, &o);
 	}
 	return 0;
 }
