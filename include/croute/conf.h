@@ -53,6 +53,7 @@ struct cr_conf {
 	bool refuse;
 	unsigned threads; /* croute_threads: 0 = online CPUs, up to 8 */
 	bool incremental; /* croute_incremental (include/croute/incremental.h) */
+	bool mcast_trees; /* croute_mcast_trees (include/croute/mcast.h) */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */

@@ -22,6 +22,10 @@
  * OpenSM allocates a row per (switch, LID) that gets a hop count: rows for
  * every LID cost 88 million allocations (5.7 GB) on 27,648 hosts, rows for
  * switch LIDs 8 million.
+ *
+ * When croute builds the multicast trees itself (mcast.c, the default),
+ * only the dumps read the rows: they are written only when OpenSM will
+ * write its routing dumps (log flag 0x40), else the install is the LFTs.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -478,7 +482,7 @@ static double ms(const struct timespec *a, const struct timespec *b)
  */
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sws,
-	      struct cr_incr_base *base, bool repaired)
+	      struct cr_incr_base *base, bool repaired, bool want_hops)
 {
 	uint32_t ns = f->num_switches;
 	unsigned nparts = cr_parallel_parts(ns, 64);
@@ -493,12 +497,19 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	j.top = calloc(ns + 1, sizeof(*j.top));
 	j.buf = calloc(nparts, sizeof(*j.buf));
 	j.row = calloc(nparts, sizeof(*j.row));
-	if (!j.top || !j.buf || !j.row || hop_rows_init(&hr, f))
+	if (!j.top || !j.buf || !j.row || (want_hops && hop_rows_init(&hr, f)))
 		goto oom;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (cr_parallel(ns, nparts, lft_range, &j))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!want_hops) {
+		cr_verbose("install: LFTs %.1f ms, no hop rows (croute builds"
+			   " the multicast trees, no routing dump asked for)",
+			   ms(&t0, &t1));
+		ret = 0;
+		goto out;
+	}
 	for (unsigned i = 0; i < nparts; i++)
 		if (!(j.buf[i] = malloc((size_t)hr.n * hr.width + 1)))
 			goto oom;

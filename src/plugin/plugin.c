@@ -95,6 +95,7 @@ static void run_reset(struct cr_plugin *pl)
 {
 	cr_routing_free(pl->routing);
 	cr_byproducts_release(&pl->by);
+	cr_mcast_reset(pl);
 	cr_fabric_free(pl->fabric);
 	free(pl->run_sw);
 	pl->routing = NULL;
@@ -322,6 +323,32 @@ static void keep_full_run(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 			pe->name, elapsed_ms(&t0));
 }
 
+static ib_api_status_t engine_mcast_stree(void *context, osm_mgrp_box_t *mbox)
+{
+	struct cr_plugin_engine *pe = context;
+
+	return cr_mcast_stree(pe->pl, mbox);
+}
+
+/*
+ * croute_mcast_trees: croute's trees, or OpenSM's own builder (which
+ * OpenSM calls when an engine has none), for every occurrence of
+ * croute's engines in the -R list. Set before each run; OpenSM builds
+ * the trees after it.
+ */
+static void mcast_trees_follow_conf(struct cr_plugin *pl)
+{
+	for (struct osm_routing_engine *re = pl->osm->routing_engine_list; re;
+	     re = re->next) {
+		const struct cr_plugin_engine *pe = re->context;
+
+		if (pe >= pl->engines && pe < pl->engines + pl->num_engines)
+			re->mcast_build_stree = pl->conf.mcast_trees
+							? engine_mcast_stree
+							: NULL;
+	}
+}
+
 /* The first step: import the subnet and route it; nothing is written. */
 static int engine_build_lid_matrices(void *context)
 {
@@ -353,6 +380,7 @@ static int engine_build_lid_matrices(void *context)
 
 	cr_conf_read(pl, &pl->conf);
 	cr_threads_set(pl->conf.threads);
+	mcast_trees_follow_conf(pl);
 	fail = cr_conf_fail_stage(&pl->conf, pe->e);
 	if (fail == CR_FAIL_IMPORT) {
 		cr_err("%s: failing before the import, as croute_fail_engine"
@@ -484,8 +512,12 @@ static int engine_build_fwd_tables(void *context)
 		       pe->name);
 		goto fail;
 	}
+	/* Who reads hop rows: OpenSM's multicast trees, and its dumps. */
 	if (cr_export(osm, f, pl->routing, pl->run_sw, pl->incr_base,
-		      pl->incremental) < 0)
+		      pl->incremental,
+		      !pl->conf.mcast_trees ||
+			      osm_log_is_active(&osm->log, OSM_LOG_ROUTING)) <
+	    0)
 		goto fail;
 	if (cr_conf_fail_stage(&pl->conf, pe->e) == CR_FAIL_EXPORT) {
 		cr_err("%s: failing after writing the LFTs, as"
@@ -577,6 +609,7 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 
 	re->build_lid_matrices = engine_build_lid_matrices;
 	re->ucast_build_fwd_tables = engine_build_fwd_tables;
+	re->mcast_build_stree = engine_mcast_stree;
 	re->destroy = engine_destroy;
 	/*
 	 * Only engines with virtual layers take over SLs and SL2VL: for the

@@ -3,8 +3,8 @@
  * The OpenSM adapter: the only part of croute that includes OpenSM headers.
  * plugin.c holds the event plugin and the engine callbacks; import.c turns
  * OpenSM's subnet into a struct cr_fabric, export.c writes a result back
- * into the switches, conf.c reads the options, report.c writes croute's
- * dump files.
+ * into the switches, mcast.c builds the multicast spanning trees, conf.c
+ * reads the options, report.c writes croute's dump files.
  */
 #ifndef CROUTE_PLUGIN_H
 #define CROUTE_PLUGIN_H
@@ -21,6 +21,7 @@
 #include <croute/optimize.h>
 #include <croute/conf.h>
 #include <croute/incremental.h>
+#include <croute/mcast.h>
 #include <croute/routing.h>
 
 #define CR_PLUGIN_NAME_LEN 32
@@ -88,6 +89,14 @@ struct cr_plugin {
 
 	/* croute_incremental: the latest full run, NULL when none kept. */
 	struct cr_incr_base *incr_base;
+
+	/*
+	 * mcast.c: the multicast trees' context over fabric (or over
+	 * mcast_fabric, a fresh import when the subnet changed since the
+	 * run); both NULL until the first tree after a run.
+	 */
+	struct cr_mcast_ctx *mcast;
+	struct cr_fabric *mcast_fabric;
 };
 
 /* import.c */
@@ -105,11 +114,17 @@ void cr_import_release(struct cr_import *imp);
 void cr_export_clear(osm_subn_t *subn);
 /*
  * base: the kept full run (croute_incremental), or NULL; repaired: r
- * repairs it. A full run's hop table is handed to its base.
+ * repairs it. hops: write the hop rows too (someone will read them). A
+ * full run's hop table is handed to its base.
  */
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sw,
-	      struct cr_incr_base *base, bool repaired);
+	      struct cr_incr_base *base, bool repaired, bool hops);
+
+/* mcast.c */
+ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox);
+/* Drops the trees' context: the next tree starts from the latest run. */
+void cr_mcast_reset(struct cr_plugin *pl);
 
 /* conf.c */
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c);

@@ -150,12 +150,23 @@ static void one(struct cr_fabric *f, const char *engine)
 
 	cr_threads_set(1);
 	a = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, a, NULL, false), 0);
+	assert_int_equal(cr_export(NULL, f, r, a, NULL, false, true), 0);
 	check_rows(f, r, a);
+
+	/* Without hop rows (croute's multicast trees): the LFTs alone. */
+	b = switches(f);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, false), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		assert_memory_equal(b[s]->new_lft + 1,
+				    r->lft[f->switches[s]] + 1, f->max_lid);
+		for (unsigned i = 0; i < b[s]->num_hops; i++)
+			assert_null(b[s]->hops[i]);
+	}
+	switches_free(f, b);
 
 	cr_threads_set(3);
 	b = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, b, NULL, false), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true), 0);
 	check_rows(f, r, b);
 
 	/* The next sweep: OpenSM clears the rows and keeps them. */
@@ -170,7 +181,7 @@ static void one(struct cr_fabric *f, const char *engine)
 		osm_switch_clear_hops(b[s]);
 		memset(b[s]->new_lft, OSM_NO_PATH, b[s]->lft_size);
 	}
-	assert_int_equal(cr_export(NULL, f, r, b, NULL, false), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true), 0);
 	check_rows(f, r, b);
 	/* No row allocated anew where one was kept: OpenSM would leak it. */
 	for (uint32_t s = 0; s < f->num_switches; s++) {
@@ -261,7 +272,7 @@ static bool repair_rows(struct cr_incr_base *b, const char *engine,
 				     &st);
 	if (done) {
 		sws = switches(g);
-		assert_int_equal(cr_export(NULL, g, r, sws, b, true), 0);
+		assert_int_equal(cr_export(NULL, g, r, sws, b, true, true), 0);
 		check_rows(g, r, sws);
 		switches_free(g, sws);
 	}
@@ -291,8 +302,8 @@ static void test_repairs(void **state)
 					     r, &by);
 			assert_non_null(b);
 			sws = switches(f);
-			assert_int_equal(cr_export(NULL, f, r, sws, b, false),
-					 0);
+			assert_int_equal(
+				cr_export(NULL, f, r, sws, b, false, true), 0);
 			check_rows(f, r, sws);
 			assert_non_null(cr_incr_base_hops(b));
 			switches_free(f, sws);
@@ -329,8 +340,8 @@ static void test_repairs(void **state)
 			 */
 			g = tu_cut_link(f, f->switches[0], 1);
 			sws = switches(g);
-			assert_int_equal(cr_export(NULL, g, r, sws, b, true),
-					 0);
+			assert_int_equal(
+				cr_export(NULL, g, r, sws, b, true, true), 0);
 			check_rows(g, r, sws);
 			switches_free(g, sws);
 			cr_fabric_free(g);

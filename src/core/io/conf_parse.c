@@ -51,6 +51,11 @@ static int set_incremental(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->incremental);
 }
 
+static int set_mcast_trees(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->mcast_trees);
+}
+
 static int set_balance(struct cr_conf *c, const char *val)
 {
 	if (strcmp(val, "global") && strcmp(val, "local") &&
@@ -252,6 +257,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_dump_slurm", set_dump_slurm, "TRUE or FALSE"},
 	{"croute_threads", set_threads, "0 (online CPUs, up to 8) to 64"},
 	{"croute_incremental", set_incremental, "TRUE or FALSE"},
+	{"croute_mcast_trees", set_mcast_trees, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
 	/* The contention estimate: src/core/io/est_conf.c. */
@@ -271,6 +277,7 @@ void cr_conf_defaults(struct cr_conf *c)
 	c->dump_hosts = true;
 	c->dump_slurm = true;
 	c->auto_optimize = true;
+	c->mcast_trees = true;
 }
 
 static char *trim(char *s)
