@@ -223,20 +223,24 @@ static void release_run_memory(struct cr_plugin *pl)
 		   rss, used, held);
 }
 
-/*
- * The entries of r that differ from the tables OpenSM's switches hold
- * (lft: what the switches confirmed; switches new to OpenSM hold none).
- */
-static uint64_t churn_installed(const struct cr_fabric *f,
-				osm_switch_t *const *sw,
-				const struct cr_routing *r)
+struct churn_job {
+	const struct cr_fabric *f;
+	osm_switch_t *const *sw;
+	const struct cr_routing *r;
+	uint64_t *count; /* per part */
+};
+
+static int churn_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
 {
-	uint32_t width = (uint32_t)f->max_lid + 1;
+	const struct churn_job *j = arg;
+	uint32_t width = (uint32_t)j->f->max_lid + 1;
 	uint64_t c = 0;
 
-	for (uint32_t s = 0; s < f->num_switches; s++) {
-		const uint8_t *row = r->lft[f->switches[s]];
-		const osm_switch_t *p = sw[s];
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++) {
+		const uint8_t *row = j->r->lft[j->f->switches[s]];
+		const osm_switch_t *p = j->sw[s];
 		uint32_t n = 1; /* LIDs below n: in OpenSM's table */
 
 		if (p && p->lft)
@@ -247,6 +251,26 @@ static uint64_t churn_installed(const struct cr_fabric *f,
 		for (uint32_t lid = n > 1 ? n : 1; lid < width; lid++)
 			c += row[lid] != CR_NO_PATH;
 	}
+	j->count[part] = c;
+	return 0;
+}
+
+/*
+ * The entries of r that differ from the tables OpenSM's switches hold
+ * (lft: what the switches confirmed; switches new to OpenSM hold none).
+ * By switch range: 88 MB to compare on 27,648 hosts.
+ */
+static uint64_t churn_installed(const struct cr_fabric *f,
+				osm_switch_t *const *sw,
+				const struct cr_routing *r)
+{
+	unsigned nparts = cr_parallel_parts(f->num_switches, 64);
+	uint64_t count[CR_MAX_THREADS] = {0}, c = 0;
+	struct churn_job j = {.f = f, .sw = sw, .r = r, .count = count};
+
+	cr_parallel(f->num_switches, nparts, churn_range, &j);
+	for (unsigned i = 0; i < nparts; i++)
+		c += count[i];
 	return c;
 }
 

@@ -13,10 +13,33 @@
 #include <croute/parallel.h>
 #include <croute/routing.h>
 
+struct clear_job {
+	const struct cr_fabric *f;
+	struct cr_routing *r;
+};
+
+/*
+ * Fresh rows are fresh pages (88 MB on 27,648 hosts): the first touch,
+ * which maps them, is spread over the threads.
+ */
+static int clear_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
+{
+	const struct clear_job *j = arg;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++)
+		memset(j->r->lft[j->f->switches[s]], CR_NO_PATH,
+		       (size_t)j->r->max_lid + 1);
+	return 0;
+}
+
 struct cr_routing *cr_routing_new(const struct cr_fabric *f)
 {
 	struct cr_routing *r = calloc(1, sizeof(*r));
 	size_t size = (size_t)f->max_lid + 1;
+	struct clear_job j = {.f = f, .r = r};
 
 	if (!r)
 		goto oom;
@@ -31,8 +54,9 @@ struct cr_routing *cr_routing_new(const struct cr_fabric *f)
 		r->lft[n] = malloc(size);
 		if (!r->lft[n])
 			goto oom;
-		memset(r->lft[n], CR_NO_PATH, size);
 	}
+	cr_parallel(f->num_switches, cr_parallel_parts(f->num_switches, 64),
+		    clear_range, &j);
 	return r;
 oom:
 	cr_err("out of memory allocating forwarding tables");

@@ -995,20 +995,30 @@ static int prepare(struct incr *x, const struct cr_options *o)
 	return 0;
 }
 
-/* The base's rows, mapped onto the new switch indices. */
-static void copy_tables(struct incr *x)
+/* The base's rows, mapped onto the new switch indices; by switch range. */
+static int copy_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
 {
+	struct incr *x = arg;
 	const struct cr_fabric *f = x->f;
 	const struct cr_routing *br = x->b->r;
 	size_t width =
 		(size_t)(f->max_lid < br->max_lid ? f->max_lid : br->max_lid) +
 		1;
 
-	for (uint32_t s = 0; s < x->ns; s++) {
+	(void)part;
+	(void)nparts;
+	for (uint32_t s = begin; s < end; s++) {
 		uint32_t n = f->switches[s];
 
 		memcpy(x->r->lft[n], br->lft[x->n2o[n]], width);
 	}
+	return 0;
+}
+
+static void copy_tables(struct incr *x)
+{
+	cr_parallel(x->ns, cr_parallel_parts(x->ns, 64), copy_range, x);
 }
 
 /* LIDs the base routed that lead nowhere now: no entry anywhere. */
