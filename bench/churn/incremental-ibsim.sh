@@ -16,7 +16,9 @@
 # usage: bench/churn/incremental-ibsim.sh [croute gen arguments]
 #        (default: fat-tree 16; fat-tree 48 needs some 10 GB and long)
 # Environment: as tests/ibsim/lib.sh; CR_INCR_ENGINES (default
-# "cr-minhop cr-updn").
+# "cr-minhop cr-updn"). CR_LOG_FLAGS without 0x40 (e.g. 0x03): OpenSM
+# writes no dumps, so croute writes no hop rows (croute_mcast_trees), as
+# on a production SM; the repair is then judged by the plugin's log.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
@@ -46,7 +48,9 @@ ratio() {
 # grows and holds every switch's table ("N lids dumped" once a switch:
 # fat-tree 48 writes 6 GB, with pauses, after the run is logged); gives
 # up after 20 minutes.
+dumps=$(((CR_LOG_FLAGS & 0x40) != 0))
 dump_ready() {
+	[ "$dumps" = 1 ] || return 1
 	f=$CR_DUMP/opensm-lfts.dump prev=-1 i=0
 	while [ $i -lt 600 ]; do
 		i=$((i + 1))
@@ -113,8 +117,7 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	# OpenSM may not have written its LFT dump (fat-tree 48 under load):
 	# then the repair is judged by the plugin's log (below).
 	rm -f "$CR_DIR/$e-orig.norm"
-	dump_ready
-	[ -s "$CR_DUMP/opensm-lfts.dump" ] &&
+	dump_ready &&
 		cr_lfts_norm "$CR_DUMP/opensm-lfts.dump" >"$CR_DIR/$e-orig.norm"
 	set -- $(run_times "$e")
 	full=$1 froute=$3 finst=$4
@@ -134,7 +137,7 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	# repair's check may read it (6 GB at fat-tree 48, written for
 	# minutes after the run).
 	up_clean
-	dump_ready || cr_log "no LFT dump after the fault"
+	[ "$dumps" = 0 ] || dump_ready || cr_log "no LFT dump after the fault"
 	n=$(cr_count "$CR_DONE")
 	sleep 1
 	touch "$CR_DIR/mark"
