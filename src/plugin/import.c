@@ -21,6 +21,7 @@
 #include <opensm/osm_port.h>
 
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 /*
  * Nodes by GUID, the GUIDs side by side: finding a port's peer searches
@@ -149,7 +150,6 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 	unsigned num_ports = osm_node_get_num_physp(node) - 1;
 	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
 	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
-	const osm_physp_t *cap = NULL;
 	struct cr_node *n;
 	uint32_t idx;
 
@@ -185,9 +185,19 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 			return -1;
 		}
 		n->lft_cap = cl_ntoh16(node->sw->switch_info.lin_cap);
-		cap = osm_node_get_physp_ptr(node, 0);
 	}
-	for (unsigned p = type == CR_NODE_SWITCH ? 0 : 1; p <= num_ports; p++) {
+	return 0;
+}
+
+/* A node's ports as OpenSM discovered them: GUIDs, widths, speeds. */
+static void add_ports(struct cr_node *n, osm_node_t *node)
+{
+	const osm_physp_t *cap = n->type == CR_NODE_SWITCH
+					 ? osm_node_get_physp_ptr(node, 0)
+					 : NULL;
+
+	for (unsigned p = n->type == CR_NODE_SWITCH ? 0 : 1; p <= n->num_ports;
+	     p++) {
 		const osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
 		struct cr_port *cp = &n->ports[p];
 
@@ -202,23 +212,42 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 		cp->width = width_lanes(physp->port_info.link_width_active);
 		cp->speed = port_speed(physp, cap ? cap : physp);
 	}
-	return 0;
 }
 
-static int add_links(struct cr_import *imp, const struct node_ref *nodes,
-		     uint32_t count)
+/*
+ * Ports and links, by node range on croute_threads threads: reading
+ * OpenSM's ports is a cache miss or two each (166,000 ports on 27,648
+ * hosts). Each node writes only its own ports, its end of each link:
+ * both ends agree (the health test looks at both), and
+ * cr_fabric_finalize() checks that they do.
+ */
+struct link_job {
+	struct cr_fabric *f;
+	const struct node_ref *nodes;
+	uint32_t count;
+	unsigned *vls; /* per part: least data VLs of switch links, 0 none */
+	unsigned *unhealthy; /* per part: links left out */
+	uint32_t *bad; /* per part: a node with a port to an unknown node */
+	uint8_t *bad_port;
+};
+
+static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
 {
-	struct cr_fabric *f = imp->f;
+	struct link_job *j = arg;
+	struct cr_fabric *f = j->f;
 	unsigned vls = 0;
 
-	for (uint32_t i = 0; i < count; i++) {
-		const struct cr_node *n = &f->nodes[i];
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++) {
+		struct cr_node *n = &f->nodes[i];
 
+		add_ports(n, j->nodes[i].node);
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			osm_physp_t *physp =
-				osm_node_get_physp_ptr(nodes[i].node, p);
+				osm_node_get_physp_ptr(j->nodes[i].node, p);
 			osm_physp_t *rem;
-			uint32_t j;
+			uint32_t k;
 			unsigned rp;
 
 			if (!physp || !osm_physp_is_valid(physp))
@@ -226,39 +255,37 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 			rem = osm_physp_get_remote(physp);
 			if (!rem)
 				continue;
-			j = node_index(nodes, count, rem->p_node);
+			k = node_index(j->nodes, j->count, rem->p_node);
 			rp = osm_physp_get_port_num(rem);
-			if (j == CR_NO_NODE) {
-				char la[CR_NODE_LABEL_MAX];
-
-				cr_err("%s port %u leads to a node OpenSM"
-				       " does not list",
-				       cr_node_label(f, i, p, la, sizeof(la)),
-				       p);
-				return -1;
-			}
-			/* Each link once, from its lower end. */
-			if (j < i || (j == i && rp <= p))
+			if (k == CR_NO_NODE) {
+				if (j->bad[part] == CR_NO_NODE) {
+					j->bad[part] = i;
+					j->bad_port[part] = (uint8_t)p;
+				}
 				continue;
+			}
 			if (!osm_physp_is_healthy(physp) ||
 			    !osm_physp_is_healthy(rem)) {
 				char la[CR_NODE_LABEL_MAX];
 				char lb[CR_NODE_LABEL_MAX];
 
+				/* Reported once, from the lower end. */
+				if (k < i || (k == i && rp <= p))
+					continue;
 				cr_verbose(
 					"link %s port %u - %s port %u is"
 					" unhealthy, not routed",
 					cr_node_label(f, i, p, la, sizeof(la)),
 					p,
-					cr_node_label(f, j, rp, lb, sizeof(lb)),
+					cr_node_label(f, k, rp, lb, sizeof(lb)),
 					rp);
-				imp->unhealthy++;
+				j->unhealthy[part]++;
 				continue;
 			}
-			if (cr_fabric_link(f, i, p, j, rp) < 0)
-				return -1;
+			n->ports[p].remote = k;
+			n->ports[p].remote_port = (uint8_t)rp;
 			if (n->type == CR_NODE_SWITCH &&
-			    f->nodes[j].type == CR_NODE_SWITCH) {
+			    f->nodes[k].type == CR_NODE_SWITCH) {
 				unsigned a = port_data_vls(physp);
 				unsigned b = port_data_vls(rem);
 
@@ -269,7 +296,46 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 			}
 		}
 	}
-	imp->max_vls = vls;
+	j->vls[part] = vls;
+	return 0;
+}
+
+static int add_links(struct cr_import *imp, const struct node_ref *nodes,
+		     uint32_t count)
+{
+	unsigned nparts = cr_parallel_parts(count, 1024);
+	unsigned vls[CR_MAX_THREADS] = {0}, unhealthy[CR_MAX_THREADS] = {0};
+	uint32_t bad[CR_MAX_THREADS];
+	uint8_t bad_port[CR_MAX_THREADS] = {0};
+	struct link_job j = {
+		.f = imp->f,
+		.nodes = nodes,
+		.count = count,
+		.vls = vls,
+		.unhealthy = unhealthy,
+		.bad = bad,
+		.bad_port = bad_port,
+	};
+
+	for (unsigned i = 0; i < CR_MAX_THREADS; i++)
+		bad[i] = CR_NO_NODE;
+	cr_parallel(count, nparts, link_range, &j);
+	imp->max_vls = 0;
+	for (unsigned i = 0; i < nparts; i++) {
+		if (bad[i] != CR_NO_NODE) {
+			char la[CR_NODE_LABEL_MAX];
+
+			cr_err("%s port %u leads to a node OpenSM does not"
+			       " list",
+			       cr_node_label(imp->f, bad[i], bad_port[i], la,
+					     sizeof(la)),
+			       bad_port[i]);
+			return -1;
+		}
+		imp->unhealthy += unhealthy[i];
+		if (vls[i] && (!imp->max_vls || vls[i] < imp->max_vls))
+			imp->max_vls = (uint8_t)vls[i];
+	}
 	return 0;
 }
 
