@@ -1,10 +1,11 @@
 #!/bin/sh
 # The plugin under valgrind: one opensm (not -o) routes the same fabric
 # over several re-sweeps (SIGHUP), with links going down and up in ibsim
-# (repaired by incremental runs, croute_incremental),
-# engine failures forced through the croute_fail_engine test hook (so the
-# fall-through runs too) and its removal, then shuts down. valgrind must
-# report no error and no leak whose stack goes through croute's code.
+# (repaired by incremental runs, croute_incremental), hosts in a
+# multicast group (croute's trees at every sweep), engine failures forced
+# through the croute_fail_engine test hook (so the fall-through runs too)
+# and its removal, then shuts down. valgrind must report no error and no
+# leak whose stack goes through croute's code.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
@@ -59,6 +60,21 @@ cr_expect_log "croute: cr-minhop: routed"
 # Re-sweeps on an unchanged fabric.
 cr_sweep
 cr_sweep
+
+# Every host joins the IPoIB broadcast group: from here on each sweep
+# builds croute's multicast tree (src/plugin/mcast.c), over each new run.
+awk '/^Ca[ \t]/ { want = 1 }
+	want && /^\[1\]\(/ { g = $1; sub(/^\[1\]\(/, "", g); sub(/\).*/, "", g)
+	g = sprintf("%16s", g); gsub(/ /, "0", g); print "0x" g; want = 0 }' \
+	"$topo" >"$CR_DIR/members"
+cr_osm_env "$top_builddir/tests/ibsim/mcjoin" ff12:401b:ffff::ffff:ffff \
+	$(cat "$CR_DIR/members") >"$CR_DIR/join.out" 2>&1 || {
+	cat "$CR_DIR/join.out"
+	cr_fail "mcjoin failed"
+}
+cr_sweep
+grep -qi '^0xc000' "$CR_DUMP/opensm.mcfdbs" ||
+	cr_fail "no multicast tree for MLID 0xC000"
 
 # A host and a spine link go down, then come back.
 leaf=$(awk '/^Switch/ && /leaf/ { print $3; exit }' "$topo" | tr -d '"')
