@@ -85,6 +85,7 @@ struct cr_incr_base {
 	 * NULL: not kept (too many), scanned instead.
 	 */
 	uint32_t *none_off, *none_sw;
+	uint32_t turn; /* ftree: the turn leaf (switch index), CR_NO_NODE */
 };
 
 static enum kind engine_kind(const struct cr_engine *e)
@@ -287,8 +288,9 @@ static void ft_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid)
 /*
  * cr-ftree: the pairs without an up/down path, by destination, so that a
  * repair does not scan the switches x switches labels (8 million on
- * 2,880 switches) for the few rows it changed. Not kept (0) beyond an
- * eighth of the pairs; -1 out of memory.
+ * 2,880 switches) for the few rows it changed. A 3-level fat tree has
+ * many (2.9 million of 8.3 at fat-tree 48: switches of different planes
+ * and pods); not kept (0) beyond half the pairs; -1 out of memory.
  */
 static int base_none_lists(struct cr_incr_base *b)
 {
@@ -297,7 +299,7 @@ static int base_none_lists(struct cr_incr_base *b)
 
 	for (size_t i = 0; i < (size_t)ns * ns; i++)
 		n += b->lab[i] == LAB_NONE && b->rank[i % ns] != UINT32_MAX;
-	if (n > (size_t)ns * ns / 8)
+	if (n > (size_t)ns * ns / 2)
 		return 0;
 	b->none_off = malloc((ns + 1) * sizeof(*b->none_off));
 	b->none_sw = malloc((n + 1) * sizeof(*b->none_sw));
@@ -336,6 +338,7 @@ static int base_labels(struct cr_incr_base *b, const struct cr_options *o)
 		b->nleaves = ft.nleaves;
 		if (b->rank && b->leaf_guid && !ft_incr_labels(&ft, b->lab)) {
 			ft_shape(&ft, b->rank, b->leaf_guid);
+			b->turn = ft_turn_leaf(&ft);
 			ret = base_none_lists(b);
 		}
 		ft_release(&ft);
@@ -1617,28 +1620,93 @@ static int add_chg(struct incr *x, uint32_t w, uint16_t lid)
  * then. Then, as a full run does on fabrics it can afford to, the tables
  * are searched for credit loops when anything changed (1: a full run).
  */
+/* d's labels are the base's (a repair may have relabelled them alike). */
+static bool labels_kept(const struct incr *x, uint32_t d)
+{
+	if (!x->identity)
+		return false;
+	return !x->rows[d] ||
+	       !memcmp(x->rows[d], x->b->lab + (size_t)d * x->b->ns, x->ns);
+}
+
+/*
+ * The turn leaf as the base had it (same leaf, same labels), and the
+ * switches whose entry toward its LID the repair changed (in *chg, *n;
+ * switch index order). A destination whose labels are the base's turns
+ * over that leaf as the base did, so only those switches' turn entries
+ * toward it can differ from the base's, which were copied: route_turns()
+ * sets them to the entry toward the turn leaf's LID. False: fill as a
+ * full run does.
+ */
+static bool turn_column(const struct incr *x, uint32_t **chg, uint32_t *n)
+{
+	const struct cr_fabric *f = x->f, *bf = x->b->f;
+	uint16_t tlid;
+
+	*chg = NULL;
+	*n = 0;
+	if (!x->identity || x->turn == CR_NO_NODE || x->turn != x->b->turn ||
+	    !labels_kept(x, x->turn))
+		return false;
+	tlid = f->nodes[f->switches[x->turn]].ports[0].lid;
+	if (!tlid || tlid > bf->max_lid)
+		return false;
+	*chg = malloc((x->ns + 1) * sizeof(**chg));
+	if (!*chg)
+		return false;
+	for (uint32_t s = 0; s < x->ns; s++)
+		if (x->r->lft[f->switches[s]][tlid] !=
+		    x->b->r->lft[bf->switches[s]][tlid])
+			(*chg)[(*n)++] = s;
+	return true;
+}
+
 static int fill_turns(struct incr *x)
 {
 	const struct cr_fabric *f = x->f;
 	uint32_t ns = x->ns, *tl = malloc((ns + 1) * sizeof(*tl));
 	uint32_t *start = malloc((ns + 2) * sizeof(*start)), *list = NULL;
 	size_t n = 0, cap = 0;
+	uint32_t *col = NULL, ncol = 0;
+	bool turn_kept = turn_column(x, &col, &ncol);
+	bool pairs = false; /* any switch pair without an up/down path */
 	int ret = -1;
 
 	if (!tl || !start)
 		goto out;
 	for (uint32_t d = 0; d < ns; d++) {
-		/* d's labels as the base's (same switches, same ranks) */
-		bool kept = !x->rows[d] && x->identity && x->b->none_off;
-		uint32_t t = x->turn, k = kept ? x->b->none_off[d] : 0;
-		uint32_t k_end = kept ? x->b->none_off[d + 1] : ns;
+		/*
+		 * Which switches to look at: all (d's labels changed); those
+		 * the base lists (d's labels are the base's); or, when d
+		 * also turns over the base's turn leaf, only those whose
+		 * entry toward that leaf changed.
+		 */
+		enum { SCAN, BASE_LIST, COLUMN } mode = SCAN;
+		uint32_t t = x->turn, k = 0, k_end = ns;
 
+		if (labels_kept(x, d)) {
+			if (turn_kept && label_of(x, d, t) != LAB_NONE)
+				mode = COLUMN;
+			else if (x->b->none_off)
+				mode = BASE_LIST;
+		}
+		if (mode == COLUMN) {
+			k_end = ncol;
+			pairs = pairs || !x->b->none_off ||
+				x->b->none_off[d + 1] > x->b->none_off[d];
+		} else if (mode == BASE_LIST) {
+			k = x->b->none_off[d];
+			k_end = x->b->none_off[d + 1];
+		}
 		start[d] = (uint32_t)n;
 		for (; k < k_end; k++) {
-			uint32_t s = kept ? x->b->none_sw[k] : k;
+			uint32_t s = mode == COLUMN	 ? col[k]
+				     : mode == BASE_LIST ? x->b->none_sw[k]
+							 : k;
 
-			if (!kept && (x->ftrank[s] == UINT32_MAX ||
-				      label_of(x, d, s) != LAB_NONE))
+			if (mode != BASE_LIST &&
+			    (x->ftrank[s] == UINT32_MAX ||
+			     label_of(x, d, s) != LAB_NONE))
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 4096;
@@ -1662,6 +1730,7 @@ static int fill_turns(struct incr *x)
 		tl[d] = t;
 	}
 	start[ns] = (uint32_t)n;
+	pairs = pairs || n;
 	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 		uint32_t d = x->lid_dsw[lid], t;
 		uint16_t tlid = 0;
@@ -1691,7 +1760,7 @@ static int fill_turns(struct incr *x)
 	ret = 0;
 	if (x->b->cdg && (x->turn_entries || x->ntodo))
 		x->st->new_dependency = needs_search(x);
-	if (n && (x->turn_entries || x->ntodo) &&
+	if (pairs && (x->turn_entries || x->ntodo) &&
 	    (uint64_t)ns * (f->max_lid + 1u) <= FT_VERIFY_MAX &&
 	    (!x->b->cdg || x->st->new_dependency)) {
 		double t0 = cr_now();
@@ -1710,6 +1779,7 @@ out:
 	free(tl);
 	free(start);
 	free(list);
+	free(col);
 	return ret;
 }
 
