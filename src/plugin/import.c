@@ -339,28 +339,43 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 	return 0;
 }
 
-/* LIDs as OpenSM assigned them: one osm_port_t per end port. */
-static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
-		    const struct node_ref *nodes, uint32_t count)
-{
-	cl_qmap_t *tbl = &subn->port_guid_tbl;
+/*
+ * LIDs as OpenSM assigned them: one osm_port_t per end port, by range of
+ * ports on the threads once the map is walked (a port's node is a binary
+ * search, its LID a read of OpenSM's port: cache misses both).
+ */
+struct lid_job {
+	struct cr_fabric *f;
+	osm_port_t **ports;
+	const struct node_ref *nodes;
+	uint32_t count;
+	osm_port_t **bad; /* per part: a port of no known node */
+};
 
-	for (cl_map_item_t *it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
-	     it = cl_qmap_next(it)) {
-		osm_port_t *port = (osm_port_t *)it;
-		uint16_t lid = cl_ntoh16(osm_port_get_base_lid(port));
+static int lid_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		     uint32_t end)
+{
+	struct lid_job *j = arg;
+	struct cr_fabric *f = j->f;
+
+	(void)nparts;
+	for (uint32_t k = begin; k < end; k++) {
+		osm_port_t *port = j->ports[k];
+		uint16_t lid;
 		uint32_t i;
 		unsigned p;
 
-		if (!lid || !port->p_physp)
+		if (!port->p_physp)
 			continue;
-		i = node_index(nodes, count, port->p_node);
+		lid = cl_ntoh16(osm_port_get_base_lid(port));
+		if (!lid)
+			continue;
+		i = node_index(j->nodes, j->count, port->p_node);
 		p = osm_physp_get_port_num(port->p_physp);
 		if (i == CR_NO_NODE || p > f->nodes[i].num_ports) {
-			cr_err("port 0x%016" PRIx64 " (LID %u) belongs to no"
-			       " known node",
-			       cl_ntoh64(osm_port_get_guid(port)), lid);
-			return -1;
+			if (!j->bad[part])
+				j->bad[part] = port;
+			continue;
 		}
 		if ((f->nodes[i].type == CR_NODE_SWITCH) != (p == 0)) {
 			char la[CR_NODE_LABEL_MAX];
@@ -373,6 +388,38 @@ static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
 		}
 		f->nodes[i].ports[p].lid = lid;
 		f->nodes[i].ports[p].lmc = osm_port_get_lmc(port);
+	}
+	return 0;
+}
+
+static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
+		    const struct node_ref *nodes, uint32_t count)
+{
+	cl_qmap_t *tbl = &subn->port_guid_tbl;
+	uint32_t n = 0, total = cl_qmap_count(tbl);
+	osm_port_t *bad[CR_MAX_THREADS] = {0};
+	struct lid_job j = {.f = f, .nodes = nodes, .count = count, .bad = bad};
+	unsigned nparts;
+
+	j.ports = malloc((total + 1) * sizeof(*j.ports));
+	if (!j.ports) {
+		cr_err("out of memory importing the LIDs");
+		return -1;
+	}
+	for (cl_map_item_t *it = cl_qmap_head(tbl);
+	     it != cl_qmap_end(tbl) && n < total; it = cl_qmap_next(it))
+		j.ports[n++] = (osm_port_t *)it;
+	nparts = cr_parallel_parts(n, 1024);
+	cr_parallel(n, nparts, lid_range, &j);
+	free(j.ports);
+	for (unsigned i = 0; i < nparts; i++) {
+		if (!bad[i])
+			continue;
+		cr_err("port 0x%016" PRIx64
+		       " (LID %u) belongs to no known node",
+		       cl_ntoh64(osm_port_get_guid(bad[i])),
+		       cl_ntoh16(osm_port_get_base_lid(bad[i])));
+		return -1;
 	}
 	return 0;
 }
