@@ -8,6 +8,9 @@
 # (/usr/bin/time's maximum RSS) over the whole run, and when croute's
 # install ends (@install, from the plugin's log). The contention
 # estimate is off (croute_estimate none): this measures routing only.
+# OpenSM runs with log flags 0x07, as in production: no routing dumps,
+# so croute (building the multicast trees itself) installs no hop rows,
+# while OpenSM's ftree fills its own as part of its routing.
 #
 # usage: bench/scale/run.sh [croute gen arguments]  (default: fat-tree 48)
 # Environment: as tests/ibsim/lib.sh; CR_ENGINES: the engines to run
