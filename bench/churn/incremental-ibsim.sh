@@ -13,6 +13,9 @@
 # dumps compared; "log" when OpenSM wrote none: the repair run reused the
 # full run's tables without choosing any entry again).
 #
+# The contention estimate is off (croute_estimate none): its thread would
+# still be busy with the previous run when the next sweep routes.
+#
 # usage: bench/churn/incremental-ibsim.sh [croute gen arguments]
 #        (default: fat-tree 16; fat-tree 48 needs some 10 GB and long)
 # Environment: as tests/ibsim/lib.sh; CR_INCR_ENGINES (default
@@ -37,7 +40,7 @@ nsw=$(grep -c '^Switch' "$topo")
 leaf=$cr_leaf up=$cr_up
 
 cr_ibsim_start "$topo"
-cr_conf "croute_incremental TRUE" "sweep_interval 0"
+cr_conf "croute_incremental TRUE" "sweep_interval 0" "croute_estimate none"
 
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
@@ -159,11 +162,11 @@ for e in ${CR_INCR_ENGINES:-cr-minhop cr-updn}; do
 	fi
 	# A full run on a later sweep of the same fabric, for a fair install
 	# time (the first sweep also allocates OpenSM's hop rows).
-	cr_conf "croute_incremental FALSE" "sweep_interval 0"
+	cr_conf "croute_incremental FALSE" "sweep_interval 0" "croute_estimate none"
 	cr_resweep
 	set -- $(run_times "$e")
 	full=$1 froute=$3 finst=$4
-	cr_conf "croute_incremental TRUE" "sweep_interval 0"
+	cr_conf "croute_incremental TRUE" "sweep_interval 0" "croute_estimate none"
 	cr_opensm_stop
 	printf '%-10s %9s %9s %9s %9s %9s %9s %7s %7s %9s %5s\n' "$e" "$full" \
 		"$froute" "$finst" "$incr" "$iroute" "$iinst" \
