@@ -3,16 +3,26 @@
 #ifndef CROUTE_HOPS_H
 #define CROUTE_HOPS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <croute/fabric.h>
 
 #define CR_HOPS_INF 255
 
 /*
  * dist[a * num_switches + b]: hops from switch index a to switch index b
- * over switch-to-switch links (CR_HOPS_INF when disconnected). One BFS per
- * switch. NULL when memory runs out.
+ * over switch-to-switch links (CR_HOPS_INF when disconnected or farther).
+ * NULL when memory runs out (logged).
  */
 uint8_t *cr_switch_distances(const struct cr_fabric *f);
+/*
+ * The same over the switches with among[switch index] only (NULL: all):
+ * the others are neither ends nor relays (their rows and columns are
+ * CR_HOPS_INF, their own entry too).
+ */
+uint8_t *cr_switch_distances_among(const struct cr_fabric *f,
+				   const bool *among);
 
 /*
  * The switch-to-switch links of every switch, in port order: neighbour

@@ -8,10 +8,9 @@
  * fat tree the centre is a top switch and the tree goes up and down only.
  *
  * Cost: the distances between all pairs of multicast switches, once per
- * fabric, by breadth-first search from every switch at once with a bit
- * per source (rounds = diameter, each a word-wide OR over every switch
- * link: 2,880 switches in tens of milliseconds, S*S bytes kept); then per
- * group O(S * member switches) to pick the root and O(tree) to build it.
+ * fabric (cr_switch_distances_among: about 10 ms and S*S bytes at 2,880
+ * switches); then per group O(S * member switches) to pick the root and
+ * O(tree) to build it.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -20,23 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/mcast.h>
-#include <croute/parallel.h>
 
-#define NO_DIST 255u
+#define NO_DIST CR_HOPS_INF
 
 struct cr_mcast_ctx {
 	const struct cr_fabric *f;
 	uint32_t ns;
 	bool *capable; /* per switch index */
-	/* switch links between multicast switches, by switch, port order */
-	uint32_t *off; /* [ns + 1] */
-	uint32_t *nbr; /* neighbour switch index */
-	uint8_t *port, *rport; /* local port, the neighbour's port */
-	uint8_t *dist; /* [a * ns + b], NULL until the first tree */
+	/* switch links, by switch, port order (cr_switch_adjacency) */
+	uint32_t *off, *nbr;
+	uint8_t *port;
+	uint8_t *dist; /* among capable switches; NULL until the first tree */
 	uint32_t *stamp; /* per switch: the tree that last took it */
-	uint32_t *parent_port; /* per switch: adjacency index of its parent */
 	uint32_t gen;
 };
 
@@ -48,10 +45,8 @@ void cr_mcast_free(struct cr_mcast_ctx *c)
 	free(c->off);
 	free(c->nbr);
 	free(c->port);
-	free(c->rport);
 	free(c->dist);
 	free(c->stamp);
-	free(c->parent_port);
 	free(c);
 }
 
@@ -59,50 +54,19 @@ struct cr_mcast_ctx *cr_mcast_new(const struct cr_fabric *f,
 				  const bool *capable)
 {
 	struct cr_mcast_ctx *c = calloc(1, sizeof(*c));
-	uint32_t ns = f->num_switches, k = 0;
+	uint32_t ns = f->num_switches;
 
 	if (!c)
 		goto oom;
 	c->f = f;
 	c->ns = ns;
 	c->capable = malloc((ns ? ns : 1) * sizeof(*c->capable));
-	c->off = calloc((size_t)ns + 1, sizeof(*c->off));
 	c->stamp = calloc(ns ? ns : 1, sizeof(*c->stamp));
-	c->parent_port = calloc(ns ? ns : 1, sizeof(*c->parent_port));
-	if (!c->capable || !c->off || !c->stamp || !c->parent_port)
+	if (!c->capable || !c->stamp ||
+	    cr_switch_adjacency(f, &c->off, &c->nbr, &c->port))
 		goto oom;
 	for (uint32_t s = 0; s < ns; s++)
 		c->capable[s] = !capable || capable[s];
-	for (int pass = 0; pass < 2; pass++) {
-		k = 0;
-		for (uint32_t s = 0; s < ns; s++) {
-			const struct cr_node *a = &f->nodes[f->switches[s]];
-
-			c->off[s] = k;
-			for (unsigned p = 1; c->capable[s] && p <= a->num_ports;
-			     p++) {
-				uint32_t r = a->ports[p].remote;
-
-				if (r == CR_NO_NODE || !cr_is_switch(f, r) ||
-				    !c->capable[f->nodes[r].sw_index])
-					continue;
-				if (pass) {
-					c->nbr[k] = f->nodes[r].sw_index;
-					c->port[k] = (uint8_t)p;
-					c->rport[k] = a->ports[p].remote_port;
-				}
-				k++;
-			}
-		}
-		c->off[ns] = k;
-		if (pass)
-			break;
-		c->nbr = malloc((k ? k : 1) * sizeof(*c->nbr));
-		c->port = malloc(k ? k : 1);
-		c->rport = malloc(k ? k : 1);
-		if (!c->nbr || !c->port || !c->rport)
-			goto oom;
-	}
 	return c;
 oom:
 	cr_err("out of memory for the multicast trees (%u switches)", ns);
@@ -110,104 +74,9 @@ oom:
 	return NULL;
 }
 
-/* Breadth-first search from every switch at once, one bit per source. */
-struct dist_job {
-	const struct cr_mcast_ctx *c;
-	const uint64_t *cur;
-	uint64_t *nxt;
-	uint32_t words;
-	uint8_t d;
-	uint8_t *changed; /* per part */
-};
-
-static int dist_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
-		      uint32_t end)
-{
-	struct dist_job *j = arg;
-	const struct cr_mcast_ctx *c = j->c;
-	uint32_t w = j->words;
-
-	(void)nparts;
-	for (uint32_t s = begin; s < end; s++) {
-		const uint64_t *old = j->cur + (size_t)s * w;
-		uint64_t *row = j->nxt + (size_t)s * w;
-		uint8_t *dist = c->dist + (size_t)s * c->ns;
-
-		memcpy(row, old, w * sizeof(*row));
-		for (uint32_t k = c->off[s]; k < c->off[s + 1]; k++) {
-			const uint64_t *o = j->cur + (size_t)c->nbr[k] * w;
-
-			for (uint32_t i = 0; i < w; i++)
-				row[i] |= o[i];
-		}
-		for (uint32_t i = 0; i < w; i++) {
-			uint64_t fresh = row[i] & ~old[i];
-
-			if (fresh)
-				j->changed[part] = 1;
-			while (fresh) {
-				unsigned b = (unsigned)__builtin_ctzll(fresh);
-
-				dist[(size_t)i * 64 + b] = j->d;
-				fresh &= fresh - 1;
-			}
-		}
-	}
-	return 0;
-}
-
-static int compute_dist(struct cr_mcast_ctx *c)
-{
-	uint32_t ns = c->ns, w = (ns + 63) / 64;
-	unsigned nparts = cr_parallel_parts(ns, 64);
-	struct dist_job j = {.c = c, .words = w};
-	uint64_t *a, *b;
-
-	c->dist = malloc((size_t)ns * ns + 1);
-	a = calloc((size_t)ns * w + 1, sizeof(*a));
-	b = calloc((size_t)ns * w + 1, sizeof(*b));
-	j.changed = calloc(nparts, 1);
-	if (!c->dist || !a || !b || !j.changed) {
-		free(c->dist);
-		c->dist = NULL;
-		free(a);
-		free(b);
-		free(j.changed);
-		return -1;
-	}
-	memset(c->dist, NO_DIST, (size_t)ns * ns);
-	for (uint32_t s = 0; s < ns; s++)
-		if (c->capable[s]) {
-			a[(size_t)s * w + s / 64] |= 1ull << (s % 64);
-			c->dist[(size_t)s * ns + s] = 0;
-		}
-	for (unsigned d = 1; d < NO_DIST; d++) {
-		bool any = false;
-		uint64_t *t;
-
-		j.cur = a;
-		j.nxt = b;
-		j.d = (uint8_t)d;
-		memset(j.changed, 0, nparts);
-		cr_parallel(ns, nparts, dist_range, &j);
-		for (unsigned p = 0; p < nparts; p++)
-			any |= j.changed[p];
-		if (!any)
-			break;
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(a);
-	free(b);
-	free(j.changed);
-	return 0;
-}
-
-/* A member's switch, the port there that leads to it, one hop more or not. */
+/* A member's switch and the port there that leads to it; one hop more? */
 struct attach {
-	uint32_t sw;
-	uint8_t port;
+	struct cr_mcast_entry at;
 	uint8_t extra;
 };
 
@@ -224,20 +93,19 @@ static bool member_attach(const struct cr_mcast_ctx *c,
 	if (n->type == CR_NODE_SWITCH) {
 		if (m->port != 0)
 			return false;
-		a->sw = n->sw_index;
-		a->port = 0;
+		a->at = (struct cr_mcast_entry){n->sw_index, 0};
 		a->extra = 0;
-		return c->capable[a->sw];
+		return c->capable[a->at.sw];
 	}
 	if (m->port < 1 || m->port > n->num_ports)
 		return false;
 	r = n->ports[m->port].remote;
 	if (r == CR_NO_NODE || !cr_is_switch(f, r))
 		return false;
-	a->sw = f->nodes[r].sw_index;
-	a->port = n->ports[m->port].remote_port;
+	a->at = (struct cr_mcast_entry){f->nodes[r].sw_index,
+					n->ports[m->port].remote_port};
 	a->extra = 1;
-	return c->capable[a->sw];
+	return c->capable[a->at.sw];
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -251,11 +119,8 @@ static int entry_cmp(const void *x, const void *y)
 
 static int attach_cmp(const void *x, const void *y)
 {
-	const struct attach *a = x, *b = y;
-
-	if (a->sw != b->sw)
-		return a->sw < b->sw ? -1 : 1;
-	return (a->port > b->port) - (a->port < b->port);
+	return entry_cmp(&((const struct attach *)x)->at,
+			 &((const struct attach *)y)->at);
 }
 
 /* The members on one switch, for the root's choice. */
@@ -371,15 +236,16 @@ int cr_mcast_tree_build(struct cr_mcast_ctx *c, const struct cr_mcast_port *m,
 		free(a);
 		return 0;
 	}
-	if (!c->dist && compute_dist(c))
+	if (!c->dist &&
+	    !(c->dist = cr_switch_distances_among(c->f, c->capable)))
 		goto oom;
 	/* a is sorted by switch: its runs are the member switches */
 	ms = malloc(distinct * sizeof(*ms));
 	if (!ms)
 		goto oom;
 	for (uint32_t i = 0; i < distinct; i++) {
-		if (!nms || ms[nms - 1].sw != a[i].sw)
-			ms[nms++] = (struct member_sw){a[i].sw, 0, 0};
+		if (!nms || ms[nms - 1].sw != a[i].at.sw)
+			ms[nms++] = (struct member_sw){a[i].at.sw, 0, 0};
 		ms[nms - 1].count++;
 		ms[nms - 1].extra += a[i].extra;
 	}
@@ -400,14 +266,14 @@ int cr_mcast_tree_build(struct cr_mcast_ctx *c, const struct cr_mcast_port *m,
 	}
 	c->stamp[t->root] = gen;
 	for (uint32_t i = 0; i < distinct; i++) {
-		uint32_t s = a[i].sw;
+		uint32_t s = a[i].at.sw;
 
 		if (droot[s] == NO_DIST) {
 			t->unreached++;
 			continue;
 		}
 		t->members++;
-		t->e[t->n++] = (struct cr_mcast_entry){s, a[i].port};
+		t->e[t->n++] = a[i].at;
 		if (droot[s] > t->depth)
 			t->depth = droot[s];
 		/* Up toward the root until a switch already on the tree. */
@@ -416,10 +282,14 @@ int cr_mcast_tree_build(struct cr_mcast_ctx *c, const struct cr_mcast_port *m,
 
 			if (k == UINT32_MAX) /* cannot happen: droot is a BFS */
 				break;
+			const struct cr_port *up =
+				&c->f->nodes[c->f->switches[s]]
+					 .ports[c->port[k]];
+
 			c->stamp[s] = gen;
 			t->e[t->n++] = (struct cr_mcast_entry){s, c->port[k]};
-			t->e[t->n++] =
-				(struct cr_mcast_entry){c->nbr[k], c->rport[k]};
+			t->e[t->n++] = (struct cr_mcast_entry){c->nbr[k],
+							       up->remote_port};
 			s = c->nbr[k];
 		}
 	}
