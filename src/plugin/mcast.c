@@ -24,7 +24,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "plugin.h"
 
@@ -36,6 +35,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_subnet.h>
 
+#include <croute/clock.h>
 #include <croute/log.h>
 #include <croute/mcast.h>
 
@@ -150,15 +150,6 @@ static bool tree_matches(osm_subn_t *subn, const struct cr_fabric *f,
 	return true;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 +
-	       (t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /*
  * The tree over the current context: 0, 1 when it does not match OpenSM's
  * subnet, -1 on failure (logged). *unknown: members f does not hold.
@@ -197,11 +188,10 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 	const struct cr_fabric *f =
 		pl->mcast_fabric ? pl->mcast_fabric : pl->fabric;
 	uint32_t unknown = 0;
-	struct timespec t0;
+	double t0 = cr_now();
 	char la[CR_NODE_LABEL_MAX];
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = f ? build(pl, mbox, f, &t, &unknown) : 1;
 	if ((ret > 0 || unknown) && !pl->mcast_fabric) {
 		/* OpenSM's subnet moved on since the run: import it again. */
@@ -241,8 +231,7 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 		osm_switch_t *sw = find_switch(subn, f, t.e[i].sw);
 
 		/* OpenSM sized every table for its highest MLID already. */
-		if (!sw->mcast_tbl.p_mask_tbl ||
-		    mlid < IB_LID_MCAST_START_HO ||
+		if (!sw->mcast_tbl.p_mask_tbl || mlid < IB_LID_MCAST_START_HO ||
 		    mlid > sw->mcast_tbl.max_mlid_ho) {
 			if (!i || t.e[i - 1].sw != t.e[i].sw)
 				cr_err("MLID 0x%04x: switch 0x%016" PRIx64
@@ -260,7 +249,7 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 			   mlid, t.members, t.n,
 			   cr_node_label(f, f->switches[t.root], 0, la,
 					 sizeof(la)),
-			   t.depth, ms_since(&t0));
+			   t.depth, (cr_now() - t0) * 1e3);
 	cr_mcast_tree_release(&t);
 	return IB_SUCCESS;
 }
