@@ -79,12 +79,11 @@ struct cr_incr_base {
 	size_t stride;
 	uint8_t *hops; /* cr_routing_hop_table's, once an install gave it */
 	/*
-	 * ftree: per destination switch d, the switches with a rank and no
-	 * up/down path to d (none_sw[none_off[d]..none_off[d + 1]]): the
-	 * entries a repair fills as turns where d's labels did not change.
-	 * NULL: not kept (too many), scanned instead.
+	 * ftree: per destination switch, how many switches with a rank have
+	 * no up/down path to it (turn entries), for a repair that does not
+	 * visit them; NULL: not counted.
 	 */
-	uint32_t *none_off, *none_sw;
+	uint32_t *nones;
 	uint32_t turn; /* ftree: the turn leaf (switch index), CR_NO_NODE */
 };
 
@@ -154,8 +153,7 @@ void cr_incr_base_free(struct cr_incr_base *b)
 	free(b->cdg);
 	free(b->cnt);
 	free(b->hops);
-	free(b->none_off);
-	free(b->none_sw);
+	free(b->nones);
 	free(b);
 }
 
@@ -286,35 +284,25 @@ static void ft_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid)
 }
 
 /*
- * cr-ftree: the pairs without an up/down path, by destination, so that a
- * repair does not scan the switches x switches labels (8 million on
- * 2,880 switches) for the few rows it changed. A 3-level fat tree has
- * many (2.9 million of 8.3 at fat-tree 48: switches of different planes
- * and pods); not kept (0) beyond half the pairs; -1 out of memory.
+ * cr-ftree: the switch pairs without an up/down path, counted by
+ * destination. A repair that skips a destination's turn entries (see
+ * fill_turns()) still needs to know whether there are any; -1 out of
+ * memory.
  */
-static int base_none_lists(struct cr_incr_base *b)
+static int base_none_counts(struct cr_incr_base *b)
 {
 	uint32_t ns = b->ns;
-	size_t n = 0;
 
-	for (size_t i = 0; i < (size_t)ns * ns; i++)
-		n += b->lab[i] == LAB_NONE && b->rank[i % ns] != UINT32_MAX;
-	if (n > (size_t)ns * ns / 2)
-		return 0;
-	b->none_off = malloc((ns + 1) * sizeof(*b->none_off));
-	b->none_sw = malloc((n + 1) * sizeof(*b->none_sw));
-	if (!b->none_off || !b->none_sw)
+	b->nones = calloc(ns + 1, sizeof(*b->nones));
+	if (!b->nones)
 		return -1;
-	n = 0;
 	for (uint32_t d = 0; d < ns; d++) {
 		const uint8_t *row = b->lab + (size_t)d * ns;
 
-		b->none_off[d] = (uint32_t)n;
 		for (uint32_t s = 0; s < ns; s++)
-			if (row[s] == LAB_NONE && b->rank[s] != UINT32_MAX)
-				b->none_sw[n++] = s;
+			b->nones[d] +=
+				row[s] == LAB_NONE && b->rank[s] != UINT32_MAX;
 	}
-	b->none_off[ns] = (uint32_t)n;
 	return 0;
 }
 
@@ -339,7 +327,7 @@ static int base_labels(struct cr_incr_base *b, const struct cr_options *o)
 		if (b->rank && b->leaf_guid && !ft_incr_labels(&ft, b->lab)) {
 			ft_shape(&ft, b->rank, b->leaf_guid);
 			b->turn = ft_turn_leaf(&ft);
-			ret = base_none_lists(b);
+			ret = base_none_counts(b);
 		}
 		ft_release(&ft);
 		return ret;
@@ -1645,8 +1633,8 @@ static bool turn_column(const struct incr *x, uint32_t **chg, uint32_t *n)
 
 	*chg = NULL;
 	*n = 0;
-	if (!x->identity || x->turn == CR_NO_NODE || x->turn != x->b->turn ||
-	    !labels_kept(x, x->turn))
+	if (!x->identity || !x->b->nones || x->turn == CR_NO_NODE ||
+	    x->turn != x->b->turn || !labels_kept(x, x->turn))
 		return false;
 	tlid = f->nodes[f->switches[x->turn]].ports[0].lid;
 	if (!tlid || tlid > bf->max_lid)
@@ -1676,37 +1664,22 @@ static int fill_turns(struct incr *x)
 		goto out;
 	for (uint32_t d = 0; d < ns; d++) {
 		/*
-		 * Which switches to look at: all (d's labels changed); those
-		 * the base lists (d's labels are the base's); or, when d
-		 * also turns over the base's turn leaf, only those whose
-		 * entry toward that leaf changed.
+		 * Which switches to look at: all, or, when d keeps its labels
+		 * and turns over the base's turn leaf, only those whose entry
+		 * toward that leaf changed.
 		 */
-		enum { SCAN, BASE_LIST, COLUMN } mode = SCAN;
-		uint32_t t = x->turn, k = 0, k_end = ns;
+		uint32_t t = x->turn;
+		bool column = turn_kept && labels_kept(x, d) &&
+			      label_of(x, d, t) != LAB_NONE;
+		uint32_t k_end = column ? ncol : ns;
 
-		if (labels_kept(x, d)) {
-			if (turn_kept && label_of(x, d, t) != LAB_NONE)
-				mode = COLUMN;
-			else if (x->b->none_off)
-				mode = BASE_LIST;
-		}
-		if (mode == COLUMN) {
-			k_end = ncol;
-			pairs = pairs || !x->b->none_off ||
-				x->b->none_off[d + 1] > x->b->none_off[d];
-		} else if (mode == BASE_LIST) {
-			k = x->b->none_off[d];
-			k_end = x->b->none_off[d + 1];
-		}
 		start[d] = (uint32_t)n;
-		for (; k < k_end; k++) {
-			uint32_t s = mode == COLUMN	 ? col[k]
-				     : mode == BASE_LIST ? x->b->none_sw[k]
-							 : k;
+		pairs = pairs || (column && x->b->nones[d]);
+		for (uint32_t k = 0; k < k_end; k++) {
+			uint32_t s = column ? col[k] : k;
 
-			if (mode != BASE_LIST &&
-			    (x->ftrank[s] == UINT32_MAX ||
-			     label_of(x, d, s) != LAB_NONE))
+			if (x->ftrank[s] == UINT32_MAX ||
+			    label_of(x, d, s) != LAB_NONE)
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 4096;
