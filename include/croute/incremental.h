@@ -71,12 +71,14 @@ struct cr_incr_stats {
 
 /*
  * Routes f by repairing the base's tables into r (fresh from
- * cr_routing_new(f)), its by-products (cr-updn's roots) into by (may be
- * NULL; ftree: the CA order).
+ * cr_routing_new(f), or cr_routing_new_raw(f): every entry is written),
+ * its by-products (cr-updn's roots) into by (may be NULL; ftree: the CA
+ * order).
  * Returns 0 on success; 1 when f is no subset of the base, or the engine,
  * the options, updn's ranks or ftree's ranks or leaves differ, or ftree's
  * repaired tables would close a credit loop (st->reason says which: the caller
- * routes in full); -1 on an error (logged). r is cleared unless 0.
+ * routes in full); -1 on an error (logged). r is cleared unless 0 (but
+ * when r is not f's size: -1).
  */
 int cr_route_incremental(const struct cr_incr_base *b,
 			 const struct cr_engine *e, const struct cr_fabric *f,

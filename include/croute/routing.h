@@ -107,6 +107,12 @@ void cr_byproducts_move(struct cr_byproducts *dst, struct cr_byproducts *src);
 
 /* Allocates empty LFTs (all CR_NO_PATH) for every switch of f. */
 struct cr_routing *cr_routing_new(const struct cr_fabric *f);
+/*
+ * The same, its entries not set: for a caller that writes every one
+ * (an incremental run copies its base's tables; 88 MB not written twice
+ * at 27,648 hosts), or clears the tables when it does not.
+ */
+struct cr_routing *cr_routing_new_raw(const struct cr_fabric *f);
 void cr_routing_free(struct cr_routing *r);
 /*
  * A deep copy of every field: LFTs and SLs (the plugin hands one to its

@@ -20,6 +20,7 @@
 #include <opensm/osm_node.h>
 #include <opensm/osm_port.h>
 
+#include <croute/clock.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 
@@ -41,24 +42,60 @@ static int node_ref_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Index of node in the sorted array, or CR_NO_NODE. */
-static uint32_t node_index(const struct node_ref *nodes, uint32_t count,
-			   const osm_node_t *node)
+/*
+ * OpenSM node -> index in the sorted array, by the node's address: a
+ * port's peer is then found without reading the peer node (its GUID is a
+ * cache miss away) or searching (a branch mispredicted per step), most
+ * of the time the links took on 27,648 hosts. Open addressing, at most
+ * half full.
+ */
+struct node_map {
+	struct node_slot {
+		const osm_node_t *node;
+		uint32_t idx;
+	} * slot;
+	uint32_t mask;
+};
+
+static uint32_t node_hash(const osm_node_t *node, uint32_t mask)
 {
-	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
-	uint32_t lo = 0, hi = count;
+	uint64_t k = (uint64_t)(uintptr_t)node >> 4;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t g = nodes[mid].guid;
+	return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
 
-		if (g == guid)
-			return nodes[mid].node == node ? mid : CR_NO_NODE;
-		if (g < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
+static int node_map_init(struct node_map *m, const struct node_ref *nodes,
+			 uint32_t count)
+{
+	uint32_t size = 64;
+
+	while (size < 2 * count)
+		size *= 2;
+	m->mask = size - 1;
+	m->slot = calloc(size, sizeof(*m->slot));
+	if (!m->slot) {
+		cr_err("out of memory importing the subnet");
+		return -1;
 	}
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t h = node_hash(nodes[i].node, m->mask);
+
+		while (m->slot[h].node)
+			h = (h + 1) & m->mask;
+		m->slot[h].node = nodes[i].node;
+		m->slot[h].idx = i;
+	}
+	return 0;
+}
+
+/* Index of node, or CR_NO_NODE when OpenSM's map does not list it. */
+static uint32_t node_map_find(const struct node_map *m, const osm_node_t *node)
+{
+	uint32_t h = node_hash(node, m->mask);
+
+	for (; m->slot[h].node; h = (h + 1) & m->mask)
+		if (m->slot[h].node == node)
+			return m->slot[h].idx;
 	return CR_NO_NODE;
 }
 
@@ -144,13 +181,49 @@ static unsigned port_data_vls(const osm_physp_t *physp)
 	return op == 5 ? 15 : 1u << (op - 1);
 }
 
+/*
+ * print_desc is the name OpenSM's node_name_map_name gives the node (else
+ * its cleaned description): croute's logs and dumps then name nodes as
+ * OpenSM's own do.
+ */
+static void node_desc(const osm_node_t *node, char *desc)
+{
+	if (node->print_desc) {
+		snprintf(desc, IB_NODE_DESCRIPTION_SIZE + 1, "%s",
+			 node->print_desc);
+	} else {
+		memcpy(desc, node->node_desc.description,
+		       IB_NODE_DESCRIPTION_SIZE);
+		desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+	}
+}
+
+/* What a node says of itself besides its ports; -1 logged. */
+static int node_fields(struct cr_node *n, const osm_node_t *node,
+		       const char *desc)
+{
+	n->sysimg_guid = cl_ntoh64(node->node_info.sys_guid);
+	if (!n->sysimg_guid)
+		n->sysimg_guid = n->guid;
+	n->lft_cap = 0;
+	if (n->type != CR_NODE_SWITCH)
+		return 0;
+	if (!node->sw) {
+		cr_err("switch 0x%016" PRIx64 " ('%s') has no switch data in"
+		       " OpenSM",
+		       n->guid, desc);
+		return -1;
+	}
+	n->lft_cap = cl_ntoh16(node->sw->switch_info.lin_cap);
+	return 0;
+}
+
 static int add_node(struct cr_fabric *f, osm_node_t *node)
 {
 	enum cr_node_type type = node_type(node);
 	unsigned num_ports = osm_node_get_num_physp(node) - 1;
 	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
 	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
-	struct cr_node *n;
 	uint32_t idx;
 
 	if (!type) {
@@ -158,35 +231,40 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 		       osm_node_get_type(node));
 		return -1;
 	}
-	/*
-	 * print_desc is the name OpenSM's node_name_map_name gives the node
-	 * (else its cleaned description): croute's logs and dumps then name
-	 * nodes as OpenSM's own do.
-	 */
-	if (node->print_desc) {
-		snprintf(desc, sizeof(desc), "%s", node->print_desc);
-	} else {
-		memcpy(desc, node->node_desc.description,
-		       IB_NODE_DESCRIPTION_SIZE);
-		desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
-	}
+	node_desc(node, desc);
 	idx = cr_fabric_add_node(f, type, guid, num_ports, desc);
 	if (idx == CR_NO_NODE)
 		return -1;
-	n = &f->nodes[idx];
-	n->sysimg_guid = cl_ntoh64(node->node_info.sys_guid);
-	if (!n->sysimg_guid)
-		n->sysimg_guid = guid;
-	if (type == CR_NODE_SWITCH) {
-		if (!node->sw) {
-			cr_err("switch 0x%016" PRIx64 " ('%s') has no switch"
-			       " data in OpenSM",
-			       guid, desc);
+	return node_fields(&f->nodes[idx], node, desc);
+}
+
+/*
+ * A kept node (the same OpenSM node as at the previous import) read
+ * again: its ports back to a new node's, and what may have changed since
+ * (description, system GUID, LFT capacity). 1 when OpenSM's node is not
+ * the kept one after all (another type or port count), -1 on an error.
+ */
+static int refresh_node(struct cr_node *n, const osm_node_t *node)
+{
+	char desc[IB_NODE_DESCRIPTION_SIZE + 1];
+
+	if (n->type != node_type(node) ||
+	    n->num_ports != osm_node_get_num_physp(node) - 1u ||
+	    n->guid != cl_ntoh64(osm_node_get_node_guid(node)))
+		return 1;
+	node_desc(node, desc);
+	if (strcmp(n->desc, desc)) {
+		char *d = strdup(desc);
+
+		if (!d) {
+			cr_err("out of memory importing the subnet");
 			return -1;
 		}
-		n->lft_cap = cl_ntoh16(node->sw->switch_info.lin_cap);
+		free(n->desc);
+		n->desc = d;
 	}
-	return 0;
+	cr_node_reset_ports(n);
+	return node_fields(n, node, desc);
 }
 
 /* A node's ports as OpenSM discovered them: GUIDs, widths, speeds. */
@@ -214,6 +292,44 @@ static void add_ports(struct cr_node *n, osm_node_t *node)
 	}
 }
 
+struct refresh_job {
+	struct cr_fabric *f;
+	const struct node_ref *nodes;
+	int *worst; /* per part: refresh_node()'s worst answer */
+};
+
+/* Kept nodes, by node range: each node is its own. */
+static int refresh_range(void *arg, unsigned part, unsigned nparts,
+			 uint32_t begin, uint32_t end)
+{
+	struct refresh_job *j = arg;
+
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++) {
+		int r = refresh_node(&j->f->nodes[i], j->nodes[i].node);
+
+		if (r < 0 || (r > 0 && !j->worst[part]))
+			j->worst[part] = r;
+		if (r < 0)
+			break;
+	}
+	return 0;
+}
+
+/* 0, or 1 when a node is not the kept one, or -1 on an error. */
+static int refresh_nodes(struct cr_fabric *f, const struct node_ref *nodes)
+{
+	unsigned nparts = cr_parallel_parts(f->num_nodes, 1024);
+	int worst[CR_MAX_THREADS] = {0}, ret = 0;
+	struct refresh_job j = {.f = f, .nodes = nodes, .worst = worst};
+
+	cr_parallel(f->num_nodes, nparts, refresh_range, &j);
+	for (unsigned i = 0; i < nparts; i++)
+		if (worst[i] < 0 || (worst[i] > 0 && !ret))
+			ret = worst[i];
+	return ret;
+}
+
 /*
  * Ports and links, by node range on croute_threads threads: reading
  * OpenSM's ports is a cache miss or two each (166,000 ports on 27,648
@@ -224,7 +340,7 @@ static void add_ports(struct cr_node *n, osm_node_t *node)
 struct link_job {
 	struct cr_fabric *f;
 	const struct node_ref *nodes;
-	uint32_t count;
+	const struct node_map *map;
 	unsigned *vls; /* per part: least data VLs of switch links, 0 none */
 	unsigned *unhealthy; /* per part: links left out */
 	uint32_t *bad; /* per part: a node with a port to an unknown node */
@@ -252,10 +368,11 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 
 			if (!physp || !osm_physp_is_valid(physp))
 				continue;
+			/* A peer OpenSM has not (yet) discovered: no link. */
 			rem = osm_physp_get_remote(physp);
-			if (!rem)
+			if (!rem || !osm_physp_is_valid(rem))
 				continue;
-			k = node_index(j->nodes, j->count, rem->p_node);
+			k = node_map_find(j->map, rem->p_node);
 			rp = osm_physp_get_port_num(rem);
 			if (k == CR_NO_NODE) {
 				if (j->bad[part] == CR_NO_NODE) {
@@ -301,7 +418,7 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 }
 
 static int add_links(struct cr_import *imp, const struct node_ref *nodes,
-		     uint32_t count)
+		     uint32_t count, const struct node_map *map)
 {
 	unsigned nparts = cr_parallel_parts(count, 1024);
 	unsigned vls[CR_MAX_THREADS] = {0}, unhealthy[CR_MAX_THREADS] = {0};
@@ -310,7 +427,7 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 	struct link_job j = {
 		.f = imp->f,
 		.nodes = nodes,
-		.count = count,
+		.map = map,
 		.vls = vls,
 		.unhealthy = unhealthy,
 		.bad = bad,
@@ -347,8 +464,7 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 struct lid_job {
 	struct cr_fabric *f;
 	osm_port_t **ports;
-	const struct node_ref *nodes;
-	uint32_t count;
+	const struct node_map *map;
 	osm_port_t **bad; /* per part: a port of no known node */
 };
 
@@ -370,7 +486,7 @@ static int lid_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		lid = cl_ntoh16(osm_port_get_base_lid(port));
 		if (!lid)
 			continue;
-		i = node_index(j->nodes, j->count, port->p_node);
+		i = node_map_find(j->map, port->p_node);
 		p = osm_physp_get_port_num(port->p_physp);
 		if (i == CR_NO_NODE || p > f->nodes[i].num_ports) {
 			if (!j->bad[part])
@@ -392,26 +508,14 @@ static int lid_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	return 0;
 }
 
-static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
-		    const struct node_ref *nodes, uint32_t count)
+static int add_lids(struct cr_fabric *f, osm_port_t **ports, uint32_t n,
+		    const struct node_map *map)
 {
-	cl_qmap_t *tbl = &subn->port_guid_tbl;
-	uint32_t n = 0, total = cl_qmap_count(tbl);
 	osm_port_t *bad[CR_MAX_THREADS] = {0};
-	struct lid_job j = {.f = f, .nodes = nodes, .count = count, .bad = bad};
-	unsigned nparts;
+	struct lid_job j = {.f = f, .ports = ports, .map = map, .bad = bad};
+	unsigned nparts = cr_parallel_parts(n, 1024);
 
-	j.ports = malloc((total + 1) * sizeof(*j.ports));
-	if (!j.ports) {
-		cr_err("out of memory importing the LIDs");
-		return -1;
-	}
-	for (cl_map_item_t *it = cl_qmap_head(tbl);
-	     it != cl_qmap_end(tbl) && n < total; it = cl_qmap_next(it))
-		j.ports[n++] = (osm_port_t *)it;
-	nparts = cr_parallel_parts(n, 1024);
 	cr_parallel(n, nparts, lid_range, &j);
-	free(j.ports);
 	for (unsigned i = 0; i < nparts; i++) {
 		if (!bad[i])
 			continue;
@@ -424,46 +528,246 @@ static int add_lids(struct cr_fabric *f, osm_subn_t *subn,
 	return 0;
 }
 
-int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp)
-{
-	osm_subn_t *subn = &osm->subn;
-	cl_qmap_t *tbl = &subn->node_guid_tbl;
-	uint32_t count = cl_qmap_count(tbl), i = 0;
-	struct node_ref *nodes;
+/*
+ * OpenSM's nodes in its map's order (by GUID in network byte order), and
+ * whether they are the kept import's: the same node objects with the
+ * same GUIDs, in the same order (the map keys the nodes by GUID, so the
+ * walk reads no node); and its end ports. Each walk is a chain of cache
+ * misses (30,000 nodes at 27,648 hosts) that one core cannot overlap, so
+ * the two maps are walked side by side.
+ */
+struct walk_job {
+	cl_qmap_t *node_tbl, *port_tbl;
+	const struct cr_import_keep *keep; /* NULL: nothing to compare */
+	osm_node_t **walk;
+	uint32_t count;
+	bool same;
+	osm_port_t **ports;
+	uint32_t nports;
+};
 
-	memset(imp, 0, sizeof(*imp));
-	nodes = malloc((count ? count : 1) * sizeof(*nodes));
-	imp->f = cr_fabric_new();
-	if (!nodes || !imp->f)
-		goto oom;
-	for (cl_map_item_t *it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
-	     it = cl_qmap_next(it)) {
-		nodes[i].node = (osm_node_t *)it;
-		nodes[i++].guid =
-			cl_ntoh64(osm_node_get_node_guid((osm_node_t *)it));
+/*
+ * A map's n items in order into out, walked from both ends at once: two
+ * independent chains of misses that one core overlaps. Returns how many
+ * were found (n unless OpenSM's count and list disagree).
+ */
+static uint32_t walk_map(const cl_qmap_t *tbl, cl_map_item_t **out, uint32_t n)
+{
+	const cl_map_item_t *end = cl_qmap_end(tbl);
+	cl_map_item_t *a = cl_qmap_head(tbl), *b = cl_qmap_tail(tbl);
+	uint32_t h = (n + 1) / 2, i = 0, k = n;
+
+	while (i < h || k > h) {
+		if (i < h) {
+			if (a == end)
+				return 0;
+			out[i++] = a;
+			a = cl_qmap_next(a);
+		}
+		if (k > h) {
+			if (b == end)
+				return 0;
+			out[--k] = b;
+			b = cl_qmap_prev(b);
+		}
+	}
+	return n;
+}
+
+static void walk_nodes(struct walk_job *j)
+{
+	const struct cr_import_keep *keep = j->keep;
+	bool same = keep && keep->count == j->count;
+
+	j->count = walk_map(j->node_tbl, (cl_map_item_t **)j->walk, j->count);
+	for (uint32_t i = 0; same && i < j->count; i++)
+		if (keep->walk[i] != j->walk[i] ||
+		    keep->guid[i] != cl_qmap_key(&j->walk[i]->map_item))
+			same = false;
+	j->same = same;
+}
+
+static int walk_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
+{
+	struct walk_job *j = arg;
+
+	(void)part;
+	(void)nparts;
+	for (uint32_t w = begin; w < end; w++) {
+		if (w == 0)
+			walk_nodes(j);
+		else
+			j->nports =
+				walk_map(j->port_tbl,
+					 (cl_map_item_t **)j->ports, j->nports);
+	}
+	return 0;
+}
+
+/*
+ * The kept fabric read again: the same nodes, so only what they say and
+ * their ports, links and LIDs. 1: a node is not the kept one after all.
+ */
+/* Ports, links and LIDs of the nodes, then the model's checks. */
+static int import_ports(const struct walk_job *w, struct cr_import *imp,
+			const struct node_ref *nodes, double *t)
+{
+	struct node_map map;
+	int ret = -1;
+
+	if (node_map_init(&map, nodes, w->count))
+		return -1;
+	t[1] = cr_now();
+	if (add_links(imp, nodes, w->count, &map) < 0)
+		goto out;
+	t[2] = cr_now();
+	if (add_lids(imp->f, w->ports, w->nports, &map) < 0)
+		goto out;
+	t[3] = cr_now();
+	ret = cr_fabric_finalize(imp->f) < 0 ? -1 : 0;
+out:
+	free(map.slot);
+	return ret;
+}
+
+static int import_kept(const struct walk_job *w, struct cr_import *imp,
+		       const struct cr_import_keep *keep, double *t)
+{
+	int ret = refresh_nodes(imp->f, keep->nodes);
+
+	return ret ? ret : import_ports(w, imp, keep->nodes, t);
+}
+
+static int import_new(const struct walk_job *w, struct cr_import *imp,
+		      struct node_ref *nodes, double *t)
+{
+	osm_node_t **walk = w->walk;
+	uint32_t count = w->count;
+
+	for (uint32_t i = 0; i < count; i++) {
+		nodes[i].node = walk[i];
+		nodes[i].guid = cl_ntoh64(osm_node_get_node_guid(walk[i]));
 	}
 	qsort(nodes, count, sizeof(*nodes), node_ref_cmp);
-
-	for (i = 0; i < count; i++)
+	imp->f = cr_fabric_new();
+	if (!imp->f) {
+		cr_err("out of memory importing the subnet (%u nodes)", count);
+		return -1;
+	}
+	for (uint32_t i = 0; i < count; i++)
 		if (add_node(imp->f, nodes[i].node) < 0)
-			goto fail;
-	if (add_links(imp, nodes, count) < 0 ||
-	    add_lids(imp->f, subn, nodes, count) < 0 ||
-	    cr_fabric_finalize(imp->f) < 0)
-		goto fail;
+			return -1;
+	return import_ports(w, imp, nodes, t);
+}
 
+void cr_import_keep_free(struct cr_import_keep *keep)
+{
+	free(keep->walk);
+	free(keep->guid);
+	free(keep->nodes);
+	memset(keep, 0, sizeof(*keep));
+}
+
+int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
+		     struct cr_import_keep *keep, struct cr_fabric *old)
+{
+	osm_subn_t *subn = &osm->subn;
+	struct walk_job w = {
+		.node_tbl = &subn->node_guid_tbl,
+		.port_tbl = &subn->port_guid_tbl,
+		.keep = keep && old && old == keep->f ? keep : NULL,
+		.count = cl_qmap_count(&subn->node_guid_tbl),
+		.nports = cl_qmap_count(&subn->port_guid_tbl),
+	};
+	struct node_ref *nodes = NULL;
+	const struct node_ref *ref;
+	uint64_t *guid = NULL;
+	double start = cr_now(), t[5] = {0};
+	int ret = 1;
+
+	memset(imp, 0, sizeof(*imp));
+	w.walk = malloc((w.count + 1) * sizeof(*w.walk));
+	w.ports = malloc((w.nports + 1) * sizeof(*w.ports));
+	if (!w.walk || !w.ports)
+		goto oom;
+	cr_parallel(2, cr_parallel_parts(2, 1), walk_range, &w);
+	if (w.count != cl_qmap_count(w.node_tbl) ||
+	    w.nports != cl_qmap_count(w.port_tbl)) {
+		cr_err("OpenSM's node or port map does not hold as many items"
+		       " as it counts");
+		goto fail;
+	}
+	if (w.same) {
+		imp->f = old;
+		old = NULL;
+		imp->kept = true;
+		t[0] = cr_now();
+		ret = import_kept(&w, imp, keep, t);
+		if (ret > 0) {
+			cr_verbose("import: a node changed under its GUID:"
+				   " imported afresh");
+			cr_fabric_free(imp->f);
+			imp->f = NULL;
+			imp->kept = false;
+		}
+	}
+	cr_fabric_free(old);
+	old = NULL;
+	if (keep && ret)
+		cr_import_keep_free(keep);
+	if (ret > 0) {
+		nodes = malloc((w.count + 1) * sizeof(*nodes));
+		if (!nodes)
+			goto oom;
+		t[0] = cr_now();
+		ret = import_new(&w, imp, nodes, t);
+	}
+	if (ret)
+		goto fail;
+	if (keep && !imp->kept) {
+		guid = malloc((w.count + 1) * sizeof(*guid));
+		if (!guid)
+			goto oom;
+		for (uint32_t i = 0; i < w.count; i++)
+			guid[i] = cl_qmap_key(&w.walk[i]->map_item);
+		keep->walk = w.walk;
+		keep->guid = guid;
+		keep->nodes = nodes;
+		keep->count = w.count;
+		w.walk = NULL;
+		nodes = NULL;
+	}
+	if (keep)
+		keep->f = imp->f;
 	imp->sw = calloc(imp->f->num_switches ? imp->f->num_switches : 1,
 			 sizeof(*imp->sw));
 	if (!imp->sw)
 		goto oom;
-	for (i = 0; i < imp->f->num_switches; i++)
-		imp->sw[i] = nodes[imp->f->switches[i]].node->sw;
+	ref = keep ? keep->nodes : nodes;
+	for (uint32_t i = 0; i < imp->f->num_switches; i++)
+		imp->sw[i] = ref[imp->f->switches[i]].node->sw;
+	t[4] = cr_now();
+	cr_verbose("import: %s: walk %.1f ms, nodes %.1f, ports and links %.1f,"
+		   " LIDs %.1f, checks %.1f",
+		   imp->kept ? "the previous sweep's fabric read again"
+			     : "a new fabric",
+		   (t[0] - start) * 1e3, (t[1] - t[0]) * 1e3,
+		   (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3,
+		   (t[4] - t[3]) * 1e3);
+	free(w.walk);
+	free(w.ports);
 	free(nodes);
 	return 0;
 oom:
-	cr_err("out of memory importing the subnet (%u nodes)", count);
+	cr_err("out of memory importing the subnet (%u nodes)", w.count);
 fail:
 	cr_err("cannot import OpenSM's subnet");
+	cr_fabric_free(old);
+	if (keep)
+		cr_import_keep_free(keep);
+	free(w.walk);
+	free(w.ports);
 	free(nodes);
 	cr_import_release(imp);
 	return -1;

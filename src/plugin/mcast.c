@@ -202,7 +202,7 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 		cr_info("MLID 0x%04x: the subnet changed since croute's"
 			" latest run; multicast trees from a fresh import",
 			mlid);
-		if (cr_import_subnet(pl->osm, &imp) < 0)
+		if (cr_import_subnet(pl->osm, &imp, NULL, NULL) < 0)
 			return IB_ERROR;
 		free(imp.sw);
 		pl->mcast_fabric = imp.f;

@@ -96,7 +96,9 @@ static void run_reset(struct cr_plugin *pl)
 	cr_routing_free(pl->routing);
 	cr_byproducts_release(&pl->by);
 	cr_mcast_reset(pl);
-	cr_fabric_free(pl->fabric);
+	/* The next import may read it again (croute_incremental). */
+	cr_fabric_free(pl->recycle);
+	pl->recycle = pl->fabric;
 	free(pl->run_sw);
 	pl->routing = NULL;
 	pl->fabric = NULL;
@@ -223,57 +225,6 @@ static void release_run_memory(struct cr_plugin *pl)
 		   rss, used, held);
 }
 
-struct churn_job {
-	const struct cr_fabric *f;
-	osm_switch_t *const *sw;
-	const struct cr_routing *r;
-	uint64_t *count; /* per part */
-};
-
-static int churn_range(void *arg, unsigned part, unsigned nparts,
-		       uint32_t begin, uint32_t end)
-{
-	const struct churn_job *j = arg;
-	uint32_t width = (uint32_t)j->f->max_lid + 1;
-	uint64_t c = 0;
-
-	(void)nparts;
-	for (uint32_t s = begin; s < end; s++) {
-		const uint8_t *row = j->r->lft[j->f->switches[s]];
-		const osm_switch_t *p = j->sw[s];
-		uint32_t n = 1; /* LIDs below n: in OpenSM's table */
-
-		if (p && p->lft)
-			n = p->lft_size < width ? p->lft_size : width;
-		if (n > 1 && memcmp(row + 1, p->lft + 1, n - 1))
-			for (uint32_t lid = 1; lid < n; lid++)
-				c += row[lid] != p->lft[lid];
-		for (uint32_t lid = n > 1 ? n : 1; lid < width; lid++)
-			c += row[lid] != CR_NO_PATH;
-	}
-	j->count[part] = c;
-	return 0;
-}
-
-/*
- * The entries of r that differ from the tables OpenSM's switches hold
- * (lft: what the switches confirmed; switches new to OpenSM hold none).
- * By switch range: 88 MB to compare on 27,648 hosts.
- */
-static uint64_t churn_installed(const struct cr_fabric *f,
-				osm_switch_t *const *sw,
-				const struct cr_routing *r)
-{
-	unsigned nparts = cr_parallel_parts(f->num_switches, 64);
-	uint64_t count[CR_MAX_THREADS] = {0}, c = 0;
-	struct churn_job j = {.f = f, .sw = sw, .r = r, .count = count};
-
-	cr_parallel(f->num_switches, nparts, churn_range, &j);
-	for (unsigned i = 0; i < nparts; i++)
-		c += count[i];
-	return c;
-}
-
 static uint32_t lids_in_use(const struct cr_fabric *f)
 {
 	uint32_t n = 0;
@@ -304,6 +255,8 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, by, &st);
+	if (ret < 0)
+		cr_routing_clear(r);
 	if (ret) {
 		cr_info("%s: full run (%s)", pe->name,
 			ret < 0 ? "the incremental run failed" : st.reason);
@@ -380,11 +333,12 @@ static int engine_build_lid_matrices(void *context)
 	struct cr_plugin *pl = pe->pl;
 	osm_opensm_t *osm = pl->osm;
 	struct cr_import imp = {0};
+	struct cr_fabric *recycle;
 	struct cr_routing *r = NULL;
 	struct cr_byproducts by = {0};
 	struct cr_options o;
 	enum cr_fail_stage fail;
-	bool incremental = false;
+	bool incremental = false, try_incremental;
 
 	sync_log_level(osm);
 	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
@@ -445,7 +399,13 @@ static int engine_build_lid_matrices(void *context)
 			pe->name);
 		pl->qos_warned = true;
 	}
-	if (cr_import_subnet(osm, &imp) < 0)
+	recycle = pl->recycle;
+	pl->recycle = NULL;
+	if (!pl->conf.incremental)
+		cr_import_keep_free(&pl->import_keep);
+	if (cr_import_subnet(osm, &imp,
+			     pl->conf.incremental ? &pl->import_keep : NULL,
+			     recycle) < 0)
 		goto fail;
 	pl->ms_import = elapsed_ms(&pl->run_start);
 	o.max_vls = imp.max_vls;
@@ -453,11 +413,14 @@ static int engine_build_lid_matrices(void *context)
 		cr_info("%s: %u links OpenSM marked unhealthy are left out",
 			pe->name, imp.unhealthy);
 
-	r = cr_routing_new(imp.f);
+	try_incremental = pl->conf.incremental && !pl->conf.optimize &&
+			  pe->e != &cr_auto_engine;
+	/* A repair writes every entry, else clears them all. */
+	r = try_incremental && pl->incr_base ? cr_routing_new_raw(imp.f)
+					     : cr_routing_new(imp.f);
 	if (!r)
 		goto fail;
-	if (pl->conf.incremental && !pl->conf.optimize &&
-	    pe->e != &cr_auto_engine)
+	if (try_incremental)
 		incremental = route_incremental(pl, pe, imp.f, &o, r, &by);
 	if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
@@ -482,11 +445,6 @@ static int engine_build_lid_matrices(void *context)
 		}
 	}
 	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
-	if (pl->conf.incremental)
-		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
-			" the tables installed before",
-			pe->name, incremental ? "incremental" : "full",
-			churn_installed(imp.f, imp.sw, r));
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	pl->incremental = incremental;
@@ -516,6 +474,7 @@ fail:
 	cr_routing_free(r);
 	cr_byproducts_release(&by);
 	cr_import_release(&imp);
+	pl->import_keep.f = NULL; /* it described imp.f */
 	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
 	       pe->name, elapsed_ms(&pl->run_start));
 	return -1;
@@ -529,6 +488,7 @@ static int engine_build_fwd_tables(void *context)
 	osm_opensm_t *osm = pl->osm;
 	const struct cr_fabric *f = pl->fabric;
 	unsigned long rss, peak;
+	uint64_t churn = 0;
 	double total;
 
 	if (pl->run_engine != pe || !f || !pl->routing) {
@@ -540,9 +500,14 @@ static int engine_build_fwd_tables(void *context)
 	if (cr_export(osm, f, pl->routing, pl->run_sw, pl->incr_base,
 		      pl->incremental,
 		      !pl->conf.mcast_trees ||
-			      osm_log_is_active(&osm->log, OSM_LOG_ROUTING)) <
-	    0)
+			      osm_log_is_active(&osm->log, OSM_LOG_ROUTING),
+		      pl->conf.incremental ? &churn : NULL) < 0)
 		goto fail;
+	if (pl->conf.incremental)
+		cr_info("%s: %s run: churn %" PRIu64 " LFT entries against"
+			" the tables installed before",
+			pe->name, pl->incremental ? "incremental" : "full",
+			churn);
 	if (cr_conf_fail_stage(&pl->conf, pe->e) == CR_FAIL_EXPORT) {
 		cr_err("%s: failing after writing the LFTs, as"
 		       " croute_fail_engine asks (test hook)",
@@ -663,6 +628,8 @@ static void plugin_delete(void *plugin_data)
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);
 	run_reset(pl);
+	cr_fabric_free(pl->recycle);
+	cr_import_keep_free(&pl->import_keep);
 	cr_incr_base_free(pl->incr_base);
 	for (unsigned i = 0; i < pl->num_engines; i++)
 		snapshot_free(pl->engines[i].snap);

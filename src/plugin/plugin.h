@@ -54,6 +54,19 @@ struct cr_plugin_engine {
 /* Bits of cr_plugin.ignored_logged, one per OpenSM option croute ignores. */
 #define CR_IGNORED_MAX 32
 
+/*
+ * What an import leaves for the next (croute_incremental): OpenSM's nodes
+ * as it walked them, and f, the fabric they describe (not owned: only
+ * compared with the fabric handed back).
+ */
+struct cr_import_keep {
+	const struct cr_fabric *f;
+	osm_node_t **walk; /* OpenSM's node map, in its order */
+	uint64_t *guid; /* their keys (network byte order) */
+	void *nodes; /* import.c's: the nodes in the fabric's order */
+	uint32_t count;
+};
+
 struct cr_plugin {
 	osm_opensm_t *osm;
 	struct cr_plugin_engine *engines;
@@ -76,6 +89,13 @@ struct cr_plugin {
 	 */
 	struct cr_plugin_engine *run_engine;
 	struct cr_fabric *fabric;
+	/*
+	 * The previous run's fabric from the start of a run to the import,
+	 * which reads it again when OpenSM kept the same nodes (import_keep
+	 * describes it; croute_incremental).
+	 */
+	struct cr_fabric *recycle;
+	struct cr_import_keep import_keep;
 	struct cr_routing *routing;
 	struct cr_byproducts by; /* the engine's roots, CA order, table */
 	osm_switch_t **run_sw; /* per switch index */
@@ -105,21 +125,35 @@ struct cr_import {
 	osm_switch_t **sw; /* per switch index of f */
 	uint8_t max_vls; /* least operational data VLs of switch links */
 	unsigned unhealthy; /* links left out: OpenSM marked them unhealthy */
+	bool kept; /* f is the previous import's, read again */
 };
 
-int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp);
+/*
+ * OpenSM's subnet as a fabric, in imp. With keep, old may be keep's
+ * fabric (the previous import's, now the caller's to give up): when
+ * OpenSM still has the same nodes, that fabric is read again in place
+ * (the same fabric a fresh import would give, without building 30,000
+ * nodes anew); any other old is freed. keep is updated on success and
+ * emptied on failure. -1 logged.
+ */
+int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
+		     struct cr_import_keep *keep, struct cr_fabric *old);
 void cr_import_release(struct cr_import *imp);
+void cr_import_keep_free(struct cr_import_keep *keep);
 
 /* export.c */
 void cr_export_clear(osm_subn_t *subn);
 /*
  * base: the kept full run (croute_incremental), or NULL; repaired: r
  * repairs it. hops: write the hop rows too (someone will read them). A
- * full run's hop table is handed to its base.
+ * full run's hop table is handed to its base. churn, when not NULL, is
+ * increased by the entries that differ from the tables OpenSM's switches
+ * hold (counted while copying: the tables are read once).
  */
 int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      const struct cr_routing *r, osm_switch_t *const *sw,
-	      struct cr_incr_base *base, bool repaired, bool hops);
+	      struct cr_incr_base *base, bool repaired, bool hops,
+	      uint64_t *churn);
 
 /* mcast.c */
 ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox);

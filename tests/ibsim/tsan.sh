@@ -2,7 +2,9 @@
 # The plugin under ThreadSanitizer: a TSan-built libcroute.so (configure
 # --enable-tsan, scripts/check's build-tsan/) in a real opensm, with the
 # TSan runtime preloaded (opensm itself is not instrumented; TSan's
-# interceptors still see its locks and threads). Re-sweeps follow each
+# interceptors still see its locks and threads). Re-sweeps (incremental
+# runs: croute_incremental, the import reading the kept fabric again on
+# the threads) follow each
 # other while the contention estimate thread works on the previous
 # routing, so the sweeper (log level, routing, dumps, temporary files) and
 # the estimate thread (log, dump) run at once; then opensm stops, joining
@@ -35,8 +37,10 @@ cr_gen "$topo" two-level --leaves 6 --hosts 8 --uplinks 4 --spines 4 \
 cr_ibsim_start "$topo"
 # Patterns long enough under TSan that the next sweep comes while the
 # thread still works; verbose, to see that it did (superseded).
+# croute_incremental: the re-sweeps read the kept fabric again on the
+# threads (import.c) and repair the kept run.
 cr_conf "sweep_interval 0" "croute_estimate full" \
-	"croute_patterns bisect:3000,alltoall"
+	"croute_patterns bisect:3000,alltoall" "croute_incremental TRUE"
 CR_LOG_FLAGS=0x47
 cr_opensm_start -R cr-updn,cr-minhop,minhop
 cr_wait_log "$CR_LOG" "$DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||

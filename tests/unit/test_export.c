@@ -42,6 +42,11 @@ static osm_switch_t **switches(const struct cr_fabric *f)
 		osm_switch_t *sw = calloc(1, sizeof(*sw));
 
 		assert_non_null(sw);
+		/* the node only names the switch in error messages */
+		sw->p_node = calloc(1, sizeof(*sw->p_node));
+		assert_non_null(sw->p_node);
+		sw->p_node->node_info.node_guid =
+			cl_hton64(f->nodes[f->switches[s]].guid);
 		sw->num_ports = f->nodes[f->switches[s]].num_ports + 1;
 		sw->max_lid_ho = f->max_lid;
 		sw->lft_size = (f->max_lid / 64 + 1) * 64;
@@ -63,6 +68,7 @@ static void switches_free(const struct cr_fabric *f, osm_switch_t **sws)
 			free(sws[s]->hops[i]);
 		free(sws[s]->hops);
 		free(sws[s]->new_lft);
+		free(sws[s]->p_node);
 		free(sws[s]);
 	}
 	free(sws);
@@ -150,12 +156,12 @@ static void one(struct cr_fabric *f, const char *engine)
 
 	cr_threads_set(1);
 	a = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, a, NULL, false, true), 0);
+	assert_int_equal(cr_export(NULL, f, r, a, NULL, false, true, NULL), 0);
 	check_rows(f, r, a);
 
 	/* Without hop rows (croute's multicast trees): the LFTs alone. */
 	b = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, false), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, false, NULL), 0);
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		assert_memory_equal(b[s]->new_lft + 1,
 				    r->lft[f->switches[s]] + 1, f->max_lid);
@@ -166,7 +172,7 @@ static void one(struct cr_fabric *f, const char *engine)
 
 	cr_threads_set(3);
 	b = switches(f);
-	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true, NULL), 0);
 	check_rows(f, r, b);
 
 	/* The next sweep: OpenSM clears the rows and keeps them. */
@@ -181,7 +187,7 @@ static void one(struct cr_fabric *f, const char *engine)
 		osm_switch_clear_hops(b[s]);
 		memset(b[s]->new_lft, OSM_NO_PATH, b[s]->lft_size);
 	}
-	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true), 0);
+	assert_int_equal(cr_export(NULL, f, r, b, NULL, false, true, NULL), 0);
 	check_rows(f, r, b);
 	/* No row allocated anew where one was kept: OpenSM would leak it. */
 	for (uint32_t s = 0; s < f->num_switches; s++) {
@@ -272,7 +278,8 @@ static bool repair_rows(struct cr_incr_base *b, const char *engine,
 				     &st);
 	if (done) {
 		sws = switches(g);
-		assert_int_equal(cr_export(NULL, g, r, sws, b, true, true), 0);
+		assert_int_equal(
+			cr_export(NULL, g, r, sws, b, true, true, NULL), 0);
 		check_rows(g, r, sws);
 		switches_free(g, sws);
 	}
@@ -302,8 +309,9 @@ static void test_repairs(void **state)
 					     r, &by);
 			assert_non_null(b);
 			sws = switches(f);
-			assert_int_equal(
-				cr_export(NULL, f, r, sws, b, false, true), 0);
+			assert_int_equal(cr_export(NULL, f, r, sws, b, false,
+						   true, NULL),
+					 0);
 			check_rows(f, r, sws);
 			assert_non_null(cr_incr_base_hops(b));
 			switches_free(f, sws);
@@ -341,7 +349,8 @@ static void test_repairs(void **state)
 			g = tu_cut_link(f, f->switches[0], 1);
 			sws = switches(g);
 			assert_int_equal(
-				cr_export(NULL, g, r, sws, b, true, true), 0);
+				cr_export(NULL, g, r, sws, b, true, true, NULL),
+				0);
 			check_rows(g, r, sws);
 			switches_free(g, sws);
 			cr_fabric_free(g);
@@ -353,12 +362,129 @@ static void test_repairs(void **state)
 	}
 }
 
+/*
+ * The install checks, copies and counts churn a stretch of 4,096 LIDs at
+ * a time: on a fabric of more LIDs than that, the churn against what the
+ * switches hold must be the count entry by entry (OpenSM's lft shorter or
+ * longer than the routing, switches new to OpenSM), on 1 and 3 threads,
+ * and a port beyond the switch anywhere must fail the install.
+ */
+static void test_lft_stretches(void **state)
+{
+	struct cr_gen_params p = {.seed = 5};
+	struct cr_fabric *f = cr_gen_fat_tree(24, &p);
+	const struct cr_engine *e = cr_engine_find("ftree");
+	struct cr_routing *r;
+	struct cr_options o;
+	osm_switch_t **sws;
+	uint64_t want = 0;
+	uint32_t rng = 1;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	assert_true(f->max_lid > 4096);
+	r = cr_routing_new(f);
+	assert_non_null(r);
+	cr_options_init(&o);
+	assert_int_equal(cr_route(e, f, &o, r), 0);
+	sws = switches(f);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const uint8_t *row = r->lft[f->switches[s]];
+		osm_switch_t *sw = sws[s];
+
+		/* Some switches are new to OpenSM, some hold a short table. */
+		if (s % 7 == 3)
+			continue;
+		sw->lft_size = s % 5 == 1 ? 4160 : sw->lft_size;
+		sw->lft = malloc(sw->lft_size);
+		assert_non_null(sw->lft);
+		memset(sw->lft, OSM_NO_PATH, sw->lft_size);
+		memcpy(sw->lft + 1, row + 1,
+		       (sw->lft_size - 1u < f->max_lid ? sw->lft_size - 1u
+						       : f->max_lid));
+		for (unsigned k = 0; k < s % 11; k++) {
+			rng = rng * 1103515245u + 12345u;
+			sw->lft[1 + (rng >> 8) % (sw->lft_size - 1u)] ^= 1;
+		}
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const uint8_t *row = r->lft[f->switches[s]];
+		const osm_switch_t *sw = sws[s];
+
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint8_t held = sw->lft && lid < sw->lft_size
+					       ? sw->lft[lid]
+					       : OSM_NO_PATH;
+			/* past a short table: not installed, so no path */
+			uint8_t now =
+				lid < sw->lft_size ? row[lid] : OSM_NO_PATH;
+
+			want += now != held;
+		}
+	}
+	for (unsigned t = 1; t <= 3; t += 2) {
+		uint64_t churn = 0;
+
+		cr_threads_set(t);
+		if (t == 3)
+			for (uint32_t s = 0; s < f->num_switches; s++)
+				memset(sws[s]->new_lft, OSM_NO_PATH,
+				       sws[s]->lft_size);
+		/* A short table cannot hold the routing: it must fail. */
+		assert_int_equal(
+			cr_export(NULL, f, r, sws, NULL, false, false, &churn),
+			-1);
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		if (sws[s]->lft_size != 4160)
+			continue;
+		sws[s]->max_lid_ho = 4159;
+		for (uint32_t lid = 4160; lid <= f->max_lid; lid++)
+			r->lft[f->switches[s]][lid] = OSM_NO_PATH;
+	}
+	for (unsigned t = 1; t <= 3; t += 2) {
+		uint64_t churn = 0;
+
+		cr_threads_set(t);
+		assert_int_equal(
+			cr_export(NULL, f, r, sws, NULL, false, false, &churn),
+			0);
+		assert_int_equal(churn, want);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			unsigned n = sws[s]->lft_size - 1u < f->max_lid
+					     ? sws[s]->lft_size - 1u
+					     : f->max_lid;
+
+			assert_memory_equal(sws[s]->new_lft + 1,
+					    r->lft[f->switches[s]] + 1, n);
+		}
+	}
+	/* A port the switch does not have, late in its table. */
+	r->lft[f->switches[2]][4100] = (uint8_t)sws[2]->num_ports;
+	assert_int_equal(cr_export(NULL, f, r, sws, NULL, false, false, NULL),
+			 -1);
+	r->lft[f->switches[2]][4100] = OSM_NO_PATH - 1;
+	assert_int_equal(cr_export(NULL, f, r, sws, NULL, false, false, NULL),
+			 -1);
+	r->lft[f->switches[2]][4100] = (uint8_t)(sws[2]->num_ports - 1);
+	assert_int_equal(cr_export(NULL, f, r, sws, NULL, false, false, NULL),
+			 0);
+	cr_threads_set(0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		free(sws[s]->lft);
+	switches_free(f, sws);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trees),
 		cmocka_unit_test(test_others),
 		cmocka_unit_test(test_repairs),
+		cmocka_unit_test(test_lft_stretches),
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);

@@ -37,9 +37,20 @@ static int clear_range(void *arg, unsigned part, unsigned nparts,
 
 struct cr_routing *cr_routing_new(const struct cr_fabric *f)
 {
+	struct cr_routing *r = cr_routing_new_raw(f);
+	struct clear_job j = {.f = f, .r = r};
+
+	if (r)
+		cr_parallel(f->num_switches,
+			    cr_parallel_parts(f->num_switches, 64), clear_range,
+			    &j);
+	return r;
+}
+
+struct cr_routing *cr_routing_new_raw(const struct cr_fabric *f)
+{
 	struct cr_routing *r = calloc(1, sizeof(*r));
 	size_t size = (size_t)f->max_lid + 1;
-	struct clear_job j = {.f = f, .r = r};
 
 	if (!r)
 		goto oom;
@@ -55,8 +66,6 @@ struct cr_routing *cr_routing_new(const struct cr_fabric *f)
 		if (!r->lft[n])
 			goto oom;
 	}
-	cr_parallel(f->num_switches, cr_parallel_parts(f->num_switches, 64),
-		    clear_range, &j);
 	return r;
 oom:
 	cr_err("out of memory allocating forwarding tables");

@@ -625,10 +625,32 @@ static int match_nodes(const struct cr_fabric *a, const struct cr_fabric *b,
 		       uint32_t *a2b, uint32_t *b2a)
 {
 	uint32_t na, nb, i = 0, j = 0;
-	struct guid_ix *va = sorted_nodes(a, false, &na);
-	struct guid_ix *vb = sorted_nodes(b, false, &nb);
+	struct guid_ix *va, *vb;
 	int ret = -1;
 
+	/*
+	 * The plugin imports in GUID order, so a sweep that kept every node
+	 * matches index for index: no sort (two of 30,000 nodes at 27,648
+	 * hosts). Strictly ascending also rules out duplicates.
+	 */
+	if (a->num_nodes == b->num_nodes) {
+		uint32_t n = 0;
+
+		for (; n < a->num_nodes; n++)
+			if (a->nodes[n].guid != b->nodes[n].guid ||
+			    (n && a->nodes[n].guid <= a->nodes[n - 1].guid))
+				break;
+		if (n == a->num_nodes) {
+			for (n = 0; n < a->num_nodes; n++) {
+				a2b[n] = n;
+				if (b2a)
+					b2a[n] = n;
+			}
+			return 0;
+		}
+	}
+	va = sorted_nodes(a, false, &na);
+	vb = sorted_nodes(b, false, &nb);
 	if (!va || !vb)
 		goto out;
 	for (uint32_t n = 0; n < a->num_nodes; n++)
@@ -1044,6 +1066,10 @@ static int copy_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		uint32_t n = f->switches[s];
 
 		memcpy(x->r->lft[n], br->lft[x->n2o[n]], width);
+		/* r may come from cr_routing_new_raw(): every entry set */
+		if (width < (size_t)f->max_lid + 1)
+			memset(x->r->lft[n] + width, CR_NO_PATH,
+			       (size_t)f->max_lid + 1 - width);
 	}
 	return 0;
 }
@@ -1798,13 +1824,24 @@ static double now_ms(void)
 	return cr_now() * 1e3;
 }
 
+/* Every node keeps its index: nothing to map. */
+static bool same_indices(const struct incr *x)
+{
+	if (x->f->num_nodes != x->b->f->num_nodes || !x->identity)
+		return false;
+	for (uint32_t n = 0; n < x->f->num_nodes; n++)
+		if (x->n2o[n] != n)
+			return false;
+	return true;
+}
+
 int cr_route_incremental(const struct cr_incr_base *b,
 			 const struct cr_engine *e, const struct cr_fabric *f,
 			 const struct cr_options *o, struct cr_routing *r,
 			 struct cr_byproducts *by, struct cr_incr_stats *st)
 {
 	struct incr x = {.b = b, .f = f, .r = r, .st = st};
-	double ms[6] = {0};
+	double ms[6] = {0}, ms_cmp = 0, ms_shape = 0;
 	struct cr_byproducts scratch = {0};
 	int ret;
 
@@ -1812,24 +1849,45 @@ int cr_route_incremental(const struct cr_incr_base *b,
 		by = &scratch;
 	memset(st, 0, sizeof(*st));
 	cr_byproducts_release(by);
-	if (!b)
-		return reason(st, "no full run to start from");
-	if (e != b->e)
-		return reason(st, "the full run was cr-%s's", b->e->name);
-	if (cr_options_digest(o) != b->digest)
-		return reason(st, "the options changed since the full run");
 	if (r->num_nodes != f->num_nodes || r->max_lid != f->max_lid) {
 		cr_err("incremental: the routing is not the fabric's");
 		return -1;
+	}
+	ret = 0;
+	if (!b)
+		ret = reason(st, "no full run to start from");
+	else if (e != b->e)
+		ret = reason(st, "the full run was cr-%s's", b->e->name);
+	else if (cr_options_digest(o) != b->digest)
+		ret = reason(st, "the options changed since the full run");
+	if (ret) {
+		cr_routing_clear(r);
+		return ret;
 	}
 	x.kind = b->kind;
 	x.ns = f->num_switches;
 	ms[0] = now_ms();
 	ret = compare_fabrics(&x);
+	if (!ret && st->same && same_indices(&x)) {
+		/*
+		 * The base's fabric node for node: a full run would give the
+		 * base's tables and by-products, so they are taken as they
+		 * are (a cable back after a fault, a sweep after a trap).
+		 */
+		ms[1] = now_ms();
+		copy_tables(&x);
+		ret = cr_byproducts_copy(by, &b->by);
+		cr_verbose("incremental: the full run's fabric again: compare"
+			   " %.1f ms, copy %.1f",
+			   ms[1] - ms[0], now_ms() - ms[1]);
+		goto out;
+	}
+	ms_cmp = now_ms();
 	if (!ret && x.kind == K_UPDN)
 		ret = same_ranks(&x, by);
 	if (!ret && x.kind == K_FTREE)
 		ret = same_tree(&x, o, by);
+	ms_shape = now_ms();
 	if (!ret)
 		ret = prepare(&x, o);
 	ms[1] = now_ms();
@@ -1848,11 +1906,13 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	ms[5] = now_ms();
 	if (!ret && x.kind == K_FTREE)
 		ret = fill_turns(&x);
-	cr_verbose("incremental: compare and prepare %.1f ms, copy %.1f,"
-		   " labels and checks %.1f, picks %.1f, verify %.1f, turns"
-		   " %.1f (credit-loop search %.1f)",
-		   ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2], ms[4] - ms[3],
-		   ms[5] - ms[4], now_ms() - ms[5], x.ms_check);
+	cr_verbose("incremental: compare %.1f ms, ranks or tree %.1f, prepare"
+		   " %.1f, copy %.1f, labels and checks %.1f, picks %.1f,"
+		   " verify %.1f, turns %.1f (credit-loop search %.1f)",
+		   ms_cmp - ms[0], ms_shape - ms_cmp, ms[1] - ms_shape,
+		   ms[2] - ms[1], ms[3] - ms[2], ms[4] - ms[3], ms[5] - ms[4],
+		   now_ms() - ms[5], x.ms_check);
+out:
 	if (ret < 0 && !st->reason[0])
 		snprintf(st->reason, sizeof(st->reason), "%s",
 			 "an error in the incremental run");
