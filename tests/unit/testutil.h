@@ -17,6 +17,57 @@
 #include <croute/log.h>
 #include <croute/routing.h>
 
+/*
+ * Everything two models hold, compared node by node (same order). whole:
+ * also what only the plugin's import fills (LFT capacity, the rates of
+ * uncabled ports) and what cr_fabric_finalize() derives; a topology file
+ * holds neither.
+ */
+static inline void tu_assert_same_fabric(const struct cr_fabric *a,
+					 const struct cr_fabric *b, bool whole)
+{
+	assert_int_equal(a->num_nodes, b->num_nodes);
+	assert_int_equal(a->max_lid, b->max_lid);
+	for (uint32_t i = 0; i < a->num_nodes; i++) {
+		const struct cr_node *x = &a->nodes[i], *y = &b->nodes[i];
+
+		assert_int_equal(x->type, y->type);
+		assert_int_equal(x->guid, y->guid);
+		assert_int_equal(x->sysimg_guid, y->sysimg_guid);
+		assert_int_equal(x->num_ports, y->num_ports);
+		assert_string_equal(x->desc, y->desc);
+		if (whole) {
+			assert_int_equal(x->lft_cap, y->lft_cap);
+			assert_int_equal(x->sw_index, y->sw_index);
+		}
+		for (unsigned p = 0; p <= x->num_ports; p++) {
+			const struct cr_port *u = &x->ports[p];
+			const struct cr_port *v = &y->ports[p];
+
+			assert_int_equal(u->guid, v->guid);
+			assert_int_equal(u->lid, v->lid);
+			assert_int_equal(u->lmc, v->lmc);
+			assert_int_equal(u->remote, v->remote);
+			if (u->remote == CR_NO_NODE && !whole)
+				continue;
+			assert_int_equal(u->remote_port, v->remote_port);
+			assert_int_equal(u->width, v->width);
+			assert_int_equal(u->speed, v->speed);
+		}
+	}
+	if (!whole)
+		return;
+	assert_int_equal(a->num_switches, b->num_switches);
+	assert_int_equal(a->sm_port_guid, b->sm_port_guid);
+	for (uint32_t s = 0; s < a->num_switches; s++)
+		assert_int_equal(a->switches[s], b->switches[s]);
+	for (uint32_t lid = 0; lid <= a->max_lid; lid++) {
+		assert_int_equal(a->lid_node[lid], b->lid_node[lid]);
+		if (a->lid_node[lid] != CR_NO_NODE)
+			assert_int_equal(a->lid_port[lid], b->lid_port[lid]);
+	}
+}
+
 static inline uint32_t tu_switch(struct cr_fabric *f, unsigned ports,
 				 uint64_t guid)
 {
