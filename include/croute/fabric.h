@@ -99,12 +99,6 @@ uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
 			    uint64_t guid, unsigned num_ports,
 			    const char *desc);
 
-/*
- * Ports back to what cr_fabric_add_node() leaves: default GUIDs, no LID,
- * no cable, no rate (the plugin refills a kept fabric's ports each sweep).
- */
-void cr_node_reset_ports(struct cr_node *n);
-
 /* Cables port pa of node a to port pb of node b. -1 if either is taken. */
 int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
 		   unsigned pb);

@@ -240,9 +240,9 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 
 /*
  * A kept node (the same OpenSM node as at the previous import) read
- * again: its ports back to a new node's, and what may have changed since
- * (description, system GUID, LFT capacity). 1 when OpenSM's node is not
- * the kept one after all (another type or port count), -1 on an error.
+ * again: what may have changed since besides its ports (description,
+ * system GUID, LFT capacity). 1 when OpenSM's node is not the kept one
+ * after all (another type or port count), -1 on an error.
  */
 static int refresh_node(struct cr_node *n, const osm_node_t *node)
 {
@@ -263,89 +263,103 @@ static int refresh_node(struct cr_node *n, const osm_node_t *node)
 		free(n->desc);
 		n->desc = d;
 	}
-	cr_node_reset_ports(n);
 	return node_fields(n, node, desc);
 }
 
-/* A node's ports as OpenSM discovered them: GUIDs, widths, speeds. */
-static void add_ports(struct cr_node *n, osm_node_t *node)
+/*
+ * Ports and links in two passes by node range on croute_threads threads
+ * (166,000 ports on 27,648 hosts, a cache miss or more each in OpenSM's
+ * memory). The first reads each node's own ports: GUIDs, widths, speeds
+ * into the model, and what the second needs of them into seen[]. The
+ * second makes the links. A port's peer there is found by the peer's
+ * address: when it is where the kept fabric's link went (a kept import),
+ * nothing of OpenSM's is read, the peer's flags come from seen[]; else
+ * the peer is read. Each node writes only its own ports, its end of each
+ * link: both ends agree (the health test looks at both), and
+ * cr_fabric_finalize() checks that they do.
+ */
+struct port_seen {
+	osm_physp_t *rem; /* the peer OpenSM links it to, or NULL */
+	bool valid; /* discovered: it has a GUID */
+	bool healthy;
+	uint8_t vls; /* port_data_vls() */
+};
+
+struct link_job {
+	struct cr_fabric *f;
+	const struct node_ref *nodes;
+	const struct node_map *map;
+	struct port_seen *seen;
+	const uint32_t *first; /* per node: its port 0's place in seen */
+	bool refresh; /* kept nodes: refresh_node() first */
+	int *worst; /* per part: refresh_node()'s worst answer */
+	unsigned *vls; /* per part: least data VLs of switch links, 0 none */
+	unsigned *unhealthy; /* per part: links left out */
+	uint32_t *bad; /* per part: a node with a port to an unknown node */
+	uint8_t *bad_port;
+};
+
+/*
+ * A node's ports as OpenSM discovered them. Their links are left as they
+ * are: a kept fabric's are the second pass's hints.
+ */
+static void read_ports(struct cr_node *n, osm_node_t *node,
+		       struct port_seen *seen)
 {
 	const osm_physp_t *cap = n->type == CR_NODE_SWITCH
 					 ? osm_node_get_physp_ptr(node, 0)
 					 : NULL;
 
-	for (unsigned p = n->type == CR_NODE_SWITCH ? 0 : 1; p <= n->num_ports;
-	     p++) {
-		const osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
 		struct cr_port *cp = &n->ports[p];
 
+		cp->guid = n->type == CR_NODE_SWITCH ? n->guid : n->guid + p;
+		cp->lid = 0;
+		cp->lmc = 0;
+		cp->width = 0;
+		cp->speed = CR_SPEED_UNKNOWN;
+		seen[p] = (struct port_seen){0};
+		if (p == 0 && n->type != CR_NODE_SWITCH)
+			continue;
 		/* Undiscovered ports have no GUID: do not invent one. */
 		if (!physp || !osm_physp_is_valid(physp)) {
 			cp->guid = 0;
 			continue;
 		}
 		cp->guid = cl_ntoh64(osm_physp_get_port_guid(physp));
+		seen[p].valid = true;
 		if (p == 0)
 			continue;
 		cp->width = width_lanes(physp->port_info.link_width_active);
 		cp->speed = port_speed(physp, cap ? cap : physp);
+		seen[p].rem = osm_physp_get_remote(physp);
+		seen[p].healthy = osm_physp_is_healthy(physp);
+		seen[p].vls = (uint8_t)port_data_vls(physp);
 	}
 }
 
-struct refresh_job {
-	struct cr_fabric *f;
-	const struct node_ref *nodes;
-	int *worst; /* per part: refresh_node()'s worst answer */
-};
-
-/* Kept nodes, by node range: each node is its own. */
-static int refresh_range(void *arg, unsigned part, unsigned nparts,
-			 uint32_t begin, uint32_t end)
+static int read_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		      uint32_t end)
 {
-	struct refresh_job *j = arg;
+	struct link_job *j = arg;
 
 	(void)nparts;
 	for (uint32_t i = begin; i < end; i++) {
-		int r = refresh_node(&j->f->nodes[i], j->nodes[i].node);
+		struct cr_node *n = &j->f->nodes[i];
 
-		if (r < 0 || (r > 0 && !j->worst[part]))
-			j->worst[part] = r;
-		if (r < 0)
-			break;
+		if (j->refresh) {
+			int r = refresh_node(n, j->nodes[i].node);
+
+			if (r < 0 || (r > 0 && !j->worst[part]))
+				j->worst[part] = r;
+			if (r)
+				return 0;
+		}
+		read_ports(n, j->nodes[i].node, j->seen + j->first[i]);
 	}
 	return 0;
 }
-
-/* 0, or 1 when a node is not the kept one, or -1 on an error. */
-static int refresh_nodes(struct cr_fabric *f, const struct node_ref *nodes)
-{
-	unsigned nparts = cr_parallel_parts(f->num_nodes, 1024);
-	int worst[CR_MAX_THREADS] = {0}, ret = 0;
-	struct refresh_job j = {.f = f, .nodes = nodes, .worst = worst};
-
-	cr_parallel(f->num_nodes, nparts, refresh_range, &j);
-	for (unsigned i = 0; i < nparts; i++)
-		if (worst[i] < 0 || (worst[i] > 0 && !ret))
-			ret = worst[i];
-	return ret;
-}
-
-/*
- * Ports and links, by node range on croute_threads threads: reading
- * OpenSM's ports is a cache miss or two each (166,000 ports on 27,648
- * hosts). Each node writes only its own ports, its end of each link:
- * both ends agree (the health test looks at both), and
- * cr_fabric_finalize() checks that they do.
- */
-struct link_job {
-	struct cr_fabric *f;
-	const struct node_ref *nodes;
-	const struct node_map *map;
-	unsigned *vls; /* per part: least data VLs of switch links, 0 none */
-	unsigned *unhealthy; /* per part: links left out */
-	uint32_t *bad; /* per part: a node with a port to an unknown node */
-	uint8_t *bad_port;
-};
 
 static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		      uint32_t end)
@@ -357,23 +371,34 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	(void)nparts;
 	for (uint32_t i = begin; i < end; i++) {
 		struct cr_node *n = &f->nodes[i];
+		const struct port_seen *seen = j->seen + j->first[i];
 
-		add_ports(n, j->nodes[i].node);
 		for (unsigned p = 1; p <= n->num_ports; p++) {
-			osm_physp_t *physp =
-				osm_node_get_physp_ptr(j->nodes[i].node, p);
-			osm_physp_t *rem;
-			uint32_t k;
-			unsigned rp;
+			struct cr_port *cp = &n->ports[p];
+			uint32_t k = cp->remote;
+			unsigned rp = cp->remote_port;
+			osm_physp_t *rem = seen[p].rem;
+			struct port_seen far;
 
-			if (!physp || !osm_physp_is_valid(physp))
+			cp->remote = CR_NO_NODE;
+			cp->remote_port = 0;
+			if (!seen[p].valid || !rem)
 				continue;
-			/* A peer OpenSM has not (yet) discovered: no link. */
-			rem = osm_physp_get_remote(physp);
-			if (!rem || !osm_physp_is_valid(rem))
+			if (k != CR_NO_NODE &&
+			    rem == &j->nodes[k].node->physp_table[rp]) {
+				far = j->seen[j->first[k] + rp];
+			} else {
+				/* A peer not (yet) discovered: no link. */
+				if (!osm_physp_is_valid(rem))
+					continue;
+				k = node_map_find(j->map, rem->p_node);
+				rp = osm_physp_get_port_num(rem);
+				far.valid = true;
+				far.healthy = osm_physp_is_healthy(rem);
+				far.vls = (uint8_t)port_data_vls(rem);
+			}
+			if (!far.valid)
 				continue;
-			k = node_map_find(j->map, rem->p_node);
-			rp = osm_physp_get_port_num(rem);
 			if (k == CR_NO_NODE) {
 				if (j->bad[part] == CR_NO_NODE) {
 					j->bad[part] = i;
@@ -381,8 +406,7 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 				}
 				continue;
 			}
-			if (!osm_physp_is_healthy(physp) ||
-			    !osm_physp_is_healthy(rem)) {
+			if (!seen[p].healthy || !far.healthy) {
 				char la[CR_NODE_LABEL_MAX];
 				char lb[CR_NODE_LABEL_MAX];
 
@@ -399,12 +423,11 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 				j->unhealthy[part]++;
 				continue;
 			}
-			n->ports[p].remote = k;
-			n->ports[p].remote_port = (uint8_t)rp;
+			cp->remote = k;
+			cp->remote_port = (uint8_t)rp;
 			if (n->type == CR_NODE_SWITCH &&
 			    f->nodes[k].type == CR_NODE_SWITCH) {
-				unsigned a = port_data_vls(physp);
-				unsigned b = port_data_vls(rem);
+				unsigned a = seen[p].vls, b = far.vls;
 
 				if (a && (!vls || a < vls))
 					vls = a;
@@ -417,25 +440,48 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	return 0;
 }
 
+/*
+ * refresh: the nodes are the kept fabric's (1 when one is not after
+ * all: the caller imports afresh). -1 logged.
+ */
 static int add_links(struct cr_import *imp, const struct node_ref *nodes,
-		     uint32_t count, const struct node_map *map)
+		     uint32_t count, const struct node_map *map, bool refresh)
 {
 	unsigned nparts = cr_parallel_parts(count, 1024);
 	unsigned vls[CR_MAX_THREADS] = {0}, unhealthy[CR_MAX_THREADS] = {0};
 	uint32_t bad[CR_MAX_THREADS];
 	uint8_t bad_port[CR_MAX_THREADS] = {0};
+	int worst[CR_MAX_THREADS] = {0}, ret = 0;
+	uint32_t *first = malloc((count + 1) * sizeof(*first));
 	struct link_job j = {
 		.f = imp->f,
 		.nodes = nodes,
 		.map = map,
+		.first = first,
+		.refresh = refresh,
+		.worst = worst,
 		.vls = vls,
 		.unhealthy = unhealthy,
 		.bad = bad,
 		.bad_port = bad_port,
 	};
 
+	if (!first)
+		goto oom;
+	first[0] = 0;
+	for (uint32_t i = 0; i < count; i++)
+		first[i + 1] = first[i] + imp->f->nodes[i].num_ports + 1u;
+	j.seen = malloc(((size_t)first[count] + 1) * sizeof(*j.seen));
+	if (!j.seen)
+		goto oom;
 	for (unsigned i = 0; i < CR_MAX_THREADS; i++)
 		bad[i] = CR_NO_NODE;
+	cr_parallel(count, nparts, read_range, &j);
+	for (unsigned i = 0; i < nparts; i++)
+		if (worst[i] < 0 || (worst[i] > 0 && !ret))
+			ret = worst[i];
+	if (ret)
+		goto out;
 	cr_parallel(count, nparts, link_range, &j);
 	imp->max_vls = 0;
 	for (unsigned i = 0; i < nparts; i++) {
@@ -447,13 +493,21 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 			       cr_node_label(imp->f, bad[i], bad_port[i], la,
 					     sizeof(la)),
 			       bad_port[i]);
-			return -1;
+			ret = -1;
+			goto out;
 		}
 		imp->unhealthy += unhealthy[i];
 		if (vls[i] && (!imp->max_vls || vls[i] < imp->max_vls))
 			imp->max_vls = (uint8_t)vls[i];
 	}
-	return 0;
+out:
+	free(first);
+	free(j.seen);
+	return ret;
+oom:
+	cr_err("out of memory importing the links");
+	ret = -1;
+	goto out;
 }
 
 /*
@@ -606,12 +660,11 @@ static int walk_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 }
 
 /*
- * The kept fabric read again: the same nodes, so only what they say and
- * their ports, links and LIDs. 1: a node is not the kept one after all.
+ * Ports, links and LIDs of the nodes, then the model's checks. refresh:
+ * the nodes are the kept fabric's, read again (1 when one is not).
  */
-/* Ports, links and LIDs of the nodes, then the model's checks. */
 static int import_ports(const struct walk_job *w, struct cr_import *imp,
-			const struct node_ref *nodes, double *t)
+			const struct node_ref *nodes, bool refresh, double *t)
 {
 	struct node_map map;
 	int ret = -1;
@@ -619,8 +672,10 @@ static int import_ports(const struct walk_job *w, struct cr_import *imp,
 	if (node_map_init(&map, nodes, w->count))
 		return -1;
 	t[1] = cr_now();
-	if (add_links(imp, nodes, w->count, &map) < 0)
+	ret = add_links(imp, nodes, w->count, &map, refresh);
+	if (ret)
 		goto out;
+	ret = -1;
 	t[2] = cr_now();
 	if (add_lids(imp->f, w->ports, w->nports, &map) < 0)
 		goto out;
@@ -631,12 +686,14 @@ out:
 	return ret;
 }
 
+/*
+ * The kept fabric read again: the same nodes, so only what they say and
+ * their ports, links and LIDs. 1: a node is not the kept one after all.
+ */
 static int import_kept(const struct walk_job *w, struct cr_import *imp,
 		       const struct cr_import_keep *keep, double *t)
 {
-	int ret = refresh_nodes(imp->f, keep->nodes);
-
-	return ret ? ret : import_ports(w, imp, keep->nodes, t);
+	return import_ports(w, imp, keep->nodes, true, t);
 }
 
 static int import_new(const struct walk_job *w, struct cr_import *imp,
@@ -658,7 +715,7 @@ static int import_new(const struct walk_job *w, struct cr_import *imp,
 	for (uint32_t i = 0; i < count; i++)
 		if (add_node(imp->f, nodes[i].node) < 0)
 			return -1;
-	return import_ports(w, imp, nodes, t);
+	return import_ports(w, imp, nodes, false, t);
 }
 
 void cr_import_keep_free(struct cr_import_keep *keep)

@@ -44,16 +44,6 @@ void cr_fabric_free(struct cr_fabric *f)
 	free(f);
 }
 
-void cr_node_reset_ports(struct cr_node *n)
-{
-	for (unsigned p = 0; p <= n->num_ports; p++)
-		n->ports[p] = (struct cr_port){
-			.guid = n->type == CR_NODE_SWITCH ? n->guid
-							  : n->guid + p,
-			.remote = CR_NO_NODE,
-		};
-}
-
 uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
 			    uint64_t guid, unsigned num_ports, const char *desc)
 {
@@ -87,7 +77,10 @@ uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
 		free(n->ports);
 		goto oom;
 	}
-	cr_node_reset_ports(n);
+	for (unsigned p = 0; p <= num_ports; p++) {
+		n->ports[p].guid = type == CR_NODE_SWITCH ? guid : guid + p;
+		n->ports[p].remote = CR_NO_NODE;
+	}
 	return f->num_nodes++;
 oom:
 	cr_err("out of memory adding node 0x%016" PRIx64, guid);
