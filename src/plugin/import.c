@@ -598,34 +598,64 @@ struct walk_job {
 	bool same;
 	osm_port_t **ports;
 	uint32_t nports;
+	cl_map_item_t **tmp[2]; /* walk_map()'s, per map */
 };
 
 /*
- * A map's n items in order into out, walked from both ends at once: two
- * independent chains of misses that one core overlaps. Returns how many
- * were found (n unless OpenSM's count and list disagree).
+ * A map's n items in order into out. The list is one chain of cache
+ * misses, so it is walked as four chains at once that one core overlaps:
+ * from the first item, the tree's root, and the root's two children (the
+ * tree is balanced, so these split the list in roughly equal parts), each
+ * up to where the next starts; tmp holds three chains' worth (3 n). Returns
+ * how many were found (n unless OpenSM's count and list disagree).
  */
-static uint32_t walk_map(const cl_qmap_t *tbl, cl_map_item_t **out, uint32_t n)
+static uint32_t walk_map(const cl_qmap_t *tbl, cl_map_item_t **out,
+			 cl_map_item_t **tmp, uint32_t n)
 {
 	const cl_map_item_t *end = cl_qmap_end(tbl);
-	cl_map_item_t *a = cl_qmap_head(tbl), *b = cl_qmap_tail(tbl);
-	uint32_t h = (n + 1) / 2, i = 0, k = n;
+	cl_map_item_t *root = tbl->root.p_left, *cand[4], *cur[4], *start[4];
+	cl_map_item_t **dst[4];
+	uint32_t len[4] = {0}, pos = 0;
+	unsigned nc = 0, active;
 
-	while (i < h || k > h) {
-		if (i < h) {
-			if (a == end)
-				return 0;
-			out[i++] = a;
-			a = cl_qmap_next(a);
-		}
-		if (k > h) {
-			if (b == end)
-				return 0;
-			out[--k] = b;
-			b = cl_qmap_prev(b);
-		}
+	cand[0] = cl_qmap_head(tbl);
+	cand[1] = cand[2] = cand[3] = (cl_map_item_t *)end;
+	if (n >= 64 && root != end) {
+		cand[1] = root->p_left;
+		cand[2] = root;
+		cand[3] = root->p_right;
 	}
-	return n;
+	/* In list order; a child that is the first item or absent goes. */
+	for (unsigned i = 0; i < 4; i++)
+		if (cand[i] != end && (!nc || cand[i] != cur[nc - 1]))
+			cur[nc++] = cand[i];
+	for (unsigned i = 0; i < nc; i++) {
+		start[i] = cur[i];
+		dst[i] = i ? tmp + (size_t)(i - 1) * n : out;
+	}
+	do {
+		active = 0;
+		for (unsigned i = 0; i < nc; i++) {
+			const cl_map_item_t *stop =
+				i + 1 < nc ? start[i + 1] : end;
+
+			if (cur[i] == stop)
+				continue;
+			if (len[i] == n)
+				return 0;
+			dst[i][len[i]++] = cur[i];
+			cur[i] = cl_qmap_next(cur[i]);
+			active++;
+		}
+	} while (active);
+	for (unsigned i = 0; i < nc; i++) {
+		if (pos + len[i] > n)
+			return 0;
+		if (i)
+			memcpy(out + pos, dst[i], len[i] * sizeof(*out));
+		pos += len[i];
+	}
+	return pos;
 }
 
 static void walk_nodes(struct walk_job *j)
@@ -633,7 +663,8 @@ static void walk_nodes(struct walk_job *j)
 	const struct cr_import_keep *keep = j->keep;
 	bool same = keep && keep->count == j->count;
 
-	j->count = walk_map(j->node_tbl, (cl_map_item_t **)j->walk, j->count);
+	j->count = walk_map(j->node_tbl, (cl_map_item_t **)j->walk, j->tmp[0],
+			    j->count);
 	for (uint32_t i = 0; same && i < j->count; i++)
 		if (keep->walk[i] != j->walk[i] ||
 		    keep->guid[i] != cl_qmap_key(&j->walk[i]->map_item))
@@ -652,9 +683,9 @@ static int walk_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		if (w == 0)
 			walk_nodes(j);
 		else
-			j->nports =
-				walk_map(j->port_tbl,
-					 (cl_map_item_t **)j->ports, j->nports);
+			j->nports = walk_map(j->port_tbl,
+					     (cl_map_item_t **)j->ports,
+					     j->tmp[1], j->nports);
 	}
 	return 0;
 }
@@ -746,9 +777,14 @@ int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
 	memset(imp, 0, sizeof(*imp));
 	w.walk = malloc((w.count + 1) * sizeof(*w.walk));
 	w.ports = malloc((w.nports + 1) * sizeof(*w.ports));
-	if (!w.walk || !w.ports)
+	w.tmp[0] = malloc((3 * (size_t)w.count + 1) * sizeof(*w.tmp[0]));
+	w.tmp[1] = malloc((3 * (size_t)w.nports + 1) * sizeof(*w.tmp[1]));
+	if (!w.walk || !w.ports || !w.tmp[0] || !w.tmp[1])
 		goto oom;
 	cr_parallel(2, cr_parallel_parts(2, 1), walk_range, &w);
+	free(w.tmp[0]);
+	free(w.tmp[1]);
+	w.tmp[0] = w.tmp[1] = NULL;
 	if (w.count != cl_qmap_count(w.node_tbl) ||
 	    w.nports != cl_qmap_count(w.port_tbl)) {
 		cr_err("OpenSM's node or port map does not hold as many items"
@@ -823,6 +859,8 @@ fail:
 	cr_fabric_free(old);
 	if (keep)
 		cr_import_keep_free(keep);
+	free(w.tmp[0]);
+	free(w.tmp[1]);
 	free(w.walk);
 	free(w.ports);
 	free(nodes);

@@ -145,10 +145,18 @@ static struct cr_fabric *sweep(struct fake *fk, struct cr_import_keep *keep,
 			       struct cr_fabric *prev, bool kept)
 {
 	struct cr_import a, b;
+	uint32_t i;
 
 	assert_int_equal(cr_import_subnet(fk->osm, &a, keep, prev), 0);
 	assert_int_equal(a.kept, kept);
 	assert_ptr_equal(keep->f, a.f);
+	/* The walk (four chains at once) kept the map's order. */
+	i = 0;
+	for (cl_map_item_t *it = cl_qmap_head(&fk->osm->subn.node_guid_tbl);
+	     it != cl_qmap_end(&fk->osm->subn.node_guid_tbl);
+	     it = cl_qmap_next(it))
+		assert_ptr_equal(keep->walk[i++], it);
+	assert_int_equal(i, keep->count);
 	assert_int_equal(cr_import_subnet(fk->osm, &b, NULL, NULL), 0);
 	assert_false(b.kept);
 	tu_assert_same_fabric(a.f, b.f, true);
