@@ -564,7 +564,7 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	      uint64_t *churn)
 {
 	uint32_t ns = f->num_switches;
-	unsigned nparts = cr_parallel_parts(ns, 64);
+	unsigned nparts = cr_parallel_chunks(ns, 64);
 	uint64_t counts[CR_MAX_THREADS] = {0};
 	struct export_job j = {.f = f, .r = r, .sws = sws};
 	struct hop_rows hr = {0};

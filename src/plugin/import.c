@@ -447,7 +447,7 @@ static int link_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 		     uint32_t count, const struct node_map *map, bool refresh)
 {
-	unsigned nparts = cr_parallel_parts(count, 1024);
+	unsigned nparts = cr_parallel_chunks(count, 1024);
 	unsigned vls[CR_MAX_THREADS] = {0}, unhealthy[CR_MAX_THREADS] = {0};
 	uint32_t bad[CR_MAX_THREADS];
 	uint8_t bad_port[CR_MAX_THREADS] = {0};
@@ -567,7 +567,7 @@ static int add_lids(struct cr_fabric *f, osm_port_t **ports, uint32_t n,
 {
 	osm_port_t *bad[CR_MAX_THREADS] = {0};
 	struct lid_job j = {.f = f, .ports = ports, .map = map, .bad = bad};
-	unsigned nparts = cr_parallel_parts(n, 1024);
+	unsigned nparts = cr_parallel_chunks(n, 1024);
 
 	cr_parallel(n, nparts, lid_range, &j);
 	for (unsigned i = 0; i < nparts; i++) {

@@ -7,6 +7,7 @@
  * range of LIDs at a time; the contention estimate gives the same result,
  * field for field, with 1 thread and with several.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,6 +477,29 @@ static int count_range(void *arg, unsigned part, unsigned nparts,
 	return part == 2 ? 7 : 0;
 }
 
+/* The distinct threads that ran ranges. */
+static struct {
+	pthread_t id[CR_MAX_THREADS];
+	unsigned n;
+	pthread_mutex_t lock;
+} tids = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int thread_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	pthread_t self = pthread_self();
+	unsigned i;
+
+	count_range(arg, part, nparts, begin, end);
+	pthread_mutex_lock(&tids.lock);
+	for (i = 0; i < tids.n && !pthread_equal(tids.id[i], self); i++)
+		;
+	if (i == tids.n && tids.n < CR_MAX_THREADS)
+		tids.id[tids.n++] = self;
+	pthread_mutex_unlock(&tids.lock);
+	return 0;
+}
+
 static void test_parallel_ranges(void **state)
 {
 	uint32_t seen[1000] = {0};
@@ -489,6 +513,22 @@ static void test_parallel_ranges(void **state)
 	assert_int_equal(cr_parallel(1000, 5, count_range, seen), 7);
 	for (uint32_t i = 0; i < 1000; i++)
 		assert_int_equal(seen[i], i / 200 + 1);
+
+	/* More ranges than threads: each still once, on 2 threads at most. */
+	cr_threads_set(2);
+	assert_int_equal(cr_parallel_chunks(1000, 1), 8);
+	assert_int_equal(cr_parallel_chunks(1000, 250), 4);
+	cr_threads_set(1);
+	assert_int_equal(cr_parallel_chunks(1000, 1), 1);
+	cr_threads_set(40);
+	assert_int_equal(cr_parallel_chunks(100000, 1), CR_MAX_THREADS);
+	cr_threads_set(2);
+	memset(seen, 0, sizeof(seen));
+	tids.n = 0;
+	assert_int_equal(cr_parallel(1000, 8, thread_range, seen), 0);
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(seen[i], i / 125 + 1);
+	assert_true(tids.n >= 1 && tids.n <= 2);
 	cr_threads_set(0);
 	assert_true(cr_threads_get() >= 1 && cr_threads_get() <= 8);
 }

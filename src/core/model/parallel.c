@@ -38,6 +38,19 @@ unsigned cr_threads_get(void)
 	return n ? n : cr_threads_default();
 }
 
+unsigned cr_parallel_chunks(uint32_t n, uint32_t min_per_part)
+{
+	unsigned t = cr_threads_get(), c = t > 1 ? 4 * t : 1;
+
+	if (!min_per_part)
+		min_per_part = 1;
+	if (c > CR_MAX_THREADS)
+		c = CR_MAX_THREADS;
+	if (n / min_per_part < c)
+		c = n / min_per_part;
+	return c ? c : 1;
+}
+
 unsigned cr_parallel_parts(uint32_t n, uint32_t min_per_part)
 {
 	unsigned t = cr_threads_get();
@@ -92,6 +105,7 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 {
 	pthread_t tid[CR_MAX_THREADS];
 	bool started[CR_MAX_THREADS] = {false};
+	unsigned nthreads = cr_threads_get();
 	struct ctl c;
 	int ret = 0;
 
@@ -99,6 +113,8 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 		nparts = 1;
 	if (nparts > CR_MAX_THREADS)
 		nparts = CR_MAX_THREADS;
+	if (nthreads > nparts)
+		nthreads = nparts;
 	if (nparts == 1)
 		return fn(arg, 0, 1, 0, n);
 	c.next = 0;
@@ -114,10 +130,10 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 		};
 	}
 	/* A thread that cannot be started leaves its range to the caller. */
-	for (unsigned i = 1; i < nparts; i++)
+	for (unsigned i = 1; i < nthreads; i++)
 		started[i] = !pthread_create(&tid[i], NULL, claim_all, &c);
 	claim_all(&c);
-	for (unsigned i = 1; i < nparts; i++)
+	for (unsigned i = 1; i < nthreads; i++)
 		if (started[i])
 			pthread_join(tid[i], NULL);
 	for (unsigned i = 0; i < nparts && !ret; i++)

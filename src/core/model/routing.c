@@ -42,8 +42,8 @@ struct cr_routing *cr_routing_new(const struct cr_fabric *f)
 
 	if (r)
 		cr_parallel(f->num_switches,
-			    cr_parallel_parts(f->num_switches, 64), clear_range,
-			    &j);
+			    cr_parallel_chunks(f->num_switches, 64),
+			    clear_range, &j);
 	return r;
 }
 

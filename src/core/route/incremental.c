@@ -1076,7 +1076,7 @@ static int copy_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 
 static void copy_tables(struct incr *x)
 {
-	cr_parallel(x->ns, cr_parallel_parts(x->ns, 64), copy_range, x);
+	cr_parallel(x->ns, cr_parallel_chunks(x->ns, 64), copy_range, x);
 }
 
 /* LIDs the base routed that lead nowhere now: no entry anywhere. */
