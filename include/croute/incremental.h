@@ -77,8 +77,7 @@ struct cr_incr_stats {
  * Returns 0 on success; 1 when f is no subset of the base, or the engine,
  * the options, updn's ranks or ftree's ranks or leaves differ, or ftree's
  * repaired tables would close a credit loop (st->reason says which: the caller
- * routes in full); -1 on an error (logged). r is cleared unless 0 (but
- * when r is not f's size: -1).
+ * routes in full); -1 on an error (logged). r is cleared unless 0.
  */
 int cr_route_incremental(const struct cr_incr_base *b,
 			 const struct cr_engine *e, const struct cr_fabric *f,

@@ -24,11 +24,7 @@
 #include <croute/log.h>
 #include <croute/parallel.h>
 
-/*
- * Nodes by GUID, the GUIDs side by side: finding a port's peer searches
- * 240 KB on 27,648 hosts instead of a pointer per step into OpenSM's nodes
- * (some 2.5 million cache misses for the links of that fabric).
- */
+/* OpenSM's nodes in the model's order (by GUID), the GUIDs to sort by. */
 struct node_ref {
 	uint64_t guid;
 	osm_node_t *node;
@@ -586,9 +582,9 @@ static int add_lids(struct cr_fabric *f, osm_port_t **ports, uint32_t n,
  * OpenSM's nodes in its map's order (by GUID in network byte order), and
  * whether they are the kept import's: the same node objects with the
  * same GUIDs, in the same order (the map keys the nodes by GUID, so the
- * walk reads no node); and its end ports. Each walk is a chain of cache
- * misses (30,000 nodes at 27,648 hosts) that one core cannot overlap, so
- * the two maps are walked side by side.
+ * walk reads no node's data); and its end ports. Each walk is a chain of
+ * cache misses (30,000 nodes at 27,648 hosts), so the two maps are walked
+ * side by side.
  */
 struct walk_job {
 	cl_qmap_t *node_tbl, *port_tbl;
@@ -717,16 +713,6 @@ out:
 	return ret;
 }
 
-/*
- * The kept fabric read again: the same nodes, so only what they say and
- * their ports, links and LIDs. 1: a node is not the kept one after all.
- */
-static int import_kept(const struct walk_job *w, struct cr_import *imp,
-		       const struct cr_import_keep *keep, double *t)
-{
-	return import_ports(w, imp, keep->nodes, true, t);
-}
-
 static int import_new(const struct walk_job *w, struct cr_import *imp,
 		      struct node_ref *nodes, double *t)
 {
@@ -796,7 +782,8 @@ int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
 		old = NULL;
 		imp->kept = true;
 		t[0] = cr_now();
-		ret = import_kept(&w, imp, keep, t);
+		/* the same nodes: only what they say, ports, links, LIDs */
+		ret = import_ports(&w, imp, keep->nodes, true, t);
 		if (ret > 0) {
 			cr_verbose("import: a node changed under its GUID:"
 				   " imported afresh");

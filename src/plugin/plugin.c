@@ -255,8 +255,6 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, by, &st);
-	if (ret < 0)
-		cr_routing_clear(r);
 	if (ret) {
 		cr_info("%s: full run (%s)", pe->name,
 			ret < 0 ? "the incremental run failed" : st.reason);

@@ -59,11 +59,13 @@ struct cr_plugin_engine {
  * as it walked them, and f, the fabric they describe (not owned: only
  * compared with the fabric handed back).
  */
+struct node_ref; /* import.c's */
+
 struct cr_import_keep {
 	const struct cr_fabric *f;
 	osm_node_t **walk; /* OpenSM's node map, in its order */
 	uint64_t *guid; /* their keys (network byte order) */
-	void *nodes; /* import.c's: the nodes in the fabric's order */
+	struct node_ref *nodes; /* the nodes in the fabric's order */
 	uint32_t count;
 };
 

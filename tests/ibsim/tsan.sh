@@ -4,9 +4,8 @@
 # TSan runtime preloaded (opensm itself is not instrumented; TSan's
 # interceptors still see its locks and threads). Re-sweeps (incremental
 # runs: croute_incremental, the import reading the kept fabric again on
-# the threads) follow each
-# other while the contention estimate thread works on the previous
-# routing, so the sweeper (log level, routing, dumps, temporary files) and
+# the threads) follow each other while the contention estimate thread
+# works on the previous routing, so the sweeper (log level, routing, dumps, temporary files) and
 # the estimate thread (log, dump) run at once; then opensm stops, joining
 # the thread. No ThreadSanitizer report may name croute's code.
 # Skipped in a build without TSan.

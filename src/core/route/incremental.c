@@ -1851,6 +1851,7 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	cr_byproducts_release(by);
 	if (r->num_nodes != f->num_nodes || r->max_lid != f->max_lid) {
 		cr_err("incremental: the routing is not the fabric's");
+		cr_routing_clear(r);
 		return -1;
 	}
 	ret = 0;
