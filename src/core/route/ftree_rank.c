@@ -87,7 +87,15 @@ static int build_groups(struct ft *ft)
 			tmp[k].remote = f->nodes[m].sw_index;
 			tmp[k++].port = p;
 		}
-		qsort(tmp, k, sizeof(*tmp), cmp_link);
+		/* Insertion sort: few links, nearly in order already. */
+		for (unsigned i = 1; i < k; i++) {
+			struct link l = tmp[i];
+			unsigned j = i;
+
+			for (; j && cmp_link(&tmp[j - 1], &l) > 0; j--)
+				tmp[j] = tmp[j - 1];
+			tmp[j] = l;
+		}
 		for (unsigned i = 0; i < k; i++) {
 			struct ft_group *g;
 
@@ -254,6 +262,10 @@ static void split_groups(struct ft *ft)
 		sw->nup = up;
 		sw->ndown = k - up;
 	}
+	/*
+	 * Each part keeps build_groups()'s order by remote switch, and s is
+	 * in the part of m's groups its rank puts it in: a binary search.
+	 */
 	for (uint32_t s = 0; s < ft->ns; s++) {
 		struct ft_sw *sw = &ft->sw[s];
 		struct ft_group *g = &ft->groups[sw->groups];
@@ -261,11 +273,19 @@ static void split_groups(struct ft *ft)
 		for (unsigned i = 0; i < (unsigned)sw->nup + sw->ndown; i++) {
 			const struct ft_sw *m = &ft->sw[g[i].remote];
 			const struct ft_group *h = &ft->groups[m->groups];
-			unsigned j = 0;
+			unsigned lo = sw->rank < m->rank ? 0 : m->nup;
+			unsigned hi =
+				sw->rank < m->rank ? m->nup : m->nup + m->ndown;
 
-			while (h[j].remote != s)
-				j++;
-			g[i].rev = m->groups + j;
+			while (lo < hi) {
+				unsigned mid = lo + (hi - lo) / 2;
+
+				if (h[mid].remote < s)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			g[i].rev = m->groups + lo;
 		}
 	}
 }
