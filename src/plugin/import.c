@@ -297,15 +297,16 @@ struct link_job {
 };
 
 /*
- * OpenSM's ports are 1,672-byte objects in tables inside nodes scattered
- * over its heap; read_ports() reads the first 170 bytes of each, and
- * refresh_node() the node's first 192. Waiting for each in turn was
- * most of a kept import at 27,648 hosts: the cursor asks for them
- * AHEAD_PORTS ports before they are read (a prefetch never faults, so a
- * kept node whose table shrank costs nothing), which keeps several
- * misses in flight on each core.
+ * OpenSM's ports are 1,672-byte objects (Debian 12's OpenSM) in tables
+ * inside nodes scattered over its heap; read_ports() reads the first 170
+ * bytes of each, and refresh_node() the node's first 192. Waiting for
+ * each in turn was most of a kept import at 27,648 hosts: the cursor
+ * asks for them AHEAD_PORTS ports before they are read (a prefetch never
+ * faults, so a kept node whose table shrank costs nothing), which keeps
+ * several misses in flight on each core.
  */
 #define AHEAD_PORTS 6
+#define LINE 64 /* bytes in a cache line */
 
 struct ahead {
 	const struct cr_fabric *f;
@@ -316,7 +317,7 @@ struct ahead {
 
 static void ahead_lines(const void *at, size_t len)
 {
-	for (size_t o = 0; o < len; o += 64)
+	for (size_t o = 0; o < len; o += LINE)
 		__builtin_prefetch((const char *)at + o);
 	__builtin_prefetch((const char *)at + len - 1);
 }
@@ -580,7 +581,8 @@ static int lid_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		/* Two misses in a chain per port: asked for ahead, in turn. */
 		if (k + 2 * AHEAD_PORTS < end)
 			ahead_lines(&j->ports[k + 2 * AHEAD_PORTS]->p_node,
-				    offsetof(osm_port_t, p_physp) + 8 -
+				    offsetof(osm_port_t, p_physp) +
+					    sizeof(osm_physp_t *) -
 					    offsetof(osm_port_t, p_node));
 		if (k + AHEAD_PORTS < end && j->ports[k + AHEAD_PORTS]->p_physp)
 			ahead_lines(j->ports[k + AHEAD_PORTS]->p_physp,
