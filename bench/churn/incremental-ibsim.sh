@@ -19,9 +19,11 @@
 # usage: bench/churn/incremental-ibsim.sh [croute gen arguments]
 #        (default: fat-tree 16; fat-tree 48 needs some 10 GB and long)
 # Environment: as tests/ibsim/lib.sh; CR_INCR_ENGINES (default
-# "cr-minhop cr-updn"). CR_LOG_FLAGS without 0x40 (e.g. 0x03): OpenSM
-# writes no dumps, so croute writes no hop rows (croute_mcast_trees), as
-# on a production SM; the repair is then judged by the plugin's log.
+# "cr-minhop cr-updn"); CR_SETTLE_HUP (default 120): seconds to wait
+# for the sweep a change brings before a SIGHUP. CR_LOG_FLAGS without
+# 0x40 (e.g. 0x03): OpenSM writes no dumps, so croute writes no hop rows
+# (croute_mcast_trees), as on a production SM; the repair is then judged
+# by the plugin's log.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"

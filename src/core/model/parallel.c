@@ -38,28 +38,26 @@ unsigned cr_threads_get(void)
 	return n ? n : cr_threads_default();
 }
 
+/* want ranges, fewer when n holds fewer than min_per_part each; >= 1. */
+static unsigned ranges(uint32_t n, uint32_t min_per_part, unsigned want)
+{
+	if (!min_per_part)
+		min_per_part = 1;
+	if (n / min_per_part < want)
+		want = n / min_per_part;
+	return want ? want : 1;
+}
+
 unsigned cr_parallel_chunks(uint32_t n, uint32_t min_per_part)
 {
 	unsigned t = cr_threads_get(), c = t > 1 ? 4 * t : 1;
 
-	if (!min_per_part)
-		min_per_part = 1;
-	if (c > CR_MAX_THREADS)
-		c = CR_MAX_THREADS;
-	if (n / min_per_part < c)
-		c = n / min_per_part;
-	return c ? c : 1;
+	return ranges(n, min_per_part, c < CR_MAX_THREADS ? c : CR_MAX_THREADS);
 }
 
 unsigned cr_parallel_parts(uint32_t n, uint32_t min_per_part)
 {
-	unsigned t = cr_threads_get();
-
-	if (!min_per_part)
-		min_per_part = 1;
-	if (n / min_per_part < t)
-		t = n / min_per_part;
-	return t ? t : 1;
+	return ranges(n, min_per_part, cr_threads_get());
 }
 
 struct job {

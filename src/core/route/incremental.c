@@ -382,11 +382,43 @@ static bool counted(const struct cr_fabric *f, uint32_t w, uint16_t lid,
 	       port <= f->nodes[f->switches[w]].num_ports;
 }
 
+/*
+ * Per LID, 1 + the index of the switch whose CA or router holds it when
+ * its entries count in the balance (counted()), else 0: rows are then
+ * counted without a node lookup per entry.
+ */
+static uint32_t *counted_lids(const struct cr_fabric *f)
+{
+	uint32_t *lc = calloc((size_t)f->max_lid + 1, sizeof(*lc));
+
+	for (uint32_t lid = 1; lc && lid <= f->max_lid; lid++) {
+		uint32_t m = f->lid_node[lid], d;
+
+		if (m == CR_NO_NODE || cr_is_switch(f, m))
+			continue;
+		d = cr_lid_switch(f, (uint16_t)lid, NULL);
+		if (d != CR_NO_NODE)
+			lc[lid] = f->nodes[d].sw_index + 1;
+	}
+	return lc;
+}
+
+/* Adds to c the routes switch index w's row lft counts, as counted(). */
+static void count_row(const struct cr_fabric *f, const uint32_t *lc, uint32_t w,
+		      const uint8_t *lft, uint32_t *c)
+{
+	unsigned np = f->nodes[f->switches[w]].num_ports;
+
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (lc[lid] && lc[lid] != w + 1 && lft[lid] != CR_NO_PATH &&
+		    lft[lid] != 0 && lft[lid] <= np)
+			c[lft[lid]]++;
+}
+
 struct count_job {
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
-	const uint8_t *lid_counted; /* [lid]: a CA LID, 1 + its switch */
-	const uint32_t *lid_sw;
+	const uint32_t *lc; /* counted_lids() */
 	uint32_t *cnt;
 	size_t stride;
 };
@@ -398,16 +430,9 @@ static int count_range(void *arg, unsigned part, unsigned nparts,
 
 	(void)part;
 	(void)nparts;
-	for (uint32_t w = begin; w < end; w++) {
-		const uint8_t *lft = j->r->lft[j->f->switches[w]];
-		unsigned np = j->f->nodes[j->f->switches[w]].num_ports;
-		uint32_t *c = j->cnt + (size_t)w * j->stride;
-
-		for (uint32_t lid = 1; lid <= j->f->max_lid; lid++)
-			if (j->lid_counted[lid] && j->lid_sw[lid] != w &&
-			    lft[lid] >= 1 && lft[lid] <= np)
-				c[lft[lid]]++;
-	}
+	for (uint32_t w = begin; w < end; w++)
+		count_row(j->f, j->lc, w, j->r->lft[j->f->switches[w]],
+			  j->cnt + (size_t)w * j->stride);
 	return 0;
 }
 
@@ -415,9 +440,8 @@ static int count_range(void *arg, unsigned part, unsigned nparts,
 static int base_counts(struct cr_incr_base *b)
 {
 	const struct cr_fabric *f = b->f;
-	struct count_job j = {.f = f, .r = b->r};
-	uint8_t *lid_counted = calloc((size_t)f->max_lid + 1, 1);
-	uint32_t *lid_sw = malloc(((size_t)f->max_lid + 1) * sizeof(*lid_sw));
+	uint32_t *lc = counted_lids(f);
+	struct count_job j = {.f = f, .r = b->r, .lc = lc};
 	unsigned max_ports = 0;
 	int ret = -1;
 
@@ -427,26 +451,15 @@ static int base_counts(struct cr_incr_base *b)
 	b->stride = max_ports + 1;
 	b->cnt = calloc((size_t)f->num_switches * b->stride + 1,
 			sizeof(*b->cnt));
-	if (!lid_counted || !lid_sw || !b->cnt)
+	if (!lc || !b->cnt)
 		goto out;
-	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
-
-		lid_sw[lid] =
-			d == CR_NO_NODE ? CR_NO_NODE : f->nodes[d].sw_index;
-		lid_counted[lid] =
-			d != CR_NO_NODE && !cr_is_switch(f, f->lid_node[lid]);
-	}
-	j.lid_counted = lid_counted;
-	j.lid_sw = lid_sw;
 	j.cnt = b->cnt;
 	j.stride = b->stride;
 	ret = cr_parallel(f->num_switches,
 			  cr_parallel_parts(f->num_switches, 16), count_range,
 			  &j);
 out:
-	free(lid_counted);
-	free(lid_sw);
+	free(lc);
 	return ret;
 }
 
@@ -1420,28 +1433,6 @@ static int cmp_todo(const void *a, const void *b)
 }
 
 /*
- * Per LID, 1 + the index of the switch whose CA or router holds it when
- * its entries count in the balance (counted()), else 0: one pass instead
- * of counted()'s node lookups for every entry of every recounted row
- * (8 x 30,528 at 27,648 hosts, most of the picks' time).
- */
-static uint32_t *counted_lids(const struct cr_fabric *f)
-{
-	uint32_t *lc = calloc((size_t)f->max_lid + 1, sizeof(*lc));
-
-	for (uint32_t lid = 1; lc && lid <= f->max_lid; lid++) {
-		uint32_t m = f->lid_node[lid], d;
-
-		if (m == CR_NO_NODE || cr_is_switch(f, m))
-			continue;
-		d = cr_lid_switch(f, (uint16_t)lid, NULL);
-		if (d != CR_NO_NODE)
-			lc[lid] = f->nodes[d].sw_index + 1;
-	}
-	return lc;
-}
-
-/*
  * The routes a switch keeps weigh on its picks, as in a full run: the
  * base's counts less the entries cleared. With lc (counted_lids()), the
  * switch is also counted from its row, which must agree (-1 when not).
@@ -1453,15 +1444,11 @@ static int seed_counts(struct incr *x, struct cr_portsel *ps, uint32_t w,
 	uint32_t wn = f->switches[w];
 	const uint32_t *bc = x->b->cnt + (size_t)x->sw2o[w] * x->b->stride;
 	const int32_t *dc = x->delta + (size_t)w * x->b->stride;
-	const uint8_t *row = x->r->lft[wn];
 	unsigned np = f->nodes[wn].num_ports;
 	uint32_t cnt[CR_MAX_PORTS + 1] = {0};
 
-	/* as counted(), entry by entry */
-	for (uint32_t lid = 1; lc && lid <= f->max_lid; lid++)
-		if (lc[lid] && lc[lid] != w + 1 && row[lid] != CR_NO_PATH &&
-		    row[lid] != 0 && row[lid] <= np)
-			cnt[row[lid]]++;
+	if (lc)
+		count_row(f, lc, w, x->r->lft[wn], cnt);
 	for (unsigned p = 1; p <= np; p++) {
 		int64_t n = (int64_t)bc[p] + dc[p];
 
@@ -1502,10 +1489,6 @@ static int pick_again(struct incr *x, const struct cr_options *o)
 		uint8_t cands[CR_MAX_PORTS];
 		unsigned nc = 0, flags = CR_PS_SPREAD | CR_PS_SORTED;
 
-		/* Entries in LID order hop from row to row: a miss each. */
-		if (i + 8 < x->ntodo)
-			__builtin_prefetch(
-				&x->r->lft[f->switches[t[8].sw]][t[8].lid], 1);
 		if (!seeded[w]) {
 			/* The first few switches are checked. */
 			if (nseeded < 8 && !lc && !(lc = counted_lids(f))) {
