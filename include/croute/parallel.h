@@ -10,6 +10,8 @@
 #ifndef CROUTE_PARALLEL_H
 #define CROUTE_PARALLEL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define CR_MAX_THREADS 64
@@ -73,5 +75,26 @@ void cr_team_stop(struct cr_team *t);
  */
 int cr_team_ranges(struct cr_team *t, uint32_t n, unsigned nparts,
 		   cr_range_fn fn, void *arg);
+
+/*
+ * One job beside the caller's own work (the repair's copy of the base's
+ * tables, memory-bound, beside its analysis of the new fabric, bound by
+ * latency): cr_side_start() hands fn(arg) to a thread of its own, and
+ * cr_side_join() returns its value once it has run. Whichever of the two
+ * gets to it first runs it, so with one thread configured, or a thread
+ * the machine has not scheduled yet, the caller runs it at the join. fn
+ * must not touch what the caller works on until the join.
+ */
+struct cr_side {
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+	unsigned claimed; /* atomic */
+	bool started;
+	pthread_t tid;
+};
+
+void cr_side_start(struct cr_side *s, int (*fn)(void *arg), void *arg);
+int cr_side_join(struct cr_side *s);
 
 #endif

@@ -533,6 +533,43 @@ static void test_parallel_ranges(void **state)
 	assert_true(cr_threads_get() >= 1 && cr_threads_get() <= 8);
 }
 
+struct side_arg {
+	unsigned runs; /* atomic */
+	pthread_t by;
+};
+
+static int side_fn(void *p)
+{
+	struct side_arg *a = p;
+
+	__atomic_fetch_add(&a->runs, 1, __ATOMIC_RELAXED);
+	a->by = pthread_self();
+	return 42;
+}
+
+/* A side job runs once and gives its value back, with 1 or 2 threads. */
+static void test_side_job(void **state)
+{
+	struct cr_side s;
+
+	(void)state;
+	for (unsigned t = 1; t <= 2; t++) {
+		struct side_arg a = {0};
+
+		cr_threads_set(t);
+		cr_side_start(&s, side_fn, &a);
+		assert_int_equal(s.started, t > 1);
+		assert_int_equal(cr_side_join(&s), 42);
+		assert_int_equal(a.runs, 1);
+		/* One thread: the caller ran it at the join. */
+		if (t == 1)
+			assert_true(pthread_equal(a.by, pthread_self()));
+		assert_int_equal(cr_side_join(&s), 42);
+		assert_int_equal(a.runs, 1);
+	}
+	cr_threads_set(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_hop_rows_ranges),
 		cmocka_unit_test(test_estimate_threads),
 		cmocka_unit_test(test_parallel_ranges),
+		cmocka_unit_test(test_side_job),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,6 +139,32 @@ int cr_parallel(uint32_t n, unsigned nparts, cr_range_fn fn, void *arg)
 	return ret;
 }
 
+/* Runs the side job unless the other party has claimed it. */
+static void *side_claim(void *p)
+{
+	struct cr_side *s = p;
+
+	if (!__atomic_exchange_n(&s->claimed, 1, __ATOMIC_ACQ_REL))
+		s->ret = s->fn(s->arg);
+	return NULL;
+}
+
+void cr_side_start(struct cr_side *s, int (*fn)(void *arg), void *arg)
+{
+	*s = (struct cr_side){.fn = fn, .arg = arg};
+	if (cr_threads_get() > 1)
+		s->started = !pthread_create(&s->tid, NULL, side_claim, s);
+}
+
+int cr_side_join(struct cr_side *s)
+{
+	side_claim(s);
+	if (s->started)
+		pthread_join(s->tid, NULL);
+	s->started = false;
+	return s->ret;
+}
+
 /*
  * The team: one 64-bit ticket holds the round's epoch (high 32 bits), its
  * chunk count (bits 16-31) and the next chunk to claim (bits 0-15). A

@@ -1092,6 +1092,14 @@ static void copy_tables(struct incr *x)
 	cr_parallel(x->ns, cr_parallel_chunks(x->ns, 64), copy_range, x);
 }
 
+/* The copy as one job beside the new fabric's analysis: one thread. */
+static int copy_side(void *arg)
+{
+	struct incr *x = arg;
+
+	return copy_range(x, 0, 1, 0, x->ns);
+}
+
 /* LIDs the base routed that lead nowhere now: no entry anywhere. */
 static void clear_lost_lids(struct incr *x)
 {
@@ -1863,6 +1871,7 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	struct incr x = {.b = b, .f = f, .r = r, .st = st};
 	double ms[6] = {0}, ms_cmp = 0, ms_shape = 0;
 	struct cr_byproducts scratch = {0};
+	struct cr_side copy = {0};
 	int ret;
 
 	if (!by)
@@ -1904,6 +1913,14 @@ int cr_route_incremental(const struct cr_incr_base *b,
 		goto out;
 	}
 	ms_cmp = now_ms();
+	/*
+	 * The rows come from memory at its bandwidth while the ranks, the
+	 * tree and the LID tables wait on its latency: the copy runs beside
+	 * them (it reads only the base and the node map, and writes only
+	 * r's rows, which they do not read).
+	 */
+	if (!ret)
+		cr_side_start(&copy, copy_side, &x);
 	if (!ret && x.kind == K_UPDN)
 		ret = same_ranks(&x, by);
 	if (!ret && x.kind == K_FTREE)
@@ -1912,8 +1929,9 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	if (!ret)
 		ret = prepare(&x, o);
 	ms[1] = now_ms();
+	if (copy.fn)
+		cr_side_join(&copy);
 	if (!ret) {
-		copy_tables(&x);
 		clear_lost_lids(&x);
 		ms[2] = now_ms();
 		ret = find_work(&x);
