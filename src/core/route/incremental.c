@@ -745,6 +745,15 @@ struct incr {
 		uint16_t lid;
 	} * chg; /* those entries, but the cleared ones */
 	size_t nchg, cap_chg;
+	/*
+	 * ftree: (destination, switch) pairs, in destination order, whose
+	 * turn entries check_entries() cleared (the switch has no up/down
+	 * path to the destination): fill_turns() fills them again.
+	 */
+	struct turn_clr {
+		uint32_t d, sw;
+	} * clr;
+	size_t nclr, cap_clr;
 	double ms_check;
 	bool *has_ca;
 	/* LIDs (new) by destination switch */
@@ -1320,6 +1329,21 @@ static void set_add(struct incr *x, uint32_t gen, uint32_t w)
 	x->set[x->nset++] = w;
 }
 
+static int add_clr(struct incr *x, uint32_t d, uint32_t w)
+{
+	if (x->nclr == x->cap_clr) {
+		size_t cap = x->cap_clr ? 2 * x->cap_clr : 256;
+		struct turn_clr *c = realloc(x->clr, cap * sizeof(*c));
+
+		if (!c)
+			return -1;
+		x->clr = c;
+		x->cap_clr = cap;
+	}
+	x->clr[x->nclr++] = (struct turn_clr){d, w};
+	return 0;
+}
+
 /*
  * The entries toward d that can have become wrong: at the ends of dead
  * links, at affected switches and at their neighbours. Invalid ones are
@@ -1345,6 +1369,7 @@ static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
 		uint32_t w = x->set[i], wn = f->switches[w];
 		const struct cr_node *node = &f->nodes[wn];
 		uint8_t lw = row[w];
+		bool cleared = false;
 
 		if (w == d)
 			continue;
@@ -1360,6 +1385,7 @@ static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
 					*e = CR_NO_PATH;
 					x->st->entries++;
 					x->churn++;
+					cleared = true;
 				}
 				continue;
 			}
@@ -1378,6 +1404,8 @@ static long check_entries(struct incr *x, uint32_t d, const uint8_t *row)
 			*e = CR_NO_PATH;
 			n++;
 		}
+		if (cleared && x->kind == K_FTREE && add_clr(x, d, w))
+			return -1;
 	}
 	return n;
 }
@@ -1600,13 +1628,14 @@ static bool new_dependency(const struct incr *x, uint32_t w, uint16_t lid)
 
 	if (q == 0 || q == CR_NO_PATH || q > n->num_ports)
 		return false;
+	/* The base's bit first: it is near, a neighbour's row is not. */
 	for (unsigned p = 1; p <= n->num_ports; p++) {
-		m = n->ports[p].remote;
-		if (m == CR_NO_NODE || !cr_is_switch(f, m) ||
-		    x->r->lft[m][lid] != n->ports[p].remote_port)
-			continue;
 		bit = cdg_bit(b, x->sw2o[w], p, q);
-		if (!(b->cdg[bit >> 3] & (1u << (bit & 7))))
+		if (b->cdg[bit >> 3] & (1u << (bit & 7)))
+			continue;
+		m = n->ports[p].remote;
+		if (m != CR_NO_NODE && cr_is_switch(f, m) &&
+		    x->r->lft[m][lid] == n->ports[p].remote_port)
 			return true;
 	}
 	m = n->ports[q].remote;
@@ -1711,29 +1740,50 @@ static int fill_turns(struct incr *x)
 	size_t n = 0, cap = 0;
 	uint32_t *col = NULL, ncol = 0;
 	bool turn_kept = turn_column(x, &col, &ncol);
+	bool *in_col = calloc(ns + 1, sizeof(*in_col));
+	bool *cleared = calloc(ns + 1, sizeof(*cleared));
+	size_t ci = 0, cj;
 	bool pairs = false; /* any switch pair without an up/down path */
 	int ret = -1;
 
-	if (!tl || !start)
+	if (!tl || !start || !in_col || !cleared)
 		goto out;
+	for (uint32_t k = 0; k < ncol; k++)
+		in_col[col[k]] = true;
 	for (uint32_t d = 0; d < ns; d++) {
 		/*
-		 * Which switches to look at: all, or, when d keeps its labels
-		 * and turns over the base's turn leaf, only those whose entry
-		 * toward that leaf changed.
+		 * Which switches to look at: all, or, when d turns over the
+		 * base's turn leaf now and in the base, only those whose
+		 * entry toward that leaf changed, and, if d's labels changed,
+		 * those that lost their up/down path to d (which found none
+		 * before turn as the base's copied entries do; which found
+		 * one now got their entry from the picks). A repair's labels
+		 * only grow, so a turn leaf with a path to d now had one in
+		 * the base; the test of blab guards that all the same.
 		 */
 		uint32_t t = x->turn;
-		bool column = turn_kept && labels_kept(x, d) &&
-			      label_of(x, d, t) != LAB_NONE;
-		uint32_t k_end = column ? ncol : ns;
+		bool kept = labels_kept(x, d);
+		const uint8_t *blab =
+			turn_kept ? x->b->lab + (size_t)d * ns : NULL;
+		bool column = turn_kept && label_of(x, d, t) != LAB_NONE &&
+			      (kept || blab[t] != LAB_NONE);
+		bool scan = !column || !kept;
+		uint32_t k_end = scan ? ns : ncol;
 
+		while (ci < x->nclr && x->clr[ci].d < d)
+			ci++;
+		for (cj = ci; cj < x->nclr && x->clr[cj].d == d; cj++)
+			cleared[x->clr[cj].sw] = true;
 		start[d] = (uint32_t)n;
 		pairs = pairs || (column && x->b->nones[d]);
 		for (uint32_t k = 0; k < k_end; k++) {
-			uint32_t s = column ? col[k] : k;
+			uint32_t s = scan ? k : col[k];
 
 			if (x->ftrank[s] == UINT32_MAX ||
 			    label_of(x, d, s) != LAB_NONE)
+				continue;
+			if (column && scan && blab[s] == LAB_NONE &&
+			    !in_col[s] && !cleared[s])
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 4096;
@@ -1746,6 +1796,8 @@ static int fill_turns(struct incr *x)
 			}
 			list[n++] = s;
 		}
+		for (; ci < cj; ci++)
+			cleared[x->clr[ci].sw] = false;
 		for (uint32_t i = 0; i <= x->ft.nleaves; i++) {
 			if (t != CR_NO_NODE && label_of(x, d, t) != LAB_NONE)
 				break;
@@ -1807,6 +1859,8 @@ out:
 	free(start);
 	free(list);
 	free(col);
+	free(in_col);
+	free(cleared);
 	return ret;
 }
 
@@ -1843,6 +1897,7 @@ static void incr_release(struct incr *x)
 	if (x->have_ft)
 		ft_release(&x->ft);
 	free(x->chg);
+	free(x->clr);
 	free(x->ftl);
 	free(x->ftrank);
 }
