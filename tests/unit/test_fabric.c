@@ -2,6 +2,8 @@
 /* Unit tests of the fabric model, LID assignment and hop tables. */
 #include <string.h>
 
+#include <croute/parallel.h>
+
 #include "testutil.h"
 
 static void test_add_and_link(void **state)
@@ -118,6 +120,36 @@ static void test_finalize_rejects(void **state)
 	f = tu_two_level(1, 1, 1, NULL, 0);
 	assert_int_equal(cr_fabric_assign_lids(f, 8), -1);
 	cr_fabric_free(f);
+}
+
+/* Over 4,096 nodes the links are checked in parts, on two threads. */
+static void test_finalize_parts(void **state)
+{
+	struct cr_fabric *f = tu_two_level(128, 64, 2, NULL, 0);
+	uint32_t last = 0, top = 0;
+
+	(void)state;
+	cr_threads_set(2);
+	assert_true(f->num_nodes > 2 * 4096);
+	assert_int_equal(cr_fabric_finalize(f), 0);
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
+			top = f->nodes[i].ports[p].lid > top
+				      ? f->nodes[i].ports[p].lid
+				      : top;
+	assert_int_equal(f->max_lid, top);
+	/* A bad link in the last part, then in the first. */
+	while (cr_is_switch(f, f->num_nodes - 1 - last))
+		last++;
+	last = f->num_nodes - 1 - last;
+	f->nodes[last].ports[1].remote_port = 9;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	cr_fabric_free(f);
+	f = tu_two_level(128, 64, 2, NULL, 0);
+	f->nodes[0].ports[1].remote_port = 200;
+	assert_int_equal(cr_fabric_finalize(f), -1);
+	cr_fabric_free(f);
+	cr_threads_set(0);
 }
 
 static void test_link_rates(void **state)
@@ -323,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_assign_lids),
 		cmocka_unit_test(test_assign_lids_opensm_order),
 		cmocka_unit_test(test_finalize_rejects),
+		cmocka_unit_test(test_finalize_parts),
 		cmocka_unit_test(test_link_rates),
 		cmocka_unit_test(test_engine_names),
 		cmocka_unit_test(test_hop_table),

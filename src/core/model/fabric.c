@@ -13,6 +13,7 @@
 
 #include <croute/fabric.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 struct cr_fabric *cr_fabric_new(void)
 {
@@ -160,22 +161,31 @@ static unsigned last_lid_port(const struct cr_node *n)
 	return n->type == CR_NODE_SWITCH ? 0 : n->num_ports;
 }
 
-int cr_fabric_finalize(struct cr_fabric *f)
+/*
+ * The link check and the LID top, by node range on the threads: each
+ * link is read from both ends, one end a cache miss in a far node at
+ * 27,648 hosts. A part stops at its first bad port; the lowest one is
+ * reported, as one thread would.
+ */
+struct link_check {
+	const struct cr_fabric *f;
+	uint32_t bad[CR_MAX_THREADS]; /* per part: node, CR_NO_NODE none */
+	uint8_t bad_port[CR_MAX_THREADS];
+	uint32_t top[CR_MAX_THREADS]; /* per part: highest LID */
+};
+
+static int check_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
 {
+	struct link_check *c = arg;
+	const struct cr_fabric *f = c->f;
 	uint32_t max_lid = 0;
 
-	fabric_drop_index(f);
-	f->switches = malloc((f->num_nodes + 1) * sizeof(*f->switches));
-	if (!f->switches)
-		goto oom;
-	for (uint32_t i = 0; i < f->num_nodes; i++) {
-		struct cr_node *n = &f->nodes[i];
+	(void)nparts;
+	c->bad[part] = CR_NO_NODE;
+	for (uint32_t i = begin; i < end; i++) {
+		const struct cr_node *n = &f->nodes[i];
 
-		n->sw_index = CR_NO_NODE;
-		if (n->type == CR_NODE_SWITCH) {
-			n->sw_index = f->num_switches;
-			f->switches[f->num_switches++] = i;
-		}
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			const struct cr_port *x = &n->ports[p];
 
@@ -188,12 +198,9 @@ int cr_fabric_finalize(struct cr_fabric *f)
 			    f->nodes[x->remote]
 					    .ports[x->remote_port]
 					    .remote_port != p) {
-				char la[CR_NODE_LABEL_MAX];
-
-				cr_err("link from %s port %u is not symmetric",
-				       cr_node_label(f, i, p, la, sizeof(la)),
-				       p);
-				return -1;
+				c->bad[part] = i;
+				c->bad_port[part] = (uint8_t)p;
+				return 1;
 			}
 		}
 		for (unsigned p = first_lid_port(n); p <= last_lid_port(n);
@@ -208,6 +215,47 @@ int cr_fabric_finalize(struct cr_fabric *f)
 				max_lid = top;
 		}
 	}
+	c->top[part] = max_lid;
+	return 0;
+}
+
+int cr_fabric_finalize(struct cr_fabric *f)
+{
+	uint32_t max_lid = 0;
+	unsigned nparts = cr_parallel_parts(f->num_nodes, 4096);
+	struct link_check *c = malloc(sizeof(*c));
+
+	fabric_drop_index(f);
+	f->switches = malloc((f->num_nodes + 1) * sizeof(*f->switches));
+	if (!f->switches || !c)
+		goto oom;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *n = &f->nodes[i];
+
+		n->sw_index = CR_NO_NODE;
+		if (n->type == CR_NODE_SWITCH) {
+			n->sw_index = f->num_switches;
+			f->switches[f->num_switches++] = i;
+		}
+	}
+	c->f = f;
+	if (cr_parallel(f->num_nodes, nparts, check_range, c)) {
+		char la[CR_NODE_LABEL_MAX];
+		unsigned k = 0;
+
+		while (c->bad[k] == CR_NO_NODE)
+			k++;
+		cr_err("link from %s port %u is not symmetric",
+		       cr_node_label(f, c->bad[k], c->bad_port[k], la,
+				     sizeof(la)),
+		       c->bad_port[k]);
+		free(c);
+		return -1;
+	}
+	for (unsigned k = 0; k < nparts; k++)
+		max_lid = c->top[k] > max_lid ? c->top[k] : max_lid;
+	free(c);
+	c = NULL;
 	if (max_lid > CR_MAX_UCAST_LID) {
 		cr_err("LID %u is beyond the unicast range (0x%x)", max_lid,
 		       CR_MAX_UCAST_LID);
@@ -229,6 +277,7 @@ int cr_fabric_finalize(struct cr_fabric *f)
 	}
 	return 0;
 oom:
+	free(c);
 	cr_err("out of memory indexing the fabric");
 	return -1;
 }
