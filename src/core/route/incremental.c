@@ -1741,8 +1741,9 @@ static int fill_turns(struct incr *x)
 	uint32_t *col = NULL, ncol = 0;
 	bool turn_kept = turn_column(x, &col, &ncol);
 	bool *in_col = calloc(ns + 1, sizeof(*in_col));
-	bool *cleared = calloc(ns + 1, sizeof(*cleared));
-	size_t ci = 0, cj;
+	/* [switch]: d + 1 when check_entries() cleared its entries toward d */
+	uint32_t *cleared = calloc(ns + 1, sizeof(*cleared));
+	size_t ci = 0;
 	bool pairs = false; /* any switch pair without an up/down path */
 	int ret = -1;
 
@@ -1754,12 +1755,13 @@ static int fill_turns(struct incr *x)
 		/*
 		 * Which switches to look at: all, or, when d turns over the
 		 * base's turn leaf now and in the base, only those whose
-		 * entry toward that leaf changed, and, if d's labels changed,
-		 * those that lost their up/down path to d (which found none
-		 * before turn as the base's copied entries do; which found
-		 * one now got their entry from the picks). A repair's labels
-		 * only grow, so a turn leaf with a path to d now had one in
-		 * the base; the test of blab guards that all the same.
+		 * entry toward that leaf changed and, if d's labels changed,
+		 * those that lost their up/down path to d or whose entries
+		 * check_entries() cleared. The other switches without a path
+		 * had none in the base either, and their copied entries are
+		 * what a full run gives them. A repair's labels only grow, so
+		 * a turn leaf with a path to d now had one in the base; the
+		 * test of blab guards that all the same.
 		 */
 		uint32_t t = x->turn;
 		bool kept = labels_kept(x, d);
@@ -1770,10 +1772,8 @@ static int fill_turns(struct incr *x)
 		bool scan = !column || !kept;
 		uint32_t k_end = scan ? ns : ncol;
 
-		while (ci < x->nclr && x->clr[ci].d < d)
-			ci++;
-		for (cj = ci; cj < x->nclr && x->clr[cj].d == d; cj++)
-			cleared[x->clr[cj].sw] = true;
+		for (; ci < x->nclr && x->clr[ci].d == d; ci++)
+			cleared[x->clr[ci].sw] = d + 1;
 		start[d] = (uint32_t)n;
 		pairs = pairs || (column && x->b->nones[d]);
 		for (uint32_t k = 0; k < k_end; k++) {
@@ -1783,7 +1783,7 @@ static int fill_turns(struct incr *x)
 			    label_of(x, d, s) != LAB_NONE)
 				continue;
 			if (column && scan && blab[s] == LAB_NONE &&
-			    !in_col[s] && !cleared[s])
+			    !in_col[s] && cleared[s] != d + 1)
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 4096;
@@ -1796,8 +1796,6 @@ static int fill_turns(struct incr *x)
 			}
 			list[n++] = s;
 		}
-		for (; ci < cj; ci++)
-			cleared[x->clr[ci].sw] = false;
 		for (uint32_t i = 0; i <= x->ft.nleaves; i++) {
 			if (t != CR_NO_NODE && label_of(x, d, t) != LAB_NONE)
 				break;
@@ -2001,7 +1999,8 @@ int cr_route_incremental(const struct cr_incr_base *b,
 	if (!ret && x.kind == K_FTREE)
 		ret = fill_turns(&x);
 	cr_verbose("incremental: compare %.1f ms, ranks or tree %.1f, prepare"
-		   " %.1f, copy %.1f, labels and checks %.1f, picks %.1f,"
+		   " %.1f, copy (the wait for it) %.1f, labels and checks"
+		   " %.1f, picks %.1f,"
 		   " verify %.1f, turns %.1f (credit-loop search %.1f)",
 		   ms_cmp - ms[0], ms_shape - ms_cmp, ms[1] - ms_shape,
 		   ms[2] - ms[1], ms[3] - ms[2], ms[4] - ms[3], ms[5] - ms[4],
