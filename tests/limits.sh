@@ -1,0 +1,80 @@
+#!/bin/sh
+# The limits that keep the tree carriable:
+#   - no file of src/ over 1,200 lines;
+#   - no function over 150 lines (tables of options and data are not
+#     functions: they open with "= {", not with a brace of their own);
+#   - the product speaks of itself: no "issue N", "stop N" or commit
+#     identifier ("against 842af44") in src, include, doc, tests, bench,
+#     man or conf.
+# Prints each breach and exits 1 when there is any.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+cd "$top_srcdir" || exit 2
+status=0
+max_file=1200
+max_func=150
+
+files=$(find src include -name '*.[ch]' | LC_ALL=C sort)
+[ -n "$files" ] || { echo "FAIL: no sources under $top_srcdir/src"; exit 1; }
+
+for f in $files; do
+	n=$(wc -l <"$f")
+	if [ "$n" -gt "$max_file" ]; then
+		echo "FAIL: $f has $n lines (at most $max_file)"
+		status=1
+	fi
+done
+
+# Kernel style: a function's body opens with "{" alone at column 0 and
+# closes with "}" alone at column 0. Its length counts from the line after
+# its name's line to the closing brace.
+long=$(awk -v max="$max_func" '
+	FNR == 1 { inbody = 0 }
+	/^\{[ \t]*$/ && !inbody { inbody = 1; start = FNR; name = prev; next }
+	inbody && /^\}/ {
+		inbody = 0
+		if (FNR - start + 1 > max)
+			printf "%s:%d: %s (%d lines, at most %d)\n", FILENAME,
+			       start, name, FNR - start + 1, max
+		next
+	}
+	!inbody && /^[A-Za-z_]/ { prev = $0 }
+' $files)
+if [ -n "$long" ]; then
+	echo "FAIL: functions over $max_func lines:"
+	echo "$long" | sed 's/^/    /'
+	status=1
+fi
+
+# History in the product: issue and stop numbers, and commit identifiers
+# cited as such (a hexadecimal word of 7 to 40 digits with at least one
+# letter and one digit, after "against", "since", "commit", "before",
+# "after" or "at"). GUIDs are written with 0x and are not matched.
+hist=$(find src include doc tests bench man conf -type f \
+	! -path 'tests/fuzz/corpus/*' ! -path 'tests/fabrics/*' \
+	! -name '*.png' ! -name '*.gz' ! -name 'limits.sh' 2>/dev/null |
+	LC_ALL=C sort | xargs grep -nIiE \
+	'(^|[^a-z_])(issue|stop) #?[0-9]+|(against|since|commit|before|after|at) [0-9a-f]*([0-9][a-f]|[a-f][0-9])[0-9a-f]*\b' \
+	2>/dev/null |
+	grep -vE '(against|since|commit|before|after|at) [0-9a-f]{41,}' |
+	awk -F: '{
+		# keep only hex words of 7 to 40 characters for the commit rule
+		line = $0
+		if (line ~ /(issue|stop|ISSUE|STOP|Issue|Stop) #?[0-9]/) {
+			print; next
+		}
+		if (match(line, /(against|since|commit|before|after|at) [0-9a-f]+/)) {
+			w = substr(line, RSTART, RLENGTH)
+			sub(/^[a-z]+ /, "", w)
+			if (length(w) >= 7 && length(w) <= 40)
+				print
+		}
+	}')
+if [ -n "$hist" ]; then
+	echo "FAIL: history cited in the product:"
+	echo "$hist" | sed 's/^/    /'
+	status=1
+fi
+
+[ "$status" -eq 0 ] && echo "PASS: file and function lengths, no history cited"
+exit "$status"
