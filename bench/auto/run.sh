@@ -1,6 +1,6 @@
 #!/bin/sh
-# cr-auto against OpenSM's built-in engines, on the five fabrics of the
-# cr-auto issue, each in one ibsim run (same LIDs for every engine):
+# cr-auto against OpenSM's built-in engines, on five fabrics of different
+# kinds, each in one ibsim run (same LIDs for every engine):
 #   random    croute gen random --switches 64 --links 8 --hosts 4 --seed 1
 #   torus     croute gen torus 6 6 6 --hosts 2
 #   prod-tree tests/fabrics/prod-tree.topo (irregular two-level tree)

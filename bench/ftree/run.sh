@@ -9,7 +9,7 @@
 # offline time of `croute route -e ftree` on the same topology.
 #
 # usage: bench/ftree/run.sh [croute gen arguments]   (default: ktree 8 3)
-#   bench/ftree/run.sh ktree 16 3    the 4096 hosts, 768 switches
+#   bench/ftree/run.sh ktree 16 3    4096 hosts, 768 switches
 # Environment: as tests/ibsim/lib.sh (top_builddir, top_srcdir,
 # CR_TEST_TIMEOUT, CR_KEEP).
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The improvement pass (--optimize) offline, on the five fabrics of the
-# cr-auto issue, against `croute bound`:
+# The improvement pass (--optimize) offline, on the five fabrics of
+# bench/auto/run.sh, against `croute bound`:
 #   random    croute gen random --switches 64 --links 8 --hosts 4 --seed 1
 #   torus     croute gen torus 6 6 6 --hosts 2
 #   prod-tree tests/fabrics/prod-tree.topo (irregular two-level tree)

@@ -1,5 +1,5 @@
 # Shift-pattern link load of a routing, from OpenSM's dumps alone: the
-# fallback of bench/updn/run.sh while `croute estimate` is not there.
+# fallback of bench/updn/run.sh when `croute estimate` is not there.
 #
 # usage: awk -f shiftload.awk HOSTS opensm-subnet.lst opensm-lfts.dump
 #   HOSTS: one CA port LID (decimal) a line, in host order.
