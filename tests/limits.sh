@@ -4,7 +4,7 @@
 #   - no function over 150 lines (tables of options and data are not
 #     functions: they open with "= {", not with a brace of their own);
 #   - the product speaks of itself: no "issue N", "stop N" or commit
-#     identifier ("against 842af44") in src, include, doc, tests, bench,
+#     identifier ("against 1a2b3c4") in src, include, doc, tests, bench,
 #     man or conf.
 # Prints each breach and exits 1 when there is any.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile and damaged inputs (issue 14): each must give a clear message
+# Hostile and damaged inputs: each must give a clear message
 # and exit 2 (bad input), never a silently different answer; an engine
 # refusing a fabric exits 1; messages do not contradict each other.
 . "$(dirname "$0")/lib.sh"

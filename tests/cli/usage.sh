@@ -74,7 +74,7 @@ for opt in --skip-credit-loops --no-credit-loops; do
 done
 
 # ibsim's own format: CAs with a second, uncabled port, which OpenSM never
-# gives a LID (issue 17): the routing checks clean.
+# gives a LID: the routing checks clean.
 cat >"$tmp/net" <<'NET'
 Switch 8 "Switch1"
 [1] "Hca1"[1]

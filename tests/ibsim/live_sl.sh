@@ -1,5 +1,5 @@
 #!/bin/sh
-# croute check --live on layered routings (issue 13): on a torus, where
+# croute check --live on layered routings: on a torus, where
 # min-hop paths have credit loops on one VL, opensm -Q routes with cr-lash
 # and with dfsssp and keeps running, so that its SA answers PathRecords.
 # check --live reads the path SLs (SA) and the SL2VL tables (SMPs) and

@@ -462,7 +462,7 @@ static void test_oversubscribed_uneven(void **state)
 	 * cables carry two destinations twice, so 4 flows into every leaf
 	 * share a cable in any phase. Taking the same pairs up (count_cns())
 	 * slows no other flow: at most 4 x 12 flows of a phase. Numbered
-	 * across leaf boundaries, up to 7 of a window of 8 were slowed.
+	 * across leaf boundaries, up to 7 of a window of 8 would be slowed.
 	 */
 	struct cr_fabric *f = two_level(12, 8, 6, 3, true);
 	struct cr_routing *r = route(f, NULL);

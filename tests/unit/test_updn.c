@@ -261,7 +261,7 @@ static void test_roots_top_level_fallback(void **state)
  * CA switches, and toward CA LIDs): the spines stay the roots, every CA
  * and every switch reaches every CA LID, only some spine-to-switch-LID
  * pairs keep no route (as between the roots of a full tree), no credit
- * loop. (With all detours or nothing, spine 0 was the only root.)
+ * loop. (With all detours or nothing, spine 0 would be the only root.)
  */
 static void test_roots_top_level_ca_detours(void **state)
 {
@@ -732,13 +732,13 @@ static void test_shift_port_shifting(void **state)
 /*
  * cr-updn's flow balance without any option: on full k-ary n-trees every
  * flow of every shift has its links to itself (shift 1.0, as cr-ftree).
- * Balancing entries per port instead (as cr-minhop did before it
- * balanced flows too, test_minhop.c), every level takes the same
- * residue of the destination's place, so a leaf's destinations on
- * uplink j meet at the top switches reached by port j of the j-th
- * middle switch only: on `croute gen ktree 8 3` cr-updn
- * used 8 of its 64 top switches and reached shift .2466. Also on
- * `croute gen fat-tree 8` (it was at .3622), by the estimator.
+ * Balancing entries per port instead (as OpenSM's updn and minhop do),
+ * every level takes the same residue of the destination's place, so a
+ * leaf's destinations on uplink j meet at the top switches reached by
+ * port j of the j-th middle switch only: on `croute gen ktree 8 3`
+ * cr-updn would use 8 of its 64 top switches and reach shift .2466.
+ * Also on `croute gen fat-tree 8` (.3622 with entry counts), by the
+ * estimator.
  */
 static void test_shift_flow_balance(void **state)
 {
@@ -773,7 +773,7 @@ static void test_shift_flow_balance(void **state)
  * switches stay the roots. All detours close a credit loop; those CA
  * traffic needs, turning next to that leaf (up first toward CA switches),
  * do not. CAs reach every LID, every switch every CA LID, no credit loop,
- * shift avg above .93 (.9378; the old roots gave .578).
+ * shift avg above .93 (.9378; the eccentricity roots give .578).
  */
 static void test_roots_top_level_cut(void **state)
 {
