@@ -44,7 +44,7 @@ so=$top_builddir/.libs/libcroute.so
 if [ -f "$so" ]; then
 	if ldd "$so" | grep -E 'libpng|libz\.|libglpk' ||
 	   nm -D "$so" | grep -iE 'png|glp_'; then
-		echo "FAIL: libcroute.so links the report group's libraries"
+		echo "FAIL: libcroute.so links a command-only library (report: libpng, libz; bound: libglpk)"
 		status=1
 	fi
 else
