@@ -31,7 +31,6 @@ struct cdg_layer {
 	uint64_t *bad; /* like out: known to close a cycle */
 	uint32_t *ord;
 	uint32_t *at; /* inverse of ord */
-	size_t edges;
 };
 
 struct cdg_undo {
@@ -386,11 +385,9 @@ static void set_edge(struct cr_cdg *c, struct cdg_layer *y, uint32_t a,
 	if (on) {
 		*ow |= 1ull << (j % 64);
 		*iw |= 1ull << (k % 64);
-		y->edges++;
 	} else {
 		*ow &= ~(1ull << (j % 64));
 		*iw &= ~(1ull << (k % 64));
-		y->edges--;
 	}
 }
 
@@ -462,11 +459,6 @@ int cr_cdg_lookup(const struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b)
 	return test_bit(c->layers[l].bad + c->out_off[a], j) ? -1 : 0;
 }
 
-size_t cr_cdg_mark(const struct cr_cdg *c)
-{
-	return c->nundo;
-}
-
 void cr_cdg_rollback(struct cr_cdg *c, size_t mark)
 {
 	while (c->nundo > mark) {
@@ -479,9 +471,4 @@ void cr_cdg_rollback(struct cr_cdg *c, size_t mark)
 void cr_cdg_commit(struct cr_cdg *c)
 {
 	c->nundo = 0;
-}
-
-size_t cr_cdg_edges(const struct cr_cdg *c, unsigned l)
-{
-	return l < c->alloc_layers ? c->layers[l].edges : 0;
 }
