@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -80,7 +81,7 @@ struct ft_router {
 	struct cr_team *team;
 	struct ft_dest *dests;
 	unsigned ndests;
-	unsigned cap_dests;
+	uint32_t cap_dests;
 	/* route_turns()'s entries, when they may have to be taken back */
 	bool record;
 	struct ft_fill {
@@ -117,16 +118,10 @@ static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 {
 	struct ft_dest *d;
 
-	if (rt->ndests == rt->cap_dests) {
-		unsigned cap = rt->cap_dests ? 2 * rt->cap_dests : 64;
-
-		d = realloc(rt->dests, cap * sizeof(*d));
-		if (!d) {
-			cr_err("cr-ftree: out of memory");
-			return -1;
-		}
-		rt->dests = d;
-		rt->cap_dests = cap;
+	if (cr_grow32(&rt->dests, &rt->cap_dests, (size_t)rt->ndests + 1,
+		      sizeof(*rt->dests))) {
+		cr_err("cr-ftree: out of memory");
+		return -1;
 	}
 	d = &rt->dests[rt->ndests++];
 	d->lid = lid;
@@ -560,16 +555,10 @@ static int fill(struct ft_router *rt, uint32_t node, uint16_t lid, uint8_t port)
 	rt->r->lft[node][lid] = port;
 	if (!rt->record)
 		return 0;
-	if (rt->nfills == rt->cap_fills) {
-		size_t cap = rt->cap_fills ? 2 * rt->cap_fills : 1024;
-		struct ft_fill *p = realloc(rt->fills, cap * sizeof(*p));
-
-		if (!p) {
-			cr_err("cr-ftree: out of memory");
-			return -1;
-		}
-		rt->fills = p;
-		rt->cap_fills = cap;
+	if (cr_grow(&rt->fills, &rt->cap_fills, rt->nfills + 1,
+		    sizeof(*rt->fills))) {
+		cr_err("cr-ftree: out of memory");
+		return -1;
 	}
 	rt->fills[rt->nfills].node = node;
 	rt->fills[rt->nfills++].lid = lid;

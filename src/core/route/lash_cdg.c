@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/cmp.h>
 #include <croute/log.h>
 
@@ -431,16 +432,9 @@ int cr_cdg_add(struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b)
 		nb = search_backward(c, y, a, b);
 		reorder(c, y, lo, hi, (size_t)nf, nb);
 	}
-	if (c->nundo == c->undo_cap) {
-		size_t cap = c->undo_cap ? c->undo_cap * 2 : 256;
-		struct cdg_undo *u = realloc(c->undo, cap * sizeof(*u));
-
-		if (!u) {
-			cr_err("cr-lash: out of memory");
-			return -1;
-		}
-		c->undo = u;
-		c->undo_cap = cap;
+	if (cr_grow(&c->undo, &c->undo_cap, c->nundo + 1, sizeof(*c->undo))) {
+		cr_err("cr-lash: out of memory");
+		return -1;
 	}
 	c->undo[c->nundo++] = (struct cdg_undo){a, b, (uint8_t)l};
 	set_edge(c, y, a, b, true);
