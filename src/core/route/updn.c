@@ -194,9 +194,9 @@ int updn_rank_switches(struct updn *u)
 }
 
 /*
- * Labels every switch for destination switch d: dist (NO_LABEL when it
- * has no legal route) and mode. Level by level, so that a switch reached
- * at the same distance both ways becomes DOWN.
+ * Labels every switch for destination switch d: dist (CR_UPDN_NO_LABEL
+ * when it has no legal route) and mode. Level by level, so that a switch
+ * reached at the same distance both ways becomes DOWN.
  */
 /* Returns how many switches got a label (u->queue's use in updn_label()). */
 uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
@@ -205,9 +205,9 @@ uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
 	uint32_t head = 0, tail = 0, level_end;
 
 	for (uint32_t s = 0; s < u->ns; s++)
-		dist[s] = NO_LABEL;
+		dist[s] = CR_UPDN_NO_LABEL;
 	dist[d] = 0;
-	mode[d] = MODE_DOWN;
+	mode[d] = CR_UPDN_DOWN;
 	queue[tail++] = d;
 	while (head < tail) {
 		level_end = tail;
@@ -221,14 +221,15 @@ uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
 				/* The route would step w -> x. */
 				bool down = u->ord[x] > u->ord[w];
 
-				if (down && mode[x] != MODE_DOWN)
+				if (down && mode[x] != CR_UPDN_DOWN)
 					continue;
-				if (dist[w] == NO_LABEL) {
+				if (dist[w] == CR_UPDN_NO_LABEL) {
 					dist[w] = next;
-					mode[w] = down ? MODE_DOWN : MODE_UP;
+					mode[w] = down ? CR_UPDN_DOWN
+						       : CR_UPDN_UP;
 					queue[tail++] = w;
 				} else if (dist[w] == next && down) {
-					mode[w] = MODE_DOWN;
+					mode[w] = CR_UPDN_DOWN;
 				}
 			}
 		}
@@ -255,8 +256,8 @@ unsigned updn_candidates(const struct updn *u, const uint16_t *dist,
 
 		if (dist[x] != dist[w] - 1)
 			continue;
-		if (mode[w] == MODE_DOWN
-			    ? u->ord[x] > u->ord[w] && mode[x] == MODE_DOWN
+		if (mode[w] == CR_UPDN_DOWN
+			    ? u->ord[x] > u->ord[w] && mode[x] == CR_UPDN_DOWN
 			    : u->ord[x] < u->ord[w])
 			cands[n++] = u->adj[k].port;
 	}

@@ -30,8 +30,8 @@ static bool detour_better(const struct updn *u, uint32_t w, uint32_t x,
 			  uint32_t best, const uint32_t *roots_of, bool to_ca)
 {
 	bool up_x = u->ord[x] < u->ord[w], up_b = u->ord[best] < u->ord[w];
-	bool legal_x = u->dist[x] != NO_LABEL;
-	bool legal_b = u->dist[best] != NO_LABEL;
+	bool legal_x = u->dist[x] != CR_UPDN_NO_LABEL;
+	bool legal_b = u->dist[best] != CR_UPDN_NO_LABEL;
 
 	if (to_ca && up_x != up_b)
 		return up_x;
@@ -149,7 +149,7 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 		updn_label(u, d);
 		for (uint32_t w = 0; w < ns; w++) {
 			row[w] = 0;
-			need[d] |= u->dist[w] == NO_LABEL &&
+			need[d] |= u->dist[w] == CR_UPDN_NO_LABEL &&
 				   u->comp[w] == u->comp[d];
 			hop[w] = UINT32_MAX;
 		}
@@ -172,7 +172,8 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 		}
 		u->labelled_for = CR_NO_NODE; /* the queue is spoilt */
 		for (uint32_t w = 0; w < ns; w++) {
-			if (u->dist[w] != NO_LABEL || hop[w] == UINT32_MAX)
+			if (u->dist[w] != CR_UPDN_NO_LABEL ||
+			    hop[w] == UINT32_MAX)
 				continue;
 			uint32_t best = CR_NO_NODE;
 

@@ -10,8 +10,12 @@
 #include <croute/fabric.h>
 #include <croute/roles.h>
 
-#define CR_UPDN_NO_LABEL UINT16_MAX
-#define CR_UPDN_DOWN 1 /* mode: the route to the destination only goes down */
+/* A switch's label toward one destination switch: its distance and mode. */
+#define CR_UPDN_NO_LABEL UINT16_MAX /* distance: no legal route */
+enum {
+	CR_UPDN_UP = 0, /* mode: the route to the destination starts upward */
+	CR_UPDN_DOWN = 1, /* mode: the route only goes down */
+};
 
 struct updn;
 
@@ -39,12 +43,6 @@ uint32_t cr_updn_label(const struct updn *u, uint32_t d, uint16_t *dist,
 struct cr_byproducts;
 struct cr_portsel;
 struct cr_routing;
-
-#define NO_LABEL UINT16_MAX
-
-enum { MODE_UP = 0, MODE_DOWN = 1 };
-_Static_assert(MODE_DOWN == CR_UPDN_DOWN && NO_LABEL == CR_UPDN_NO_LABEL,
-	       "updn_int.h names the engine's labels");
 
 struct updn_adj {
 	uint32_t sw; /* switch index of the neighbour */

@@ -119,7 +119,7 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 
 			if (w == d)
 				continue;
-			if (dist[w] == NO_LABEL) {
+			if (dist[w] == CR_UPDN_NO_LABEL) {
 				if (u->comp[w] != u->comp[d])
 					st[2]++;
 				else if (u->has_ca[w])
@@ -261,7 +261,7 @@ static int flow_levels(void *ctx, unsigned worker, unsigned slot, uint32_t d,
 			x->queue[worker]);
 	memset(missing, 0, sizeof(x->missing[slot]));
 	for (uint32_t w = 0; w < u->ns; w++) {
-		if (w == d || lev[w] != NO_LABEL)
+		if (w == d || lev[w] != CR_UPDN_NO_LABEL)
 			continue;
 		missing[u->comp[w] != u->comp[d] ? 2 : u->has_ca[w] ? 1 : 0]++;
 	}
@@ -282,8 +282,8 @@ static unsigned flow_cands(void *ctx, unsigned slot, const uint16_t *dist,
 
 		if (dist[y] != dist[w] - 1)
 			continue;
-		if (mode[w] == MODE_DOWN
-			    ? u->ord[y] > u->ord[w] && mode[y] == MODE_DOWN
+		if (mode[w] == CR_UPDN_DOWN
+			    ? u->ord[y] > u->ord[w] && mode[y] == CR_UPDN_DOWN
 			    : u->ord[y] < u->ord[w])
 			cands[n++] = x->adj[k].port;
 	}
@@ -373,7 +373,7 @@ void updn_route_global(struct updn *u, struct cr_routing *r,
 		updn_label(u, d);
 		r->lft[dn][lid] = dport;
 		for (uint32_t w = 0; w < u->ns; w++) {
-			if (w == d || u->dist[w] != NO_LABEL)
+			if (w == d || u->dist[w] != CR_UPDN_NO_LABEL)
 				continue;
 			if (u->comp[w] != u->comp[d])
 				totals[2]++;
