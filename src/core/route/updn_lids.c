@@ -18,17 +18,18 @@
  * picks by the same residue of the destination's place in the order: a leaf
  * sends destination i up its port i mod k, and the middle switch behind that
  * port sends it on up its own port i mod k again, so only k of the k^2 top
- * switches of a 3-level tree carry traffic (ktree 8 3: shift .2466, as OpenSM's
- * updn and minhop). So each LID is routed from the farthest switches inward,
+ * switches of a 3-level tree carry traffic, as with OpenSM's updn and minhop
+ * (bench/updn/run.sh ktree 8 3 gives the shift bandwidth of OpenSM's updn
+ * and of cr-updn). So each LID is routed from the farthest switches inward,
  * each switch passing on the number of CA sources whose route crosses it, and a
  * switch balances those flows over its ports (portsel's flow ledger), not its
  * entries: a middle switch then sees only the destinations its leaves send it
  * and spreads them over all its uplinks, which gives D-mod-k on full trees
- * (shift 1.0) and still balances irregular ones. Equal candidates are taken in
- * the order of the neighbours' keys, not of port numbers, so that every leaf
- * lists the spines alike however they are cabled (scrambled directors: .8468 ->
- * 1.0). Off tree-like fabrics (tori, random graphs) the per-port count stays:
- * there the flows of one root's tree concentrate and shift loses 1-4%.
+ * and still balances irregular ones. Equal candidates are taken in the order
+ * of the neighbours' keys, not of port numbers, so that every leaf lists the
+ * spines alike however they are cabled. Off tree-like fabrics (tori, random
+ * graphs) the per-port count stays: there the flows of one root's tree
+ * concentrate and the shift pattern loses bandwidth.
  */
 #include <stdlib.h>
 #include <string.h>
