@@ -19,8 +19,6 @@
 /* 0: the default, the online CPUs up to 8. Clamped to 1..CR_MAX_THREADS. */
 void cr_threads_set(unsigned n);
 unsigned cr_threads_get(void);
-/* The default: online CPUs, at most 8. */
-unsigned cr_threads_default(void);
 
 /*
  * Calls fn(arg, part, nparts, begin, end) for nparts contiguous ranges

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <croute/buf.h>
 #include <croute/fabric.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -55,15 +56,9 @@ uint32_t cr_fabric_add_node(struct cr_fabric *f, enum cr_node_type type,
 		       num_ports, CR_MAX_PORTS);
 		return CR_NO_NODE;
 	}
-	if (f->num_nodes == f->nodes_alloc) {
-		uint32_t cap = f->nodes_alloc ? f->nodes_alloc * 2 : 64;
-		struct cr_node *nodes = realloc(f->nodes, cap * sizeof(*nodes));
-
-		if (!nodes)
-			goto oom;
-		f->nodes = nodes;
-		f->nodes_alloc = cap;
-	}
+	if (cr_grow32(&f->nodes, &f->nodes_alloc, (size_t)f->num_nodes + 1,
+		      sizeof(*f->nodes)))
+		goto oom;
 	n = &f->nodes[f->num_nodes];
 	memset(n, 0, sizeof(*n));
 	n->type = type;

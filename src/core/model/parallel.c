@@ -15,7 +15,7 @@
 
 static unsigned threads; /* 0: not set, use the default */
 
-unsigned cr_threads_default(void)
+static unsigned threads_default(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -35,7 +35,7 @@ unsigned cr_threads_get(void)
 {
 	unsigned n = __atomic_load_n(&threads, __ATOMIC_RELAXED);
 
-	return n ? n : cr_threads_default();
+	return n ? n : threads_default();
 }
 
 /* want ranges, fewer when n holds fewer than min_per_part each; >= 1. */

@@ -241,9 +241,8 @@ enum {
  * The hop table works one LID at a time over every switch; the LFTs are
  * stored a switch at a time. Transposing a chunk of them first
  * ([lid][switch]) makes a LID's walks touch one contiguous column instead
- * of a byte in each of thousands of tables: on 2,880 switches and 30,528
- * LIDs that is the difference between seconds of cache misses and a
- * fraction of one.
+ * of a byte in each of thousands of tables: a cache miss per switch and
+ * LID becomes a sequential read.
  */
 struct cr_hop_ctx {
 	const struct cr_fabric *f;
@@ -352,7 +351,7 @@ static uint32_t *next_switches(const struct cr_fabric *f, size_t *stride)
 	/*
 	 * As many ports as the largest switch has (a port number at or
 	 * beyond it ends the walk): 0.6 MB on 2,880 48-port switches, in
-	 * cache, where a row for every byte value took 3 MB.
+	 * cache, where a row for every byte value would take 3 MB.
 	 */
 	*stride = 1;
 	for (uint32_t s = 0; s < f->num_switches; s++)

@@ -16,9 +16,10 @@
  * Among the parents one up-hop closer, the choice is D-mod-k: a switch at
  * height h takes slot (index / divisor[h] + lmc offset) mod slots of its
  * class (above oversubscribed leaves, the LID's arrival number at its
- * switch of that height instead of index / divisor: arrival_digits()), a slot being a parent shared by the whole class, in an order
- * that is the same in every pod (ftree_rank.c). On a full-bisection tree
- * in CA order this is the classic D-mod-k routing: every destination has
+ * switch of that height instead of index / divisor: arrival_digits()), a
+ * slot being a parent shared by the whole class, in an order that is the
+ * same in every pod (ftree_rank.c). On a full-bisection tree in CA
+ * order this is the classic D-mod-k routing: every destination has
  * one spanning tree, all its routes enter the leaf's ancestors through it,
  * and no shift permutation puts two flows on a link. Parallel links count
  * as parents of their own (a parent cabled m times takes m slots, so
@@ -43,12 +44,13 @@
  *
  * Cost: O(links) per destination switch plus O(switches) per LID, with no
  * scan over the ports of every switch per LID, then one pass over the LFTs
- * for the credit-loop check: 1.2 s for 27,648 hosts and 2,880 switches
- * (bench/ftree/offline).
+ * for the credit-loop check (bench/ftree/offline.sh times the largest
+ * 3-level tree of 48-port switches).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -73,14 +75,14 @@ struct ft_router {
 	bool parallel; /* switches may route concurrently (portsel.h) */
 	/*
 	 * Threads for the whole run: a round per destination switch. With
-	 * threads started per round (cr_parallel()), each of the 2,880
-	 * rounds of fat-tree 48 waited to join a thread that a busy machine
-	 * had not scheduled yet: 8 s instead of 0.8.
+	 * threads started per round (cr_parallel()), each of thousands of
+	 * rounds would wait to join a thread that a busy machine had not
+	 * scheduled yet.
 	 */
 	struct cr_team *team;
 	struct ft_dest *dests;
 	unsigned ndests;
-	unsigned cap_dests;
+	uint32_t cap_dests;
 	/* route_turns()'s entries, when they may have to be taken back */
 	bool record;
 	struct ft_fill {
@@ -117,16 +119,10 @@ static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 {
 	struct ft_dest *d;
 
-	if (rt->ndests == rt->cap_dests) {
-		unsigned cap = rt->cap_dests ? 2 * rt->cap_dests : 64;
-
-		d = realloc(rt->dests, cap * sizeof(*d));
-		if (!d) {
-			cr_err("cr-ftree: out of memory");
-			return -1;
-		}
-		rt->dests = d;
-		rt->cap_dests = cap;
+	if (cr_grow32(&rt->dests, &rt->cap_dests, (size_t)rt->ndests + 1,
+		      sizeof(*rt->dests))) {
+		cr_err("cr-ftree: out of memory");
+		return -1;
 	}
 	d = &rt->dests[rt->ndests++];
 	d->lid = lid;
@@ -560,16 +556,10 @@ static int fill(struct ft_router *rt, uint32_t node, uint16_t lid, uint8_t port)
 	rt->r->lft[node][lid] = port;
 	if (!rt->record)
 		return 0;
-	if (rt->nfills == rt->cap_fills) {
-		size_t cap = rt->cap_fills ? 2 * rt->cap_fills : 1024;
-		struct ft_fill *p = realloc(rt->fills, cap * sizeof(*p));
-
-		if (!p) {
-			cr_err("cr-ftree: out of memory");
-			return -1;
-		}
-		rt->fills = p;
-		rt->cap_fills = cap;
+	if (cr_grow(&rt->fills, &rt->cap_fills, rt->nfills + 1,
+		    sizeof(*rt->fills))) {
+		cr_err("cr-ftree: out of memory");
+		return -1;
 	}
 	rt->fills[rt->nfills].node = node;
 	rt->fills[rt->nfills++].lid = lid;
@@ -714,9 +704,9 @@ static bool closes_credit_loop(struct ft_router *rt)
  * Routes for pairs without an up/down path. Their down-to-up turns can
  * close a credit loop (in degraded pods, or where roots have several links
  * into a pod), so they are checked when the check is affordable (up to
- * FT_VERIFY_MAX switch-LID pairs: 0.3 s on 2,880 switches), and if they
- * close one, made to turn at the turn leaf only, or else left out, as
- * OpenSM's updn leaves such pairs without connect_roots.
+ * FT_VERIFY_MAX switch-LID pairs: `croute gen fat-tree 48` has 88
+ * million), and if they close one, made to turn at the turn leaf only, or
+ * else left out, as OpenSM's updn leaves such pairs without connect_roots.
  */
 static int route_all_turns(struct ft_router *rt)
 {

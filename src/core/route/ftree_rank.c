@@ -616,10 +616,11 @@ static void count_cns(struct ft *ft)
 	 * multiple of the slot count makes the doubled slots the same
 	 * positions of every leaf: the destinations that share a cable down
 	 * to their leaf are then the ones that share a cable up from the
-	 * sources, and no third flow is slowed (two-level tree, 8 hosts and
-	 * 6 up links a leaf: shift .68 -> .78, the splittable bound). Only
-	 * two levels: deeper, the next digit (index / slots) no longer counts
-	 * the leaves of a pod, and 2 of 4 oversubscribed 3-level trees lost.
+	 * sources, and no third flow is slowed (on a two-level tree of 8
+	 * hosts and 6 up links a leaf, the shift pattern reaches the
+	 * splittable bound). Only two levels: deeper, the next digit (index /
+	 * slots) no longer counts the leaves of a pod, and oversubscribed
+	 * 3-level trees lose bandwidth.
 	 */
 	s0 = ft->common_slots[0];
 	ft->cn_stride = ft->max_cn_per_leaf;
@@ -630,7 +631,7 @@ static void count_cns(struct ft *ft)
 /*
  * With count_cns()'s padding, index / slots no longer counts the leaves of
  * a pod: a middle switch sees only every other digit, and half its parents
- * go unused (2 of 4 three-level trees lost). Above the leaves, a
+ * go unused. Above the leaves, a
  * destination's digit is instead its arrival number at the switch its
  * digits lead it to, counting the compute ports of each leaf (padded to
  * the fullest leaf, not to the stride) in CA order. On a full tree this

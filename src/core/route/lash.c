@@ -26,17 +26,18 @@
  * OpenSM's dor engine (the first shortest port in the selector's order,
  * balancing only over parallel links), which gives dimension-ordered paths
  * on meshes and tori cabled in dimension order. The first that fits wins.
- * On a 6x6x6 torus the first pass needs 3 layers (4 with 4 hosts per
- * switch) where OpenSM's lash needs 9; random graphs need more layers the
- * sparser and larger they are (1000 switches of 8 links: 9, of 10: 7).
+ * On a 6x6x6 torus the first pass needs 3 layers where OpenSM's lash needs
+ * 9 (bench/lash/run.sh torus 6 6 6 --hosts 1); random graphs need more
+ * layers the sparser and larger they are.
  *
- * Fewest layers cost some balance: on tori, about 9% of the shift
- * bandwidth min-hop gets. With lash_balance, a "balanced" pass comes
- * first: every candidate that fits a layer in use (its neighbour's, or
- * the lowest the whole path fits in) competes in the port selection, and
- * a new layer opens only when none fits. It matches min-hop's bandwidth
- * but spends the VLs (8 on the 6x6x6 torus with 2 hosts per switch); when
- * it needs more than there are, the passes above follow.
+ * Fewest layers cost some balance: on that torus with 2 hosts a switch,
+ * 9% of the shift bandwidth min-hop gets (`croute estimate --pattern
+ * shift` with -e lash and -e minhop on `croute gen torus 6 6 6 --hosts
+ * 2`). With lash_balance, a "balanced" pass comes first: every candidate
+ * that fits a layer in use (its neighbour's, or the lowest the whole path
+ * fits in) competes in the port selection, and a new layer opens only
+ * when none fits. It matches min-hop's bandwidth but spends more VLs;
+ * when it needs more than there are, the passes above follow.
  *
  * Guarantees: every switch-reachable LID is routed from every switch over
  * a minimal path; every layer's dependency graph is acyclic; CA-to-CA
@@ -46,8 +47,7 @@
  * caller (cr_route) clears r.
  *
  * Cost: per LID, one pass over the switches with a few layer trials each;
- * most trials are settled by bit tests, and a 1000-switch random fabric
- * routes in seconds.
+ * most trials are settled by bit tests.
  */
 #include <stdlib.h>
 #include <string.h>

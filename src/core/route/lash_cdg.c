@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/cmp.h>
 #include <croute/log.h>
 
@@ -31,7 +32,6 @@ struct cdg_layer {
 	uint64_t *bad; /* like out: known to close a cycle */
 	uint32_t *ord;
 	uint32_t *at; /* inverse of ord */
-	size_t edges;
 };
 
 struct cdg_undo {
@@ -386,11 +386,9 @@ static void set_edge(struct cr_cdg *c, struct cdg_layer *y, uint32_t a,
 	if (on) {
 		*ow |= 1ull << (j % 64);
 		*iw |= 1ull << (k % 64);
-		y->edges++;
 	} else {
 		*ow &= ~(1ull << (j % 64));
 		*iw &= ~(1ull << (k % 64));
-		y->edges--;
 	}
 }
 
@@ -434,16 +432,9 @@ int cr_cdg_add(struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b)
 		nb = search_backward(c, y, a, b);
 		reorder(c, y, lo, hi, (size_t)nf, nb);
 	}
-	if (c->nundo == c->undo_cap) {
-		size_t cap = c->undo_cap ? c->undo_cap * 2 : 256;
-		struct cdg_undo *u = realloc(c->undo, cap * sizeof(*u));
-
-		if (!u) {
-			cr_err("cr-lash: out of memory");
-			return -1;
-		}
-		c->undo = u;
-		c->undo_cap = cap;
+	if (cr_grow(&c->undo, &c->undo_cap, c->nundo + 1, sizeof(*c->undo))) {
+		cr_err("cr-lash: out of memory");
+		return -1;
 	}
 	c->undo[c->nundo++] = (struct cdg_undo){a, b, (uint8_t)l};
 	set_edge(c, y, a, b, true);
@@ -462,11 +453,6 @@ int cr_cdg_lookup(const struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b)
 	return test_bit(c->layers[l].bad + c->out_off[a], j) ? -1 : 0;
 }
 
-size_t cr_cdg_mark(const struct cr_cdg *c)
-{
-	return c->nundo;
-}
-
 void cr_cdg_rollback(struct cr_cdg *c, size_t mark)
 {
 	while (c->nundo > mark) {
@@ -479,9 +465,4 @@ void cr_cdg_rollback(struct cr_cdg *c, size_t mark)
 void cr_cdg_commit(struct cr_cdg *c)
 {
 	c->nundo = 0;
-}
-
-size_t cr_cdg_edges(const struct cr_cdg *c, unsigned l)
-{
-	return l < c->alloc_layers ? c->layers[l].edges : 0;
 }

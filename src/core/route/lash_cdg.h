@@ -54,12 +54,9 @@ int cr_cdg_add(struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b);
  * close a cycle there, 0 when unknown.
  */
 int cr_cdg_lookup(const struct cr_cdg *c, unsigned l, uint32_t a, uint32_t b);
-/* Journal position, and undo of every addition made since it. */
-size_t cr_cdg_mark(const struct cr_cdg *c);
+/* Undoes the journalled additions after the first mark of them. */
 void cr_cdg_rollback(struct cr_cdg *c, size_t mark);
 /* Forgets the journal (keeps the additions). */
 void cr_cdg_commit(struct cr_cdg *c);
-/* Dependencies held by layer l. */
-size_t cr_cdg_edges(const struct cr_cdg *c, unsigned l);
 
 #endif

@@ -8,9 +8,8 @@
  * fat tree the centre is a top switch and the tree goes up and down only.
  *
  * Cost: the distances between all pairs of multicast switches, once per
- * fabric (cr_switch_distances_among: about 10 ms and S*S bytes at 2,880
- * switches); then per group O(S * member switches) to pick the root and
- * O(tree) to build it.
+ * fabric (cr_switch_distances_among: S*S bytes); then per group O(S *
+ * member switches) to pick the root and O(tree) to build it.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>

@@ -23,8 +23,8 @@
  * port_shifting, scatter_ports or global balance is asked for: counting
  * routes per port, every level of a fat tree picks by the same residue of
  * the destination's place in the LID order, so only k of the k^2 top
- * switches of a 3-level tree carry CA traffic (ktree 8 3: shift .2466,
- * as OpenSM's minhop). As cr-updn does (updn.c), each LID is then routed
+ * switches of a 3-level tree carry CA traffic, as with OpenSM's minhop.
+ * As cr-updn does (updn_lids.c), each LID is then routed
  * from the farthest switches inward, each passing on the CA sources whose
  * route crosses it, and a switch balances those flows over its ports
  * (portsel's flow ledger), equal candidates in the order of the far

@@ -17,8 +17,9 @@
  * de-aligns LIDs routed in an arbitrary order, but the rotation depends on
  * how many LIDs each switch has routed, which differs between leaves (a
  * leaf does not route its own hosts upward): on a full two-level tree in
- * leaf order the shift pattern loses 5% of its bandwidth, and multi-level
- * trees stay aligned, every level rotating alike. Engines that route in
+ * leaf order the shift pattern loses bandwidth (bench/updn/run.sh runs
+ * OpenSM's port_shifting), and multi-level trees stay aligned, every level
+ * rotating alike. Engines that route in
  * cr_lid_order() pass CR_PS_SPREAD, and for them croute's port_shifting
  * is destination-based (D-mod-k): with r the destination port's position
  * in that order, n the candidates, and h the switch's distance from the

@@ -2,10 +2,10 @@
 /*
  * cr-updn: up*-down* routing over shortest legal paths.
  * This file holds the engine's entry point and its shared state: the
- * switches' adjacency, ranks and labels. The roots are chosen in
- * updn_roots.c, the LIDs' entries made in updn_lids.c, and the detours
- * of the top-level roots, with their credit-loop fall-back, in
- * updn_detour.c.
+ * switches' adjacency and parts. The roots are chosen in updn_roots.c, the
+ * LIDs' entries made in updn_lids.c, and the detours of the top-level
+ * roots, with their credit-loop fall-back, in updn_detour.c; the ranks and
+ * labels all of them route by are made in updn_label.c.
  *
  * Ranks are BFS distances from the roots; a link is "up" toward the
  * smaller (rank, node GUID, index) key, which totally orders the switches.
@@ -47,8 +47,7 @@
  * croute_threads threads with the same tables for any count (see
  * updn_route_lids()), and so is the tree heuristic's check (roots_fit() in
  * updn_roots.c, a BFS per destination). Flow balance too, a level of switches
- * at a time (include/croute/flowbal.h): fat-tree 48 routes in 1.3 s on two
- * threads, 2.0 s on one.
+ * at a time (include/croute/flowbal.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -130,137 +129,6 @@ static void find_components(struct updn *u)
 			}
 		}
 	}
-}
-
-struct updn_key {
-	uint32_t rank;
-	uint32_t sw;
-	uint64_t guid;
-};
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct updn_key *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	return x->sw < y->sw ? -1 : x->sw > y->sw;
-}
-
-/* Multi-source BFS from the roots, then the total order of the keys. */
-int updn_rank_switches(struct updn *u)
-{
-	struct updn_key *keys = malloc((u->ns + 1) * sizeof(*keys));
-	uint32_t head = 0, tail = 0;
-
-	if (!keys) {
-		cr_err("cr-updn: out of memory ranking %u switches", u->ns);
-		return -1;
-	}
-
-	for (uint32_t s = 0; s < u->ns; s++) {
-		u->rank[s] = UINT32_MAX;
-		if (u->is_root[s]) {
-			u->rank[s] = 0;
-			u->queue[tail++] = s;
-		}
-	}
-	while (head < tail) {
-		uint32_t x = u->queue[head++];
-
-		for (uint32_t k = u->adj_start[x]; k < u->adj_start[x + 1];
-		     k++) {
-			uint32_t y = u->adj[k].sw;
-
-			if (u->rank[y] == UINT32_MAX) {
-				u->rank[y] = u->rank[x] + 1;
-				u->queue[tail++] = y;
-			}
-		}
-	}
-	for (uint32_t s = 0; s < u->ns; s++) {
-		keys[s].rank = u->rank[s];
-		keys[s].sw = s;
-		keys[s].guid = updn_sw_guid(u, s);
-	}
-	qsort(keys, u->ns, sizeof(*keys), cmp_key);
-	for (uint32_t i = 0; i < u->ns; i++)
-		u->ord[keys[i].sw] = i;
-	free(keys);
-	u->labelled_for = CR_NO_NODE;
-	return 0;
-}
-
-/*
- * Labels every switch for destination switch d: dist (NO_LABEL when it
- * has no legal route) and mode. Level by level, so that a switch reached
- * at the same distance both ways becomes DOWN.
- */
-/* Returns how many switches got a label (u->queue's use in updn_label()). */
-uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
-			 uint8_t *mode, uint32_t *queue)
-{
-	uint32_t head = 0, tail = 0, level_end;
-
-	for (uint32_t s = 0; s < u->ns; s++)
-		dist[s] = NO_LABEL;
-	dist[d] = 0;
-	mode[d] = MODE_DOWN;
-	queue[tail++] = d;
-	while (head < tail) {
-		level_end = tail;
-		for (; head < level_end; head++) {
-			uint32_t x = queue[head];
-			uint16_t next = dist[x] + 1;
-
-			for (uint32_t k = u->adj_start[x];
-			     k < u->adj_start[x + 1]; k++) {
-				uint32_t w = u->adj[k].sw;
-				/* The route would step w -> x. */
-				bool down = u->ord[x] > u->ord[w];
-
-				if (down && mode[x] != MODE_DOWN)
-					continue;
-				if (dist[w] == NO_LABEL) {
-					dist[w] = next;
-					mode[w] = down ? MODE_DOWN : MODE_UP;
-					queue[tail++] = w;
-				} else if (dist[w] == next && down) {
-					mode[w] = MODE_DOWN;
-				}
-			}
-		}
-	}
-	return tail;
-}
-
-void updn_label(struct updn *u, uint32_t d)
-{
-	if (u->labelled_for == d)
-		return;
-	u->labelled = updn_label_into(u, d, u->dist, u->mode, u->queue);
-	u->labelled_for = d;
-}
-
-/* Ports of switch w one legal step closer to the labelled destination. */
-unsigned updn_candidates(const struct updn *u, const uint16_t *dist,
-			 const uint8_t *mode, uint32_t w, uint8_t *cands)
-{
-	unsigned n = 0;
-
-	for (uint32_t k = u->adj_start[w]; k < u->adj_start[w + 1]; k++) {
-		uint32_t x = u->adj[k].sw;
-
-		if (dist[x] != dist[w] - 1)
-			continue;
-		if (mode[w] == MODE_DOWN
-			    ? u->ord[x] > u->ord[w] && mode[x] == MODE_DOWN
-			    : u->ord[x] < u->ord[w])
-			cands[n++] = u->adj[k].port;
-	}
-	return n;
 }
 
 static void updn_free(struct updn *u)

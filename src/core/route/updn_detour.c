@@ -23,15 +23,15 @@
  * LID: the detour turns near its source), cabled to the most roots,
  * lowest in the order. On a fat tree less a leaf-middle cable every
  * detour then turns next to the leaf that lost it, and the detours CA
- * traffic needs close no loop (legal first alone: 21 of 50 random single
- * cuts of `croute gen fat-tree 8` did).
+ * traffic needs close no loop, which they can with legal first alone
+ * (test_roots_top_level_cut: `croute gen fat-tree 8` less one cable).
  */
 static bool detour_better(const struct updn *u, uint32_t w, uint32_t x,
 			  uint32_t best, const uint32_t *roots_of, bool to_ca)
 {
 	bool up_x = u->ord[x] < u->ord[w], up_b = u->ord[best] < u->ord[w];
-	bool legal_x = u->dist[x] != NO_LABEL;
-	bool legal_b = u->dist[best] != NO_LABEL;
+	bool legal_x = u->dist[x] != CR_UPDN_NO_LABEL;
+	bool legal_b = u->dist[best] != CR_UPDN_NO_LABEL;
 
 	if (to_ca && up_x != up_b)
 		return up_x;
@@ -95,22 +95,18 @@ static void keep_ca_detours(const struct updn *u, uint32_t d, uint8_t *row,
  * every detour turns at the same switch P none can close: after P -> spine ->
  * down, a cycle would need another turn, so the switch below the spine is P
  * again, a route visiting P twice. Preferring the switches cabled to the most
- * roots gives one P when some leaf reaches every spine. Of the 29152 cablings
- * of 4 spines and 4 leaves (with and without a switch between spines 2 and 3)
- * that take detours, 8408 close a loop (13434 by the lowest order alone), none
- * with at most 3 of the 16 cables missing. updn_detours() checks either way,
- * and on a loop tries again with ca_only: only the detours CA traffic needs
+ * roots gives one P when some leaf reaches every spine, but where none does
+ * the detours can still close a loop. updn_detours() checks either way, and on
+ * a loop tries again with ca_only: only the detours CA traffic needs
  * (keep_ca_detours()), so that, as with the tree heuristic's roots, only pairs
- * of a switch without CAs and a switch LID may lack a route. Counted with flow
- * balance (the legal routes changed) over the 37720 cablings where the
- * top-level roots fit, all detours close a loop in 8480, those CA traffic needs
- * in 4062 (5032 without up first toward CA switches, see detour_better();
- * test_roots_top_level_fallback, 4 cables missing); on `croute gen fat-tree 8`
- * less one random cable in none of 50 (21 without up first;
- * test_roots_top_level_cut), less 3 in 23 (41), where all detours closed a loop
- * in every one. The entries bypass the port balance, so the other routes are
- * those of the same roots without detours. Counts the detoured pairs in
- * fixed[0] (from switches without CAs) and fixed[1].
+ * of a switch without CAs and a switch LID may lack a route. Those close a
+ * loop less often than all detours, and less often still with up first toward
+ * CA switches (detour_better()); where they do, cr_updn_route() gives up the
+ * top-level roots (test_roots_top_level_fallback, 4 cables missing;
+ * test_roots_top_level_ca_detours keeps them with the CA detours only). The
+ * entries bypass the port balance, so the other routes are those of the same
+ * roots without detours. Counts the detoured pairs in fixed[0] (from switches
+ * without CAs) and fixed[1].
  */
 static int add_detours(struct updn *u, struct cr_routing *r,
 		       const uint16_t *lids, int nlids, bool ca_only,
@@ -149,7 +145,7 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 		updn_label(u, d);
 		for (uint32_t w = 0; w < ns; w++) {
 			row[w] = 0;
-			need[d] |= u->dist[w] == NO_LABEL &&
+			need[d] |= u->dist[w] == CR_UPDN_NO_LABEL &&
 				   u->comp[w] == u->comp[d];
 			hop[w] = UINT32_MAX;
 		}
@@ -172,7 +168,8 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 		}
 		u->labelled_for = CR_NO_NODE; /* the queue is spoilt */
 		for (uint32_t w = 0; w < ns; w++) {
-			if (u->dist[w] != NO_LABEL || hop[w] == UINT32_MAX)
+			if (u->dist[w] != CR_UPDN_NO_LABEL ||
+			    hop[w] == UINT32_MAX)
 				continue;
 			uint32_t best = CR_NO_NODE;
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * cr-updn's ranks and labels for incremental.c, which repairs an updn
- * routing with the same definitions the engine routes with (updn.c); and
- * below, the state the engine's files (updn*.c) share.
+ * routing with the same definitions the engine routes with
+ * (updn_label.c); and below, the state the engine's files (updn*.c)
+ * share.
  */
 #ifndef CROUTE_UPDN_INT_H
 #define CROUTE_UPDN_INT_H
@@ -10,8 +11,12 @@
 #include <croute/fabric.h>
 #include <croute/roles.h>
 
-#define CR_UPDN_NO_LABEL UINT16_MAX
-#define CR_UPDN_DOWN 1 /* mode: the route to the destination only goes down */
+/* A switch's label toward one destination switch: its distance and mode. */
+#define CR_UPDN_NO_LABEL UINT16_MAX /* distance: no legal route */
+enum {
+	CR_UPDN_UP = 0, /* mode: the route to the destination starts upward */
+	CR_UPDN_DOWN = 1, /* mode: the route only goes down */
+};
 
 struct updn;
 
@@ -34,17 +39,14 @@ const uint32_t *cr_updn_order(const struct updn *u);
 uint32_t cr_updn_label(const struct updn *u, uint32_t d, uint16_t *dist,
 		       uint8_t *mode, uint32_t *queue);
 
-/* The engine's own files: updn.c, updn_roots.c, updn_lids.c, updn_detour.c. */
+/*
+ * The engine's own files: updn.c, updn_roots.c, updn_lids.c, updn_detour.c
+ * and updn_label.c, which the others call.
+ */
 
 struct cr_byproducts;
 struct cr_portsel;
 struct cr_routing;
-
-#define NO_LABEL UINT16_MAX
-
-enum { MODE_UP = 0, MODE_DOWN = 1 };
-_Static_assert(MODE_DOWN == CR_UPDN_DOWN && NO_LABEL == CR_UPDN_NO_LABEL,
-	       "updn_int.h names the engine's labels");
 
 struct updn_adj {
 	uint32_t sw; /* switch index of the neighbour */
@@ -81,14 +83,14 @@ static inline uint64_t updn_sw_guid(const struct updn *u, uint32_t s)
 	return u->f->nodes[u->f->switches[s]].guid;
 }
 
-/* updn.c: the ranks under is_root and the total order of the switches. */
+/* updn_label.c: the ranks under is_root and the switches' total order. */
 int updn_rank_switches(struct updn *u);
-/* updn.c: labels toward d into dist, mode, queue; how many got one. */
+/* updn_label.c: labels toward d into dist, mode, queue; how many got one. */
 uint32_t updn_label_into(const struct updn *u, uint32_t d, uint16_t *dist,
 			 uint8_t *mode, uint32_t *queue);
-/* updn.c: updn_label_into() u's own arrays, kept while d stays. */
+/* updn_label.c: updn_label_into() u's own arrays, kept while d stays. */
 void updn_label(struct updn *u, uint32_t d);
-/* updn.c: ports of switch w one legal step closer, into cands. */
+/* updn_label.c: ports of switch w one legal step closer, into cands. */
 unsigned updn_candidates(const struct updn *u, const uint16_t *dist,
 			 const uint8_t *mode, uint32_t w, uint8_t *cands);
 /* updn_roots.c: sets is_root and ranks the switches. */

@@ -18,17 +18,18 @@
  * picks by the same residue of the destination's place in the order: a leaf
  * sends destination i up its port i mod k, and the middle switch behind that
  * port sends it on up its own port i mod k again, so only k of the k^2 top
- * switches of a 3-level tree carry traffic (ktree 8 3: shift .2466, as OpenSM's
- * updn and minhop). So each LID is routed from the farthest switches inward,
+ * switches of a 3-level tree carry traffic, as with OpenSM's updn and minhop
+ * (bench/updn/run.sh ktree 8 3 gives the shift bandwidth of OpenSM's updn
+ * and of cr-updn). So each LID is routed from the farthest switches inward,
  * each switch passing on the number of CA sources whose route crosses it, and a
  * switch balances those flows over its ports (portsel's flow ledger), not its
  * entries: a middle switch then sees only the destinations its leaves send it
  * and spreads them over all its uplinks, which gives D-mod-k on full trees
- * (shift 1.0) and still balances irregular ones. Equal candidates are taken in
- * the order of the neighbours' keys, not of port numbers, so that every leaf
- * lists the spines alike however they are cabled (scrambled directors: .8468 ->
- * 1.0). Off tree-like fabrics (tori, random graphs) the per-port count stays:
- * there the flows of one root's tree concentrate and shift loses 1-4%.
+ * and still balances irregular ones. Equal candidates are taken in the order
+ * of the neighbours' keys, not of port numbers, so that every leaf lists the
+ * spines alike however they are cabled. Off tree-like fabrics (tori, random
+ * graphs) the per-port count stays: there the flows of one root's tree
+ * concentrate and the shift pattern loses bandwidth.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,7 @@ static int switch_range(void *arg, unsigned part, unsigned nparts,
 
 			if (w == d)
 				continue;
-			if (dist[w] == NO_LABEL) {
+			if (dist[w] == CR_UPDN_NO_LABEL) {
 				if (u->comp[w] != u->comp[d])
 					st[2]++;
 				else if (u->has_ca[w])
@@ -261,7 +262,7 @@ static int flow_levels(void *ctx, unsigned worker, unsigned slot, uint32_t d,
 			x->queue[worker]);
 	memset(missing, 0, sizeof(x->missing[slot]));
 	for (uint32_t w = 0; w < u->ns; w++) {
-		if (w == d || lev[w] != NO_LABEL)
+		if (w == d || lev[w] != CR_UPDN_NO_LABEL)
 			continue;
 		missing[u->comp[w] != u->comp[d] ? 2 : u->has_ca[w] ? 1 : 0]++;
 	}
@@ -282,8 +283,8 @@ static unsigned flow_cands(void *ctx, unsigned slot, const uint16_t *dist,
 
 		if (dist[y] != dist[w] - 1)
 			continue;
-		if (mode[w] == MODE_DOWN
-			    ? u->ord[y] > u->ord[w] && mode[y] == MODE_DOWN
+		if (mode[w] == CR_UPDN_DOWN
+			    ? u->ord[y] > u->ord[w] && mode[y] == CR_UPDN_DOWN
 			    : u->ord[y] < u->ord[w])
 			cands[n++] = x->adj[k].port;
 	}
@@ -373,7 +374,7 @@ void updn_route_global(struct updn *u, struct cr_routing *r,
 		updn_label(u, d);
 		r->lft[dn][lid] = dport;
 		for (uint32_t w = 0; w < u->ns; w++) {
-			if (w == d || u->dist[w] != NO_LABEL)
+			if (w == d || u->dist[w] != CR_UPDN_NO_LABEL)
 				continue;
 			if (u->comp[w] != u->comp[d])
 				totals[2]++;

@@ -180,7 +180,7 @@ static int fit_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 
 			if (!u->has_ca[s] || u->comp[s] != u->comp[d])
 				continue;
-			if ((legal && dl[s] == NO_LABEL) ||
+			if ((legal && dl[s] == CR_UPDN_NO_LABEL) ||
 			    (u->has_ca[d] && shortest &&
 			     dl[s] != j->dist[(size_t)s * ns + d]))
 				ret = 1;
