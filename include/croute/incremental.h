@@ -84,16 +84,6 @@ int cr_route_incremental(const struct cr_incr_base *base,
 			 const struct cr_options *o, struct cr_routing *r,
 			 struct cr_byproducts *by, struct cr_incr_stats *st);
 
-/*
- * LFT entries that differ between two routings (switches matched by node
- * GUID, LIDs up to the larger max_lid; a switch present in one only
- * counts its entries that are not CR_NO_PATH).
- */
-uint64_t cr_routing_churn(const struct cr_fabric *fa,
-			  const struct cr_routing *ra,
-			  const struct cr_fabric *fb,
-			  const struct cr_routing *rb);
-
 /* A digest of the options that change tables (incremental bases). */
 uint64_t cr_options_digest(const struct cr_options *o);
 
