@@ -84,7 +84,4 @@ int cr_route_incremental(const struct cr_incr_base *base,
 			 const struct cr_options *o, struct cr_routing *r,
 			 struct cr_byproducts *by, struct cr_incr_stats *st);
 
-/* A digest of the options that change tables (incremental bases). */
-uint64_t cr_options_digest(const struct cr_options *o);
-
 #endif
