@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * cr-ftree's rules for incremental re-routing (ftree_incr.c), for
- * incremental.c.
+ * cr-ftree's rules for incremental re-routing (ftree_incr.c), for the
+ * base (incr_base.c) and the repair (incremental.c, incr_repair.c).
  */
 #ifndef CROUTE_FT_INCR_H
 #define CROUTE_FT_INCR_H

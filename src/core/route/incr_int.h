@@ -84,7 +84,7 @@ struct incr_repair {
 	uint8_t *adj_port;
 	struct dead_end *dead;
 	uint32_t ndead;
-	struct updn *u;
+	struct updn *updn; /* cr-updn: the new fabric's ranks */
 	const uint32_t *ord; /* updn: the order of the switches; ftree: ranks */
 	/* ftree: the new fabric's tree, its LIDs numbered, its turn leaf */
 	struct ft ft;

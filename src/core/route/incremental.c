@@ -180,10 +180,10 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
 				rep->st, "root 0x%016" PRIx64 " is gone",
 				rep->base->f->nodes[br->roots[i]].guid);
 	}
-	rep->u = cr_updn_open(rep->f, by->roots, by->num_roots);
-	if (!rep->u)
+	rep->updn = cr_updn_open(rep->f, by->roots, by->num_roots);
+	if (!rep->updn)
 		return -1;
-	rank = cr_updn_ranks(rep->u);
+	rank = cr_updn_ranks(rep->updn);
 	for (uint32_t s = 0; s < rep->ns; s++)
 		if (rank[s] != rep->base->rank[rep->sw2o[s]])
 			return incr_reason(
@@ -191,7 +191,7 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
 				"the up*/down* rank of 0x%016" PRIx64
 				" changed",
 				rep->f->nodes[rep->f->switches[s]].guid);
-	rep->ord = cr_updn_order(rep->u);
+	rep->ord = cr_updn_order(rep->updn);
 	return 0;
 }
 
@@ -356,7 +356,7 @@ static void incr_release(struct incr_repair *rep)
 	free(rep->adj_sw);
 	free(rep->adj_port);
 	free(rep->dead);
-	cr_updn_close(rep->u);
+	cr_updn_close(rep->updn);
 	free(rep->has_ca);
 	free(rep->lid_dsw);
 	free(rep->dst_start);
