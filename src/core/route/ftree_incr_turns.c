@@ -7,8 +7,9 @@
  * up/down routes. Where the turn leaf and its labels are the base's, only
  * the switches whose entry toward the turn leaf changed, or whose labels
  * or entries the repair changed, are visited; the others keep the base's
- * entries, which are what a full run gives them. Then the tables are
- * searched for credit loops, unless the base kept its channel
+ * entries, which are what a full run gives them. Then, when entries
+ * changed on a fabric a full run would search (FT_VERIFY_MAX), the tables
+ * are searched for credit loops, unless the base kept its channel
  * dependencies and no changed entry adds one.
  */
 #include <stdlib.h>
