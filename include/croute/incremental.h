@@ -31,19 +31,19 @@ struct cr_incr_base *cr_incr_base_new(const struct cr_engine *e,
 				      const struct cr_options *o,
 				      const struct cr_routing *r,
 				      const struct cr_byproducts *by);
-void cr_incr_base_free(struct cr_incr_base *b);
+void cr_incr_base_free(struct cr_incr_base *base);
 
 /* The base's copies of the full run's fabric and routing. */
-const struct cr_fabric *cr_incr_base_fabric(const struct cr_incr_base *b);
-const struct cr_routing *cr_incr_base_routing(const struct cr_incr_base *b);
+const struct cr_fabric *cr_incr_base_fabric(const struct cr_incr_base *base);
+const struct cr_routing *cr_incr_base_routing(const struct cr_incr_base *base);
 
 /*
  * The hop table of the base's routing (cr_routing_hop_table's layout),
  * for installs of its repairs to start from: the base owns (and frees)
  * hops from now on. NULL until kept.
  */
-void cr_incr_base_keep_hops(struct cr_incr_base *b, uint8_t *hops);
-const uint8_t *cr_incr_base_hops(const struct cr_incr_base *b);
+void cr_incr_base_keep_hops(struct cr_incr_base *base, uint8_t *hops);
+const uint8_t *cr_incr_base_hops(const struct cr_incr_base *base);
 
 struct cr_incr_stats {
 	bool same; /* the fabric equals the base: its tables as they are */
@@ -79,22 +79,9 @@ struct cr_incr_stats {
  * repaired tables would close a credit loop (st->reason says which: the caller
  * routes in full); -1 on an error (logged). r is cleared unless 0.
  */
-int cr_route_incremental(const struct cr_incr_base *b,
+int cr_route_incremental(const struct cr_incr_base *base,
 			 const struct cr_engine *e, const struct cr_fabric *f,
 			 const struct cr_options *o, struct cr_routing *r,
 			 struct cr_byproducts *by, struct cr_incr_stats *st);
-
-/*
- * LFT entries that differ between two routings (switches matched by node
- * GUID, LIDs up to the larger max_lid; a switch present in one only
- * counts its entries that are not CR_NO_PATH).
- */
-uint64_t cr_routing_churn(const struct cr_fabric *fa,
-			  const struct cr_routing *ra,
-			  const struct cr_fabric *fb,
-			  const struct cr_routing *rb);
-
-/* A digest of the options that change tables (incremental bases). */
-uint64_t cr_options_digest(const struct cr_options *o);
 
 #endif

@@ -10,6 +10,7 @@
 #include <croute/incremental.h>
 #include <croute/lash.h>
 #include <croute/log.h>
+#include <croute/node_match.h>
 #include <croute/topo.h>
 
 #include "cli.h"

@@ -21,6 +21,7 @@
 #include <croute/gen.h>
 #include <croute/hops.h>
 #include <croute/incremental.h>
+#include <croute/node_match.h>
 #include <croute/parallel.h>
 
 #include "../../src/core/route/ftree_int.h"

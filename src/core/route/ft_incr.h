@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * cr-ftree's rules for incremental re-routing (ftree_incr.c), for
- * incremental.c.
+ * cr-ftree's rules for incremental re-routing (ftree_incr.c), for the
+ * base (incr_base.c) and the repair (incremental.c, incr_repair.c).
  */
 #ifndef CROUTE_FT_INCR_H
 #define CROUTE_FT_INCR_H
@@ -15,6 +15,8 @@
  * ancestors give them: lab[d * ns + s]. -1 out of memory.
  */
 int ft_incr_labels(const struct ft *ft, uint8_t *lab);
+/* The ranks by switch index (UINT32_MAX: none), and the leaves' GUIDs. */
+void ft_incr_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid);
 /* Parallel links in the port selection order, as a full run has them. */
 void ft_incr_order_ports(struct ft *ft, struct cr_portsel *ps);
 /*

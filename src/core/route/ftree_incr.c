@@ -105,6 +105,15 @@ int ft_incr_labels(const struct ft *ft, uint8_t *lab)
 			   &j);
 }
 
+void ft_incr_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid)
+{
+	for (uint32_t s = 0; s < ft->ns; s++)
+		rank[s] = ft->sw[s].rank < 0 ? UINT32_MAX
+					     : (uint32_t)ft->sw[s].rank;
+	for (uint32_t i = 0; i < ft->nleaves; i++)
+		leaf_guid[i] = ft_guid(ft, ft->leaves[i]);
+}
+
 void ft_incr_order_ports(struct ft *ft, struct cr_portsel *ps)
 {
 	for (uint32_t s = 0; s < ft->ns; s++) {
