@@ -407,12 +407,11 @@ const char *cli_sources(const struct cli_setup *s, const char *lfts, char *buf,
 	return buf;
 }
 
-int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
+/* Where the fabric and its routing come from. */
+static int input_opt(struct cli_setup *s, int key, const char *arg)
 {
 	unsigned long v;
 
-	if (key >= CLI_KEY_LONG && key < CLI_KEY_CONFIG_END)
-		s->given[key - CLI_KEY_LONG] = true;
 	switch (key) {
 	case 't':
 		s->topo = arg;
@@ -474,6 +473,16 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		}
 		return 0;
 	}
+	}
+	return 1;
+}
+
+/* Which engine routes, and how cr-auto and the improvement pass choose. */
+static int engine_opt(struct cli_setup *s, int key, const char *arg)
+{
+	unsigned long v;
+
+	switch (key) {
 	case 'e':
 		if (!cr_engine_find_any(arg)) {
 			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
@@ -552,6 +561,16 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 			return -1;
 		s->opt_params.max_extra_hops = (unsigned)v;
 		return 0;
+	}
+	return 1;
+}
+
+/* The port-choice toggles and engine parameters every engine shares. */
+static int toggle_opt(struct cli_setup *s, int key, const char *arg)
+{
+	unsigned long v;
+
+	switch (key) {
 	case CLI_KEY_PORT_SHIFTING:
 		s->opts.port_shifting = true;
 		return 0;
@@ -593,6 +612,21 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	}
 	return 1;
+}
+
+int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
+{
+	int ret;
+
+	if (key >= CLI_KEY_LONG && key < CLI_KEY_CONFIG_END)
+		s->given[key - CLI_KEY_LONG] = true;
+	ret = input_opt(s, key, arg);
+	if (ret <= 0)
+		return ret;
+	ret = engine_opt(s, key, arg);
+	if (ret <= 0)
+		return ret;
+	return toggle_opt(s, key, arg);
 }
 
 /* A file the configuration names, unless the command line gave one. */

@@ -80,7 +80,8 @@ static int parse_rate(struct est_setup *s, const char *arg)
 	return 0;
 }
 
-int est_setup_opt(struct est_setup *s, int key, const char *arg)
+/* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
+static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 {
 	unsigned long long v;
 	char *end;
