@@ -62,6 +62,8 @@ const char cli_live_lfts[] = "the switches";
 const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME",
 	 "minhop, updn, ftree, lash or auto (cr- optional)"},
+	{"routing-engine", 'R', "LIST",
+	 "OpenSM's list (opensm -R): routes with its first cr- engine"},
 	{"balance", CLI_KEY_BALANCE, "MODE",
 	 "local (default), global (path-load balancing) or first (the"
 	 " first equal port: dimension order on meshes; minhop, updn, lash)"},
@@ -295,6 +297,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_lfts);
 	free(s->dump_sl);
 	free(s->conf_engine);
+	free(s->engine_pick);
 	free(s->conf_auto_candidates);
 	free(s->conf_auto_objective);
 	for (unsigned i = 0; i < 5; i++)
@@ -485,11 +488,17 @@ static int engine_opt(struct cli_setup *s, int key, const char *arg)
 	switch (key) {
 	case 'e':
 		if (!cr_engine_find_any(arg)) {
-			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
+			char known[128];
+
+			cli_usage_error(
+				s->cmd, "unknown engine '%s' (known: %s)", arg,
+				cli_engine_names(known, sizeof(known), ""));
 			return -1;
 		}
 		s->engine = arg;
 		return 0;
+	case 'R':
+		return cli_engine_list(s, arg);
 	case CLI_KEY_BALANCE:
 		if (strcmp(arg, "global") && strcmp(arg, "local") &&
 		    strcmp(arg, "first")) {
