@@ -44,7 +44,7 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static const struct cli_opt *const compare_tables[] = {
-	cli_topo_opts, cli_live_opts, compare_opts, est_cli_opts, NULL,
+	compare_opts, cli_topo_opts, cli_live_opts, est_cli_opts, NULL,
 };
 
 /* Each engine plain; minhop and updn also with each toggle and both. */

@@ -21,9 +21,9 @@ static const struct cli_opt export_opts[] = {
 };
 
 static const struct cli_opt *const export_tables[] = {
+	export_opts,
 	cli_topo_opts,
 	cli_live_opts,
-	export_opts,
 	NULL,
 };
 

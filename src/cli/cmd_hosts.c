@@ -32,9 +32,9 @@ static const struct cli_opt hosts_opts[] = {
 };
 
 static const struct cli_opt *const hosts_tables[] = {
+	hosts_opts,
 	cli_topo_opts,
 	cli_engine_opts,
-	hosts_opts,
 	NULL,
 };
 
