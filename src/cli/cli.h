@@ -213,6 +213,16 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd);
 void cli_setup_release(struct cli_setup *s);
 /* 0 when taken, 1 when key is not a setup option, -1 on a bad value. */
 int cli_setup_opt(struct cli_setup *s, int key, const char *arg);
+struct cr_names;
+struct cr_hosts;
+/*
+ * 0 when every node an export names (h's hosts, or every node when h is
+ * NULL) has a name of its own; else -1 after an error that counts those
+ * named by GUID and recommends --node-name-map. what: the file refused.
+ */
+int cli_names_usable(const struct cli_setup *s, const struct cr_fabric *f,
+		     const struct cr_names *nm, const struct cr_hosts *h,
+		     const char *what);
 /* croute's engine names, "minhop, updn, ..., auto", each after prefix. */
 const char *cli_engine_names(char *buf, size_t len, const char *prefix);
 /*

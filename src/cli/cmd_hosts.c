@@ -156,7 +156,7 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	h = cr_hosts_shift_order(f, &c.setup.by, &how);
 	nm = cr_names_new(f, NULL);
-	if (!h || !nm)
+	if (!h || !nm || cli_names_usable(&c.setup, f, nm, h, "hostfile"))
 		goto out;
 	if (e)
 		snprintf(comment, sizeof(comment),
