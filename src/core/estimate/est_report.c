@@ -162,10 +162,11 @@ static void json_link(FILE *out, const struct cr_fabric *f,
 		f->nodes[l->node].guid, l->port);
 	json_str(out, desc(f, port->remote));
 	fprintf(out,
-		", \"to_port\": %u, \"capacity_gbps\": %.6g, "
-		"\"max_flows\": %u, \"total_flows\": %" PRIu64 "}",
-		port->remote_port, l->capacity / 1000, l->max_flows,
-		l->total_flows);
+		", \"to_guid\": \"0x%016" PRIx64 "\", \"to_port\": %u, "
+		"\"capacity_gbps\": %.6g, \"max_flows\": %u, "
+		"\"total_flows\": %" PRIu64 "}",
+		f->nodes[port->remote].guid, port->remote_port,
+		l->capacity / 1000, l->max_flows, l->total_flows);
 }
 
 static void json_unrouted(FILE *out, const struct cr_fabric *f,

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Reports name both ends of a link by description and GUID, and state the
+# host order actually used when descriptions are shared.
+. "$(dirname "$0")/lib.sh"
+
+"$croute" gen ktree 2 2 -o "$tmp/k.topo" || fail "gen"
+sed 's/# "h0002 HCA-1"/# "h0001 HCA-1"/' "$tmp/k.topo" >"$tmp/dup.topo"
+
+# JSON hot links: from_guid and to_guid, each the GUID of its end.
+expect_exit 0 estimate --topo "$tmp/k.topo" -e minhop --json
+python3 - "$tmp/out" "$tmp/k.topo" <<'END' || fail "hot links' GUIDs"
+import json, re, sys
+guid = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s+# "([^"]*)"', line)
+    if m:
+        guid[m.group(2)] = int(m.group(1), 16)
+links = [l for p in json.load(open(sys.argv[1]))["patterns"]
+         for l in p["hot_links"]]
+assert links, "no hot links"
+for l in links:
+    assert int(l["from_guid"], 16) == guid[l["from"]], l
+    assert int(l["to_guid"], 16) == guid[l["to"]], l
+END
+
+# The host order says when shared descriptions fell back to GUIDs.
+expect_exit 0 estimate --topo "$tmp/k.topo" -e minhop
+grep -q "order of node descriptions, natural sort" "$tmp/out" ||
+	fail "estimate: no host order stated"
+grep -q "share one by node GUID" "$tmp/out" &&
+	fail "estimate: GUID order claimed with unique descriptions"
+expect_exit 0 estimate --topo "$tmp/dup.topo" -e minhop
+grep -q "natural sort; hosts that share one by node GUID" "$tmp/out" ||
+	fail "estimate, shared descriptions: $(grep order "$tmp/out")"
+exit $failed
