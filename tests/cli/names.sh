@@ -1,6 +1,6 @@
 #!/bin/sh
-# Reports name both ends of a link by description and GUID, and state the
-# host order actually used when descriptions are shared.
+# Reports name both ends of a link by description and GUID (JSON, HTML),
+# and state the host order actually used when descriptions are shared.
 . "$(dirname "$0")/lib.sh"
 
 "$croute" gen ktree 2 2 -o "$tmp/k.topo" || fail "gen"
@@ -22,6 +22,19 @@ for l in links:
     assert int(l["from_guid"], 16) == guid[l["from"]], l
     assert int(l["to_guid"], 16) == guid[l["to"]], l
 END
+
+# HTML: the hot-link table and the drawing's tooltips name each end by
+# description and GUID, so hosts that share a description differ; every
+# switch's and host's GUID is on the page.
+expect_exit 0 estimate --topo "$tmp/dup.topo" -e minhop --html "$tmp/r.html"
+for g in $(sed -n 's/^\(Switch\|Ca\).*"[SH]-\([0-9a-f]*\)".*/\2/p' \
+	"$tmp/dup.topo"); do
+	grep -q "0x$g" "$tmp/r.html" || fail "HTML lacks GUID 0x$g"
+done
+grep -q "<td>sw-l1-0 0x0002c90200000002 LID [0-9]* port 2 &rarr; h0001 HCA-1 0x0002c90300000002 LID [0-9]* port 1</td>" \
+	"$tmp/r.html" || fail "HTML hot link without both GUIDs"
+grep -q "<title>h0001 HCA-1 0x0002c90300000002 LID [0-9]*</title>" \
+	"$tmp/r.html" || fail "HTML host tooltip without its GUID"
 
 # The host order says when shared descriptions fell back to GUIDs.
 expect_exit 0 estimate --topo "$tmp/k.topo" -e minhop
