@@ -45,4 +45,12 @@ grep -q "share one by node GUID" "$tmp/out" &&
 expect_exit 0 estimate --topo "$tmp/dup.topo" -e minhop
 grep -q "natural sort; hosts that share one by node GUID" "$tmp/out" ||
 	fail "estimate, shared descriptions: $(grep order "$tmp/out")"
+
+# Shared names are said once, however many: one line with an example.
+sed 's/# "h0004 HCA-1"/# "h0003 HCA-1"/' "$tmp/dup.topo" >"$tmp/dup2.topo"
+expect_exit 2 export --slurm --topo "$tmp/dup2.topo"
+[ "$(grep -c "shared by different nodes" "$tmp/err")" = 1 ] ||
+	fail "shared names not said once: $(cat "$tmp/err")"
+grep -q "2 names are shared by different nodes (e.g. 2 nodes named 'h0001')" \
+	"$tmp/err" || fail "shared names: $(cat "$tmp/err")"
 exit $failed
