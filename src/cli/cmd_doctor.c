@@ -182,7 +182,7 @@ static const char *const safe_builtins[] = {
 	"updn", "dnup", "ftree", "lash", "dfsssp", "nue", "torus-2QoS", NULL,
 };
 static const char *const other_builtins[] = {
-	"minhop", "file", "sssp", "dor", "chain", NULL,
+	"minhop", "file", "sssp", "dor", "none", NULL,
 };
 
 static bool in_list(const char *const *l, const char *name)
@@ -203,6 +203,7 @@ static void check_engines(struct doctor *d, const char *list)
 	char *copy, *save = NULL, *name;
 	const char *croute = NULL, *safe = NULL;
 	unsigned before = d->problems;
+	bool no_fallback = false;
 
 	if (!list) {
 		problem(d,
@@ -222,6 +223,8 @@ static void check_engines(struct doctor *d, const char *list)
 					d->config, name);
 			croute = name;
 			safe = NULL;
+		} else if (!strcmp(name, "no_fallback")) {
+			no_fallback = true; /* OpenSM's: no minhop at the end */
 		} else if (in_list(safe_builtins, name)) {
 			safe = safe ? safe : name;
 		} else if (!in_list(other_builtins, name)) {
@@ -234,7 +237,11 @@ static void check_engines(struct doctor *d, const char *list)
 	if (!croute)
 		problem(d, "%s: routing_engine %s names no croute engine (cr-)",
 			d->config, list);
-	else if (!safe)
+	else if (!safe && no_fallback && d->problems == before)
+		printf("ok: routing_engine %s: with no_fallback opensm does"
+		       " not end in minhop\n",
+		       list);
+	else if (!safe && !no_fallback)
 		problem(d,
 			"%s: routing_engine %s has no deadlock-free fall-back"
 			" after %s: if croute cannot route, opensm ends in"

@@ -76,8 +76,10 @@ for list in cr-updn cr-updn,minhop updn,cr-auto; do
 	grep -q "^problem: .*routing_engine $list has no deadlock-free" \
 		"$tmp/out" || fail "$list: no fall-back not reported: $(cat "$tmp/out")"
 done
-good | sed "s/cr-updn,updn/cr-auto,minhop,dfsssp/" >"$tmp/list.conf"
-doctor 0 list.conf
+for list in cr-auto,minhop,dfsssp cr-updn,no_fallback; do
+	good | sed "s/cr-updn,updn/$list/" >"$tmp/list.conf"
+	doctor 0 list.conf
+done
 
 # The plugin not named, and an engine croute does not have.
 good | sed "s/^event_plugin_name.*/event_plugin_name other/" >"$tmp/np.conf"
