@@ -23,6 +23,26 @@ for l in links:
     assert int(l["to_guid"], 16) == guid[l["to"]], l
 END
 
+# JSON flows without a path: their source and where they stopped, by GUID.
+"$croute" route --topo "$tmp/k.topo" -e minhop -o "$tmp/m.dump" 2>/dev/null ||
+	fail "route"
+grep -v '^0x0003 ' "$tmp/m.dump" >"$tmp/holes.dump"
+expect_exit 1 estimate --topo "$tmp/k.topo" --lfts "$tmp/holes.dump" --json
+python3 - "$tmp/out" "$tmp/k.topo" <<'END' || fail "unrouted flows' GUIDs"
+import json, re, sys
+guid = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s+# "([^"]*)"', line)
+    if m:
+        guid[m.group(2)] = int(m.group(1), 16)
+flows = [u for p in json.load(open(sys.argv[1]))["patterns"]
+         for u in p["unrouted_flows"]]
+assert flows, "no flow without a path"
+for u in flows:
+    assert int(u["src_guid"], 16) == guid[u["src"]], u
+    assert int(u["stop_guid"], 16) == guid[u["stop"]], u
+END
+
 # HTML: the hot-link table and the drawing's tooltips name each end by
 # description and GUID, so hosts that share a description differ; every
 # switch's and host's GUID is on the page.
