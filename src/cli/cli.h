@@ -141,6 +141,7 @@ struct cli_setup {
 	const char *sl, *sl2vl; /* check --sl/--sl2vl: the LFTs' layers */
 	uint64_t sm_port; /* --sm-port; 0: the file's first port */
 	const char *engine; /* NULL: not given */
+	char *engine_pick; /* -R: the croute engine picked from the list */
 	struct cr_options opts;
 	/* the last cli_route()'s by-products; empty for LFTs read */
 	struct cr_byproducts by;
@@ -212,6 +213,23 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd);
 void cli_setup_release(struct cli_setup *s);
 /* 0 when taken, 1 when key is not a setup option, -1 on a bad value. */
 int cli_setup_opt(struct cli_setup *s, int key, const char *arg);
+struct cr_names;
+struct cr_hosts;
+/*
+ * 0 when every node an export names (h's hosts, or every node when h is
+ * NULL) has a name of its own; else -1 after an error that counts those
+ * named by GUID and recommends --node-name-map. what: the file refused.
+ */
+int cli_names_usable(const struct cli_setup *s, const struct cr_fabric *f,
+		     const struct cr_names *nm, const struct cr_hosts *h,
+		     const char *what);
+/* croute's engine names, "minhop, updn, ..., auto", each after prefix. */
+const char *cli_engine_names(char *buf, size_t len, const char *prefix);
+/*
+ * -R LIST, OpenSM's syntax: s->engine becomes the first cr- engine of the
+ * list (said at info level). 0, or -1 after a usage error.
+ */
+int cli_engine_list(struct cli_setup *s, const char *list);
 /*
  * Reads the topology and gives it LIDs: from --lids, else assigned with
  * --lmc when given, else the file's own, else assigned with LMC 0.

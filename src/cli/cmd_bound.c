@@ -42,9 +42,9 @@ static const struct cli_opt bound_opts[] = {
 };
 
 static const struct cli_opt *const bound_tables[] = {
+	bound_opts,
 	cli_topo_opts,
 	est_cli_opts,
-	bound_opts,
 	NULL,
 };
 
@@ -437,11 +437,11 @@ const struct cli_cmd cli_cmd_bound = {
 		" injection that splittable multi-commodity\nflow reaches"
 		" with the links' data rates as capacities (GLPK's simplex)."
 		" No\nrouting can do better, so `croute estimate --bound`"
-		" divides a routing's\nscore by these. One LP per phase, of"
-		" (source switches x switch links)\ncolumns: use --phases K"
-		" on fabrics beyond ~100 switches (croute(1) gives\ntimes)."
-		" Hosts are in the order of --hosts, else --ca-order, else"
-		" node\ndescriptions.\n\n--paths minimal bounds only"
+		" divides a routing's\nscore by these. One LP per phase, solved"
+		" in path form by column generation\n(columns are paths, not"
+		" commodities x links): use --phases K on fabrics\nbeyond ~50"
+		" switches (croute(1) gives times). Hosts are in the\norder of"
+		" --hosts, else --ca-order, else node descriptions.\n\n--paths minimal bounds only"
 		" routings on fewest-hop paths (cr-minhop, cr-lash,\nOpenSM"
 		" minhop). --unsplittable puts each flow on one path, as"
 		" LFTs do: a MIP\nper phase, for small fabrics (refused"

@@ -41,7 +41,7 @@ static const struct cli_opt check_opts[] = {
 };
 
 static const struct cli_opt *const check_tables[] = {
-	cli_topo_opts, cli_live_opts, cli_engine_opts, check_opts, NULL};
+	check_opts, cli_topo_opts, cli_live_opts, cli_engine_opts, NULL};
 
 struct check_ctx {
 	struct cli_setup setup;

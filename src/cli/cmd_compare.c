@@ -26,6 +26,8 @@ enum {
 
 static const struct cli_opt compare_opts[] = {
 	{"json", KEY_JSON, NULL, "write the table as JSON (croute(1))"},
+	{"threads", CLI_KEY_THREADS, "N",
+	 "threads (0: online CPUs up to 8); same tables for any N"},
 	{"engines", KEY_ENGINES, "LIST",
 	 "ENGINE[+ps][+rgs][+bal][+glob][+roots=R],... (ps: --port-shifting,"
 	 " rgs: --remote-guid-sorting, bal: --lash-balance, glob: --balance"
@@ -42,7 +44,7 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static const struct cli_opt *const compare_tables[] = {
-	cli_topo_opts, cli_live_opts, compare_opts, est_cli_opts, NULL,
+	compare_opts, cli_topo_opts, cli_live_opts, est_cli_opts, NULL,
 };
 
 /* Each engine plain; minhop and updn also with each toggle and both. */

@@ -40,8 +40,8 @@ static const struct cli_opt estimate_opts[] = {
 };
 
 static const struct cli_opt *const estimate_tables[] = {
-	cli_topo_opts, cli_live_opts, cli_engine_opts,
-	est_cli_opts,  estimate_opts, NULL,
+	estimate_opts, cli_topo_opts,	cli_live_opts,
+	est_cli_opts,  cli_engine_opts, NULL,
 };
 
 struct estimate_ctx {

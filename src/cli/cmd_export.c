@@ -21,9 +21,9 @@ static const struct cli_opt export_opts[] = {
 };
 
 static const struct cli_opt *const export_tables[] = {
+	export_opts,
 	cli_topo_opts,
 	cli_live_opts,
-	export_opts,
 	NULL,
 };
 
@@ -70,7 +70,7 @@ static int export_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!f)
 		goto out;
 	nm = cr_names_new(f, NULL);
-	if (!nm)
+	if (!nm || cli_names_usable(&c.setup, f, nm, NULL, "topology.conf"))
 		goto out;
 	snprintf(comment, sizeof(comment), "from %s",
 		 c.setup.live ? "the live fabric" : c.setup.topo);
@@ -100,9 +100,11 @@ const struct cli_cmd cli_cmd_export = {
 		" in\ncomments; when no switch reaches every leaf (torus,"
 		" mesh) a switch\n\"croute-fabric\" above the top ones lets"
 		" jobs span the fabric. Host names\nare node descriptions' first"
-		" words, switch names their descriptions; names\nshared by"
-		" different nodes become node GUIDs. Names are hostlist"
-		" compressed.\n",
+		" words, switch names their descriptions, or their names in"
+		" --node-name-map.\nNodes whose names are shared or empty"
+		" have only GUIDs, which are not node\nnames: then no file is"
+		" written (exit status 2) until a --node-name-map names\nthem."
+		" Names are hostlist compressed.\n",
 	.opts = export_tables,
 	.run = export_run,
 };

@@ -32,9 +32,9 @@ static const struct cli_opt hosts_opts[] = {
 };
 
 static const struct cli_opt *const hosts_tables[] = {
+	hosts_opts,
 	cli_topo_opts,
 	cli_engine_opts,
-	hosts_opts,
 	NULL,
 };
 
@@ -42,18 +42,38 @@ struct hosts_ctx {
 	struct cli_setup setup;
 	const char *output, *lfts;
 	bool score;
+	/* --order and --engine (or -R) both name the engine: they must agree */
+	const struct cr_engine *order, *engine;
+	const char *order_name, *engine_name;
 };
 
 static int hosts_opt(void *arg, int key, const char *val)
 {
 	struct hosts_ctx *c = arg;
+	bool order = key == KEY_ORDER;
 	int ret;
 
-	if (key == KEY_ORDER)
+	if (order)
 		key = 'e';
 	ret = cli_setup_opt(&c->setup, key, val);
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
+	if (order) {
+		c->order = cr_engine_find_any(val);
+		c->order_name = val;
+	} else if (key == 'e' || key == 'R') {
+		c->engine = cr_engine_find_any(c->setup.engine);
+		c->engine_name = val;
+	}
+	if (c->order && c->engine && c->order != c->engine) {
+		cli_usage_error(c->setup.cmd,
+				"--order %s and --engine %s name different"
+				" engines: give one",
+				c->order_name, c->engine_name);
+		return -1;
+	}
+	if (!ret)
+		return 0;
 	switch (key) {
 	case KEY_LFTS:
 		c->lfts = val;
@@ -119,16 +139,24 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	if (!c.lfts == !c.setup.engine) {
+	if (c.lfts && c.setup.engine) {
 		cli_usage_error(cmd,
 				"give either --order ENGINE or --lfts FILE");
+		goto out;
+	}
+	/* --dump-dir, --live: the tables in place, as check and estimate */
+	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
+	if (!c.lfts && !c.setup.engine) {
+		if (!c.setup.dump_dir)
+			cli_usage_error(cmd, "give --order ENGINE, --lfts FILE"
+					     " or --dump-dir DIR");
 		goto out;
 	}
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
 	h = cr_hosts_shift_order(f, &c.setup.by, &how);
 	nm = cr_names_new(f, NULL);
-	if (!h || !nm)
+	if (!h || !nm || cli_names_usable(&c.setup, f, nm, h, "hostfile"))
 		goto out;
 	if (e)
 		snprintf(comment, sizeof(comment),
@@ -163,7 +191,8 @@ out:
 
 const struct cli_cmd cli_cmd_hosts = {
 	.name = "hosts",
-	.synopsis = "--topo FILE (--order ENGINE | --lfts FILE) [options]",
+	.synopsis = "(--topo FILE (--order ENGINE | --lfts FILE) | --dump-dir"
+		    " DIR) [options]",
 	.summary = "Write the host order that is congestion free for shift,"
 		   " as an MPI hostfile.",
 	.details =

@@ -38,9 +38,9 @@ static const struct cli_opt route_opts[] = {
 };
 
 static const struct cli_opt *const route_tables[] = {
+	route_opts,
 	cli_topo_opts,
 	cli_engine_opts,
-	route_opts,
 	NULL,
 };
 

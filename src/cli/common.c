@@ -62,6 +62,8 @@ const char cli_live_lfts[] = "the switches";
 const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME",
 	 "minhop, updn, ftree, lash or auto (cr- optional)"},
+	{"routing-engine", 'R', "LIST",
+	 "OpenSM's list (opensm -R): routes with its first cr- engine"},
 	{"balance", CLI_KEY_BALANCE, "MODE",
 	 "local (default), global (path-load balancing) or first (the"
 	 " first equal port: dimension order on meshes; minhop, updn, lash)"},
@@ -295,6 +297,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_lfts);
 	free(s->dump_sl);
 	free(s->conf_engine);
+	free(s->engine_pick);
 	free(s->conf_auto_candidates);
 	free(s->conf_auto_objective);
 	for (unsigned i = 0; i < 5; i++)
@@ -407,12 +410,11 @@ const char *cli_sources(const struct cli_setup *s, const char *lfts, char *buf,
 	return buf;
 }
 
-int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
+/* Where the fabric and its routing come from. */
+static int input_opt(struct cli_setup *s, int key, const char *arg)
 {
 	unsigned long v;
 
-	if (key >= CLI_KEY_LONG && key < CLI_KEY_CONFIG_END)
-		s->given[key - CLI_KEY_LONG] = true;
 	switch (key) {
 	case 't':
 		s->topo = arg;
@@ -474,13 +476,29 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		}
 		return 0;
 	}
+	}
+	return 1;
+}
+
+/* Which engine routes, and how cr-auto and the improvement pass choose. */
+static int engine_opt(struct cli_setup *s, int key, const char *arg)
+{
+	unsigned long v;
+
+	switch (key) {
 	case 'e':
 		if (!cr_engine_find_any(arg)) {
-			cli_usage_error(s->cmd, "unknown engine '%s'", arg);
+			char known[128];
+
+			cli_usage_error(
+				s->cmd, "unknown engine '%s' (known: %s)", arg,
+				cli_engine_names(known, sizeof(known), ""));
 			return -1;
 		}
 		s->engine = arg;
 		return 0;
+	case 'R':
+		return cli_engine_list(s, arg);
 	case CLI_KEY_BALANCE:
 		if (strcmp(arg, "global") && strcmp(arg, "local") &&
 		    strcmp(arg, "first")) {
@@ -552,6 +570,16 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 			return -1;
 		s->opt_params.max_extra_hops = (unsigned)v;
 		return 0;
+	}
+	return 1;
+}
+
+/* The port-choice toggles and engine parameters every engine shares. */
+static int toggle_opt(struct cli_setup *s, int key, const char *arg)
+{
+	unsigned long v;
+
+	switch (key) {
 	case CLI_KEY_PORT_SHIFTING:
 		s->opts.port_shifting = true;
 		return 0;
@@ -593,6 +621,21 @@ int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
 		return 0;
 	}
 	return 1;
+}
+
+int cli_setup_opt(struct cli_setup *s, int key, const char *arg)
+{
+	int ret;
+
+	if (key >= CLI_KEY_LONG && key < CLI_KEY_CONFIG_END)
+		s->given[key - CLI_KEY_LONG] = true;
+	ret = input_opt(s, key, arg);
+	if (ret <= 0)
+		return ret;
+	ret = engine_opt(s, key, arg);
+	if (ret <= 0)
+		return ret;
+	return toggle_opt(s, key, arg);
 }
 
 /* A file the configuration names, unless the command line gave one. */

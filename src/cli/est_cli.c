@@ -80,7 +80,8 @@ static int parse_rate(struct est_setup *s, const char *arg)
 	return 0;
 }
 
-int est_setup_opt(struct est_setup *s, int key, const char *arg)
+/* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
+static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 {
 	unsigned long long v;
 	char *end;
@@ -153,6 +154,8 @@ struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 				 const struct cr_byproducts *by,
 				 const char **how)
 {
+	struct cr_hosts *h;
+
 	if (s->hosts && s->ca_order) {
 		cli_usage_error(s->cmd, "--hosts and --ca-order exclude each"
 					" other");
@@ -166,9 +169,19 @@ struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 		*how = "CA order file";
 		return cr_ca_order_read(f, s->ca_order);
 	}
-	if (by && by->ca_order && by->num_ca_order)
+	if (by && by->ca_order && by->num_ca_order) {
 		*how = "the engine's CA order";
-	else
-		*how = "node descriptions, natural sort";
-	return cr_hosts_for(f, by, NULL);
+		return cr_hosts_for(f, by, NULL);
+	}
+	h = cr_hosts_for(f, by, NULL);
+	*how = "node descriptions, natural sort";
+	/* sorted: hosts that share a description are neighbours */
+	for (uint32_t i = 1; h && i < h->count; i++)
+		if (!strcmp(f->nodes[h->ep[i].node].desc,
+			    f->nodes[h->ep[i - 1].node].desc)) {
+			*how = "node descriptions, natural sort; hosts that"
+			       " share one by node GUID";
+			break;
+		}
+	return h;
 }

@@ -38,10 +38,8 @@ struct est_setup {
 
 void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd);
 void est_setup_release(struct est_setup *s);
-/* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
-int est_setup_opt(struct est_setup *s, int key, const char *arg);
 /*
- * cli_setup_opt(), then est_setup_opt(): the one handler estimating
+ * cli_setup_opt(), then the estimate options: the one handler estimating
  * commands need before their own options. 0 when taken, 1 when key is
  * neither's, -1 on a bad value.
  */

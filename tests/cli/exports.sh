@@ -78,12 +78,28 @@ grep -q '^SwitchName=croute-fabric ' "$tmp/topology.conf" ||
 "$croute" gen random --switches 12 --links 4 --hosts 2 --seed 3 \
 	-o "$tmp/rand.topo" || fail "croute gen"
 check_slurm "$tmp/rand.topo"
-# Two hosts that share a name are told apart by GUID, with a warning.
+# Two hosts that share a name: GUIDs are not host names, so neither file
+# is written, and the error says how to name them.
 sed 's/# "h0002 HCA-1"/# "h0001 HCA-1"/' "$tmp/k.topo" >"$tmp/dup.topo"
-check_slurm "$tmp/dup.topo"
-grep -q "share the name 'h0001'" "$tmp/err" || fail "no warning on h0001"
-grep -q '^SwitchName=sw-l2-00 Nodes=0x' "$tmp/topology.conf" ||
-	fail "shared host name kept"
+expect_exit 2 export --slurm --topo "$tmp/dup.topo" -o "$tmp/dup.conf"
+grep -q "2 hosts and 0 switches have no name of their own .*--node-name-map" \
+	"$tmp/err" || fail "export --slurm, shared names: $(cat "$tmp/err")"
+[ -e "$tmp/dup.conf" ] && fail "a topology.conf with GUIDs was written"
+expect_exit 2 hosts --topo "$tmp/dup.topo" --order minhop
+grep -q "no hostfile is written; give --node-name-map" "$tmp/err" ||
+	fail "hosts, shared names: $(cat "$tmp/err")"
+grep -q 0x "$tmp/out" && fail "hosts wrote GUIDs"
+# Shared switch descriptions too.
+sed 's/"sw-l2-01"/"sw-l2-00"/' "$tmp/k.topo" >"$tmp/dupsw.topo"
+expect_exit 2 export --slurm --topo "$tmp/dupsw.topo"
+grep -q "0 hosts and 2 switches have no name" "$tmp/err" ||
+	fail "export --slurm, shared switch names: $(cat "$tmp/err")"
+# A node-name map that names them: written, with names only.
+g=$(grep '^Ca.*"h0001 HCA-1"' "$tmp/dup.topo" | sed -n '2s/.*"H-\([0-9a-f]*\)".*/\1/p')
+printf '0x%s "h0002 mlx5_0"\n' "$g" >"$tmp/dup.map"
+expect_exit 0 export --slurm --topo "$tmp/dup.topo" --node-name-map "$tmp/dup.map"
+grep -q '^SwitchName=sw-l2-00 Nodes=h\[0001-0004\]$' "$tmp/out" ||
+	fail "the map's names not used: $(cat "$tmp/out")"
 expect_exit 0 export --slurm --topo "$tmp/k.topo"
 grep -q '^SwitchName=sw-l2-00 Nodes=h\[0001-0004\]$' "$tmp/out" ||
 	fail "no hostlist compression"

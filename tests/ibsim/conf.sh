@@ -13,16 +13,24 @@
 
 cr_init conf
 topo=$CR_DIR/tree.topo
-cr_gen "$topo" two-level --leaves 4 --hosts 4 --uplinks 4 --spines 4 \
-	--scramble 3
+cr_gen "$CR_DIR/gen.topo" two-level --leaves 4 --hosts 4 --uplinks 4 \
+	--spines 4 --scramble 3
+# Switch GUIDs as on a real fabric: their byte-reversed order, in which
+# OpenSM writes opensm-lfts.dump on this host, is not their GUID order.
+guid() {
+	printf '2c903%02x%06x' $((7 - $1)) $((($1 * 0x9e37 + 0x1b) & 0xffffff))
+}
+for n in 0 1 2 3 4 5 6 7; do
+	printf 's/2c9020000000%x/%s/g\n' "$n" "$(guid "$n")"
+done >"$CR_DIR/guids.sed"
+sed -f "$CR_DIR/guids.sed" "$CR_DIR/gen.topo" >"$topo"
 cr_ibsim_start "$topo"
-# spines 0x...00-03 are the roots; the first 8 hosts' ports routed first
-printf '0x0002c90200000000\n0x0002c90200000001\n0x0002c90200000002\n0x0002c90200000003\n' \
-	>"$CR_DIR/roots"
+# spines 0-3 are the roots; the first 8 hosts' ports routed first
+for n in 0 1 2 3; do echo "0x000$(guid $n)"; done >"$CR_DIR/roots"
 awk '/^\[[0-9]+\]\(/ { sub(/.*\(/, ""); sub(/\).*/, ""); print "0x" $0 }' \
 	"$topo" | sort -u >"$CR_DIR/cas"
 tail -n 8 "$CR_DIR/cas" >"$CR_DIR/order"
-printf '0x0002c90200000004 8 7 6 5 4 3 2 1\n' >"$CR_DIR/portorder"
+echo "0x000$(guid 4) 8 7 6 5 4 3 2 1" >"$CR_DIR/portorder"
 
 i=0
 while IFS='|' read -r name lines; do

@@ -329,11 +329,15 @@ static void test_html_hosts_links(void **state)
 	assert_non_null(strstr(html,
 			       "<td>host &rarr; leaf switch</td><td "
 			       "class=\"n\">4</td><td class=\"n\">1</td>"));
-	assert_non_null(strstr(html, "sw0001 port 3 &rarr; sw1000 port 1: 2 "
-				     "flows at most in one phase, 4 in all; "
-				     "back: 2 at most, 4 in all"));
-	assert_non_null(strstr(html, "h0000 port 1 &rarr; sw0001 port 1: 1 "
-				     "flows at most in one phase, 3 in all"));
+	/* each end by description, GUID and LID */
+	assert_non_null(strstr(html, "<title>sw0001 0x"));
+	assert_non_null(strstr(html, " port 3 &rarr; sw1000 0x"));
+	assert_non_null(strstr(html, " port 1: 2 flows at most in one phase,"
+				     " 4 in all; back: 2 at most, 4 in all"));
+	assert_non_null(strstr(html, "<title>h0000 0x"));
+	assert_non_null(strstr(html, " port 1 &rarr; sw0001 0x"));
+	assert_non_null(strstr(html, " port 1: 1 flows at most in one phase,"
+				     " 3 in all"));
 	assert_non_null(strstr(html, "data-load=\"2\""));
 	/* without the host order: no names, the rest unchanged */
 	free(html);
@@ -343,7 +347,7 @@ static void test_html_hosts_links(void **state)
 	fclose(out);
 	assert_null(strstr(html, "var H ="));
 	assert_null(strstr(html, "class=\"xlab\""));
-	assert_non_null(strstr(html, "sw0001 port 3 &rarr; sw1000 port 1: 2 "));
+	assert_non_null(strstr(html, " port 3 &rarr; sw1000 0x"));
 	free(html);
 	cr_est_result_free(res);
 	cr_hosts_free(h);

@@ -162,10 +162,20 @@ static void json_link(FILE *out, const struct cr_fabric *f,
 		f->nodes[l->node].guid, l->port);
 	json_str(out, desc(f, port->remote));
 	fprintf(out,
-		", \"to_port\": %u, \"capacity_gbps\": %.6g, "
-		"\"max_flows\": %u, \"total_flows\": %" PRIu64 "}",
-		port->remote_port, l->capacity / 1000, l->max_flows,
-		l->total_flows);
+		", \"to_guid\": \"0x%016" PRIx64 "\", \"to_port\": %u, "
+		"\"capacity_gbps\": %.6g, \"max_flows\": %u, "
+		"\"total_flows\": %" PRIu64 "}",
+		f->nodes[port->remote].guid, port->remote_port,
+		l->capacity / 1000, l->max_flows, l->total_flows);
+}
+
+/* A node's GUID as a string, null when there is no such node. */
+static void json_guid(FILE *out, const struct cr_fabric *f, uint32_t n)
+{
+	if (n < f->num_nodes)
+		fprintf(out, "\"0x%016" PRIx64 "\"", f->nodes[n].guid);
+	else
+		fputs("null", out);
 }
 
 static void json_unrouted(FILE *out, const struct cr_fabric *f,
@@ -173,11 +183,15 @@ static void json_unrouted(FILE *out, const struct cr_fabric *f,
 {
 	fprintf(out, "{\"phase\": %u, \"src\": ", u->phase);
 	json_str(out, desc(f, u->flow.src_node));
+	fputs(", \"src_guid\": ", out);
+	json_guid(out, f, u->flow.src_node);
 	fprintf(out, ", \"src_port\": %u, \"dst_lid\": %u, \"status\": ",
 		u->flow.src_port, u->flow.dst_lid);
 	json_str(out, status_name(u->status));
 	fputs(", \"stop\": ", out);
 	json_str(out, desc(f, u->stop_node));
+	fputs(", \"stop_guid\": ", out);
+	json_guid(out, f, u->stop_node);
 	fprintf(out, ", \"stop_port\": %u}", u->stop_port);
 }
 

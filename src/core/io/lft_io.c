@@ -24,15 +24,20 @@
  *   0x0001 : 000  : 00   : yes
  *   0x0002 : UNREACHABLE
  *
- * Switches come in node GUID order, as OpenSM walks its switch table, so
- * croute's dump and OpenSM's compare line by line. Every table must end
- * with its "lids dumped" line: a file cut short is an error, not a
- * routing with holes.
+ * Switches come in the order OpenSM walks its switch table, so that
+ * croute's dump and OpenSM's compare line by line: that table is a
+ * cl_qmap keyed by the node GUID as OpenSM holds it, in network byte
+ * order, and a cl_qmap compares keys as host integers. On a little-endian
+ * host the switches therefore come in the order of their byte-reversed
+ * GUIDs (last byte first), on a big-endian one in GUID order. Every table
+ * must end with its "lids dumped" line: a file cut short is an error, not
+ * a routing with holes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf, fwrite_unlocked */
 #endif
 #include <ctype.h>
+#include <endian.h>
 #include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -48,15 +53,15 @@
 #define DESC_MAX 64
 
 struct sw_key {
-	uint64_t guid;
+	uint64_t key; /* the GUID as OpenSM keys its switch table */
 	uint32_t node;
 };
 
-static int by_guid(const void *a, const void *b)
+static int by_key(const void *a, const void *b)
 {
 	const struct sw_key *x = a, *y = b;
 
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /*
@@ -157,9 +162,9 @@ int cr_lft_write_dump(FILE *out, const struct cr_fabric *f,
 		return -1;
 	}
 	for (uint32_t i = 0; i < f->num_switches; i++)
-		order[i] = (struct sw_key){f->nodes[f->switches[i]].guid,
-					   f->switches[i]};
-	qsort(order, f->num_switches, sizeof(*order), by_guid);
+		order[i] = (struct sw_key){
+			htobe64(f->nodes[f->switches[i]].guid), f->switches[i]};
+	qsort(order, f->num_switches, sizeof(*order), by_key);
 	for (uint32_t i = 0; i < f->num_switches; i++)
 		if (r->lft[order[i].node])
 			dump_switch(out, f, r, order[i].node, &t);

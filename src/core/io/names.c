@@ -103,7 +103,7 @@ static uint64_t system_of(const struct cr_node *nd)
 static long rename_collisions(const struct cr_fabric *f, struct cr_names *nm)
 {
 	struct named_node *v = malloc((f->num_nodes + 1) * sizeof(*v));
-	uint32_t n = 0;
+	uint32_t n = 0, groups = 0, first = 0, first_count = 0;
 	long renamed = 0;
 	bool *bad;
 
@@ -134,12 +134,19 @@ static long rename_collisions(const struct cr_fabric *f, struct cr_names *nm)
 		}
 		for (uint32_t k = i; clash && k < j; k++)
 			bad[v[k].node] = true;
-		if (clash)
-			cr_info("%u nodes share the name '%s': named by their"
-				" node GUID instead (give a node name map)",
-				j - i, v[i].name);
+		if (clash && !groups++) {
+			first = i;
+			first_count = j - i;
+		}
 		i = j;
 	}
+	/* once: on a fabric of identical HCAs a line a name would flood */
+	if (groups)
+		cr_info("%u name%s shared by different nodes (e.g. %u nodes"
+			" named '%s'): those nodes are named by their node GUID"
+			" instead; give a node name map",
+			groups, groups == 1 ? " is" : "s are", first_count,
+			v[first].name);
 	for (uint32_t i = 0; i < f->num_nodes; i++) {
 		char *s;
 

@@ -251,9 +251,22 @@ void cr_html_put(FILE *out, const char *s)
 	}
 }
 
-static const char *node_desc(const struct cr_fabric *f, uint32_t n)
+void cr_html_node(FILE *out, const struct cr_fabric *f, uint32_t n,
+		  unsigned port)
 {
-	return n < f->num_nodes ? f->nodes[n].desc : "?";
+	const struct cr_node *nd;
+
+	if (n >= f->num_nodes) {
+		fputc('?', out);
+		return;
+	}
+	nd = &f->nodes[n];
+	if (nd->type == CR_NODE_SWITCH)
+		port = 0;
+	cr_html_put(out, nd->desc);
+	fprintf(out, " 0x%016" PRIx64, nd->guid);
+	if (port <= nd->num_ports && nd->ports[port].lid)
+		fprintf(out, " LID %u", nd->ports[port].lid);
 }
 
 static void html_head(FILE *out, const char *title)
@@ -621,9 +634,9 @@ static void html_hot(FILE *out, const struct cr_fabric *f,
 			"<tr><td class=\"n\">%u</td><td class=\"n\">%" PRIu64
 			"</td><td class=\"n\">%.2f Gb/s</td><td>",
 			l->max_flows, l->total_flows, l->capacity / 1000);
-		cr_html_put(out, node_desc(f, l->node));
+		cr_html_node(out, f, l->node, l->port);
 		fprintf(out, " port %u &rarr; ", l->port);
-		cr_html_put(out, node_desc(f, p->remote));
+		cr_html_node(out, f, p->remote, p->remote_port);
 		fprintf(out, " port %u</td></tr>\n", p->remote_port);
 	}
 	fputs("</table>\n", out);

@@ -10,6 +10,13 @@
 /* Text with <, >, & and " escaped. */
 void cr_html_put(FILE *out, const char *s);
 /*
+ * Node n as every cell and tooltip names it: its description, its node
+ * GUID, and the LID of port (0 for a switch) when it has one, since
+ * descriptions alone are often shared.
+ */
+void cr_html_node(FILE *out, const struct cr_fabric *f, uint32_t n,
+		  unsigned port);
+/*
  * The fabric's links coloured by their load on pattern r: a table of
  * directed links by level pair and load (any size), and a drawing of the
  * switches by level when the fabric is small enough to read.

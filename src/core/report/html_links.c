@@ -196,13 +196,22 @@ struct layout {
 #define BOX_H 20
 #define ROW_H 80
 
+/* A host's first cabled port, whose LID names it. */
+static unsigned host_port(const struct cr_fabric *f, uint32_t n)
+{
+	for (unsigned p = 1; p <= f->nodes[n].num_ports; p++)
+		if (f->nodes[n].ports[p].remote != CR_NO_NODE)
+			return p;
+	return 0;
+}
+
 static void cable_title(FILE *out, const struct links *L, uint32_t a,
 			unsigned pa, uint32_t b, unsigned pb)
 {
 	fputs("<title>", out);
-	cr_html_put(out, L->f->nodes[a].desc);
+	cr_html_node(out, L->f, a, pa);
 	fprintf(out, " port %u &rarr; ", pa);
-	cr_html_put(out, L->f->nodes[b].desc);
+	cr_html_node(out, L->f, b, pb);
 	fprintf(out,
 		" port %u: %u flows at most in one phase, %" PRIu64
 		" in all; back: %u at most, %" PRIu64 " in all</title>",
@@ -350,7 +359,7 @@ static void draw(FILE *out, const struct links *L)
 				"<rect x=\"%.1f\" y=\"%.1f\" width=\"6\""
 				" height=\"6\" fill=\"#555\"><title>",
 				lay.x[n] - 3, lay.y[n] - 3);
-			cr_html_put(out, d);
+			cr_html_node(out, f, n, host_port(f, n));
 			fputs("</title></rect>\n", out);
 			continue;
 		}
@@ -371,7 +380,7 @@ static void draw(FILE *out, const struct links *L)
 			cr_html_put(out, d);
 		}
 		fputs("</text><title>", out);
-		cr_html_put(out, d);
+		cr_html_node(out, f, n, 0);
 		fputs("</title></g>\n", out);
 	}
 	fputs("</svg>\n", out);

@@ -1,0 +1,98 @@
+#!/bin/sh
+# croute doctor: each mistake that makes opensm quietly route with minhop
+# gives one clear line and exit status 1; a sound setup gives 0.
+. "$(dirname "$0")/lib.sh"
+
+plugin=$top_builddir/.libs/libcroute.so
+[ -f "$plugin" ] || {
+	echo "SKIP: $plugin is not built"
+	exit 77
+}
+
+# An opensm of another version, as `opensm --version` prints it.
+cat >"$tmp/opensm-other" <<'END'
+#!/bin/sh
+echo -------------------------------------------------
+echo OpenSM 3.3.99
+END
+chmod +x "$tmp/opensm-other"
+version=$(strings "$plugin" | grep -m1 '^OpenSM [0-9]')
+sed "s/3.3.99/${version#OpenSM }/" "$tmp/opensm-other" >"$tmp/opensm-same"
+chmod +x "$tmp/opensm-same"
+
+printf '0x0002c90200000001\n' >"$tmp/roots"
+good() {
+	cat <<END
+event_plugin_name croute
+routing_engine cr-updn,updn
+root_guid_file $tmp/roots
+croute_balance global
+END
+}
+good >"$tmp/good.conf"
+doctor() {
+	expect_exit "$1" doctor --plugin "$plugin" --opensm "$tmp/opensm-same" \
+		-F "$tmp/$2"
+}
+
+doctor 0 good.conf
+grep -q "^no problems found" "$tmp/out" || fail "a sound setup: $(cat "$tmp/out")"
+
+# The plugin was built for another OpenSM: opensm would skip it.
+expect_exit 1 doctor --plugin "$plugin" --opensm "$tmp/opensm-other" \
+	-F "$tmp/good.conf"
+grep -q "^problem: .*built for $version, but .* is OpenSM 3.3.99" "$tmp/out" ||
+	fail "version mismatch not reported: $(cat "$tmp/out")"
+
+# A plugin opensm cannot find.
+expect_exit 1 doctor --plugin "$tmp/libnone.so" --opensm "$tmp/opensm-same" \
+	-F "$tmp/good.conf"
+grep -q "^problem: opensm cannot load .*Failed to open event plugin" \
+	"$tmp/out" || fail "a missing plugin not reported: $(cat "$tmp/out")"
+
+# A root_guid_file that is not there.
+good | sed "s|$tmp/roots|$tmp/no-roots|" >"$tmp/noroots.conf"
+doctor 1 noroots.conf
+grep -q "^problem: .*root_guid_file $tmp/no-roots: No such file" "$tmp/out" ||
+	fail "missing root_guid_file not reported: $(cat "$tmp/out")"
+
+# A root_guid_file that does not parse.
+printf 'not-a-guid\n' >"$tmp/badroots"
+good | sed "s|$tmp/roots|$tmp/badroots|" >"$tmp/badroots.conf"
+doctor 1 badroots.conf
+grep -q "^problem: $tmp/badroots:1:" "$tmp/out" ||
+	fail "bad root_guid_file not reported: $(cat "$tmp/out")"
+
+# A misspelled croute key: the plugin would ignore it.
+good | sed "s/croute_balance/croute_balanse/" >"$tmp/typo.conf"
+doctor 1 typo.conf
+grep -q "^problem: .*typo.conf:4: unknown key croute_balanse" "$tmp/out" ||
+	fail "misspelled key not reported: $(cat "$tmp/out")"
+
+# No deadlock-free engine after croute's: a failure ends in minhop.
+for list in cr-updn cr-updn,minhop updn,cr-auto; do
+	good | sed "s/cr-updn,updn/$list/" >"$tmp/list.conf"
+	doctor 1 list.conf
+	grep -q "^problem: .*routing_engine $list has no deadlock-free" \
+		"$tmp/out" || fail "$list: no fall-back not reported: $(cat "$tmp/out")"
+done
+for list in cr-auto,minhop,dfsssp cr-updn,no_fallback; do
+	good | sed "s/cr-updn,updn/$list/" >"$tmp/list.conf"
+	doctor 0 list.conf
+done
+
+# The plugin not named, and an engine croute does not have.
+good | sed "s/^event_plugin_name.*/event_plugin_name other/" >"$tmp/np.conf"
+doctor 1 np.conf
+grep -q "^problem: .*event_plugin_name does not name croute" "$tmp/out" ||
+	fail "plugin not named: $(cat "$tmp/out")"
+good | sed "s/cr-updn,updn/cr-dfsssp,updn/" >"$tmp/list.conf"
+doctor 1 list.conf
+grep -q "^problem: .*no croute engine is named cr-dfsssp" "$tmp/out" ||
+	fail "unknown engine: $(cat "$tmp/out")"
+
+# Usage.
+expect_exit 2 doctor --bogus
+expect_exit 2 doctor -F
+doctor 1 missing.conf
+exit $failed
