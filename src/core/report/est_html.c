@@ -229,28 +229,6 @@ static void put_base64(FILE *out, const uint8_t *p, size_t n)
 	}
 }
 
-void cr_html_put(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
 static const char *node_desc(const struct cr_fabric *f, uint32_t n)
 {
 	return n < f->num_nodes ? f->nodes[n].desc : "?";

@@ -8,7 +8,27 @@
 #include <croute/estimate.h>
 
 /* Text with <, >, & and " escaped. */
-void cr_html_put(FILE *out, const char *s);
+static inline void cr_html_put(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
 /*
  * The fabric's links coloured by their load on pattern r: a table of
  * directed links by level pair and load (any size), and a drawing of the
