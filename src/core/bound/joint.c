@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 
 #include "bound_int.h"
@@ -57,15 +58,8 @@ struct joint {
 
 static int grow_ub(struct joint *j, int col, double ub)
 {
-	if ((size_t)col >= j->ncols_alloc) {
-		size_t na = 2 * (size_t)col + 1024;
-		double *g = realloc(j->ub, na * sizeof(double));
-
-		if (!g)
-			return -1;
-		j->ub = g;
-		j->ncols_alloc = na;
-	}
+	if (cr_grow(&j->ub, &j->ncols_alloc, (size_t)col + 1, sizeof(*j->ub)))
+		return -1;
 	j->ub[col] = ub;
 	return 0;
 }
