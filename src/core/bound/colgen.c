@@ -12,6 +12,11 @@
  * master's optimum is the LP's optimum. Columns are never removed, so the
  * objective never decreases and each round adds at least one new path:
  * it ends.
+ *
+ * Cost per round: a simplex on the master (rows: flows + links + host
+ * links, columns: the paths so far) and one Dijkstra per source switch
+ * (or one DAG pass per destination switch); croute bound prints the
+ * rounds each phase took.
  */
 #include <math.h>
 #include <stdlib.h>
