@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the bound's LPs (bound.c), its path sets (paths.c) and its
- * unsplittable MIP (mip.c) share: one phase's fabric-level model.
+ * What the bound's files share: one phase's fabric-level model (model.c),
+ * its path sets (paths.c) and the formulations bound.c dispatches to: the
+ * LPs by column generation (colgen.c) or in edge form (edge_lp.c), the
+ * unsplittable MIP (mip.c); joint.c's one LP over all phases is declared
+ * in include/croute/bound.h.
  */
 #ifndef CROUTE_BOUND_INT_H
 #define CROUTE_BOUND_INT_H
@@ -103,6 +106,23 @@ struct pathset {
 int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d, bool minimal,
 		   unsigned extra, uint32_t max, struct pathset *out);
 void cr_bound_pathset_free(struct pathset *p);
+
+/*
+ * The phase's avg LP, or with concurrent its min LP (the largest common
+ * fraction lambda): *value the objective, the master's final size and
+ * the pricing rounds when asked. Path form by column generation
+ * (colgen.c). 0, or -1 (logged).
+ */
+int cr_bound_colgen(const struct model *m, bool concurrent, double *value,
+		    uint32_t *rows_out, uint32_t *cols_out,
+		    uint32_t *rounds_out);
+/*
+ * The same LP in edge form (edge_lp.c), written to lp_path when given,
+ * solved when value is. 0, or -1 (logged).
+ */
+int cr_bound_edge_lp(const struct model *m, bool concurrent,
+		     const char *lp_path, double *value, uint32_t *rows_out,
+		     uint32_t *cols_out);
 
 /*
  * The unsplittable bound of one phase (mip.c): out's avg_frac, min_frac,

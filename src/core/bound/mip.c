@@ -77,40 +77,42 @@ static struct pathset *pair_paths(const struct model *m, struct cand *c,
 	return &c->pair[k];
 }
 
-int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
-		 struct cr_bound_phase *out)
-{
-	size_t npairs = (size_t)m->ns * m->ns;
-	struct cand c = {0};
-	struct trip t = {0};
-	struct mip_cb cb = {.best = INFINITY};
-	glp_prob *lp = glp_create_prob();
-	glp_smcp sp;
-	glp_iocp ip;
-	uint64_t paths = 0;
-	int first_cap, first_key, row, st, ret = -1;
-	double root, inc, bound;
+/* One phase's MIP while it is built and searched. */
+struct mip {
+	const struct model *m;
+	const struct cr_bound_opts *o;
+	struct cand c;
+	glp_prob *lp;
+	struct trip t;
+	int first_cap, first_key; /* switch link and host link rows */
+};
 
-	c.pair = calloc(npairs + 1, sizeof(*c.pair));
-	c.done = calloc(npairs + 1, 1);
-	if (!c.pair || !c.done)
-		goto oom;
-	/* the size first: refuse before building anything big */
+/*
+ * Enumerates every flow's candidates and checks the limits first, to
+ * refuse before building anything big. 0, -1 out of memory (not
+ * logged), or -2 beyond the limits (logged).
+ */
+static int candidates(struct mip *x)
+{
+	const struct model *m = x->m;
+	uint64_t paths = 0;
+	int st;
+
 	for (size_t i = 0; i < m->n; i++) {
 		struct pathset *ps;
 
 		if (m->inject[i] <= 0 || m->src_sw[i] == m->dst_sw[i])
 			continue;
-		ps = pair_paths(m, &c, o, m->src_sw[i], m->dst_sw[i], &st);
+		ps = pair_paths(m, &x->c, x->o, m->src_sw[i], m->dst_sw[i],
+				&st);
 		if (st == -1)
-			goto oom;
+			return -1;
 		if (st == -2) {
 			cr_err("the unsplittable bound: more than %u candidate"
 			       " paths between two switches (limit "
 			       "CR_BOUND_MIP_MAX_PATHS)",
 			       CR_BOUND_MIP_MAX_PATHS);
-			ret = -2;
-			goto out;
+			return -2;
 		}
 		paths += ps->count;
 	}
@@ -118,73 +120,103 @@ int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
 		cr_err("the unsplittable bound: %llu candidate paths in a phase"
 		       " (limit %u)",
 		       (unsigned long long)paths, CR_BOUND_MIP_MAX_COLS);
-		ret = -2;
-		goto out;
+		return -2;
 	}
-	glp_set_obj_dir(lp, GLP_MAX);
-	first_cap = 1;
-	first_key = first_cap + (int)m->ne;
-	row = first_key + (int)m->nkeys;
-	glp_add_rows(lp, row - 1);
-	cr_bound_capacity_rows(lp, m, first_cap, first_key);
-	for (size_t i = 0; i < m->n; i++) {
-		const struct pathset *ps = NULL;
-		uint32_t np = 1, choice_row = 0;
-		double inj = m->inject[i];
+	return 0;
+}
 
-		if (inj <= 0)
+/*
+ * Flow i's columns: a rate r(i, p) per candidate on its host links and
+ * the path's switch links; with a choice to make, a binary y(i, p) per
+ * candidate, its link row r - inject y <= 0 and the choice row. 0, or -1
+ * out of memory.
+ */
+static int add_flow(struct mip *x, size_t i, uint32_t *binaries)
+{
+	const struct model *m = x->m;
+	const struct pathset *ps = NULL;
+	uint32_t np = 1, choice_row = 0;
+	double inj = m->inject[i];
+
+	if (inj <= 0)
+		return 0;
+	if (m->src_sw[i] != m->dst_sw[i]) {
+		ps = &x->c.pair[(size_t)m->src_sw[i] * m->ns + m->dst_sw[i]];
+		np = ps->count;
+		if (!np)
+			return 0; /* cannot arrive: 0 */
+	}
+	if (np > 1) {
+		choice_row = (uint32_t)glp_add_rows(x->lp, 1);
+		glp_set_row_bnds(x->lp, (int)choice_row, GLP_UP, 0.0, 1.0);
+	}
+	for (uint32_t p = 0; p < np; p++) {
+		int r = glp_add_cols(x->lp, 1), y, link;
+
+		glp_set_col_bnds(x->lp, r, GLP_DB, 0.0, inj);
+		glp_set_obj_coef(x->lp, r, 1.0 / inj);
+		if (cr_bound_trip_add(&x->t, x->first_key + (int)m->src_key[i],
+				      r, 1.0) ||
+		    (m->dst_key[i] != UINT32_MAX &&
+		     cr_bound_trip_add(&x->t, x->first_key + (int)m->dst_key[i],
+				       r, 1.0)))
+			return -1;
+		for (uint32_t k = ps ? ps->start[p] : 0;
+		     ps && k < ps->start[p + 1]; k++)
+			if (cr_bound_trip_add(&x->t,
+					      x->first_cap + (int)ps->edges[k],
+					      r, 1.0))
+				return -1;
+		if (np == 1)
 			continue;
-		if (m->src_sw[i] != m->dst_sw[i]) {
-			ps = &c.pair[(size_t)m->src_sw[i] * m->ns +
-				     m->dst_sw[i]];
-			np = ps->count;
-			if (!np)
-				continue; /* cannot arrive: 0 */
-		}
-		if (np > 1) {
-			choice_row = (uint32_t)glp_add_rows(lp, 1);
-			glp_set_row_bnds(lp, (int)choice_row, GLP_UP, 0.0, 1.0);
-		}
-		for (uint32_t p = 0; p < np; p++) {
-			int r = glp_add_cols(lp, 1), y, link;
+		y = glp_add_cols(x->lp, 1);
+		glp_set_col_kind(x->lp, y, GLP_BV);
+		link = glp_add_rows(x->lp, 1);
+		glp_set_row_bnds(x->lp, link, GLP_UP, 0.0, 0.0);
+		if (cr_bound_trip_add(&x->t, link, r, 1.0) ||
+		    cr_bound_trip_add(&x->t, link, y, -inj) ||
+		    cr_bound_trip_add(&x->t, (int)choice_row, y, 1.0))
+			return -1;
+		(*binaries)++;
+	}
+	return 0;
+}
 
-			glp_set_col_bnds(lp, r, GLP_DB, 0.0, inj);
-			glp_set_obj_coef(lp, r, 1.0 / inj);
-			if (cr_bound_trip_add(&t,
-					      first_key + (int)m->src_key[i], r,
-					      1.0) ||
-			    (m->dst_key[i] != UINT32_MAX &&
-			     cr_bound_trip_add(&t,
-					       first_key + (int)m->dst_key[i],
-					       r, 1.0)))
-				goto oom;
-			for (uint32_t k = ps ? ps->start[p] : 0;
-			     ps && k < ps->start[p + 1]; k++)
-				if (cr_bound_trip_add(
-					    &t, first_cap + (int)ps->edges[k],
-					    r, 1.0))
-					goto oom;
-			if (np == 1)
-				continue;
-			y = glp_add_cols(lp, 1);
-			glp_set_col_kind(lp, y, GLP_BV);
-			link = glp_add_rows(lp, 1);
-			glp_set_row_bnds(lp, link, GLP_UP, 0.0, 0.0);
-			if (cr_bound_trip_add(&t, link, r, 1.0) ||
-			    cr_bound_trip_add(&t, link, y, -inj) ||
-			    cr_bound_trip_add(&t, (int)choice_row, y, 1.0))
-				goto oom;
-			out->binaries++;
-		}
-	}
-	out->rows = (uint32_t)glp_get_num_rows(lp);
-	out->cols = (uint32_t)glp_get_num_cols(lp);
-	if (!out->cols) {
-		out->proved = true;
-		ret = 0;
-		goto out;
-	}
-	glp_load_matrix(lp, (int)t.n, t.ia, t.ja, t.ar);
+/* The capacity rows, then every flow's. 0, or -1 out of memory. */
+static int build(struct mip *x, struct cr_bound_phase *out)
+{
+	const struct model *m = x->m;
+
+	glp_set_obj_dir(x->lp, GLP_MAX);
+	x->first_cap = 1;
+	x->first_key = x->first_cap + (int)m->ne;
+	glp_add_rows(x->lp, x->first_key + (int)m->nkeys - 1);
+	cr_bound_capacity_rows(x->lp, m, x->first_cap, x->first_key);
+	for (size_t i = 0; i < m->n; i++)
+		if (add_flow(x, i, &out->binaries))
+			return -1;
+	out->rows = (uint32_t)glp_get_num_rows(x->lp);
+	out->cols = (uint32_t)glp_get_num_cols(x->lp);
+	return 0;
+}
+
+/*
+ * Root LP, then branch and bound with GLPK's cuts and the time limit:
+ * the proved optimum, or where the limit stops the search the best open
+ * bound capped by the root's. out's avg_frac, incumbent_frac, proved and
+ * nodes. 0 or -1 (logged).
+ */
+static int search(struct mip *x, struct cr_bound_phase *out)
+{
+	const struct model *m = x->m;
+	struct mip_cb cb = {.best = INFINITY};
+	glp_prob *lp = x->lp;
+	glp_smcp sp;
+	glp_iocp ip;
+	double root, inc, bound;
+	int st;
+
+	glp_load_matrix(lp, (int)x->t.n, x->t.ia, x->t.ja, x->t.ar);
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
 	sp.presolve = GLP_OFF; /* the tree needs the root's basis */
@@ -194,7 +226,7 @@ int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
 		       " was not solved (GLPK: %d, status %d)",
 		       glp_get_num_rows(lp), glp_get_num_cols(lp), st,
 		       glp_get_status(lp));
-		goto out;
+		return -1;
 	}
 	root = glp_get_obj_val(lp);
 	glp_init_iocp(&ip);
@@ -206,9 +238,9 @@ int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
 	ip.mir_cuts = GLP_ON;
 	ip.cov_cuts = GLP_ON;
 	ip.clq_cuts = GLP_ON;
-	if (o->mip_seconds > 0)
-		ip.tm_lim = o->mip_seconds * 1000 < INT32_MAX
-				    ? (int)(o->mip_seconds * 1000)
+	if (x->o->mip_seconds > 0)
+		ip.tm_lim = x->o->mip_seconds * 1000 < INT32_MAX
+				    ? (int)(x->o->mip_seconds * 1000)
 				    : INT32_MAX;
 	st = glp_intopt(lp, &ip);
 	out->nodes = cb.nodes;
@@ -227,20 +259,48 @@ int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
 		cr_err("the unsplittable bound's MIP failed (GLPK: %d, status "
 		       "%d)",
 		       st, glp_mip_status(lp));
-		goto out;
+		return -1;
 	}
 	out->avg_frac = bound / (double)m->n;
 	out->incumbent_frac = inc / (double)m->n;
-	ret = 0;
+	return 0;
+}
+
+int cr_bound_mip(const struct model *m, const struct cr_bound_opts *o,
+		 struct cr_bound_phase *out)
+{
+	size_t npairs = (size_t)m->ns * m->ns;
+	struct mip x = {.m = m, .o = o};
+	int ret = -1;
+
+	x.lp = glp_create_prob();
+	x.c.pair = calloc(npairs + 1, sizeof(*x.c.pair));
+	x.c.done = calloc(npairs + 1, 1);
+	if (!x.c.pair || !x.c.done)
+		goto oom;
+	ret = candidates(&x);
+	if (ret == -1)
+		goto oom;
+	if (ret)
+		goto out;
+	ret = -1;
+	if (build(&x, out))
+		goto oom;
+	if (!out->cols) {
+		out->proved = true;
+		ret = 0;
+		goto out;
+	}
+	ret = search(&x, out);
 	goto out;
 oom:
 	cr_err("out of memory building the unsplittable bound's MIP");
 out:
-	for (size_t k = 0; c.pair && k < npairs; k++)
-		cr_bound_pathset_free(&c.pair[k]);
-	free(c.pair);
-	free(c.done);
-	cr_bound_trip_free(&t);
-	glp_delete_prob(lp);
+	for (size_t k = 0; x.c.pair && k < npairs; k++)
+		cr_bound_pathset_free(&x.c.pair[k]);
+	free(x.c.pair);
+	free(x.c.done);
+	cr_bound_trip_free(&x.t);
+	glp_delete_prob(x.lp);
 	return ret;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
+
 #include "bound_int.h"
 
 int cr_bound_hops(struct model *m)
@@ -77,24 +79,11 @@ static int record(struct walk *w, uint32_t len)
 		p->count = w->max + 1;
 		return -2;
 	}
-	if (p->count + 2 > w->alloc_paths) {
-		size_t na = w->alloc_paths ? 2 * w->alloc_paths : 16;
-		uint32_t *g = realloc(p->start, na * sizeof(uint32_t));
-
-		if (!g)
-			return -1;
-		p->start = g;
-		w->alloc_paths = na;
-	}
-	if (w->nedges + len > w->alloc_edges) {
-		size_t na = 2 * (w->nedges + len) + 64;
-		uint32_t *g = realloc(p->edges, na * sizeof(uint32_t));
-
-		if (!g)
-			return -1;
-		p->edges = g;
-		w->alloc_edges = na;
-	}
+	if (cr_grow(&p->start, &w->alloc_paths, (size_t)p->count + 2,
+		    sizeof(*p->start)) ||
+	    cr_grow(&p->edges, &w->alloc_edges, w->nedges + len,
+		    sizeof(*p->edges)))
+		return -1;
 	p->start[p->count] = (uint32_t)w->nedges;
 	memcpy(&p->edges[w->nedges], w->stack, len * sizeof(uint32_t));
 	w->nedges += len;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/estimate.h>
 #include <croute/log.h>
 #include <croute/guidmap.h>
@@ -476,16 +477,9 @@ static int add_flow(void *arg, const char *path, unsigned line,
 		       line);
 		return -1;
 	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 256;
-		struct cr_flow *p = realloc(a->flows, cap * sizeof(*p));
-
-		if (!p) {
-			cr_err("%s:%u: out of memory", path, line);
-			return -1;
-		}
-		a->flows = p;
-		a->cap = cap;
+	if (cr_grow(&a->flows, &a->cap, a->n + 1, sizeof(*a->flows))) {
+		cr_err("%s:%u: out of memory", path, line);
+		return -1;
 	}
 	a->flows[a->n].src_node = ep[0].node;
 	a->flows[a->n].src_port = ep[0].port;
@@ -526,16 +520,10 @@ static int add_host(void *arg, const char *path, unsigned line,
 
 	if (check_source(a->f, path, line, ep, tok[0]))
 		return -1;
-	if (a->h->count == a->cap) {
-		size_t cap = 2 * a->cap;
-		struct cr_endpoint *p = realloc(a->h->ep, cap * sizeof(*p));
-
-		if (!p) {
-			cr_err("%s:%u: out of memory", path, line);
-			return -1;
-		}
-		a->h->ep = p;
-		a->cap = cap;
+	if (cr_grow(&a->h->ep, &a->cap, (size_t)a->h->count + 1,
+		    sizeof(*a->h->ep))) {
+		cr_err("%s:%u: out of memory", path, line);
+		return -1;
 	}
 	a->h->ep[a->h->count++] = *ep;
 	return 0;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/cmp.h>
 #include <croute/est_inc.h>
 #include <croute/log.h>
@@ -151,32 +152,6 @@ void cr_est_inc_free(struct cr_est_inc *x)
 	free(x);
 }
 
-static size_t grown(size_t alloc, size_t need)
-{
-	size_t n = alloc ? alloc : 64;
-
-	while (n < need)
-		n *= 2;
-	return n;
-}
-
-/* Grows array p (alloc elements) to hold need: 0, or -1 (p kept). */
-#define GROW(p, alloc, need)                                      \
-	({                                                        \
-		int r_ = 0;                                       \
-		if ((need) > (alloc)) {                           \
-			size_t n_ = grown(alloc, need);           \
-			void *q_ = realloc(p, n_ * sizeof(*(p))); \
-			if (q_) {                                 \
-				(p) = q_;                         \
-				(alloc) = n_;                     \
-			} else {                                  \
-				r_ = -1;                          \
-			}                                         \
-		}                                                 \
-		r_;                                               \
-	})
-
 /* Sum and minimum of a phase's fractions, in flow order as est_run.c. */
 static void phase_figures(const struct cr_est_inc *x, uint32_t first,
 			  uint32_t n, const double *rate, double *sum,
@@ -197,6 +172,20 @@ static void phase_figures(const struct cr_est_inc *x, uint32_t first,
 	*min = m;
 }
 
+/* The per-flow arrays, room for need flows. */
+static int grow_flows(struct cr_est_inc *x, size_t *alloc, size_t need)
+{
+	void *const arr[] = {&x->flow,	&x->fphase, &x->inject, &x->penalty,
+			     &x->bound, &x->rate,   &x->ok};
+	const size_t size[] = {sizeof(*x->flow),   sizeof(*x->fphase),
+			       sizeof(*x->inject), sizeof(*x->penalty),
+			       sizeof(*x->bound),  sizeof(*x->rate),
+			       sizeof(*x->ok)};
+
+	return cr_est_grow_parallel(arr, size, sizeof(arr) / sizeof(arr[0]),
+				    alloc, need);
+}
+
 /* Appends phase `flows` (n) of pattern run as one held phase. */
 static int hold_phase(struct cr_est_inc *x, const struct cr_flow *flows,
 		      size_t n, size_t *flow_alloc)
@@ -208,22 +197,8 @@ static int hold_phase(struct cr_est_inc *x, const struct cr_flow *flows,
 
 	if (cr_est_phase(e, flows, n, NULL) < 0)
 		return -1;
-	if (GROW(x->flow, *flow_alloc, first + n + 1))
+	if (grow_flows(x, flow_alloc, first + n + 1))
 		return -1;
-#define GROWF(a)                                                      \
-	do {                                                          \
-		void *q = realloc(x->a, *flow_alloc * sizeof(*x->a)); \
-		if (!q)                                               \
-			return -1;                                    \
-		x->a = q;                                             \
-	} while (0)
-	GROWF(fphase);
-	GROWF(inject);
-	GROWF(penalty);
-	GROWF(bound);
-	GROWF(rate);
-	GROWF(ok);
-#undef GROWF
 	entries = e->start[n];
 	p->first = first;
 	p->n = (uint32_t)n;
@@ -283,7 +258,7 @@ struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
 {
 	struct cr_est_inc *x = calloc(1, sizeof(*x));
 	struct cr_flow *flows = NULL;
-	size_t flow_alloc = 0, ph_alloc = 0, max_flows = 0;
+	size_t flow_alloc = 0, ph_alloc = 0, flows_cap = 0, max_flows = 0;
 	uint64_t entries = 0;
 
 	*too_big = false;
@@ -313,18 +288,14 @@ struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
 		np = cr_phases_count(run);
 		mf = cr_phases_max_flows(run);
 		x->pat_first[i] = x->nph;
-		if (mf > max_flows) {
-			struct cr_flow *g =
-				realloc(flows, (mf + 1) * sizeof(*g));
-
-			if (!g) {
-				cr_phases_stop(run);
-				goto oom;
-			}
-			flows = g;
-			max_flows = mf;
+		if (cr_grow(&flows, &flows_cap, mf + 1, sizeof(*flows))) {
+			cr_phases_stop(run);
+			goto oom;
 		}
-		if (GROW(x->ph, ph_alloc, x->nph + np + 1)) {
+		if (mf > max_flows)
+			max_flows = mf;
+		if (cr_grow(&x->ph, &ph_alloc, x->nph + np + 1,
+			    sizeof(*x->ph))) {
 			cr_phases_stop(run);
 			goto oom;
 		}
@@ -475,6 +446,17 @@ uint32_t cr_est_inc_phases(const struct cr_est_inc *x, uint32_t sw,
 	return n;
 }
 
+/* The affected flows' arrays, room for need entries. */
+static int grow_aff(struct cr_est_inc *x, size_t need)
+{
+	void *const arr[] = {&x->aff, &x->aff_start, &x->aff_bound};
+	const size_t size[] = {sizeof(*x->aff), sizeof(*x->aff_start),
+			       sizeof(*x->aff_bound)};
+
+	return cr_est_grow_parallel(arr, size, sizeof(arr) / sizeof(arr[0]),
+				    &x->aff_alloc, need);
+}
+
 /* Re-walks flow fl into aff; -2 when it no longer arrives. */
 static int rewalk(struct cr_est_inc *x, uint32_t fl)
 {
@@ -482,29 +464,13 @@ static int rewalk(struct cr_est_inc *x, uint32_t fl)
 	size_t used;
 	uint32_t room = x->f->num_switches + 3;
 
-	if (x->naff + 2 > x->aff_alloc) {
-		size_t a = x->aff_alloc ? 2 * x->aff_alloc : 256;
-		uint32_t *g = realloc(x->aff, a * sizeof(*g));
-		uint32_t *h;
-		double *b;
-
-		if (!g)
-			return -1;
-		x->aff = g;
-		h = realloc(x->aff_start, a * sizeof(*h));
-		if (!h)
-			return -1;
-		x->aff_start = h;
-		b = realloc(x->aff_bound, a * sizeof(*b));
-		if (!b)
-			return -1;
-		x->aff_bound = b;
-		x->aff_alloc = a;
-	}
+	if (grow_aff(x, x->naff + 2))
+		return -1;
 	if (!x->naff)
 		x->aff_start[0] = 0;
 	used = x->aff_start[x->naff];
-	if (GROW(x->aff_path, x->aff_path_alloc, used + room))
+	if (cr_grow(&x->aff_path, &x->aff_path_alloc, used + room,
+		    sizeof(*x->aff_path)))
 		return -1;
 	if (cr_est_walk(x->e, &x->flow[fl], &fe, x->aff_path, &used) ==
 		    CR_NO_NODE ||
@@ -541,7 +507,8 @@ static int memo_keep(struct inc_phase *ph, const uint32_t *key, size_t len,
 		if (!ph->memo_rate)
 			return -1;
 	}
-	if (GROW(ph->memo_key, ph->memo_key_cap, len + 1))
+	if (cr_grow(&ph->memo_key, &ph->memo_key_cap, len + 1,
+		    sizeof(*ph->memo_key)))
 		return -1;
 	memcpy(ph->memo_key, key, len * sizeof(*key));
 	ph->memo_key_len = len;
@@ -562,13 +529,17 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 	uint32_t *st, *pa;
 	double sum, min;
 
-	if (GROW(x->tr, x->tr_alloc, x->ntr + 1) ||
-	    GROW(x->tstart, x->tstart_alloc, *so + ph->n + 1) ||
-	    GROW(x->tpath, x->tpath_alloc,
-		 *po + ph->start[ph->n] + x->aff_start[x->naff]) ||
-	    GROW(x->trate, x->trate_alloc, *ro + ph->n) ||
-	    GROW(x->key, x->key_alloc,
-		 2 * (size_t)x->naff + x->aff_start[x->naff] + 1))
+	if (cr_grow(&x->tr, &x->tr_alloc, x->ntr + 1, sizeof(*x->tr)) ||
+	    cr_grow(&x->tstart, &x->tstart_alloc, *so + ph->n + 1,
+		    sizeof(*x->tstart)) ||
+	    cr_grow(&x->tpath, &x->tpath_alloc,
+		    *po + ph->start[ph->n] + x->aff_start[x->naff],
+		    sizeof(*x->tpath)) ||
+	    cr_grow(&x->trate, &x->trate_alloc, *ro + ph->n,
+		    sizeof(*x->trate)) ||
+	    cr_grow(&x->key, &x->key_alloc,
+		    2 * (size_t)x->naff + x->aff_start[x->naff] + 1,
+		    sizeof(*x->key)))
 		return -1;
 	st = x->tstart + *so;
 	pa = x->tpath + *po;
@@ -654,8 +625,9 @@ static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
 			struct cr_flow_est fe;
 			size_t used = x->naff ? x->aff_start[x->naff] : 0;
 
-			if (GROW(x->aff_path, x->aff_path_alloc,
-				 used + x->f->num_switches + 3))
+			if (cr_grow(&x->aff_path, &x->aff_path_alloc,
+				    used + x->f->num_switches + 3,
+				    sizeof(*x->aff_path)))
 				return -1;
 			if (cr_est_walk(x->e, &x->flow[fl], &fe, x->aff_path,
 					&used) != CR_NO_NODE)
@@ -748,7 +720,7 @@ long cr_est_inc_try_part(struct cr_est_inc *x,
 			return -2;
 	}
 	/* their phases, in order */
-	if (GROW(x->tph, x->tph_alloc, x->naff + 1))
+	if (cr_grow(&x->tph, &x->tph_alloc, x->naff + 1, sizeof(*x->tph)))
 		goto oom;
 	for (uint32_t a = 0; a < x->naff; a++)
 		x->tph[a] = x->fphase[x->aff[a]];
@@ -795,16 +767,9 @@ int cr_est_inc_commit(struct cr_est_inc *x)
 		const uint32_t *st = x->tstart + tr->start_off;
 		size_t np = st[ph->n];
 
-		if (np > ph->path_cap) {
-			uint32_t *g = realloc(ph->path, np * sizeof(*g));
-
-			if (!g) {
-				cr_err("out of memory keeping a routing"
-				       " change");
-				return -1;
-			}
-			ph->path = g;
-			ph->path_cap = np;
+		if (cr_grow(&ph->path, &ph->path_cap, np, sizeof(*ph->path))) {
+			cr_err("out of memory keeping a routing change");
+			return -1;
 		}
 		memcpy(ph->start, st, (ph->n + 1) * sizeof(*st));
 		memcpy(ph->path, x->tpath + tr->path_off,

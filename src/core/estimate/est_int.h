@@ -57,4 +57,13 @@ struct cr_est {
 uint32_t cr_est_walk(struct cr_est *e, const struct cr_flow *fl,
 		     struct cr_flow_est *out, uint32_t *path, size_t *used);
 
+/*
+ * Grows count parallel arrays (arr[k] points at array k's pointer, its
+ * elements size[k] bytes) to room for need elements each, one capacity
+ * *cap for all. 0, or -1 out of memory (not logged) with *cap unchanged:
+ * every array still holds at least *cap elements.
+ */
+int cr_est_grow_parallel(void *const arr[], const size_t size[], size_t count,
+			 size_t *cap, size_t need);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/buf.h>
 #include <croute/clock.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -305,15 +306,9 @@ static int pool_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		if (cr_est_phase(e, s->flows, s->n, NULL) < 0)
 			return -1;
 		used = e->start[s->n];
-		if (used > s->path_alloc) {
-			uint32_t *q = realloc(s->path, used * sizeof(*q));
-
-			if (!q) {
-				cr_err("out of memory estimating a phase");
-				return -1;
-			}
-			s->path = q;
-			s->path_alloc = used;
+		if (cr_grow(&s->path, &s->path_alloc, used, sizeof(*s->path))) {
+			cr_err("out of memory estimating a phase");
+			return -1;
 		}
 		memcpy(s->fe, e->fe, s->n * sizeof(*s->fe));
 		memcpy(s->start, e->start, (s->n + 1) * sizeof(*s->start));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/estimate.h>
 #include <croute/log.h>
 #include "maxmin.h"
@@ -175,49 +176,37 @@ oom:
 	return NULL;
 }
 
+int cr_est_grow_parallel(void *const arr[], const size_t size[], size_t count,
+			 size_t *cap, size_t need)
+{
+	size_t c = *cap;
+
+	/* each from the same capacity, so all end at the same one */
+	for (size_t k = 0; k < count; k++) {
+		c = *cap;
+		if (cr_grow(arr[k], &c, need, size[k]))
+			return -1;
+	}
+	*cap = c;
+	return 0;
+}
+
 static int reserve_flows(struct cr_est *e, size_t n)
 {
-	size_t cap = e->alloc;
+	void *const arr[] = {&e->start, &e->dst,  &e->by_dst, &e->dsts,
+			     &e->bound, &e->rate, &e->fe};
+	const size_t size[] = {sizeof(*e->start),  sizeof(*e->dst),
+			       sizeof(*e->by_dst), sizeof(*e->dsts),
+			       sizeof(*e->bound),  sizeof(*e->rate),
+			       sizeof(*e->fe)};
 
-	if (n <= cap && cap)
-		return 0;
-	while (cap < n || !cap)
-		cap = cap ? 2 * cap : 1024;
-		/* realloc one array at a time: a failure leaves the rest valid */
-#define GROW(a)                                                     \
-	do {                                                        \
-		void *q = realloc(e->a, (cap + 1) * sizeof(*e->a)); \
-		if (!q)                                             \
-			return -1;                                  \
-		e->a = q;                                           \
-	} while (0)
-	GROW(start);
-	GROW(dst);
-	GROW(by_dst);
-	GROW(dsts);
-	GROW(bound);
-	GROW(rate);
-	GROW(fe);
-#undef GROW
-	e->alloc = cap;
-	return 0;
+	return cr_est_grow_parallel(arr, size, sizeof(arr) / sizeof(arr[0]),
+				    &e->alloc, n + 1);
 }
 
 static int reserve_path(struct cr_est *e, size_t need)
 {
-	size_t cap = e->path_alloc;
-	uint32_t *q;
-
-	if (need <= cap)
-		return 0;
-	while (cap < need)
-		cap = cap ? 2 * cap : 8192;
-	q = realloc(e->path, cap * sizeof(*q));
-	if (!q)
-		return -1;
-	e->path = q;
-	e->path_alloc = cap;
-	return 0;
+	return cr_grow(&e->path, &e->path_alloc, need, sizeof(*e->path));
 }
 
 /* ---- one phase -------------------------------------------------------- */

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/buf.h>
 #include <croute/iheap.h>
+#include <croute/log.h>
 #include "maxmin.h"
 
 struct bound_ix {
@@ -41,7 +42,7 @@ struct cr_maxmin {
 	uint32_t *lflows; /* link -> flows, grouped by link */
 	size_t lflows_alloc;
 	struct bound_ix *order, *tmp;
-	size_t order_alloc;
+	size_t order_alloc, tmp_alloc;
 };
 
 struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
@@ -164,27 +165,11 @@ static void sort_bounds(struct bound_ix *a, struct bound_ix *t, size_t n)
 
 static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
 {
-	if (entries > m->lflows_alloc) {
-		uint32_t *p = realloc(m->lflows, entries * sizeof(*p));
-
-		if (!p)
-			return -1;
-		m->lflows = p;
-		m->lflows_alloc = entries;
-	}
-	if (n > m->order_alloc) {
-		struct bound_ix *o = realloc(m->order, n * sizeof(*o));
-		struct bound_ix *t;
-
-		if (!o)
-			return -1;
-		m->order = o;
-		t = realloc(m->tmp, n * sizeof(*t));
-		if (!t)
-			return -1;
-		m->tmp = t;
-		m->order_alloc = n;
-	}
+	if (cr_grow(&m->lflows, &m->lflows_alloc, entries,
+		    sizeof(*m->lflows)) ||
+	    cr_grow(&m->order, &m->order_alloc, n, sizeof(*m->order)) ||
+	    cr_grow(&m->tmp, &m->tmp_alloc, n, sizeof(*m->tmp)))
+		return -1;
 	return 0;
 }
 

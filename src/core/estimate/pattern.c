@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/cmp.h>
 #include <croute/log.h>
 #include <croute/rand.h>
@@ -97,14 +98,13 @@ int cr_pattern_list_parse(const char *list, struct cr_pattern **pats)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	struct cr_pattern *out = NULL;
+	size_t cap = 0;
 	int n = 0;
 
 	if (!copy)
 		goto oom;
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		struct cr_pattern *grow;
-
 		while (*tok == ' ' || *tok == '\t')
 			tok++;
 		for (char *e = tok + strlen(tok);
@@ -112,10 +112,8 @@ int cr_pattern_list_parse(const char *list, struct cr_pattern **pats)
 			*--e = '\0';
 		if (!*tok)
 			continue;
-		grow = realloc(out, (n + 1) * sizeof(*out));
-		if (!grow)
+		if (cr_grow(&out, &cap, (size_t)n + 1, sizeof(*out)))
 			goto oom;
-		out = grow;
 		if (cr_pattern_parse(tok, &out[n]))
 			goto fail;
 		n++;

@@ -229,46 +229,6 @@ static void put_base64(FILE *out, const uint8_t *p, size_t n)
 	}
 }
 
-void cr_html_put(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
-void cr_html_node(FILE *out, const struct cr_fabric *f, uint32_t n,
-		  unsigned port)
-{
-	const struct cr_node *nd;
-
-	if (n >= f->num_nodes) {
-		fputc('?', out);
-		return;
-	}
-	nd = &f->nodes[n];
-	if (nd->type == CR_NODE_SWITCH)
-		port = 0;
-	cr_html_put(out, nd->desc);
-	fprintf(out, " 0x%016" PRIx64, nd->guid);
-	if (port <= nd->num_ports && nd->ports[port].lid)
-		fprintf(out, " LID %u", nd->ports[port].lid);
-}
-
 static void html_head(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"

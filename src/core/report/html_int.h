@@ -8,7 +8,27 @@
 #include <croute/estimate.h>
 
 /* Text with <, >, & and " escaped. */
-void cr_html_put(FILE *out, const char *s);
+static inline void cr_html_put(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
 /*
  * Node n as every cell and tooltip names it: its description, its node
  * GUID, and the LID of port (0 for a switch) when it has one, since
