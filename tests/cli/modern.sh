@@ -78,6 +78,14 @@ n=$(awk '/^sysimgguid/ { s = $0 } /^Ca/ { print s }' "$tmp/r6.topo" |
 gen r16 rail-tree --servers 16 --rails 4 --unit 8 --spines 4
 counts "$tmp/r16.topo" 12 64 128
 
+# --- the rate asked for, and the same fabric every time ---------------------
+gen hw hyperx 2 3 --hosts 1 --width 2 --speed NDR
+grep '^\[' "$tmp/hw.topo" | grep -vq '2xNDR$' && fail "hyperx: not all 2xNDR"
+gen rw rail-tree --servers 4 --rails 2 --unit 2 --spines 1 --speed EDR
+grep '^\[' "$tmp/rw.topo" | grep -vq '4xEDR$' && fail "rail-tree: not all 4xEDR"
+gen d5b dragonfly-plus --groups 5 --leaves 2 --spines 3 --hosts 2 --global 3
+cmp -s "$tmp/d5.topo" "$tmp/d5b.topo" || fail "dragonfly-plus not deterministic"
+
 # --- refusals ---------------------------------------------------------------
 refuse() {
 	msg=$1
