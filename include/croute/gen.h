@@ -49,4 +49,31 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 				unsigned hosts_per_switch,
 				const struct cr_gen_params *p);
 
+/*
+ * Dragonfly+: groups of leaves x spines two-level trees (hosts a leaf),
+ * global cables a spine to spines of other groups, spread so every pair
+ * of groups gets as many cables as the others or one fewer (one spine is
+ * a cable short when groups x spines x global is odd). NULL (logged) when
+ * spines x global < groups - 1: some pair of groups would not meet.
+ */
+struct cr_fabric *cr_gen_dragonfly_plus(unsigned groups, unsigned leaves,
+					unsigned spines, unsigned hosts,
+					unsigned global,
+					const struct cr_gen_params *p);
+/*
+ * HyperX of dims[0] x dims[1] (x dims[2]) switches: trunk cables between
+ * every two switches that differ in one coordinate; hosts a switch.
+ */
+struct cr_fabric *cr_gen_hyperx(const unsigned *dims, unsigned ndims,
+				unsigned hosts, unsigned trunk,
+				const struct cr_gen_params *p);
+/*
+ * Rail-optimized tree: servers of rails HCAs ("server001 HCA-1", one
+ * system image GUID a server), units of unit servers with one leaf a
+ * rail, every leaf unit/spines cables to each spine (spines | unit).
+ */
+struct cr_fabric *cr_gen_rail_tree(unsigned servers, unsigned rails,
+				   unsigned unit, unsigned spines,
+				   const struct cr_gen_params *p);
+
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Traffic patterns (shift, bisect, alltoall, fanin, flows files) and the
- * flows they are made of. The estimator runs them (estimate.h); the
- * phase generator is internal to the core (src/core/estimate/phases.h).
+ * Traffic patterns (shift, bisect, alltoall, fanin, flows files,
+ * rail-ring) and the flows they are made of. The estimator runs them
+ * (estimate.h); the phase generator is internal to the core
+ * (src/core/estimate/phases.h).
  */
 #ifndef CROUTE_PATTERN_H
 #define CROUTE_PATTERN_H
@@ -15,6 +16,7 @@ enum cr_pattern_kind {
 	CR_PAT_ALLTOALL, /* one phase, every host to every other */
 	CR_PAT_FANIN, /* k hosts to one, then that one to the k */
 	CR_PAT_FLOWS, /* one phase read from a file */
+	CR_PAT_RAIL_RING, /* one phase: each rail's servers in a ring */
 };
 
 struct cr_pattern {
@@ -31,7 +33,8 @@ struct cr_pattern {
 
 /*
  * "shift", "shift:K", "bisect", "bisect:R", "alltoall", "fanin",
- * "fanin:K", "flows:FILE". seed starts at 1. -1 (logged) on error.
+ * "fanin:K", "flows:FILE", "rail-ring". seed starts at 1. -1 (logged) on
+ * error.
  */
 int cr_pattern_parse(const char *spec, struct cr_pattern *p);
 /*

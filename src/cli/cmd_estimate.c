@@ -297,7 +297,9 @@ const struct cli_cmd cli_cmd_estimate = {
 		" (phase k: host i sends to host i+k), bisect random perfect"
 		" matchings both\nways, fanin K hosts to one and back, flows"
 		" a file of \"source destination\"\nlines (node descriptions,"
-		" GUIDs or LIDs). Hosts are in the order of --hosts,\nelse"
+		" GUIDs or LIDs), rail-ring each rail's ring all-reduce\n(a"
+		" server's HCAs share a system image GUID). Hosts are in the"
+		" order of --hosts,\nelse"
 		" --ca-order, else cr-ftree's CA order, else node descriptions"
 		" (natural sort).\nWith --lfts, give the LIDs the tables were"
 		" made for (--lids).\nExit status 1 when flows have no path.\n",

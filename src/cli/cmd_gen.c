@@ -20,6 +20,12 @@ enum {
 	KEY_MESH,
 	KEY_SWITCHES,
 	KEY_LINKS,
+	KEY_GROUPS,
+	KEY_GLOBAL,
+	KEY_TRUNK,
+	KEY_SERVERS,
+	KEY_RAILS,
+	KEY_UNIT,
 	KEY_SEED,
 };
 
@@ -33,16 +39,23 @@ static const struct cli_opt gen_opts[] = {
 	{"width", KEY_WIDTH, "N", "link width: 1 2 4 (default) 8 12"},
 	{"hca-ports", KEY_HCA_PORTS, "N", "ports per host, to one switch (1)"},
 	{"lmc", CLI_KEY_LMC, "N", "also assign and write LIDs, with LMC N"},
-	{"leaves", KEY_LEAVES, "N", "two-level: leaf switches"},
+	{"leaves", KEY_LEAVES, "N", "two-level, dragonfly-plus: leaf switches"},
 	{"hosts", KEY_HOSTS, "N",
 	 "hosts per leaf/switch (torus, random: 1; fat-tree: K/2)"},
 	{"uplinks", KEY_UPLINKS, "N", "two-level, fat-tree: uplinks per leaf"},
-	{"spines", KEY_SPINES, "N", "two-level: spine switches"},
+	{"spines", KEY_SPINES, "N",
+	 "two-level, dragonfly-plus, rail-tree: spine switches"},
 	{"scramble", KEY_SCRAMBLE, "SEED", "two-level: scramble spine wiring"},
 	{"mesh", KEY_MESH, NULL, "torus: no wrap-around links"},
 	{"switches", KEY_SWITCHES, "N", "random: switches"},
 	{"links", KEY_LINKS, "D", "random: at most D links between switches"},
 	{"seed", KEY_SEED, "S", "random: seed of the wiring"},
+	{"groups", KEY_GROUPS, "G", "dragonfly-plus: groups"},
+	{"global", KEY_GLOBAL, "N", "dragonfly-plus: global cables a spine"},
+	{"trunk", KEY_TRUNK, "K", "hyperx: cables between two switches (1)"},
+	{"servers", KEY_SERVERS, "N", "rail-tree: servers"},
+	{"rails", KEY_RAILS, "R", "rail-tree: HCAs (rails) a server"},
+	{"unit", KEY_UNIT, "U", "rail-tree: servers a scalable unit"},
 	CLI_OPT_END,
 };
 
@@ -137,6 +150,36 @@ static int numbers(const struct gen_ctx *g, int argc, char **argv, int min,
 	return 0;
 }
 
+#define DFLY_OPTS                                              \
+	(BIT(KEY_GROUPS) | BIT(KEY_LEAVES) | BIT(KEY_SPINES) | \
+	 BIT(KEY_HOSTS) | BIT(KEY_GLOBAL))
+#define RAIL_OPTS \
+	(BIT(KEY_SERVERS) | BIT(KEY_RAILS) | BIT(KEY_UNIT) | BIT(KEY_SPINES))
+
+/* Today's fabrics: dragonfly+, HyperX, rail-optimized trees. */
+static struct cr_fabric *generate_modern(struct gen_ctx *g, const char *kind,
+					 int argc, char **argv)
+{
+	unsigned n[3];
+
+	if (!strcmp(kind, "hyperx")) {
+		if (numbers(g, argc, argv, 2, 3, n))
+			return NULL;
+		return cr_gen_hyperx(n, argc, val(g, KEY_HOSTS, 1),
+				     val(g, KEY_TRUNK, 1), &g->p);
+	}
+	if (numbers(g, argc, argv, 0, 0, n))
+		return NULL;
+	if (!strcmp(kind, "rail-tree"))
+		return cr_gen_rail_tree(
+			val(g, KEY_SERVERS, 0), val(g, KEY_RAILS, 0),
+			val(g, KEY_UNIT, 0), val(g, KEY_SPINES, 0), &g->p);
+	return cr_gen_dragonfly_plus(
+		val(g, KEY_GROUPS, 0), val(g, KEY_LEAVES, 0),
+		val(g, KEY_SPINES, 0), val(g, KEY_HOSTS, 0),
+		val(g, KEY_GLOBAL, 0), &g->p);
+}
+
 static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 				  char **argv)
 {
@@ -157,6 +200,9 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		 BIT(KEY_SWITCHES) | BIT(KEY_LINKS) | BIT(KEY_HOSTS) |
 			 BIT(KEY_SEED),
 		 BIT(KEY_SWITCHES) | BIT(KEY_LINKS) | BIT(KEY_SEED)},
+		{"dragonfly-plus", DFLY_OPTS, DFLY_OPTS},
+		{"hyperx", BIT(KEY_HOSTS) | BIT(KEY_TRUNK), BIT(KEY_HOSTS)},
+		{"rail-tree", RAIL_OPTS, RAIL_OPTS},
 	};
 	unsigned k, n[3];
 
@@ -166,7 +212,8 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 	if (k == sizeof(kinds) / sizeof(kinds[0])) {
 		cli_usage_error(
 			g->cmd, "unknown kind '%s' (%s)", kind,
-			"ktree, fat-tree, two-level, torus, mesh, random");
+			"ktree, fat-tree, two-level, torus, mesh, random,"
+			" dragonfly-plus, hyperx, rail-tree");
 		return NULL;
 	}
 	for (const struct cli_opt *o = gen_opts; o->name; o++) {
@@ -214,6 +261,9 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 			val(g, KEY_UPLINKS, 0), val(g, KEY_SPINES, 0),
 			g->given & BIT(KEY_SCRAMBLE), &g->p);
 	}
+	if (!strcmp(kind, "dragonfly-plus") || !strcmp(kind, "hyperx") ||
+	    !strcmp(kind, "rail-tree"))
+		return generate_modern(g, kind, argc, argv);
 	if (!strcmp(kind, "random")) {
 		if (numbers(g, argc, argv, 0, 0, n))
 			return NULL;
@@ -291,6 +341,16 @@ const struct cli_cmd cli_cmd_gen = {
 		   "  mesh X Y [Z] [--hosts H]\n"
 		   "  random --switches N --links D [--hosts H] --seed S\n"
 		   "                  connected irregular fabric\n"
+		   "  dragonfly-plus --groups G --leaves L --spines S"
+		   " --hosts H --global N\n"
+		   "                  G leaf/spine groups, N cables a spine to"
+		   " other groups\n"
+		   "  hyperx S1 S2 [S3] --hosts H [--trunk K]\n"
+		   "                  a grid, K cables between switches in a"
+		   " line\n"
+		   "  rail-tree --servers N --rails R --unit U --spines S\n"
+		   "                  servers of R HCAs; leaf r of a unit takes"
+		   " HCA r\n"
 		   "Hosts are named h0001, h0002, ... leaf by leaf, each leaf's"
 		   " hosts in port\norder; GUIDs follow the same order.\n",
 	.opts = gen_tables,

@@ -14,8 +14,8 @@
 
 const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
-	 "shift[:K], bisect[:R], alltoall, fanin[:K], flows:FILE; comma"
-	 " list (shift,bisect)"},
+	 "shift[:K], bisect[:R], alltoall, fanin[:K], flows:FILE,"
+	 " rail-ring; comma list (shift,bisect)"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},
 	{"seed", EST_KEY_SEED, "S", "seed of sampled phases and matchings (1)"},

@@ -21,7 +21,7 @@
 static const char *const kind_names[] = {
 	[CR_PAT_SHIFT] = "shift",	[CR_PAT_BISECT] = "bisect",
 	[CR_PAT_ALLTOALL] = "alltoall", [CR_PAT_FANIN] = "fanin",
-	[CR_PAT_FLOWS] = "flows",
+	[CR_PAT_FLOWS] = "flows",	[CR_PAT_RAIL_RING] = "rail-ring",
 };
 
 const char *cr_pattern_kind_name(enum cr_pattern_kind kind)
@@ -51,7 +51,7 @@ int cr_pattern_parse(const char *spec, struct cr_pattern *p)
 			break;
 	if (k == sizeof(kind_names) / sizeof(kind_names[0])) {
 		cr_err("pattern \"%s\": unknown (shift, bisect, alltoall, "
-		       "fanin, flows:FILE)",
+		       "fanin, flows:FILE, rail-ring)",
 		       spec);
 		return -1;
 	}
@@ -77,7 +77,7 @@ int cr_pattern_parse(const char *spec, struct cr_pattern *p)
 		errno = 0;
 		v = strtoul(colon + 1, &end, 10);
 		if (errno || *end || end == colon + 1 || !v || v > UINT32_MAX ||
-		    p->kind == CR_PAT_ALLTOALL) {
+		    p->kind == CR_PAT_ALLTOALL || p->kind == CR_PAT_RAIL_RING) {
 			cr_err("pattern \"%s\": bad count \"%s\"", spec,
 			       colon + 1);
 			return -1;
@@ -260,6 +260,13 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 		pr->num_phases = 2;
 		pr->max_flows = pr->fan;
 		break;
+	case CR_PAT_RAIL_RING:
+		pr->num_phases = 1;
+		pr->max_flows = pr->n;
+		pr->ring_next = malloc(pr->n * sizeof(*pr->ring_next));
+		if (!pr->ring_next || cr_rail_ring_next(f, h, pr->ring_next))
+			goto oom;
+		break;
 	case CR_PAT_FLOWS:
 		break;
 	}
@@ -278,6 +285,7 @@ void cr_pattern_stop(struct cr_pattern_run *pr)
 	free(pr->labels);
 	free(pr->perm);
 	free(pr->file_flows);
+	free(pr->ring_next);
 	memset(pr, 0, sizeof(*pr));
 }
 
@@ -338,6 +346,11 @@ size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 			else
 				put(&out[m++], &ep[root], o);
 		}
+		break;
+	case CR_PAT_RAIL_RING:
+		for (uint32_t j = 0; j < n; j++)
+			if (pr->ring_next[j] != UINT32_MAX)
+				put(&out[m++], &ep[j], &ep[pr->ring_next[j]]);
 		break;
 	case CR_PAT_FLOWS:
 		memcpy(out, pr->file_flows, pr->num_file_flows * sizeof(*out));

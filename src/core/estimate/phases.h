@@ -19,6 +19,7 @@ struct cr_pattern_run {
 	uint32_t *labels; /* shift: the k of each phase */
 	uint32_t *perm; /* bisect: scratch permutation */
 	uint32_t fan; /* fanin: senders */
+	uint32_t *ring_next; /* rail-ring: host i's receiver, or UINT32_MAX */
 	struct cr_flow *file_flows;
 	size_t num_file_flows;
 };
@@ -30,5 +31,11 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 			struct cr_flow *out, uint32_t *label);
 void cr_pattern_stop(struct cr_pattern_run *pr);
+/*
+ * rail-ring's receiver of each host (next[i], UINT32_MAX for none), by the
+ * rule in rail_ring.c. -1 out of memory (not logged).
+ */
+int cr_rail_ring_next(const struct cr_fabric *f, const struct cr_hosts *h,
+		      uint32_t *next);
 
 #endif
