@@ -225,7 +225,6 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);
 int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid);
-bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid);
 void cr_guid_list_release(struct cr_guid_list *l);
 
 #endif

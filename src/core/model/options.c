@@ -37,14 +37,6 @@ int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid)
 	return 0;
 }
 
-bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid)
-{
-	for (size_t i = 0; i < l->count; i++)
-		if (l->guids[i] == guid)
-			return true;
-	return false;
-}
-
 void cr_guid_list_release(struct cr_guid_list *l)
 {
 	free(l->guids);
