@@ -15,6 +15,7 @@
 struct cr_guid_list {
 	uint64_t *guids;
 	size_t count;
+	size_t cap; /* allocated, in GUIDs */
 };
 
 /* A switch's port search order (OpenSM's port_search_ordering_file). */

@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include <croute/auto.h>
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
 #include <croute/log.h>
@@ -96,6 +97,7 @@ static int parse_candidates(const char *list, const char *what,
 {
 	char *copy, *save = NULL, *tok;
 	struct cand *v = NULL;
+	size_t cap = 0;
 	int n = 0;
 
 	if (!list || !strcmp(list, "all") || !*list)
@@ -105,13 +107,10 @@ static int parse_candidates(const char *list, const char *what,
 		goto oom;
 	for (tok = strtok_r(copy, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
-		struct cand *grow;
 		bool dflt = list == all_candidates;
 
-		grow = realloc(v, (n + 1) * sizeof(*v));
-		if (!grow)
+		if (cr_grow(&v, &cap, (size_t)n + 1, sizeof(*v)))
 			goto oom;
-		v = grow;
 		if (parse_one(tok, &v[n], what) < 0)
 			goto fail;
 		/* "all": the root file's set only when there is one. */

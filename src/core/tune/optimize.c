@@ -59,6 +59,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
 #include <croute/est_conf.h>
@@ -291,15 +292,8 @@ void opt_rank_pairs(struct opt *o)
 
 int opt_keep(struct opt *o, const struct move *m)
 {
-	if (o->nkept == o->kept_alloc) {
-		size_t na = o->kept_alloc ? 2 * o->kept_alloc : 64;
-		struct move *g = realloc(o->kept, na * sizeof(*g));
-
-		if (!g)
-			return -1;
-		o->kept = g;
-		o->kept_alloc = na;
-	}
+	if (cr_grow(&o->kept, &o->kept_alloc, o->nkept + 1, sizeof(*o->kept)))
+		return -1;
 	o->kept[o->nkept++] = *m;
 	return 0;
 }
