@@ -25,8 +25,6 @@ struct cr_port_order {
 	uint8_t ports[CR_MAX_PORTS]; /* listed first, in this order */
 };
 
-struct cr_auto_conf; /* include/croute/auto.h */
-
 /* cr-updn's root set when no root GUID list is given. */
 enum cr_updn_roots {
 	CR_ROOTS_AUTO = 0, /* the tree heuristic, else minimal eccentricity */
@@ -56,7 +54,11 @@ struct cr_options {
 	 */
 	bool balance_first;
 	enum cr_updn_roots updn_roots;
-	const struct cr_auto_conf *auto_conf; /* cr-auto; NULL: defaults */
+	/*
+	 * One engine's own settings beyond these, opaque here: only that
+	 * engine reads them (cr-auto's: cr_auto_conf_use()). NULL: defaults.
+	 */
+	const void *engine_conf;
 };
 
 struct cr_routing {

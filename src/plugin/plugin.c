@@ -390,7 +390,7 @@ static int engine_build_lid_matrices(void *context)
 			pl->conf.auto_allow_credit_loops;
 		/* Layers need OpenSM to program SL2VL: only with QoS. */
 		pl->auto_conf.qos = osm->subn.opt.qos;
-		o.auto_conf = &pl->auto_conf;
+		cr_auto_conf_use(&o, &pl->auto_conf);
 	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",

@@ -319,7 +319,7 @@ static void cand_options(const struct cand *c, struct cr_options *o)
 	o->balance_global = c->glob;
 	o->balance_first = c->first;
 	o->updn_roots = c->roots;
-	o->auto_conf = NULL;
+	o->engine_conf = NULL; /* cr-auto's, not the candidate's */
 }
 
 /*
@@ -687,7 +687,8 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		      struct cr_routing *r, struct cr_byproducts *by)
 {
 	static const struct cr_auto_conf defaults = {0};
-	const struct cr_auto_conf *ac = o->auto_conf ? o->auto_conf : &defaults;
+	const struct cr_auto_conf *ac =
+		o->engine_conf ? o->engine_conf : &defaults;
 	double budget = ac->budget > 0 ? ac->budget : CR_AUTO_BUDGET_DEFAULT;
 	struct cr_objective obj = {0};
 	struct cr_routing *best = NULL;
@@ -888,6 +889,11 @@ const struct cr_engine cr_auto_engine = {
 	auto_route,
 	false,
 };
+
+void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac)
+{
+	o->engine_conf = ac;
+}
 
 const struct cr_engine *cr_engine_find_any(const char *name)
 {
