@@ -131,12 +131,19 @@ struct cr_auto_conf {
 };
 
 /*
- * The cr-auto engine for the plugin and the command: reads
- * o->auto_conf (NULL: every default), logs one line per candidate, leaves
+ * The cr-auto engine for the plugin and the command: reads the
+ * configuration cr_auto_conf_use() gave its options (none: every
+ * default), logs one line per candidate, leaves
  * the winner's by-products and the ranked table (by->auto_table) in its
  * by-products. Fails when no candidate qualifies.
  */
 extern const struct cr_engine cr_auto_engine;
+
+/*
+ * Makes ac cr-auto's configuration in o (NULL: every default). o keeps
+ * the pointer: ac must outlive the runs that use o.
+ */
+void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac);
 
 /* cr_engine_find(), plus "auto" / "cr-auto". */
 const struct cr_engine *cr_engine_find_any(const char *name);

@@ -15,6 +15,7 @@
 struct cr_guid_list {
 	uint64_t *guids;
 	size_t count;
+	size_t cap; /* allocated, in GUIDs */
 };
 
 /* A switch's port search order (OpenSM's port_search_ordering_file). */
@@ -23,8 +24,6 @@ struct cr_port_order {
 	uint8_t num;
 	uint8_t ports[CR_MAX_PORTS]; /* listed first, in this order */
 };
-
-struct cr_auto_conf; /* include/croute/auto.h */
 
 /* cr-updn's root set when no root GUID list is given. */
 enum cr_updn_roots {
@@ -55,7 +54,11 @@ struct cr_options {
 	 */
 	bool balance_first;
 	enum cr_updn_roots updn_roots;
-	const struct cr_auto_conf *auto_conf; /* cr-auto; NULL: defaults */
+	/*
+	 * One engine's own settings beyond these, opaque here: only that
+	 * engine reads them (cr-auto's: cr_auto_conf_use()). NULL: defaults.
+	 */
+	const void *engine_conf;
 };
 
 struct cr_routing {
@@ -225,7 +228,6 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);
 int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid);
-bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid);
 void cr_guid_list_release(struct cr_guid_list *l);
 
 #endif

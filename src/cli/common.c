@@ -937,7 +937,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		       NULL) ||
 	    read_input(s->port_order, "--port-order", NULL, &s->opts))
 		return NULL;
-	s->opts.auto_conf = &s->auto_conf;
+	cr_auto_conf_use(&s->opts, &s->auto_conf);
 	/* cr-auto runs the pass on its winner, before installing it */
 	s->auto_conf.improve =
 		s->optimize || !s->no_auto_optimize ? cr_optimize_hook : NULL;

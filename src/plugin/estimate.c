@@ -310,10 +310,10 @@ out:
 
 /*
  * Before a job, the sweep has freed its transient memory (OpenSM's LFT
- * MADs, croute's scratch: some 700 MB at clos48); after it, the job's
- * tables and the estimate's work are freed. malloc keeps most of that,
- * so its free pages go back to the system here, off the sweeper thread,
- * before the estimate grows and after it.
+ * MADs, croute's scratch); after it, the job's tables and the estimate's
+ * work are freed. malloc keeps most of that, so its free pages go back to
+ * the system here, off the sweeper thread, before the estimate grows and
+ * after it.
  */
 static void give_back(void)
 {

@@ -324,6 +324,47 @@ static void mcast_trees_follow_conf(struct cr_plugin *pl)
 	}
 }
 
+/*
+ * cr-auto's settings from the configuration, into o. cr-auto runs the
+ * improvement pass on its winner itself.
+ */
+static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o)
+{
+	struct cr_auto_conf *ac = &pl->auto_conf;
+	const struct cr_conf *c = &pl->conf;
+
+	ac->improve = c->optimize || c->auto_optimize ? cr_optimize_hook : NULL;
+	ac->improve_arg = &pl->opt_params;
+	ac->improve_rest = !c->optimize && c->auto_optimize;
+	ac->candidates = c->auto_candidates[0] ? c->auto_candidates : NULL;
+	ac->objective = c->auto_objective[0] ? c->auto_objective : NULL;
+	ac->budget = c->auto_budget;
+	ac->allow_credit_loops = c->auto_allow_credit_loops;
+	/* Layers need OpenSM to program SL2VL: only with QoS. */
+	ac->qos = pl->osm->subn.opt.qos;
+	cr_auto_conf_use(o, ac);
+}
+
+/* croute_optimize: the improvement pass on the engine's tables. */
+static void optimize_routing(struct cr_plugin *pl,
+			     const struct cr_plugin_engine *pe,
+			     const struct cr_fabric *f, struct cr_routing *r,
+			     const struct cr_byproducts *by)
+{
+	struct cr_objective obj;
+
+	/* the key was checked when read; the pass never fails it */
+	if (cr_objective_parse(
+		    pl->conf.auto_objective[0] ? pl->conf.auto_objective : NULL,
+		    "croute_auto_objective", &obj))
+		return;
+	obj.max_flows = CR_AUTO_MAX_FLOWS;
+	if (cr_optimize(f, pe->e, &obj, &pl->opt_params, r, by, NULL))
+		cr_info("%s: the improvement pass left the tables as routed",
+			pe->name);
+	cr_objective_release(&obj);
+}
+
 /* The first step: import the subnet and route it; nothing is written. */
 static int engine_build_lid_matrices(void *context)
 {
@@ -348,7 +389,7 @@ static int engine_build_lid_matrices(void *context)
 	 * engine that failed before this one may have left entries behind.
 	 * None ran before the first engine of the -R list, and croute's own
 	 * failures clear what they wrote: then the clear (every switch's LFT
-	 * and hop rows again, 0.1 s on 2,880 switches) is not needed.
+	 * and hop rows again) is not needed.
 	 */
 	if (!osm->routing_engine_list ||
 	    osm->routing_engine_list->context != pe)
@@ -371,26 +412,7 @@ static int engine_build_lid_matrices(void *context)
 		pl->opt_params.budget = pl->conf.optimize_budget;
 	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
 	if (pe->e == &cr_auto_engine) {
-		/* cr-auto runs the pass on its winner itself */
-		pl->auto_conf.improve =
-			pl->conf.optimize || pl->conf.auto_optimize
-				? cr_optimize_hook
-				: NULL;
-		pl->auto_conf.improve_arg = &pl->opt_params;
-		pl->auto_conf.improve_rest =
-			!pl->conf.optimize && pl->conf.auto_optimize;
-		pl->auto_conf.candidates = pl->conf.auto_candidates[0]
-						   ? pl->conf.auto_candidates
-						   : NULL;
-		pl->auto_conf.objective = pl->conf.auto_objective[0]
-						  ? pl->conf.auto_objective
-						  : NULL;
-		pl->auto_conf.budget = pl->conf.auto_budget;
-		pl->auto_conf.allow_credit_loops =
-			pl->conf.auto_allow_credit_loops;
-		/* Layers need OpenSM to program SL2VL: only with QoS. */
-		pl->auto_conf.qos = osm->subn.opt.qos;
-		o.auto_conf = &pl->auto_conf;
+		auto_conf_read(pl, &o);
 	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",
@@ -425,23 +447,8 @@ static int engine_build_lid_matrices(void *context)
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
 	}
-	if (pl->conf.optimize && pe->e != &cr_auto_engine) {
-		struct cr_objective obj;
-
-		/* the key was checked when read; the pass never fails it */
-		if (cr_objective_parse(pl->conf.auto_objective[0]
-					       ? pl->conf.auto_objective
-					       : NULL,
-				       "croute_auto_objective", &obj) == 0) {
-			obj.max_flows = CR_AUTO_MAX_FLOWS;
-			if (cr_optimize(imp.f, pe->e, &obj, &pl->opt_params, r,
-					&by, NULL))
-				cr_info("%s: the improvement pass left the"
-					" tables as routed",
-					pe->name);
-			cr_objective_release(&obj);
-		}
-	}
+	if (pl->conf.optimize && pe->e != &cr_auto_engine)
+		optimize_routing(pl, pe, imp.f, r, &by);
 	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;

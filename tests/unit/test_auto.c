@@ -34,7 +34,7 @@ static int run_auto(const struct cr_fabric *f, const struct cr_auto_conf *ac,
 
 	assert_non_null(r);
 	cr_options_init(&o);
-	o.auto_conf = ac;
+	cr_auto_conf_use(&o, ac);
 	rc = cr_route_by(&cr_auto_engine, f, &o, r, &by);
 	*out = r;
 	return rc;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/routing.h>
 
 void cr_options_init(struct cr_options *o)
@@ -23,26 +24,10 @@ void cr_options_release(struct cr_options *o)
 
 int cr_guid_list_add(struct cr_guid_list *l, uint64_t guid)
 {
-	uint64_t *g;
-
-	/* Grow in powers of two: count is always below the allocation. */
-	if ((l->count & (l->count - 1)) == 0) {
-		g = realloc(l->guids,
-			    (l->count ? l->count * 2 : 1) * sizeof(*g));
-		if (!g)
-			return -1;
-		l->guids = g;
-	}
+	if (cr_grow(&l->guids, &l->cap, l->count + 1, sizeof(*l->guids)))
+		return -1;
 	l->guids[l->count++] = guid;
 	return 0;
-}
-
-bool cr_guid_list_has(const struct cr_guid_list *l, uint64_t guid)
-{
-	for (size_t i = 0; i < l->count; i++)
-		if (l->guids[i] == guid)
-			return true;
-	return false;
 }
 
 void cr_guid_list_release(struct cr_guid_list *l)
@@ -50,4 +35,5 @@ void cr_guid_list_release(struct cr_guid_list *l)
 	free(l->guids);
 	l->guids = NULL;
 	l->count = 0;
+	l->cap = 0;
 }

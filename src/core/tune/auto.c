@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include <croute/auto.h>
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
 #include <croute/log.h>
@@ -96,6 +97,7 @@ static int parse_candidates(const char *list, const char *what,
 {
 	char *copy, *save = NULL, *tok;
 	struct cand *v = NULL;
+	size_t cap = 0;
 	int n = 0;
 
 	if (!list || !strcmp(list, "all") || !*list)
@@ -105,13 +107,10 @@ static int parse_candidates(const char *list, const char *what,
 		goto oom;
 	for (tok = strtok_r(copy, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
-		struct cand *grow;
 		bool dflt = list == all_candidates;
 
-		grow = realloc(v, (n + 1) * sizeof(*v));
-		if (!grow)
+		if (cr_grow(&v, &cap, (size_t)n + 1, sizeof(*v)))
 			goto oom;
-		v = grow;
 		if (parse_one(tok, &v[n], what) < 0)
 			goto fail;
 		/* "all": the root file's set only when there is one. */
@@ -163,8 +162,10 @@ int cr_auto_candidates_check(const char *list, const char *what)
 #define AUTO_PASS_MIN_S 0.05
 /*
  * The share of the budget's rest the pass's work may take: its count
- * leaves out its setup (holding every phase), and a counted second took
- * 1.28 s of CPU on a 4x4x4 torus, so the whole run stays in the budget.
+ * leaves out its setup (holding every phase), so a counted second takes
+ * longer than a second (the pass's seconds against its work are in the
+ * log of bench/auto/run.sh "gen:torus 4 4 4 --hosts 2"); this keeps the
+ * whole run in the budget.
  */
 #define AUTO_PASS_SHARE 0.7
 /* Shift's smallest sample when budget is short. */
@@ -320,7 +321,7 @@ static void cand_options(const struct cand *c, struct cr_options *o)
 	o->balance_global = c->glob;
 	o->balance_first = c->first;
 	o->updn_roots = c->roots;
-	o->auto_conf = NULL;
+	o->engine_conf = NULL; /* cr-auto's, not the candidate's */
 }
 
 /*
@@ -557,8 +558,9 @@ static void scores_text(const struct cr_objective *obj, const double *sc,
 /*
  * The optimizer (croute_optimize) on the winner *best. Its moves must
  * not make the winner worse on cr-auto's own judgement, the objective
- * with its tolerances (the pass compares terms strictly: +0.1% on shift
- * can cost 1% on bisect): then the winner stays as routed. The winner's
+ * with its tolerances (the pass compares terms strictly, so a gain on
+ * the first term below its tolerance may cost more than that on the
+ * next): then the winner stays as routed. The winner's
  * scores become those of the routing installed. budget: the pass's
  * seconds of work (0: its own). The pass's seconds.
  */
@@ -612,17 +614,6 @@ out:
 	return cr_now() - t1;
 }
 
-/*
- * The pass raises the winner's first term and keeps the later ones where
- * they were, so a candidate ahead on the last term can end ahead once
- * improved (torus 5x5, 2 hosts a switch: lash+first .3664/.5477 became
- * .3895/.5500, past the winner's .3873/.5298). So when another candidate
- * leads on the last term, the winner's pass stops at its first local
- * optimum (no kicks), the other candidate's pass gets the work left, the
- * better of the two is kept, and kicks on it take what remains. Where
- * the winner's climb needs the whole budget (prod-tree, random 64) the
- * result is the same as before. Returns the seconds it took.
- */
 /* The qualified candidate first on the last term, if not the winner: -1. */
 static int runner_up(const struct cand *v, int n,
 		     const struct cr_objective *obj, int win)
@@ -641,6 +632,16 @@ static int runner_up(const struct cand *v, int n,
 	return b;
 }
 
+/*
+ * The pass raises the winner's first term and keeps the later ones where
+ * they were, so a candidate ahead on the last term can end ahead once
+ * improved (test_second_chance has such a fabric). So when another
+ * candidate (b) leads on the last term, the winner's pass stops at its
+ * first local optimum (no kicks), b is routed again and its pass gets the
+ * work left, the better of the two is kept, and kicks on it take what
+ * remains. Where the winner's climb needs the whole budget, b gets none
+ * and the winner is as its pass left it. Returns the seconds it took.
+ */
 static double second_chance(const struct cr_fabric *f,
 			    const struct cr_options *o,
 			    const struct cr_auto_conf *ac,
@@ -684,202 +685,273 @@ out:
 	return cr_now() - t1;
 }
 
-static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
-		      struct cr_routing *r, struct cr_byproducts *by)
+/* One run's state, shared by its steps. */
+struct run {
+	const struct cr_fabric *f;
+	const struct cr_options *o;
+	const struct cr_auto_conf *ac;
+	double t0, budget, budget_work;
+	struct cr_objective obj;
+	struct cr_hosts *hosts;
+	struct cand *v;
+	int n;
+	double *scores, *work;
+	bool *planned;
+	unsigned *order;
+	double work_done; /* the planned work of the candidates run */
+	unsigned wall_cuts;
+	struct cr_routing *best; /* the winner's routing so far */
+	struct cr_byproducts best_by, cand_by;
+	int win; /* the winner's index; -1: none yet */
+	double improve_s; /* the improvement pass's seconds */
+};
+
+/* The objective and the candidates, in the order they are tried. */
+static int parse_run(struct run *a)
 {
-	static const struct cr_auto_conf defaults = {0};
-	const struct cr_auto_conf *ac = o->auto_conf ? o->auto_conf : &defaults;
-	double budget = ac->budget > 0 ? ac->budget : CR_AUTO_BUDGET_DEFAULT;
-	struct cr_objective obj = {0};
-	struct cr_routing *best = NULL;
-	struct cr_byproducts best_by = {0}, cand_by = {0};
-	struct cr_hosts *hosts = NULL;
-	struct cand *v = NULL;
-	unsigned *order = NULL;
-	double t0 = cr_now(), *scores = NULL, *work = NULL;
-	double budget_work = budget * WORK_PER_S, work_done = 0;
-	bool *planned = NULL;
-	unsigned wall_cuts = 0, budget_skips = 0, free_refusals = 0;
-	double improve_s = 0;
-	uint32_t phases;
-	int n, ret = -1;
-	int win = -1;
+	const struct cr_auto_conf *ac = a->ac;
 
 	if (cr_objective_parse(ac->objective ? ac->objective
 					     : CR_AUTO_OBJECTIVE_DEFAULT,
-			       "croute_auto_objective", &obj))
+			       "croute_auto_objective", &a->obj))
 		return -1;
-	obj.max_flows = CR_AUTO_MAX_FLOWS;
-	n = parse_candidates(ac->candidates, "croute_auto_candidates",
-			     o->root_guids.count > 0, &v);
-	if (n < 0)
-		goto out;
+	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
+	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
+				a->o->root_guids.count > 0, &a->v);
+	if (a->n < 0)
+		return -1;
 	/*
 	 * With QoS, "all" tries the layered candidates right after ftree:
 	 * on tori and random graphs only they match min-hop's bandwidth
 	 * without credit loops, and the budget must not skip them.
 	 */
 	if (ac->qos && (!ac->candidates || !strcmp(ac->candidates, "all")))
-		layered_first(v, n);
-	scores = calloc((size_t)n * obj.num_terms, sizeof(*scores));
-	order = calloc(n, sizeof(*order));
-	work = calloc(n, sizeof(*work));
-	planned = calloc(n, sizeof(*planned));
-	hosts = cr_hosts_default(f);
-	if (!scores || !order || !work || !planned || !hosts) {
+		layered_first(a->v, a->n);
+	a->scores = calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->scores));
+	a->order = calloc(a->n, sizeof(*a->order));
+	a->work = calloc(a->n, sizeof(*a->work));
+	a->planned = calloc(a->n, sizeof(*a->planned));
+	a->hosts = cr_hosts_default(a->f);
+	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
-		goto out;
+		return -1;
 	}
-	phases = plan_run(f, v, n, &obj, hosts->count, ac->qos, budget_work,
-			  planned, work);
-	obj.shift_phases = phases;
-	for (int i = 0; i < n; i++) {
-		budget_skips += !planned[i];
-		free_refusals += !work[i];
+	return 0;
+}
+
+/* Plans the run (plan_run) and logs the plan. */
+static void plan(struct run *a)
+{
+	unsigned budget_skips = 0, free_refusals = 0;
+	uint32_t phases;
+
+	phases = plan_run(a->f, a->v, a->n, &a->obj, a->hosts->count,
+			  a->ac->qos, a->budget_work, a->planned, a->work);
+	a->obj.shift_phases = phases;
+	for (int i = 0; i < a->n; i++) {
+		budget_skips += !a->planned[i];
+		free_refusals += !a->work[i];
 	}
 	/* Refusals known before any work (lash without QoS) apart. */
 	cr_info("cr-auto: plan: %u of %u candidates fit the budget of %.1f s"
 		" (work estimated from %u switches, %u LIDs, %u hosts),"
 		" shift sampled to %u phases; %u refused at no cost",
-		n - free_refusals - budget_skips, n - free_refusals, budget,
-		f->num_switches, (unsigned)f->max_lid, hosts->count, phases,
-		free_refusals);
-	for (int i = 0; i < n; i++) {
-		struct cand *c = &v[i];
-		struct cr_routing *cr;
-		double spent = cr_now() - t0, slow = 1;
+		a->n - free_refusals - budget_skips, a->n - free_refusals,
+		a->budget, a->f->num_switches, (unsigned)a->f->max_lid,
+		a->hosts->count, phases, free_refusals);
+}
 
-		c->score = scores + (size_t)i * obj.num_terms;
-		if (!planned[i]) {
-			snprintf(c->why, sizeof(c->why),
-				 "budget (about %.2f s of work; the plan"
-				 " had no room for it)",
-				 work[i] / WORK_PER_S);
+/*
+ * Candidate i not run: outside the plan, unable to beat the winner, or
+ * cut by the wall-clock guard. Says why in its row.
+ */
+static bool skipped(struct run *a, int i)
+{
+	struct cand *c = &a->v[i];
+	double spent = cr_now() - a->t0, slow = 1, work = a->work[i];
+
+	if (!a->planned[i]) {
+		snprintf(c->why, sizeof(c->why),
+			 "budget (about %.2f s of work; the plan had no room"
+			 " for it)",
+			 work / WORK_PER_S);
+		return true;
+	}
+	/* Refusals that cost nothing still say why. */
+	if (a->win >= 0 && work > 0 &&
+	    unbeatable(&a->obj, a->v[a->win].score)) {
+		snprintf(c->why, sizeof(c->why),
+			 "cannot win (%s scores 1.0, the maximum, on every"
+			 " term)",
+			 a->v[a->win].name);
+		return true;
+	}
+	/* The guard: how much slower than the work estimate so far. */
+	if (a->work_done > 0 && spent > a->work_done / WORK_PER_S)
+		slow = spent / (a->work_done / WORK_PER_S);
+	if (a->work_done > 0 && work > 0 &&
+	    spent + slow * work / WORK_PER_S > a->budget) {
+		snprintf(c->why, sizeof(c->why),
+			 "budget (wall clock: %.3f s spent, about %.3f s"
+			 " more)",
+			 spent, slow * work / WORK_PER_S);
+		a->wall_cuts++;
+		return true;
+	}
+	return false;
+}
+
+/* Each candidate in list order; the best so far is kept (ties: the first). */
+static void run_candidates(struct run *a)
+{
+	for (int i = 0; i < a->n; i++) {
+		struct cand *c = &a->v[i];
+		struct cr_routing *cr;
+
+		c->score = a->scores + (size_t)i * a->obj.num_terms;
+		if (skipped(a, i))
 			continue;
-		}
-		/* Refusals that cost nothing still say why. */
-		if (win >= 0 && work[i] > 0 && unbeatable(&obj, v[win].score)) {
-			snprintf(c->why, sizeof(c->why),
-				 "cannot win (%s scores 1.0, the maximum, on"
-				 " every term)",
-				 v[win].name);
-			continue;
-		}
-		/* The guard: how much slower than the work estimate so far. */
-		if (work_done > 0 && spent > work_done / WORK_PER_S)
-			slow = spent / (work_done / WORK_PER_S);
-		if (work_done > 0 && work[i] > 0 &&
-		    spent + slow * work[i] / WORK_PER_S > budget) {
-			snprintf(c->why, sizeof(c->why),
-				 "budget (wall clock: %.3f s spent, about"
-				 " %.3f s more)",
-				 spent, slow * work[i] / WORK_PER_S);
-			wall_cuts++;
-			continue;
-		}
-		run_one(f, o, ac, &obj, hosts, c, &cr, &cand_by);
-		work_done += work[i];
+		run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
+			&a->cand_by);
+		a->work_done += a->work[i];
 		if (!cr)
 			continue;
-		if (win < 0 ||
-		    cr_objective_cmp_tol(&obj, c->score, v[win].score) > 0) {
-			cr_routing_free(best);
-			best = cr;
-			cr_byproducts_move(&best_by, &cand_by);
-			win = i;
+		if (a->win < 0 ||
+		    cr_objective_cmp_tol(&a->obj, c->score,
+					 a->v[a->win].score) > 0) {
+			cr_routing_free(a->best);
+			a->best = cr;
+			cr_byproducts_move(&a->best_by, &a->cand_by);
+			a->win = i;
 		} else {
 			cr_routing_free(cr);
 		}
 	}
-	if (wall_cuts)
+	if (a->wall_cuts)
 		cr_info("cr-auto: warning: the wall clock cut %u planned"
 			" candidate(s) (the run went slower than its work"
 			" estimate): this choice depends on timing",
-			wall_cuts);
-	if (win >= 0 && ac->improve) {
-		/* The rest of the budget, in work: deterministic. */
-		double rest = AUTO_PASS_SHARE * (budget_work - work_done) /
-			      WORK_PER_S,
-		       spent = 0;
+			a->wall_cuts);
+}
 
-		if (!ac->improve_rest) {
-			improve_s = improve_winner(f, o, ac, &obj, hosts,
-						   &v[win], 0, &best, &best_by,
-						   true, &spent);
-		} else if (rest >= AUTO_PASS_MIN_S) {
-			int b = runner_up(v, n, &obj, win);
-			double more = 0;
+/*
+ * The improvement pass on the winner: with its own budget, or with the
+ * work the candidates left, shared with the runner-up on the last term
+ * when there is one (second_chance()).
+ */
+static void improve(struct run *a)
+{
+	/* The rest of the budget, in work: deterministic. */
+	double rest = AUTO_PASS_SHARE * (a->budget_work - a->work_done) /
+		      WORK_PER_S,
+	       spent = 0, more = 0;
+	int b;
 
-			/* kicks only once both climbs are done */
-			improve_s = improve_winner(f, o, ac, &obj, hosts,
-						   &v[win], rest, &best,
-						   &best_by, b < 0, &spent);
-			if (b >= 0) {
-				improve_s += second_chance(
-					f, o, ac, &obj, hosts, v, b, &win,
-					rest - spent, &best, &best_by, &more);
-				spent += more;
-				if (rest - spent >= AUTO_PASS_MIN_S)
-					improve_s += improve_winner(
-						f, o, ac, &obj, hosts, &v[win],
-						rest - spent, &best, &best_by,
-						true, &more);
-			}
-		} else {
-			cr_info("cr-auto: no budget left for the improvement"
-				" pass (%.3f s of work)",
-				rest > 0 ? rest : 0);
-		}
+	if (!a->ac->improve_rest) {
+		a->improve_s = improve_winner(
+			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win], 0,
+			&a->best, &a->best_by, true, &spent);
+		return;
 	}
-	rank_candidates(v, n, &obj, win, order);
-	{
-		double secs = cr_now() - t0, fastest = 0;
-		char *table = report(v, n, &obj, order, win >= 0,
-				     secs - improve_s, budget);
-
-		if (win < 0) {
-			free(table);
-			cr_err("cr-auto: no candidate qualifies (see the"
-			       " lines above); OpenSM's next engine applies");
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			if (v[i].routed && (!fastest || v[i].route_s < fastest))
-				fastest = v[i].route_s;
-		/* Hand the winner over: its LFTs, SLs and by-products. */
-		{
-			struct cr_routing tmp = *r;
-
-			*r = *best;
-			*best = tmp;
-		}
-		cr_byproducts_move(by, &best_by);
-		by->auto_table = table;
-		cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates"
-			" in %.3f s, budget %.1f s (candidates %.3f s, fastest"
-			" candidate's routing %.3f s; improvement pass %.3f s,"
-			" %s)",
-			v[win].name, v[win].score[0],
-			ac->objective ? ac->objective
-				      : CR_AUTO_OBJECTIVE_DEFAULT,
-			n, ac->improve_rest ? secs : secs - improve_s, budget,
-			secs - improve_s, fastest, improve_s,
-			!ac->improve	   ? "off"
-			: ac->improve_rest ? "in the budget"
-					   : "its own budget");
+	if (rest < AUTO_PASS_MIN_S) {
+		cr_info("cr-auto: no budget left for the improvement pass"
+			" (%.3f s of work)",
+			rest > 0 ? rest : 0);
+		return;
 	}
-	ret = 0;
-out:
-	cr_routing_free(best);
-	cr_byproducts_release(&best_by);
-	cr_byproducts_release(&cand_by);
-	cr_hosts_free(hosts);
-	cr_objective_release(&obj);
-	free(scores);
-	free(order);
-	free(work);
-	free(planned);
-	free(v);
+	b = runner_up(a->v, a->n, &a->obj, a->win);
+	/* kicks only once both climbs are done */
+	a->improve_s = improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
+				      &a->v[a->win], rest, &a->best,
+				      &a->best_by, b < 0, &spent);
+	if (b < 0)
+		return;
+	a->improve_s += second_chance(a->f, a->o, a->ac, &a->obj, a->hosts,
+				      a->v, b, &a->win, rest - spent, &a->best,
+				      &a->best_by, &more);
+	spent += more;
+	if (rest - spent >= AUTO_PASS_MIN_S)
+		a->improve_s += improve_winner(
+			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win],
+			rest - spent, &a->best, &a->best_by, true, &more);
+}
+
+/*
+ * Ranks and reports the candidates, then moves the winner's LFTs, SLs
+ * and by-products into r and by, the table with them. -1 (logged) when
+ * none qualifies.
+ */
+static int install_winner(struct run *a, struct cr_routing *r,
+			  struct cr_byproducts *by)
+{
+	const struct cr_auto_conf *ac = a->ac;
+	double secs, fastest = 0;
+	struct cr_routing tmp;
+	char *table;
+
+	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
+	secs = cr_now() - a->t0;
+	table = report(a->v, a->n, &a->obj, a->order, a->win >= 0,
+		       secs - a->improve_s, a->budget);
+	if (a->win < 0) {
+		free(table);
+		cr_err("cr-auto: no candidate qualifies (see the lines above);"
+		       " OpenSM's next engine applies");
+		return -1;
+	}
+	for (int i = 0; i < a->n; i++)
+		if (a->v[i].routed && (!fastest || a->v[i].route_s < fastest))
+			fastest = a->v[i].route_s;
+	tmp = *r;
+	*r = *a->best;
+	*a->best = tmp;
+	cr_byproducts_move(by, &a->best_by);
+	by->auto_table = table;
+	cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates in %.3f s,"
+		" budget %.1f s (candidates %.3f s, fastest candidate's"
+		" routing %.3f s; improvement pass %.3f s, %s)",
+		a->v[a->win].name, a->v[a->win].score[0],
+		ac->objective ? ac->objective : CR_AUTO_OBJECTIVE_DEFAULT, a->n,
+		ac->improve_rest ? secs : secs - a->improve_s, a->budget,
+		secs - a->improve_s, fastest, a->improve_s,
+		!ac->improve	   ? "off"
+		: ac->improve_rest ? "in the budget"
+				   : "its own budget");
+	return 0;
+}
+
+static void run_release(struct run *a)
+{
+	cr_routing_free(a->best);
+	cr_byproducts_release(&a->best_by);
+	cr_byproducts_release(&a->cand_by);
+	cr_hosts_free(a->hosts);
+	cr_objective_release(&a->obj);
+	free(a->scores);
+	free(a->order);
+	free(a->work);
+	free(a->planned);
+	free(a->v);
+}
+
+static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
+		      struct cr_routing *r, struct cr_byproducts *by)
+{
+	static const struct cr_auto_conf defaults = {0};
+	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
+	int ret = -1;
+
+	a.ac = o->engine_conf ? o->engine_conf : &defaults;
+	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	a.budget_work = a.budget * WORK_PER_S;
+	if (parse_run(&a) == 0) {
+		plan(&a);
+		run_candidates(&a);
+		if (a.win >= 0 && a.ac->improve)
+			improve(&a);
+		ret = install_winner(&a, r, by);
+	}
+	run_release(&a);
 	return ret;
 }
 
@@ -889,6 +961,11 @@ const struct cr_engine cr_auto_engine = {
 	auto_route,
 	false,
 };
+
+void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac)
+{
+	o->engine_conf = ac;
+}
 
 const struct cr_engine *cr_engine_find_any(const char *name)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <croute/auto.h>
+#include <croute/buf.h>
 #include <croute/est_conf.h>
 #include <croute/log.h>
 
@@ -60,22 +61,19 @@ int cr_objective_parse(const char *spec, const char *what,
 	char *copy = strdup(spec ? spec : CR_OBJECTIVE_DEFAULT);
 	char *save = NULL, *tok;
 	struct cr_objective out = {0};
+	size_t cap = 0;
 
 	if (!copy)
 		goto oom;
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		struct cr_objective_term *grow;
-
 		while (*tok == ' ' || *tok == '\t')
 			tok++;
 		if (!*tok)
 			continue;
-		grow = realloc(out.terms,
-			       (out.num_terms + 1) * sizeof(*out.terms));
-		if (!grow)
+		if (cr_grow(&out.terms, &cap, out.num_terms + 1,
+			    sizeof(*out.terms)))
 			goto oom;
-		out.terms = grow;
 		memset(&out.terms[out.num_terms], 0, sizeof(*out.terms));
 		if (parse_term(tok, what, &out.terms[out.num_terms]) < 0)
 			goto fail;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 
 #include "opt_cdg.h"
@@ -160,6 +161,18 @@ static void masks(struct opt_cdg *g, const struct cr_routing *r, uint16_t lid)
 	}
 }
 
+/* Records a dependency that a count just brought from 0 (logged). */
+static int add_dep(struct opt_cdg *g, uint32_t vl, uint32_t chan, uint8_t q)
+{
+	if (cr_grow(&g->added, &g->added_alloc, g->nadded + 1,
+		    sizeof(*g->added))) {
+		cr_err("out of memory for the dependency graphs");
+		return -1;
+	}
+	g->added[g->nadded++] = (struct added){.vl = vl, .chan = chan, .q = q};
+	return 0;
+}
+
 int opt_cdg_lid(struct opt_cdg *g, const struct cr_routing *r, uint16_t lid,
 		int sign)
 {
@@ -193,29 +206,8 @@ int opt_cdg_lid(struct opt_cdg *g, const struct cr_routing *r, uint16_t lid,
 			c = g->chan_base[i] + p;
 			n = &g->cnt[((size_t)v * g->nchan + c) * g->stride + q];
 			if (sign > 0) {
-				if (!(*n)++) {
-					if (g->nadded == g->added_alloc) {
-						size_t na =
-							g->added_alloc
-								? 2 * g->added_alloc
-								: 256;
-						struct added *a = realloc(
-							g->added,
-							na * sizeof(*a));
-
-						if (!a) {
-							cr_err("out of memory"
-							       " for the"
-							       " dependency"
-							       " graphs");
-							return -1;
-						}
-						g->added = a;
-						g->added_alloc = na;
-					}
-					g->added[g->nadded++] = (struct added){
-						.vl = v, .chan = c, .q = q};
-				}
+				if (!(*n)++ && add_dep(g, v, c, q))
+					return -1;
 			} else if (*n) {
 				(*n)--;
 			}

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
+
 #include "opt_cdg.h"
 #include "opt_int.h"
 
@@ -237,15 +239,9 @@ static bool crosses(struct opt *o, uint32_t s, uint16_t lid, uint32_t w)
 
 static int sl_log_add(struct opt *o, uint32_t sw, uint16_t lid, uint8_t from)
 {
-	if (o->nsl_log == o->sl_log_alloc) {
-		size_t na = o->sl_log_alloc ? 2 * o->sl_log_alloc : 256;
-		struct sl_change *g = realloc(o->sl_log, na * sizeof(*g));
-
-		if (!g)
-			return -1;
-		o->sl_log = g;
-		o->sl_log_alloc = na;
-	}
+	if (cr_grow(&o->sl_log, &o->sl_log_alloc, o->nsl_log + 1,
+		    sizeof(*o->sl_log)))
+		return -1;
 	o->sl_log[o->nsl_log++] =
 		(struct sl_change){.sw = sw, .lid = lid, .from = from};
 	return 0;

@@ -26,8 +26,8 @@
  * keeps nothing. Only LIDs whose moved flows share a phase with the
  * LID's are taken: when every term is an average, a swap of LIDs in
  * disjoint phases scores as the sum of two single moves, which were
- * found no better (cr_est_inc_phases; on prod-tree this leaves the few
- * swaps that can help, and the pass converges higher, at .7589 not .7561).
+ * found no better (cr_est_inc_phases; this leaves the few swaps that can
+ * help, and on prod-tree the pass converges higher than with them all).
  * A port's swaps are tried right after its single move, so the phases
  * only the LID touches are the ones that move just solved: the held
  * estimate reuses them (a swap then costs about its partner's phases).
@@ -59,6 +59,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
 #include <croute/est_conf.h>
@@ -291,15 +292,8 @@ void opt_rank_pairs(struct opt *o)
 
 int opt_keep(struct opt *o, const struct move *m)
 {
-	if (o->nkept == o->kept_alloc) {
-		size_t na = o->kept_alloc ? 2 * o->kept_alloc : 64;
-		struct move *g = realloc(o->kept, na * sizeof(*g));
-
-		if (!g)
-			return -1;
-		o->kept = g;
-		o->kept_alloc = na;
-	}
+	if (cr_grow(&o->kept, &o->kept_alloc, o->nkept + 1, sizeof(*o->kept)))
+		return -1;
 	o->kept[o->nkept++] = *m;
 	return 0;
 }
@@ -408,18 +402,87 @@ static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
  * keeps the best strict improvement of the objective: 1 kept, 0 none, -1
  * error.
  */
+/*
+ * Keeps try_pair()'s best try: lid at w to port bq, and unless li2 is
+ * NONE the LID of index li2 from bq to p (a swap), unless it would close
+ * a credit loop. 1 kept, 0 refused, -1 error.
+ */
+static int keep_best(struct opt *o, uint32_t w, uint16_t lid, uint8_t p,
+		     unsigned bq, uint32_t li2)
+{
+	struct cr_est_inc_change c[2];
+	uint32_t si = sw_of(o, w);
+	unsigned nc;
+	bool cdg_in = false;
+	uint16_t moved[2];
+	int rc;
+
+	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
+	nc = li2 == NONE ? 1 : 2;
+	moved[0] = lid;
+	moved[1] = nc == 2 ? o->lids[li2] : 0;
+	/* the graphs lose the old dependencies before the entries change */
+	if (o->cdg && opt_lids_cdg(o, moved, nc, -1))
+		return -1;
+	o->r->lft[w][lid] = (uint8_t)bq;
+	if (nc == 2) {
+		c[1] = (struct cr_est_inc_change){
+			.sw = w, .old_port = (uint8_t)bq, .lid = o->lids[li2]};
+		o->r->lft[w][o->lids[li2]] = p;
+	}
+	if (cr_est_inc_try_n(o->inc, c, nc, o->tavg, o->tmin) <= 0)
+		goto undo; /* cannot be: the same try as above */
+	if (o->cdg) {
+		rc = opt_credit_ok(o, w, moved, nc);
+		if (rc < 0)
+			goto fail;
+		if (!rc) {
+			o->credit_rejects++;
+			goto undo;
+		}
+		cdg_in = true;
+	}
+	if (cr_est_inc_commit(o->inc))
+		goto fail;
+	if (opt_keep(o, &(struct move){.sw = w,
+				       .lid = lid,
+				       .from = p,
+				       .to = (uint8_t)bq}) ||
+	    (nc == 2 && opt_keep(o, &(struct move){.sw = w,
+						   .lid = o->lids[li2],
+						   .from = (uint8_t)bq,
+						   .to = p})))
+		goto fail;
+	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
+	if (nc == 2)
+		o->lid_serial[li2] = cr_est_inc_commits(o->inc);
+	o->sw_serial[si] = cr_est_inc_commits(o->inc);
+	return 1;
+undo:
+	o->r->lft[w][lid] = p;
+	if (nc == 2)
+		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
+	if (o->cdg && !cdg_in && opt_lids_cdg(o, moved, nc, 1))
+		return -1;
+	return 0;
+fail:
+	o->r->lft[w][lid] = p;
+	if (nc == 2)
+		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
+	return -1;
+}
+
 static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 {
 	const struct cr_fabric *f = o->f;
 	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
 	uint32_t si = sw_of(o, w), li2 = NONE, nswapped = 0;
-	unsigned nt = o->obj->num_terms, bq = 0, nc;
+	unsigned nt = o->obj->num_terms, bq = 0;
 	uint32_t nph = 0;
 	uint8_t p = o->r->lft[w][lid];
 	struct cr_est_inc_change c[2];
 	const uint8_t *dist;
-	bool all_down = false, cdg_in = false, single = false;
-	uint16_t moved[2];
+	bool all_down = false, single = false;
 	int na, rc;
 
 	if (si == dsw || !p || p > f->nodes[w].num_ports)
@@ -497,58 +560,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 			swap_fails(o, w, lid, o->lids[o->swapped[k]]);
 		return 0;
 	}
-	nc = li2 == NONE ? 1 : 2;
-	moved[0] = lid;
-	moved[1] = nc == 2 ? o->lids[li2] : 0;
-	/* the graphs lose the old dependencies before the entries change */
-	if (o->cdg && opt_lids_cdg(o, moved, nc, -1))
-		return -1;
-	o->r->lft[w][lid] = (uint8_t)bq;
-	if (nc == 2) {
-		c[1] = (struct cr_est_inc_change){
-			.sw = w, .old_port = (uint8_t)bq, .lid = o->lids[li2]};
-		o->r->lft[w][o->lids[li2]] = p;
-	}
-	if (cr_est_inc_try_n(o->inc, c, nc, o->tavg, o->tmin) <= 0)
-		goto undo; /* cannot be: the same try as above */
-	if (o->cdg) {
-		rc = opt_credit_ok(o, w, moved, nc);
-		if (rc < 0)
-			goto fail;
-		if (!rc) {
-			o->credit_rejects++;
-			goto undo;
-		}
-		cdg_in = true;
-	}
-	if (cr_est_inc_commit(o->inc))
-		goto fail;
-	if (opt_keep(o, &(struct move){.sw = w,
-				       .lid = lid,
-				       .from = p,
-				       .to = (uint8_t)bq}) ||
-	    (nc == 2 && opt_keep(o, &(struct move){.sw = w,
-						   .lid = o->lids[li2],
-						   .from = (uint8_t)bq,
-						   .to = p})))
-		goto fail;
-	o->lid_serial[o->lid_ix[lid]] = cr_est_inc_commits(o->inc);
-	if (nc == 2)
-		o->lid_serial[li2] = cr_est_inc_commits(o->inc);
-	o->sw_serial[si] = cr_est_inc_commits(o->inc);
-	return 1;
-undo:
-	o->r->lft[w][lid] = p;
-	if (nc == 2)
-		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
-	if (o->cdg && !cdg_in && opt_lids_cdg(o, moved, nc, 1))
-		return -1;
-	return 0;
-fail:
-	o->r->lft[w][lid] = p;
-	if (nc == 2)
-		o->r->lft[w][o->lids[li2]] = (uint8_t)bq;
-	return -1;
+	return keep_best(o, w, lid, p, bq, li2);
 }
 
 /* Tried with nothing changed since it last failed? */
@@ -643,200 +655,287 @@ static void undo_all(struct opt *o)
 	}
 }
 
-int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
-		const struct cr_objective *obj, const struct cr_opt_params *p,
-		struct cr_routing *r, const struct cr_byproducts *by,
-		struct cr_opt_stats *st)
-{
-	static const struct cr_byproducts none = {0};
+/* One pass's state, shared by its steps. */
+struct pass {
+	const struct cr_engine *e;
+	const struct cr_objective *obj;
 	struct cr_opt_params par;
-	struct cr_opt_stats s = {0};
-	struct cr_check_report rep0, rep1;
-	struct opt o = {.f = f, .r = r, .by = by ? by : &none, .obj = obj};
-	struct cr_hosts *hosts = NULL;
-	struct cr_pattern *pats = NULL;
-	double t0 = cr_now(), budget, *score = NULL, *after = NULL;
-	char relayered[64] = "", kicks[64] = "";
+	double budget;
 	uint64_t max_tries;
-	bool too_big = false;
-	int ret = -1, rc;
+	double t0;
+	struct opt o;
+	struct cr_hosts *hosts;
+	struct cr_pattern *pats; /* each term's pattern, as scored */
+	double *score; /* the start's terms */
+	double *after; /* the full estimate's, after the pass */
+	bool too_big; /* the held estimate would pass MAX_ENTRIES */
+	struct cr_check_report rep0; /* the start's check */
+	struct cr_opt_stats s;
+};
 
+/* What a step leaves the pass to do. */
+enum step {
+	STEP_ON, /* the next step */
+	STEP_SKIP, /* nothing to do: tables as they came, no summary */
+	STEP_DONE, /* the summary line; r as it stands */
+	STEP_REVERT, /* a check failed after the pass: every move undone */
+	STEP_ERR, /* an error (logged): r as it came */
+};
+
+/* The parameters, and which moves the engine's guarantees allow. */
+static void pass_params(struct pass *ps, const struct cr_opt_params *p)
+{
 	if (p)
-		par = *p;
+		ps->par = *p;
 	else
-		cr_opt_params_init(&par);
-	budget = par.budget > 0 ? par.budget : CR_OPT_BUDGET_DEFAULT;
-	max_tries = par.max_evals ? par.max_evals : CR_OPT_MAX_EVALS;
-	o.pareto = par.pareto;
-	o.leg = engine_is(e, "updn") ? LEG_UPDN : LEG_MINIMAL;
+		cr_opt_params_init(&ps->par);
+	ps->budget =
+		ps->par.budget > 0 ? ps->par.budget : CR_OPT_BUDGET_DEFAULT;
+	ps->max_tries =
+		ps->par.max_evals ? ps->par.max_evals : CR_OPT_MAX_EVALS;
+	ps->o.pareto = ps->par.pareto;
+	ps->o.leg = engine_is(ps->e, "updn") ? LEG_UPDN : LEG_MINIMAL;
 	/* longer paths only where the engine's guarantee allows them */
-	o.extra = engine_is(e, "minhop") || engine_is(e, "updn")
-			  ? par.max_extra_hops
-			  : 0;
-	if (o.leg == LEG_UPDN && !o.by->num_roots) {
-		cr_info("optimize: cr-%s left no roots: nothing to move",
-			e->name);
-		ret = 0;
-		goto out;
+	ps->o.extra = engine_is(ps->e, "minhop") || engine_is(ps->e, "updn")
+			      ? ps->par.max_extra_hops
+			      : 0;
+}
+
+/* The hosts, the terms' patterns and the objective at the start. */
+static enum step first_estimate(struct pass *ps)
+{
+	const struct cr_fabric *f = ps->o.f;
+	const struct cr_objective *obj = ps->obj;
+	struct opt *o = &ps->o;
+
+	ps->hosts = ps->par.natural_hosts ? cr_hosts_default(f)
+					  : cr_hosts_for(f, o->by, NULL);
+	ps->score = calloc(obj->num_terms + 1, sizeof(double));
+	ps->after = calloc(obj->num_terms + 1, sizeof(double));
+	ps->pats = calloc(obj->num_terms + 1, sizeof(*ps->pats));
+	if (!ps->hosts || !ps->score || !ps->after || !ps->pats) {
+		cr_err("optimize: out of memory");
+		return STEP_ERR;
 	}
-	hosts = par.natural_hosts ? cr_hosts_default(f)
-				  : cr_hosts_for(f, o.by, NULL);
-	score = calloc(obj->num_terms + 1, sizeof(double));
-	after = calloc(obj->num_terms + 1, sizeof(double));
-	pats = calloc(obj->num_terms + 1, sizeof(*pats));
-	if (!hosts || !score || !after || !pats)
-		goto oom;
-	if (hosts->count < 2) {
-		ret = 0;
-		goto out;
-	}
+	if (ps->hosts->count < 2)
+		return STEP_SKIP;
 	for (unsigned i = 0; i < obj->num_terms; i++)
-		cr_objective_pattern(obj, i, hosts, &pats[i]);
+		cr_objective_pattern(obj, i, ps->hosts, &ps->pats[i]);
 	/*
 	 * The held estimate is the first estimate too, where holding it
 	 * costs little next to the pass; on large fabrics a plain estimate
 	 * first, which is all a fabric at full rate needs.
 	 */
-	if (hosts->count <= CR_EST_LARGE_HOSTS) {
-		o.inc = cr_est_inc_new(f, r, pats, obj->num_terms, hosts,
-				       MAX_ENTRIES, &too_big);
-		if (!o.inc && !too_big)
-			goto out;
+	if (ps->hosts->count <= CR_EST_LARGE_HOSTS) {
+		o->inc = cr_est_inc_new(f, o->r, ps->pats, obj->num_terms,
+					ps->hosts, MAX_ENTRIES, &ps->too_big);
+		if (!o->inc && !ps->too_big)
+			return STEP_ERR;
 	}
-	if (o.inc)
-		opt_terms(&o, false, score);
-	else if (cr_objective_score(f, r, obj, hosts, score))
-		goto out;
-	s.before = s.after = score[0];
-	if (score[0] >= 1 - 1e-12) {
-		/* every flow at its injection rate: nothing to gain (and no
-		 * check to pay for, which on large fabrics is the cost) */
-		ret = 0;
-		goto done;
-	}
-	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep0))
-		goto out;
+	if (o->inc)
+		opt_terms(o, false, ps->score);
+	else if (cr_objective_score(f, o->r, obj, ps->hosts, ps->score))
+		return STEP_ERR;
+	ps->s.before = ps->s.after = ps->score[0];
+	/* every flow at its injection rate: nothing to gain (and no check
+	 * to pay for, which on large fabrics is the cost) */
+	return ps->score[0] >= 1 - 1e-12 ? STEP_DONE : STEP_ON;
+}
+
+/*
+ * The start's check, the search's state, the credit-loop graphs and the
+ * held estimate, which must give the start's figures.
+ */
+static enum step prepare_search(struct pass *ps)
+{
+	const struct cr_fabric *f = ps->o.f;
+	unsigned nt = ps->obj->num_terms;
+	struct opt *o = &ps->o;
+
+	if (cr_check(f, o->r, CR_CHECK_CREDIT, NULL, 0, &ps->rep0))
+		return STEP_ERR;
 	/* up/down excludes credit loops by its rule; others by the check,
 	 * when there were none to start with */
-	o.check_credit = o.leg != LEG_UPDN && !rep0.credit_loops;
-	o.may_swap = true;
-	o.swap_memo_on = !par.no_swap_memo;
-	if (opt_init(&o, hosts) || (o.leg == LEG_UPDN && opt_updn_keys(&o)))
-		goto oom;
-	if (o.check_credit) {
-		o.cdg = opt_cdg_new(f, r);
-		if (!o.cdg)
-			goto out;
+	o->check_credit = o->leg != LEG_UPDN && !ps->rep0.credit_loops;
+	o->may_swap = true;
+	o->swap_memo_on = !ps->par.no_swap_memo;
+	if (opt_init(o, ps->hosts) ||
+	    (o->leg == LEG_UPDN && opt_updn_keys(o))) {
+		cr_err("optimize: out of memory");
+		return STEP_ERR;
 	}
-	if (!o.heat) {
+	if (o->check_credit) {
+		o->cdg = opt_cdg_new(f, o->r);
+		if (!o->cdg)
+			return STEP_ERR;
+	}
+	if (!o->heat) {
 		cr_info("optimize: %u switches x %u LIDs is too large a"
 			" search; tables left as they are",
-			o.ns, o.nlids);
-		ret = 0;
-		goto done;
+			o->ns, o->nlids);
+		return STEP_DONE;
 	}
-	if (!o.inc && !too_big)
-		o.inc = cr_est_inc_new(f, r, pats, obj->num_terms, hosts,
-				       MAX_ENTRIES, &too_big);
-	if (!o.inc) {
-		if (!too_big)
-			goto out;
+	if (!o->inc && !ps->too_big)
+		o->inc = cr_est_inc_new(f, o->r, ps->pats, nt, ps->hosts,
+					MAX_ENTRIES, &ps->too_big);
+	if (!o->inc) {
+		if (!ps->too_big)
+			return STEP_ERR;
 		cr_info("optimize: the objective's phases hold more than %u"
 			" path entries; tables left as they are",
 			MAX_ENTRIES);
-		ret = 0;
-		goto done;
+		return STEP_DONE;
 	}
-	opt_terms(&o, false, o.cur);
-	if (cr_objective_cmp(o.cur, score, obj->num_terms)) {
+	opt_terms(o, false, o->cur);
+	if (cr_objective_cmp(o->cur, ps->score, nt)) {
 		/* cannot be: est_inc.c repeats cr_est_run() */
 		cr_err("optimize: the held estimate (%.6f) is not the"
 		       " estimate (%.6f); tables left as they are",
-		       o.cur[0], score[0]);
-		goto out;
+		       o->cur[0], ps->score[0]);
+		return STEP_ERR;
 	}
-	o.floor = score;
-	o.pats = pats;
-	o.hosts = hosts;
-	rc = opt_climb(&o, t0, budget, max_tries, &s);
-	if (rc == 1 && !par.no_kicks)
-		rc = opt_iterate(&o, t0, budget, max_tries, &s);
+	return STEP_ON;
+}
+
+/* The climb, then the kicks from its local optimum. */
+static enum step search(struct pass *ps)
+{
+	struct opt *o = &ps->o;
+	int rc;
+
+	o->floor = ps->score;
+	o->pats = ps->pats;
+	o->hosts = ps->hosts;
+	rc = opt_climb(o, ps->t0, ps->budget, ps->max_tries, &ps->s);
+	if (rc == 1 && !ps->par.no_kicks)
+		rc = opt_iterate(o, ps->t0, ps->budget, ps->max_tries, &ps->s);
 	if (rc < 0)
-		goto undo;
-	s.moves = (unsigned)o.nkept;
-	s.relayered = o.relayered;
-	s.evals = (unsigned)(o.tries > UINT32_MAX ? UINT32_MAX : o.tries);
-	if (!o.nkept)
-		goto done;
-	if (cr_objective_score(f, r, obj, hosts, after))
-		goto undo;
-	if (cr_objective_cmp(after, score, obj->num_terms) <= 0) {
+		return STEP_ERR;
+	ps->s.moves = (unsigned)o->nkept;
+	ps->s.relayered = o->relayered;
+	ps->s.evals = (unsigned)(o->tries > UINT32_MAX ? UINT32_MAX : o->tries);
+	return o->nkept ? STEP_ON : STEP_DONE;
+}
+
+/*
+ * A full estimate must confirm the gain, and cr_check find no more
+ * unreachable pairs, loops or credit loops than at the start.
+ */
+static enum step confirm(struct pass *ps)
+{
+	const struct cr_fabric *f = ps->o.f;
+	const struct cr_objective *obj = ps->obj;
+	struct cr_check_report rep1;
+
+	if (cr_objective_score(f, ps->o.r, obj, ps->hosts, ps->after))
+		return STEP_ERR;
+	if (cr_objective_cmp(ps->after, ps->score, obj->num_terms) <= 0) {
 		cr_err("optimize: the full estimate (%.6f) does not confirm"
 		       " the pass (%.6f from %.6f); every move undone",
-		       after[0], o.cur[0], score[0]);
-		goto revert;
+		       ps->after[0], ps->o.cur[0], ps->score[0]);
+		return STEP_REVERT;
 	}
-	s.after = after[0];
-	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep1))
-		goto undo;
-	if (rep1.unreachable > rep0.unreachable || rep1.loops > rep0.loops ||
-	    rep1.credit_loops > rep0.credit_loops) {
+	ps->s.after = ps->after[0];
+	if (cr_check(f, ps->o.r, CR_CHECK_CREDIT, NULL, 0, &rep1))
+		return STEP_ERR;
+	if (rep1.unreachable > ps->rep0.unreachable ||
+	    rep1.loops > ps->rep0.loops ||
+	    rep1.credit_loops > ps->rep0.credit_loops) {
 		cr_err("optimize: cr_check found more problems after"
 		       " the pass (unreachable %llu, loops %llu,"
 		       " credit loops %llu); every move undone",
 		       (unsigned long long)rep1.unreachable,
 		       (unsigned long long)rep1.loops,
 		       (unsigned long long)rep1.credit_loops);
-		goto revert;
+		return STEP_REVERT;
 	}
-done:
-	s.seconds = cr_now() - t0;
-	if (o.relayered && !s.reverted)
+	return STEP_DONE;
+}
+
+/* The objective before and after, the moves, the time and the work. */
+static void log_summary(struct pass *ps)
+{
+	const struct cr_objective *obj = ps->obj;
+	struct cr_opt_stats *s = &ps->s;
+	struct opt *o = &ps->o;
+	char relayered[64] = "", kicks[64] = "";
+
+	s->seconds = cr_now() - ps->t0;
+	if (o->relayered && !s->reverted)
 		snprintf(relayered, sizeof(relayered),
 			 " (%u with sources moved to another layer)",
-			 o.relayered);
-	if (s.kicks)
-		snprintf(kicks, sizeof(kicks), ", %u kick%s (%u kept)", s.kicks,
-			 s.kicks == 1 ? "" : "s", s.kicks_kept);
+			 o->relayered);
+	if (s->kicks)
+		snprintf(kicks, sizeof(kicks), ", %u kick%s (%u kept)",
+			 s->kicks, s->kicks == 1 ? "" : "s", s->kicks_kept);
 	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%), %u move%s kept"
 		" of %u tried%s%s, %.2f s, work %llu%s",
-		e ? e->name : "?", cr_pattern_kind_name(obj->terms[0].pat.kind),
-		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s.before,
-		s.after,
-		s.before > 0 ? 100 * (s.after - s.before) / s.before : 0.0,
-		s.moves, s.moves == 1 ? "" : "s", s.evals, relayered, kicks,
-		s.seconds, (unsigned long long)(o.inc ? opt_work(&o) : 0),
-		s.budget_hit ? " (stopped by the wall clock, the machine"
-			       " being slow: a rerun may differ)"
-		: s.work_hit ? " (its budget's work done)"
-		: o.tries >= max_tries
+		ps->e ? ps->e->name : "?",
+		cr_pattern_kind_name(obj->terms[0].pat.kind),
+		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s->before,
+		s->after,
+		s->before > 0 ? 100 * (s->after - s->before) / s->before : 0.0,
+		s->moves, s->moves == 1 ? "" : "s", s->evals, relayered, kicks,
+		s->seconds, (unsigned long long)(o->inc ? opt_work(o) : 0),
+		s->budget_hit ? " (stopped by the wall clock, the machine"
+				" being slow: a rerun may differ)"
+		: s->work_hit ? " (its budget's work done)"
+		: o->tries >= ps->max_tries
 			? " (stopped at the limit of moves tried)"
 			: "");
-	ret = 0;
-	goto out;
-revert:
-	undo_all(&o);
-	s.reverted = true;
-	s.after = s.before;
-	s.moves = 0;
-	ret = 0;
-	goto out;
-oom:
-	cr_err("optimize: out of memory");
-undo:
-	/* an error: r as it came */
-	undo_all(&o);
-	s.after = s.before;
-	s.moves = 0;
-out:
-	s.work = o.inc ? opt_work(&o) : 0;
+}
+
+int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
+		const struct cr_objective *obj, const struct cr_opt_params *p,
+		struct cr_routing *r, const struct cr_byproducts *by,
+		struct cr_opt_stats *st)
+{
+	static const struct cr_byproducts none = {0};
+	struct pass ps = {
+		.e = e,
+		.obj = obj,
+		.t0 = cr_now(),
+		.o = {.f = f, .r = r, .by = by ? by : &none, .obj = obj},
+	};
+	enum step step = STEP_ON;
+	int ret = 0;
+
+	pass_params(&ps, p);
+	if (ps.o.leg == LEG_UPDN && !ps.o.by->num_roots) {
+		cr_info("optimize: cr-%s left no roots: nothing to move",
+			e->name);
+		step = STEP_SKIP;
+	}
+	if (step == STEP_ON)
+		step = first_estimate(&ps);
+	if (step == STEP_ON)
+		step = prepare_search(&ps);
+	if (step == STEP_ON)
+		step = search(&ps);
+	if (step == STEP_ON)
+		step = confirm(&ps);
+	if (step == STEP_DONE) {
+		log_summary(&ps);
+	} else if (step == STEP_REVERT) {
+		undo_all(&ps.o);
+		ps.s.reverted = true;
+		ps.s.after = ps.s.before;
+		ps.s.moves = 0;
+	} else if (step == STEP_ERR) {
+		/* r as it came */
+		undo_all(&ps.o);
+		ps.s.after = ps.s.before;
+		ps.s.moves = 0;
+		ret = -1;
+	}
+	ps.s.work = ps.o.inc ? opt_work(&ps.o) : 0;
 	if (st)
-		*st = s;
-	opt_free(&o);
-	cr_hosts_free(hosts);
-	free(score);
-	free(after);
-	free(pats);
+		*st = ps.s;
+	opt_free(&ps.o);
+	cr_hosts_free(ps.hosts);
+	free(ps.score);
+	free(ps.after);
+	free(ps.pats);
 	return ret;
 }
 
