@@ -18,8 +18,9 @@
 	X(estimate)     \
 	X(compare)      \
 	X(hosts)        \
-	X(export)        \
-	X(bound)
+	X(export)       \
+	X(bound)        \
+	X(convert)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,
