@@ -44,8 +44,9 @@ struct cr_ibdm_plan;
  * system ("H-1"). Node GUIDs are FNV-1a 64 of that name, its low byte
  * cleared (a CA's port GUIDs are GUID + port) and its top byte 0x02, so
  * that the same name always gives the same GUID. Nodes come in GUID order.
- * Link rates: the file's ("-4X-5G->"), else the ibnl files' (the lowest
- * level that gives one), else unknown (estimate --default-rate decides).
+ * Link widths and speeds: the file's ("-4X-5G->"), else the ibnl files'
+ * (the lowest level that gives one), else 4x and SDR, as ibsim and an
+ * ibnetdiscover file without rates assume.
  * plan (when not NULL) gets the port names; free it with
  * cr_ibdm_plan_free(). Errors name the file and line; NULL.
  */
@@ -59,6 +60,9 @@ const char *cr_ibdm_port_name(const struct cr_ibdm_plan *plan, uint32_t node,
 /* The line of the topology file that cables the port, 0 for none. */
 unsigned cr_ibdm_port_line(const struct cr_ibdm_plan *plan, uint32_t node,
 			   unsigned port);
+/* The width and speed the plan gives a port: 0 and unknown where none. */
+void cr_ibdm_port_rate(const struct cr_ibdm_plan *plan, uint32_t node,
+		       unsigned port, uint8_t *width, enum cr_speed *speed);
 void cr_ibdm_plan_free(struct cr_ibdm_plan *plan);
 
 #endif

@@ -59,21 +59,11 @@ static int convert_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = cr_topo_read_format(c.topo, &format);
 	if (!f)
 		return CLI_BAD;
-	/*
-	 * LIDs a file gave would be stale for the simulated fabric. A rate
-	 * is written whole or not at all: a width without a speed ("-12X->")
-	 * gets the speed ibsim would assume (SDR), and the reverse 4x.
-	 */
+	/* LIDs a file gave would be stale for the simulated fabric. */
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++) {
-			struct cr_port *x = &f->nodes[n].ports[p];
-
-			x->lid = 0;
-			x->lmc = 0;
-			if (x->width && !x->speed)
-				x->speed = CR_SPEED_SDR;
-			if (x->speed && !x->width)
-				x->width = 4;
+			f->nodes[n].ports[p].lid = 0;
+			f->nodes[n].ports[p].lmc = 0;
 		}
 	f->max_lid = 0;
 	out = cli_out_open(c.output, &tmp);
@@ -95,8 +85,7 @@ const struct cli_cmd cli_cmd_convert = {
 		   " format.",
 	.details = "The output has no LIDs; ibsim reads it as it is"
 		   " (ibsim -s FILE), with OpenSM\nattached to its first"
-		   " node. Links without a rate are written without one:"
-		   "\nibsim and croute then take 4x SDR.\n",
+		   " node.\n",
 	.opts = convert_tables,
 	.run = convert_run,
 };

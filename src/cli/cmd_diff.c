@@ -178,20 +178,27 @@ static const struct cr_port *real_port(const struct diff_ctx *c, uint32_t n,
 	return &c->rf->nodes[m].ports[p];
 }
 
-static void check_rate(struct diff_ctx *c, const struct cr_port *x,
+/* Only what the plan gives is checked: "-4X->" says nothing of speed. */
+static void check_rate(struct diff_ctx *c, uint32_t n, unsigned p,
 		       const struct cr_port *y, const char *a, const char *b,
 		       unsigned line)
 {
-	bool w = x->width && y->width && x->width != y->width;
-	bool s = x->speed && y->speed && x->speed != y->speed;
+	uint8_t width;
+	enum cr_speed speed;
+	char planned[32] = "";
 
-	if (!w && !s)
+	cr_ibdm_port_rate(c->plan, n, p, &width, &speed);
+	if (width && width != y->width)
+		snprintf(planned, sizeof(planned), "%ux", width);
+	if (speed && speed != y->speed)
+		snprintf(planned + strlen(planned),
+			 sizeof(planned) - strlen(planned), "%s",
+			 cr_speed_name(speed));
+	if (!planned[0])
 		return;
 	c->rates++;
-	printf("wrong rate: %s - %s (plan line %u): %ux%s planned, %ux%s"
-	       " found\n",
-	       a, b, line, x->width, cr_speed_name(x->speed), y->width,
-	       cr_speed_name(y->speed));
+	printf("wrong rate: %s - %s (plan line %u): %s planned, %ux%s found\n",
+	       a, b, line, planned, y->width, cr_speed_name(y->speed));
 }
 
 static void planned_cables(struct diff_ctx *c)
@@ -216,7 +223,7 @@ static void planned_cables(struct diff_ctx *c)
 			line = cr_ibdm_port_line(c->plan, n, p);
 			if (ra && ra->remote == c->p2r[o] &&
 			    ra->remote_port == q) {
-				check_rate(c, x, ra, a, b, line);
+				check_rate(c, n, p, ra, a, b, line);
 				continue;
 			}
 			if ((!ra || ra->remote == CR_NO_NODE) &&

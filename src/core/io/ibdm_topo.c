@@ -64,6 +64,8 @@ struct cr_ibdm_plan {
 	size_t *base; /* a node's port 1 in panel[] and line[] */
 	char **panel;
 	unsigned *line;
+	uint8_t *width; /* as the plan gives them, 0 when it does not */
+	enum cr_speed *speed;
 	size_t nports;
 };
 
@@ -470,8 +472,9 @@ static struct cr_fabric *build_fabric(struct topo_rd *rd, uint32_t *order,
 
 			if (x->rnode == CR_NO_NODE)
 				continue;
-			fp->width = x->width;
-			fp->speed = x->speed;
+			/* What ibsim and an ibnetdiscover file assume. */
+			fp->width = x->width ? x->width : 4;
+			fp->speed = x->speed ? x->speed : CR_SPEED_SDR;
 			r = where[x->rnode];
 			if ((r > i || (r == i && x->rport > p)) &&
 			    cr_fabric_link(f, i, p, r, x->rport))
@@ -504,7 +507,9 @@ static struct cr_ibdm_plan *make_plan(struct topo_rd *rd, const uint32_t *order)
 	pl->base = calloc(b->nnodes + 1, sizeof(*pl->base));
 	pl->panel = calloc(b->nports + 1, sizeof(*pl->panel));
 	pl->line = calloc(b->nports + 1, sizeof(*pl->line));
-	if (!pl->base || !pl->panel || !pl->line) {
+	pl->width = calloc(b->nports + 1, sizeof(*pl->width));
+	pl->speed = calloc(b->nports + 1, sizeof(*pl->speed));
+	if (!pl->base || !pl->panel || !pl->line || !pl->width || !pl->speed) {
 		cr_ibdm_plan_free(pl);
 		return NULL;
 	}
@@ -514,6 +519,8 @@ static struct cr_ibdm_plan *make_plan(struct topo_rd *rd, const uint32_t *order)
 			struct ibdm_port *x = ibdm_port(b, order[i], p);
 
 			pl->panel[at] = x->panel;
+			pl->width[at] = x->width;
+			pl->speed[at] = x->speed;
 			pl->line[at++] = x->line;
 			x->panel = NULL;
 		}
@@ -650,6 +657,15 @@ unsigned cr_ibdm_port_line(const struct cr_ibdm_plan *pl, uint32_t n,
 	return in_plan(pl, n, p) ? pl->line[pl->base[n] + p - 1] : 0;
 }
 
+void cr_ibdm_port_rate(const struct cr_ibdm_plan *pl, uint32_t n, unsigned p,
+		       uint8_t *width, enum cr_speed *speed)
+{
+	bool in = in_plan(pl, n, p);
+
+	*width = in ? pl->width[pl->base[n] + p - 1] : 0;
+	*speed = in ? pl->speed[pl->base[n] + p - 1] : CR_SPEED_UNKNOWN;
+}
+
 void cr_ibdm_plan_free(struct cr_ibdm_plan *pl)
 {
 	if (!pl)
@@ -659,6 +675,8 @@ void cr_ibdm_plan_free(struct cr_ibdm_plan *pl)
 	free(pl->panel);
 	free(pl->base);
 	free(pl->line);
+	free(pl->width);
+	free(pl->speed);
 	free(pl);
 }
 
