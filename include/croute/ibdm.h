@@ -60,6 +60,9 @@ const char *cr_ibdm_port_name(const struct cr_ibdm_plan *plan, uint32_t node,
 /* The line of the topology file that cables the port, 0 for none. */
 unsigned cr_ibdm_port_line(const struct cr_ibdm_plan *plan, uint32_t node,
 			   unsigned port);
+/* Whether that line is in the block of the port's own system. */
+bool cr_ibdm_port_listed(const struct cr_ibdm_plan *plan, uint32_t node,
+			 unsigned port);
 /* The width and speed the plan gives a port: 0 and unknown where none. */
 void cr_ibdm_port_rate(const struct cr_ibdm_plan *plan, uint32_t node,
 		       unsigned port, uint8_t *width, enum cr_speed *speed);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/ibdm.h>
 #include <croute/log.h>
 #include <croute/topo.h>
@@ -181,7 +182,7 @@ static const struct cr_port *real_port(const struct diff_ctx *c, uint32_t n,
 /* Only what the plan gives is checked: "-4X->" says nothing of speed. */
 static void check_rate(struct diff_ctx *c, uint32_t n, unsigned p,
 		       const struct cr_port *y, const char *a, const char *b,
-		       unsigned line)
+		       const char *where)
 {
 	uint8_t width;
 	enum cr_speed speed;
@@ -197,55 +198,97 @@ static void check_rate(struct diff_ctx *c, uint32_t n, unsigned p,
 	if (!planned[0])
 		return;
 	c->rates++;
-	printf("wrong rate: %s - %s (plan line %u): %s planned, %ux%s found\n",
-	       a, b, line, planned, y->width, cr_speed_name(y->speed));
+	printf("wrong rate: %s - %s%s: %s planned, %ux%s found\n", a, b, where,
+	       planned, y->width, cr_speed_name(y->speed));
 }
 
-static void planned_cables(struct diff_ctx *c)
+/* The planned cable at plan port (n, p), to (o, q). */
+static void planned_cable(struct diff_ctx *c, uint32_t n, unsigned p)
+{
+	const struct cr_port *x = &c->pf->nodes[n].ports[p];
+	const struct cr_port *ra = real_port(c, n, p);
+	const struct cr_port *rb = real_port(c, x->remote, x->remote_port);
+	unsigned line = cr_ibdm_port_line(c->plan, n, p);
+	char b1[300], b2[300], b3[300], b4[300], where[48] = " (inside)";
+	const char *a = plan_end(c, n, p, b1, sizeof(b1));
+	const char *b = plan_end(c, x->remote, x->remote_port, b2, sizeof(b2));
+
+	if (line)
+		snprintf(where, sizeof(where), " (plan line %u)", line);
+	if (ra && ra->remote == c->p2r[x->remote] &&
+	    ra->remote_port == x->remote_port) {
+		check_rate(c, n, p, ra, a, b, where);
+		return;
+	}
+	if ((!ra || ra->remote == CR_NO_NODE) &&
+	    (!rb || rb->remote == CR_NO_NODE)) {
+		c->missing++;
+		printf("missing cable: %s - %s%s\n", a, b, where);
+		return;
+	}
+	c->miswired++;
+	printf("miswired: %s - %s%s: %s is cabled to %s, %s to %s\n", a, b,
+	       where, a,
+	       real_end(c, ra ? ra->remote : CR_NO_NODE,
+			ra ? ra->remote_port : 0, b3, sizeof(b3)),
+	       b,
+	       real_end(c, rb ? rb->remote : CR_NO_NODE,
+			rb ? rb->remote_port : 0, b4, sizeof(b4)));
+}
+
+struct plan_cable {
+	unsigned line;
+	uint32_t n;
+	unsigned p;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct plan_cable *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+/* Each planned cable once, in the order of the plan's lines. */
+static int planned_cables(struct diff_ctx *c)
 {
 	const struct cr_fabric *pf = c->pf;
+	struct plan_cable *v = NULL;
+	size_t nv = 0, cap = 0;
 
 	for (uint32_t n = 0; n < pf->num_nodes; n++) {
 		for (unsigned p = 1; p <= pf->nodes[n].num_ports; p++) {
 			const struct cr_port *x = &pf->nodes[n].ports[p];
-			const struct cr_port *ra, *rb;
 			uint32_t o = x->remote;
-			unsigned q = x->remote_port, line;
-			char b1[300], b2[300], b3[300], b4[300];
-			const char *a, *b;
 
-			if (o == CR_NO_NODE || o < n || (o == n && q < p))
+			/* Once, from the end whose block lists it. */
+			if (o == CR_NO_NODE ||
+			    (cr_ibdm_port_line(c->plan, n, p)
+				     ? !cr_ibdm_port_listed(c->plan, n, p)
+				     : o < n || (o == n && x->remote_port < p)))
 				continue;
-			ra = real_port(c, n, p);
-			rb = real_port(c, o, q);
-			a = plan_end(c, n, p, b1, sizeof(b1));
-			b = plan_end(c, o, q, b2, sizeof(b2));
-			line = cr_ibdm_port_line(c->plan, n, p);
-			if (ra && ra->remote == c->p2r[o] &&
-			    ra->remote_port == q) {
-				check_rate(c, n, p, ra, a, b, line);
-				continue;
+			if (cr_grow(&v, &cap, nv + 1, sizeof(*v))) {
+				free(v);
+				cr_err("out of memory");
+				return -1;
 			}
-			if ((!ra || ra->remote == CR_NO_NODE) &&
-			    (!rb || rb->remote == CR_NO_NODE)) {
-				c->missing++;
-				printf("missing cable: %s - %s (plan line %u)\n",
-				       a, b, line);
-				continue;
-			}
-			c->miswired++;
-			printf("miswired: %s - %s (plan line %u): %s is cabled"
-			       " to %s, %s to %s\n",
-			       a, b, line, a,
-			       real_end(c, ra ? ra->remote : CR_NO_NODE,
-					ra ? ra->remote_port : 0, b3,
-					sizeof(b3)),
-			       b,
-			       real_end(c, rb ? rb->remote : CR_NO_NODE,
-					rb ? rb->remote_port : 0, b4,
-					sizeof(b4)));
+			v[nv++] = (struct plan_cable){
+				.line = cr_ibdm_port_line(c->plan, n, p),
+				.n = n,
+				.p = p,
+			};
 		}
 	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), by_line);
+	for (size_t i = 0; i < nv; i++)
+		planned_cable(c, v[i].n, v[i].p);
+	free(v);
+	return 0;
 }
 
 /* Whether the plan cables the real port (m, p). */
@@ -332,7 +375,8 @@ static int diff_run(const struct cli_cmd *cmd, int argc, char **argv)
 	       c.setup.live ? "live" : c.setup.topo,
 	       c.setup.live ? "discovered" : c.setup.topo_format);
 	nodes_report(&c);
-	planned_cables(&c);
+	if (planned_cables(&c))
+		goto out;
 	extra_cables(&c);
 	printf("summary: %u missing, %u miswired, %u extra cables, %u wrong"
 	       " rates, %u missing nodes, %u unplanned nodes\n",

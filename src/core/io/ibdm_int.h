@@ -96,6 +96,7 @@ struct ibdm_port {
 	enum cr_speed speed;
 	char *panel; /* "SL1-1 L1/P1" for a port of its system's panel */
 	unsigned line; /* of the topology file, that cabled it */
+	bool listed; /* that line is in its own system's block */
 };
 
 /* Where a system's port leads, with the rate the lowest level gives. */

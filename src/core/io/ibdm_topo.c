@@ -64,6 +64,7 @@ struct cr_ibdm_plan {
 	size_t *base; /* a node's port 1 in panel[] and line[] */
 	char **panel;
 	unsigned *line;
+	bool *listed;
 	uint8_t *width; /* as the plan gives them, 0 when it does not */
 	enum cr_speed *speed;
 	size_t nports;
@@ -412,6 +413,7 @@ static int cable_all(struct topo_rd *rd)
 		py->rnode = x.node;
 		py->rport = x.port;
 		px->line = py->line = c->line;
+		px->listed = true;
 		px->width = py->width =
 			c->width ? c->width
 				 : ibdm_min_nonzero(x.width, y.width);
@@ -507,6 +509,7 @@ static struct cr_ibdm_plan *make_plan(struct topo_rd *rd, const uint32_t *order)
 	pl->base = calloc(b->nnodes + 1, sizeof(*pl->base));
 	pl->panel = calloc(b->nports + 1, sizeof(*pl->panel));
 	pl->line = calloc(b->nports + 1, sizeof(*pl->line));
+	pl->listed = calloc(b->nports + 1, sizeof(*pl->listed));
 	pl->width = calloc(b->nports + 1, sizeof(*pl->width));
 	pl->speed = calloc(b->nports + 1, sizeof(*pl->speed));
 	if (!pl->base || !pl->panel || !pl->line || !pl->width || !pl->speed) {
@@ -519,6 +522,7 @@ static struct cr_ibdm_plan *make_plan(struct topo_rd *rd, const uint32_t *order)
 			struct ibdm_port *x = ibdm_port(b, order[i], p);
 
 			pl->panel[at] = x->panel;
+			pl->listed[at] = x->listed;
 			pl->width[at] = x->width;
 			pl->speed[at] = x->speed;
 			pl->line[at++] = x->line;
@@ -657,6 +661,11 @@ unsigned cr_ibdm_port_line(const struct cr_ibdm_plan *pl, uint32_t n,
 	return in_plan(pl, n, p) ? pl->line[pl->base[n] + p - 1] : 0;
 }
 
+bool cr_ibdm_port_listed(const struct cr_ibdm_plan *pl, uint32_t n, unsigned p)
+{
+	return in_plan(pl, n, p) && pl->listed[pl->base[n] + p - 1];
+}
+
 void cr_ibdm_port_rate(const struct cr_ibdm_plan *pl, uint32_t n, unsigned p,
 		       uint8_t *width, enum cr_speed *speed)
 {
@@ -675,6 +684,7 @@ void cr_ibdm_plan_free(struct cr_ibdm_plan *pl)
 	free(pl->panel);
 	free(pl->base);
 	free(pl->line);
+	free(pl->listed);
 	free(pl->width);
 	free(pl->speed);
 	free(pl);
