@@ -7,6 +7,14 @@
 # exit 2 naming file and line; --ibnl-dir definitions come first.
 . "$(dirname "$0")/lib.sh"
 
+for cmd in convert diff; do
+	expect_exit 0 "$cmd" --help
+	grep -q "^Usage: croute $cmd" "$tmp/out" || fail "$cmd --help: no usage"
+	expect_exit 2 "$cmd" --no-such-option
+done
+expect_exit 2 convert
+expect_exit 2 diff /dev/null
+
 ibnl=
 for d in /usr/lib/*-linux-*/ibdm*/ibnl /usr/lib64/ibdm*/ibnl \
 	/usr/lib/ibdm*/ibnl /usr/local/lib/ibdm*/ibnl; do

@@ -88,10 +88,12 @@ static char *trim(char *s)
 static int split_names(char *s, char ***names, size_t *n)
 {
 	size_t cap = 0;
+	char *save;
 
 	*names = NULL;
 	*n = 0;
-	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+	for (char *tok = strtok_r(s, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		char *t = trim(tok);
 
 		if (!*t)
@@ -322,9 +324,10 @@ int ibnl_parse_arrow(const char *tok, uint8_t *width, enum cr_speed *speed)
 static size_t words(char *line, char **w, size_t max)
 {
 	size_t n = 0;
+	char *save;
 
-	for (char *t = strtok(line, " \t\r\n"); t && n < max;
-	     t = strtok(NULL, " \t\r\n"))
+	for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max;
+	     t = strtok_r(NULL, " \t\r\n", &save))
 		w[n++] = t;
 	return n;
 }

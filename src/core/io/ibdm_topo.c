@@ -190,6 +190,7 @@ static int parse_cfg(struct topo_rd *rd, const char *s, struct ibdm_cfg *cfg)
 {
 	char *text = malloc(strlen(s) + 1), *t = text;
 	size_t bcap = 0, mcap = 0;
+	char *save;
 	int ret = 0;
 
 	if (!text)
@@ -198,8 +199,8 @@ static int parse_cfg(struct topo_rd *rd, const char *s, struct ibdm_cfg *cfg)
 		if (!isspace((unsigned char)*s))
 			*t++ = *s;
 	*t = 0;
-	for (char *tok = strtok(text, ","); tok && !ret;
-	     tok = strtok(NULL, ",")) {
+	for (char *tok = strtok_r(text, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 
 		if (!eq || eq == tok || !eq[1]) {
@@ -227,9 +228,10 @@ static int parse_cfg(struct topo_rd *rd, const char *s, struct ibdm_cfg *cfg)
 static size_t split(char *line, char **w, size_t max)
 {
 	size_t n = 0;
+	char *save;
 
-	for (char *t = strtok(line, " \t\r\n"); t;
-	     t = strtok(NULL, " \t\r\n")) {
+	for (char *t = strtok_r(line, " \t\r\n", &save); t;
+	     t = strtok_r(NULL, " \t\r\n", &save)) {
 		if (n == max)
 			return max + 1;
 		w[n++] = t;
