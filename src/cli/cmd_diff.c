@@ -91,8 +91,12 @@ static uint32_t plan_node(struct diff_ctx *c, const uint32_t *sorted,
 	return CR_NO_NODE;
 }
 
-/* The names a real node's description may give it, best first. */
-static int real_names(const char *desc, char names[3][256])
+/*
+ * The names a real node's description may give it, best first: itself,
+ * ibdm's "MF0;SYSTEM:TYPE/BOARD/CHIP" as SYSTEM/BOARD/CHIP or, for a
+ * one-chip system, SYSTEM, and a host's first word.
+ */
+static int real_names(const char *desc, char names[4][256])
 {
 	const char *s = desc, *colon, *slash;
 	int n = 0;
@@ -102,8 +106,10 @@ static int real_names(const char *desc, char names[3][256])
 		s += 4;
 	colon = strchr(s, ':');
 	slash = colon ? strchr(colon, '/') : NULL;
-	if (colon && slash)
+	if (colon && slash) {
 		snprintf(names[n++], 256, "%.*s%s", (int)(colon - s), s, slash);
+		snprintf(names[n++], 256, "%.*s", (int)(colon - s), s);
+	}
 	snprintf(names[n++], 256, "%.*s", (int)strcspn(desc, " \t"), desc);
 	return n;
 }
@@ -126,7 +132,7 @@ static int match_nodes(struct diff_ctx *c)
 	by_desc_f = c->pf;
 	qsort(sorted, c->pf->num_nodes, sizeof(*sorted), by_desc);
 	for (uint32_t m = 0; m < c->rf->num_nodes; m++) {
-		char names[3][256];
+		char names[4][256];
 		int k = real_names(c->rf->nodes[m].desc, names);
 
 		c->r2p[m] = CR_NO_NODE;

@@ -33,7 +33,7 @@ static const struct cli_opt common_opts[] = {
 
 const struct cli_opt cli_topo_opts[] = {
 	{"topo", 't', "FILE",
-	 "topology: ibnetdiscover or opensm-subnet.lst ('-': stdin)"},
+	 "topology: ibnetdiscover, opensm-subnet.lst, ibdm plan ('-': stdin)"},
 	{"ibnl-dir", CLI_KEY_IBNL_DIR, "DIR",
 	 "ibdm plans: system definitions searched before the installed"},
 	{"config", 'F', "FILE",

@@ -74,6 +74,24 @@ for b in Buffalo8 FullGnu SingleRhino; do
 	[ -f "$ibnl/$b.topo" ] && check_ok "$ibnl/$b.topo" auto credit
 done
 
+# A fabric that names its nodes as ibdm and hosts do
+# ("MF0;SW:MTS14400/L1/U1", "H001 HCA-1") matches its plan.
+if [ -f "$ibnl/Buffalo8.topo" ]; then
+	sed 's/# "\(SL[0-9]-[0-9]\)"/# "MF0;\1:MTS800\/U1"/
+	s/# "\(H[0-9]*\)"$/# "\1 HCA-1"/' "$tmp/Buffalo8.net" >"$tmp/real.net"
+	grep -q 'MF0;SL1-1:MTS800/U1' "$tmp/real.net" &&
+		grep -q '"H01 HCA-1"' "$tmp/real.net" ||
+		fail "test setup: no ibdm-style names"
+	expect_exit 0 diff -t "$ibnl/Buffalo8.topo" "$tmp/real.net"
+fi
+if [ -f "$ibnl/SingleRhino.topo" ]; then
+	sed 's/# "SW\/\(L[0-9]*\/U[0-9]\)"/# "MF0;SW:MTS14400\/\1"/' \
+		"$tmp/SingleRhino.net" >"$tmp/real.net"
+	grep -q 'MF0;SW:MTS14400/L1/U1' "$tmp/real.net" ||
+		fail "test setup: no ibdm-style chip names"
+	expect_exit 0 diff -t "$ibnl/SingleRhino.topo" "$tmp/real.net"
+fi
+
 # Descriptions keep the system's name; a one-HCA host is the host.
 p=$ibnl/RhinoBased512.topo
 if [ -f "$p" ]; then
