@@ -42,8 +42,10 @@ struct cr_ibdm_plan;
  * SYSTEM/BOARD/CHIP ("SL1-1/L3/U1": boards leafN and spineN become LN and
  * SN, as on the chassis' panels); a system with one chip is named as the
  * system ("H-1"). Node GUIDs are FNV-1a 64 of that name, its low byte
- * cleared (a CA's port GUIDs are GUID + port) and its top byte 0x02, so
- * that the same name always gives the same GUID. Nodes come in GUID order.
+ * cleared (a CA's port GUIDs are GUID + port) and its top byte 0x02 for a
+ * switch, 0x03 for a CA, so that the same name always gives the same GUID
+ * and, nodes coming in GUID order, a converted plan starts with a switch,
+ * where ibsim attaches OpenSM (a host's port 1 may be uncabled).
  * Link widths and speeds: the file's ("-4X-5G->"), else the ibnl files'
  * (the lowest level that gives one), else 4x and SDR, as ibsim and an
  * ibnetdiscover file without rates assume.

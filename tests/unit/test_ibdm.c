@@ -185,11 +185,11 @@ static void test_expand(void **state)
 	b2 = by_desc(f, "B2");
 	h = by_desc(f, "H-1");
 	assert_int_equal(f->nodes[h].type, CR_NODE_CA);
-	/* The documented GUID: FNV-1a 64 of the name, low byte 0, top 02. */
+	/* The documented GUID: FNV-1a 64 of the name, low byte 0, top 03. */
 	for (const char *s = "H-1"; *s; s++)
 		fnv = (fnv ^ (unsigned char)*s) * 0x100000001b3ULL;
 	assert_true(f->nodes[h].guid ==
-		    (0x0200000000000000ULL | (fnv & 0x00ffffffffffff00ULL)));
+		    (0x0300000000000000ULL | (fnv & 0x00ffffffffffff00ULL)));
 	for (uint32_t n = 1; n < f->num_nodes; n++)
 		assert_true(f->nodes[n - 1].guid < f->nodes[n].guid);
 	/* Inside: U1 3 - U2 3 at the line's 10G, 4x by default. */

@@ -447,8 +447,10 @@ static struct cr_fabric *build_fabric(struct topo_rd *rd, uint32_t *order,
 	if (!f)
 		return NULL;
 	for (uint32_t n = 0; n < b->nnodes; n++) {
+		/* Switches first: ibsim attaches OpenSM to the first node. */
 		b->nodes[n].guid =
-			0x0200000000000000ULL |
+			(b->nodes[n].sw ? 0x0200000000000000ULL
+					: 0x0300000000000000ULL) |
 			(ibdm_hash(b->nodes[n].name) & 0x00ffffffffffff00ULL);
 		order[n] = n;
 	}
