@@ -9,13 +9,13 @@
  * names them, then the cables between their panel ports. A cable may be
  * listed from both of its ends; a port cabled to two places, a port its
  * system lacks, a type no ibnl file defines and a block cut short are
- * errors naming the line. Cost: linear in the file and in the chips of
- * the systems it names.
+ * errors naming the line. Cost: each cable end is a linear search of its
+ * system's panel ports (144 on a Rhino), so a 10,000-host plan reads in
+ * well under a second; expansion is linear in the chips.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
