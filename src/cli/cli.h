@@ -60,6 +60,7 @@ enum {
 	CLI_KEY_CONFIG_END, /* keys below are tracked in cli_setup.given */
 	CLI_KEY_THREADS,
 	CLI_KEY_LIVE_SL,
+	CLI_KEY_IBNL_DIR,
 	CLI_KEY_CMD = 512,
 };
 

@@ -18,6 +18,7 @@
 #include <croute/osm_conf.h>
 #include <croute/parallel.h>
 #include <croute/topo.h>
+#include <croute/ibdm.h>
 
 #include <croute/conf.h>
 
@@ -32,7 +33,9 @@ static const struct cli_opt common_opts[] = {
 
 const struct cli_opt cli_topo_opts[] = {
 	{"topo", 't', "FILE",
-	 "topology: ibnetdiscover or opensm-subnet.lst ('-': stdin)"},
+	 "topology: ibnetdiscover, opensm-subnet.lst, ibdm plan ('-': stdin)"},
+	{"ibnl-dir", CLI_KEY_IBNL_DIR, "DIR",
+	 "ibdm plans: system definitions searched before the installed"},
 	{"config", 'F', "FILE",
 	 "opensm.conf: the engine and the keys the plugin reads"},
 	{"node-name-map", CLI_KEY_NODE_NAME_MAP, "FILE",
@@ -428,6 +431,8 @@ static int input_opt(struct cli_setup *s, int key, const char *arg)
 	case CLI_KEY_DUMP_DIR:
 		s->dump_dir = arg;
 		return 0;
+	case CLI_KEY_IBNL_DIR:
+		return cr_ibdm_add_dir(arg);
 	case CLI_KEY_NODE_NAME_MAP:
 		s->name_map = arg;
 		return 0;

@@ -20,7 +20,9 @@
 	X(hosts)        \
 	X(export)       \
 	X(bound)        \
-	X(doctor)
+	X(doctor)       \
+	X(convert)      \
+	X(diff)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,

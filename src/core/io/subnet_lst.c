@@ -29,6 +29,7 @@
 #include <croute/topo.h>
 
 #include <croute/guidmap.h>
+#include <croute/ibdm.h>
 
 struct end {
 	enum cr_node_type type;
@@ -458,7 +459,7 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 	struct cr_fabric *f;
 	const char *name = path;
 	FILE *in, *src;
-	bool lst;
+	bool lst, ibdm = false;
 
 	if (!strcmp(path, "-")) {
 		/* stdin cannot be rewound: a copy can. */
@@ -488,12 +489,20 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 	rewind(in);
 	lst = is_subnet_lst(in);
 	rewind(in);
+	if (!lst) {
+		ibdm = cr_ibdm_is_topo(in);
+		rewind(in);
+	}
 	if (lst)
 		f = read_subnet_lst(in, name);
+	else if (ibdm)
+		f = cr_ibdm_read_file(in, name, NULL);
 	else
 		f = cr_topo_read_file(in, name);
 	fclose(in);
 	if (format)
-		*format = lst ? "opensm-subnet.lst" : "ibnetdiscover";
+		*format = lst	 ? "opensm-subnet.lst"
+			  : ibdm ? "ibdm"
+				 : "ibnetdiscover";
 	return f;
 }
