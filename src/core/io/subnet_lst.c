@@ -158,7 +158,8 @@ static int parse_link(struct lst_reader *rd, const char *s, uint8_t *width,
 		{"2.5", CR_SPEED_SDR}, {"5", CR_SPEED_DDR},
 		{"10", CR_SPEED_QDR},  {"FDR10", CR_SPEED_FDR10},
 		{"14", CR_SPEED_FDR},  {"25", CR_SPEED_EDR},
-		{"50", CR_SPEED_HDR},  {"??", CR_SPEED_UNKNOWN},
+		{"50", CR_SPEED_HDR},  {"100", CR_SPEED_NDR},
+		{"200", CR_SPEED_XDR}, {"??", CR_SPEED_UNKNOWN},
 	};
 	char phy[8], log[8], spd[8];
 	unsigned long w = 0;
@@ -302,7 +303,17 @@ static int parse_line(struct lst_reader *rd, const char *s)
 	x = &f->nodes[na].ports[a.port];
 	y = &f->nodes[nb].ports[b.port];
 	if (x->remote == nb && x->remote_port == b.port) {
-		/* the far end listed it first */
+		/* The far end listed it first: both ends must tell one rate. */
+		if ((width && x->width && width != x->width) ||
+		    (speed && x->speed && speed != x->speed)) {
+			lst_err(rd,
+				"rate %ux%s contradicts %ux%s on the far end's"
+				" line %u",
+				width, cr_speed_name(speed), x->width,
+				cr_speed_name(x->speed),
+				port_lines(rd, nb)[b.port]);
+			goto out;
+		}
 	} else if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
 		lst_err(rd,
 			"0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u]"

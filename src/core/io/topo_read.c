@@ -221,22 +221,32 @@ static int parse_uint(const char *s, const char **end, unsigned long max,
 	return 0;
 }
 
-/* "4xQDR" and friends; width 0 or CR_SPEED_UNKNOWN when not a rate. */
-static bool parse_rate(const char *s, size_t len, uint8_t *width,
-		       enum cr_speed *speed)
+/*
+ * "4xQDR" and friends: 1 a rate (ibnetdiscover's "4x???" an unknown speed),
+ * 0 not a rate ("0x1f", "2x"), -1 a rate word no link runs at ("4xQDX",
+ * "3xQDR"), which must not pass for the file's default.
+ */
+static int parse_rate(const char *s, size_t len, uint8_t *width,
+		      enum cr_speed *speed)
 {
-	size_t i = 0;
+	size_t i = 0, q = 0;
 	unsigned w = 0;
+	enum cr_speed sp;
 
 	while (i < len && isdigit((unsigned char)s[i]) && w < 100)
 		w = w * 10 + (s[i++] - '0');
-	if (!i || i >= len || (s[i] != 'x' && s[i] != 'X'))
-		return false;
+	if (!i || i + 1 >= len || (s[i] != 'x' && s[i] != 'X'))
+		return 0;
+	sp = cr_speed_parse(s + i + 1, len - i - 1);
+	while (i + 1 + q < len && s[i + 1 + q] == '?')
+		q++;
 	if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)
-		return false;
+		return sp == CR_SPEED_UNKNOWN ? 0 : -1;
+	if (sp == CR_SPEED_UNKNOWN && i + 1 + q < len)
+		return -1;
 	*width = w;
-	*speed = cr_speed_parse(s + i + 1, len - i - 1);
-	return true;
+	*speed = sp;
+	return 1;
 }
 
 /* What the words of a line's tail say: LIDs in order, LMC, rate. */
@@ -285,8 +295,15 @@ static int scan_tail(struct reader *rd, const char *s, const char *e,
 			}
 			continue;
 		}
-		if (!t->width)
-			parse_rate(w, s - w, &t->width, &t->speed);
+		if (!t->width &&
+		    parse_rate(w, s - w, &t->width, &t->speed) < 0) {
+			rd_err(rd,
+			       "unknown link rate \"%.*s\" (widths 1x, 2x,"
+			       " 4x, 8x, 12x; speeds SDR, DDR, QDR, FDR10,"
+			       " FDR, EDR, HDR, NDR, XDR)",
+			       (int)(s - w), w);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -865,8 +882,10 @@ static int settle_rates(struct reader *rd)
 			}
 			y = &f->nodes[x->remote].ports[x->remote_port];
 			iy = port_info(rd, x->remote, x->remote_port);
+			/* "4x???": ibnetdiscover could not name the speed */
 			if (ix->rate_word && iy->rate_word &&
-			    (x->width != y->width || x->speed != y->speed)) {
+			    (x->width != y->width ||
+			     (x->speed && y->speed && x->speed != y->speed))) {
 				rd->line = ix->line;
 				rd_err(rd,
 				       "\"%s\"[%u] runs at %ux%s here, %ux%s on"
