@@ -489,8 +489,8 @@ static void test_lft_ibroute(void **state)
 		   "0x0000 255 : (illegal port)\n"
 		   "0x0001 000 : (Switch portguid 0x0000000000200000:"
 		   " 'Switch1')\n"
-		   "0x0003 001 : (Channel Adapter portguid 0x0000000000100001:"
-		   " 'Hca1')\n"
+		   "0x0003 001 : (Switch portguid 0x0000000000200001:"
+		   " 'Switch2')\n"
 		   "0x0004 002 : (Channel Adapter portguid 0x0000000000100002:"
 		   " 'Hca1')\n"
 		   "0x0005 005 : (Channel Adapter portguid 0x0000000000100004:"
@@ -508,7 +508,15 @@ static void test_lft_ibroute(void **state)
 	assert_int_equal(r->lft[s1][2], CR_NO_PATH);
 	assert_int_equal(r->lft[s2][1], CR_NO_PATH);
 
-	/* errors name the line */
+	/* errors name the line; tables of other LIDs say so */
+	write_file(path, "Unicast lids [0x0-0x6] of switch Lid 1 guid"
+			 " 0x0000000000200000 (Switch1):\n"
+			 "0x0003 001 : (Channel Adapter portguid"
+			 " 0x0000000000100001: 'Hca1')\n");
+	first_error[0] = 0;
+	assert_int_equal(cr_lft_read(path, f, r), -1);
+	assert_non_null(strstr(first_error, "ibroute.out:2:"));
+	assert_non_null(strstr(first_error, "made for other LIDs"));
 	write_file(path, "0x0001 001 : x\n");
 	first_error[0] = 0;
 	assert_int_equal(cr_lft_read(path, f, r), -1);

@@ -199,7 +199,10 @@ struct lft_reader {
 	struct cr_guidmap switches;
 	uint32_t cur; /* switch whose entries follow */
 	bool *seen; /* per node: a table was read */
+	bool *lid_seen; /* per LID: its port GUID comment was compared */
 };
+
+#define OTHER_LIDS "tables made for other LIDs; give --lids FILE or --dump-dir"
 
 #define lr_err(lr, fmt, ...) \
 	cr_err("%s:%u: " fmt, (lr)->path, (lr)->line, ##__VA_ARGS__)
@@ -215,6 +218,76 @@ static void note_format(struct lft_reader *lr, const char *s)
 		lr->format = LFT_IBROUTE;
 	else
 		lr->format = LFT_DUMP;
+}
+
+/*
+ * The dumps and ibroute name the LIDs they were made for: the switch's in
+ * its header ("switch Lid 58 guid ..."). Read against other LIDs, every
+ * entry would route some other port's LID.
+ */
+static int header_lid(struct lft_reader *lr, const char *s, uint32_t sw)
+{
+	const char *l = strstr(s, " switch Lid ");
+	unsigned long lid;
+	uint16_t own = lr->f->nodes[sw].ports[0].lid;
+	char *e;
+
+	if (!l)
+		return 0; /* dump_fts names the switch by its path */
+	l += 12;
+	errno = 0;
+	lid = strtoul(l, &e, 10);
+	if (e == l || errno || !isspace((unsigned char)*e)) {
+		lr_err(lr, "bad switch LID in the table header");
+		return -1;
+	}
+	if (lid == own)
+		return 0;
+	lr_err(lr,
+	       "switch 0x%016" PRIx64 " has LID %lu here, LID %u in the"
+	       " topology: " OTHER_LIDS,
+	       lr->f->nodes[sw].guid, lid, own);
+	return -1;
+}
+
+/*
+ * An entry's comment names the port that holds its LID ("# CA portguid
+ * 0x...: 'desc'"); each LID is compared once, with the topology's port.
+ */
+static int entry_guid(struct lft_reader *lr, unsigned long lid, const char *s)
+{
+	const struct cr_fabric *f = lr->f;
+	const char *g = strstr(s, "portguid 0x");
+	uint64_t guid, own = 0;
+	char *e;
+
+	if (lid <= f->max_lid) {
+		if (lr->lid_seen[lid])
+			return 0;
+		lr->lid_seen[lid] = true;
+	}
+	if (!g)
+		return 0;
+	g += 11;
+	errno = 0;
+	guid = strtoull(g, &e, 16);
+	if (e == g || errno)
+		return 0;
+	if (lid <= f->max_lid && f->lid_node[lid] != CR_NO_NODE)
+		own = f->nodes[f->lid_node[lid]].ports[f->lid_port[lid]].guid;
+	if (guid == own)
+		return 0;
+	if (own)
+		lr_err(lr,
+		       "LID 0x%04lx is port 0x%016" PRIx64 "'s here, port"
+		       " 0x%016" PRIx64 "'s in the topology: " OTHER_LIDS,
+		       lid, guid, own);
+	else
+		lr_err(lr,
+		       "LID 0x%04lx of port 0x%016" PRIx64 " is no port's LID"
+		       " in the topology: " OTHER_LIDS,
+		       lid, guid);
+	return -1;
 }
 
 /* "... guid 0xG ..." (dumps, ibroute) or "... Switch 0xG" (fdbs). */
@@ -258,6 +331,8 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 		lr_err(lr, "a second table for switch 0x%016" PRIx64, guid);
 		return -1;
 	}
+	if (!fdbs && header_lid(lr, s, sw))
+		return -1;
 	lr->cur = sw;
 	lr->seen[sw] = true;
 	return 0;
@@ -305,6 +380,8 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 		lr_err(lr, "bad port number");
 		return -1;
 	}
+	if (entry_guid(lr, lid, e))
+		return -1;
 	if (port > n->num_ports) {
 		/* ibroute -a prints unrouted LIDs as "(illegal port)" */
 		if (port != CR_NO_PATH && !strstr(e, "illegal port")) {
@@ -403,7 +480,9 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		return -1;
 	cr_routing_clear(r);
 	lr.seen = calloc(f->num_nodes + 1, sizeof(*lr.seen));
-	if (!lr.seen || cr_guidmap_init(&lr.switches, f->num_switches)) {
+	lr.lid_seen = calloc((size_t)f->max_lid + 1, sizeof(*lr.lid_seen));
+	if (!lr.seen || !lr.lid_seen ||
+	    cr_guidmap_init(&lr.switches, f->num_switches)) {
 		cr_err("%s: out of memory", path);
 		err = -1;
 	}
@@ -441,6 +520,7 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 			missing, f->num_switches);
 	free(buf);
 	free(lr.seen);
+	free(lr.lid_seen);
 	fclose(in);
 	cr_guidmap_release(&lr.switches);
 	if (err)
