@@ -489,6 +489,7 @@ static void test_lft_ibroute(void **state)
 		   "0x0000 255 : (illegal port)\n"
 		   "0x0001 000 : (Switch portguid 0x0000000000200000:"
 		   " 'Switch1')\n"
+		   "0x0002 255 : (illegal port)\n"
 		   "0x0003 001 : (Switch portguid 0x0000000000200001:"
 		   " 'Switch2')\n"
 		   "0x0004 002 : (Channel Adapter portguid 0x0000000000100002:"
