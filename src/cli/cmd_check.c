@@ -74,6 +74,7 @@ static int check_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_JSON:
 		c->json = true;
+		cr_log_keep_warnings(true);
 		break;
 	case KEY_SWITCHES:
 		c->flags |= CR_CHECK_SWITCHES;
@@ -147,7 +148,9 @@ static bool report_json(const struct check_ctx *c,
 		cli_json_str(stdout, line);
 		first = false;
 	}
-	fputs("]}\n", stdout);
+	fputc(']', stdout);
+	cli_json_warnings(stdout);
+	fputs("}\n", stdout);
 	return bad;
 }
 

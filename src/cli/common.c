@@ -248,7 +248,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 				verbosity++;
 			break;
 		case 'q':
-			verbosity = CR_LOG_ERROR;
+			verbosity = CR_LOG_WARN;
 			break;
 		case '?':
 			if (bad)
@@ -949,6 +949,19 @@ void cli_json_str(FILE *out, const char *s)
 			fputc(ch, out);
 	}
 	fputc('"', out);
+}
+
+void cli_json_warnings(FILE *out)
+{
+	const char *w;
+
+	fputs(", \"warnings\": [", out);
+	for (unsigned i = 0; (w = cr_log_warning(i)); i++) {
+		if (i)
+			fputs(", ", out);
+		cli_json_str(out, w);
+	}
+	fputc(']', out);
 }
 
 void cli_json_begin(FILE *out, const char *command)

@@ -661,7 +661,7 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		err = -1;
 	}
 	if (!err && missing)
-		cr_info("%s: %u of %u switches have no table (no routes)", path,
+		cr_warn("%s: %u of %u switches have no table (no routes)", path,
 			missing, f->num_switches);
 	free(buf);
 	free(lr.seen);

@@ -79,7 +79,7 @@ static int parse_line(const char *path, unsigned line, char *s,
 	port = &f->nodes[v >> 8].ports[v & 0xff];
 	if (port->lid) {
 		/* OpenSM, too, keeps the first and drops the rest. */
-		cr_info("%s:%u: port 0x%016llx listed again, ignored", path,
+		cr_warn("%s:%u: port 0x%016llx listed again, ignored", path,
 			line, guid);
 		return 0;
 	}

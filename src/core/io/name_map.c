@@ -95,7 +95,7 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 		if (n == CR_GUIDMAP_NONE)
 			continue; /* maps cover whole sites */
 		if (names[n]) {
-			cr_info("%s:%u: 0x%016" PRIx64 " is named again,"
+			cr_warn("%s:%u: 0x%016" PRIx64 " is named again,"
 				" ignored",
 				path, line, guid);
 			continue;

@@ -135,7 +135,7 @@ static long rename_collisions(const struct cr_fabric *f, struct cr_names *nm)
 		for (uint32_t k = i; clash && k < j; k++)
 			bad[v[k].node] = true;
 		if (clash)
-			cr_info("%u nodes share the name '%s': named by their"
+			cr_warn("%u nodes share the name '%s': named by their"
 				" node GUID instead (give a node name map)",
 				j - i, v[i].name);
 		i = j;

@@ -792,7 +792,7 @@ static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
 		}
 	}
 	if (wall_cuts)
-		cr_info("cr-auto: warning: the wall clock cut %u planned"
+		cr_warn("cr-auto: the wall clock cut %u planned"
 			" candidate(s) (the run went slower than its work"
 			" estimate): this choice depends on timing",
 			wall_cuts);
