@@ -80,8 +80,6 @@ struct cr_gz_ops {
 	FILE *(*open_write)(int fd, const char *path); /* takes fd */
 };
 void cr_file_set_gz(const struct cr_gz_ops *ops);
-/* Whether path names a gzip output (ends in ".gz"). */
-bool cr_file_is_gz_path(const char *path);
 
 /*
  * fopen(path.tmp) ... cr_file_commit renames it into place; a path that

@@ -27,7 +27,8 @@ void cr_file_set_gz(const struct cr_gz_ops *ops)
 	gz_ops = ops;
 }
 
-bool cr_file_is_gz_path(const char *path)
+/* Whether path names a gzip output (ends in ".gz"). */
+static bool is_gz_path(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -90,7 +91,7 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 	}
 	/* "" as the temporary name: written in place, nothing to rename. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
-	    !cr_file_is_gz_path(path)) {
+	    !is_gz_path(path)) {
 		fp = fopen(path, "w");
 		if (!fp) {
 			cr_err("%s: cannot write: %s", path, strerror(errno));
@@ -114,14 +115,14 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		free(tmp);
 		return NULL;
 	}
-	if (cr_file_is_gz_path(path) && !gz_ops) {
+	if (is_gz_path(path) && !gz_ops) {
 		cr_err("%s: gzip output needs croute(1)", path);
 		close(fd);
 		unlink(tmp);
 		free(tmp);
 		return NULL;
 	}
-	fp = cr_file_is_gz_path(path) ? gz_ops->open_write(fd, path)
+	fp = is_gz_path(path) ? gz_ops->open_write(fd, path)
 				      : fdopen(fd, "w");
 	if (!fp) {
 		cr_err("%s: %s", tmp, strerror(errno));
