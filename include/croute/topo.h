@@ -73,6 +73,12 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
  * registered, else refused with a message.
  */
 FILE *cr_file_open_read(const char *path);
+/*
+ * What kind of file a line that does not belong comes from, as "an LFT
+ * dump; give it to --lfts", so that a file given in the wrong place is
+ * named; NULL when not known.
+ */
+const char *cr_file_kind(const char *line);
 
 /* gzip support, registered by the command only (include/croute/gzfile.h). */
 struct cr_gz_ops {

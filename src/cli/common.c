@@ -798,7 +798,8 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 /* OpenSM's GUID files: one GUID a line; '#' starts a comment. */
 /* One of the engine's input files; NULL: not given. */
 static int read_input(const char *path, const char *what,
-		      struct cr_guid_list *l, struct cr_options *o)
+		      const struct cr_fabric *f, struct cr_guid_list *l,
+		      struct cr_options *o)
 {
 	FILE *in;
 	int err;
@@ -808,8 +809,8 @@ static int read_input(const char *path, const char *what,
 	in = cr_file_open_read(path);
 	if (!in)
 		return -1;
-	err = l ? cr_guid_file_parse(in, path, what, l)
-		: cr_port_order_parse(in, path, what, o);
+	err = l ? cr_guid_file_parse_in(in, path, what, f, l)
+		: cr_port_order_parse_in(in, path, what, f, o);
 	fclose(in);
 	return err;
 }
@@ -886,13 +887,13 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	free(s->opts.port_orders);
 	s->opts.port_orders = NULL;
 	s->opts.num_port_orders = 0;
-	if (read_input(s->root_guids, "--root-guids", &s->opts.root_guids,
+	if (read_input(s->root_guids, "--root-guids", f, &s->opts.root_guids,
 		       NULL) ||
-	    read_input(s->cn_guids, "--cn-guids", &s->opts.cn_guids, NULL) ||
-	    read_input(s->io_guids, "--io-guids", &s->opts.io_guids, NULL) ||
-	    read_input(s->guid_order, "--guid-order", &s->opts.guid_order,
+	    read_input(s->cn_guids, "--cn-guids", f, &s->opts.cn_guids, NULL) ||
+	    read_input(s->io_guids, "--io-guids", f, &s->opts.io_guids, NULL) ||
+	    read_input(s->guid_order, "--guid-order", f, &s->opts.guid_order,
 		       NULL) ||
-	    read_input(s->port_order, "--port-order", NULL, &s->opts))
+	    read_input(s->port_order, "--port-order", f, NULL, &s->opts))
 		return NULL;
 	s->opts.auto_conf = &s->auto_conf;
 	/* cr-auto runs the pass on its winner, before installing it */

@@ -149,12 +149,15 @@ static void test_read_plain(void **state)
 static void test_guid_bases(void **state)
 {
 	/* switchguid= sets, switchguid+ moves from the last base; a CA takes
-	 * 1 + its port count; routers start at 0 as in ibsim. */
+	 * 1 + its port count; routers start at 0 as in ibsim, which is no
+	 * node's GUID: a file with routers sets rtguid=. */
 	struct cr_fabric *f = read_text(
 		"switchguid=0x1000\nSwitch 4 \"a\"\n[1] \"b\"[1]\n\n"
 		"Switch 4 \"c\"\n\nswitchguid+0x10\nSwitch 4 \"d\"\n\n"
 		"Ca 3 \"b\"\n[1] \"a\"[1]\n\nHca 1 \"e\"\n\n"
-		"caguid=0x5000\nCa 2 \"f\"\n\nRt 1 \"g\"\n");
+		"caguid=0x5000\nCa 2 \"f\"\n\nrtguid=0x10\nRt 1 \"g\"\n");
+
+	assert_null(read_text("Rt 1 \"g\"\n"));
 
 	assert_non_null(f);
 	assert_int_equal(f->nodes[by_desc(f, "a")].guid, 0x1000);
@@ -164,7 +167,7 @@ static void test_guid_bases(void **state)
 	assert_int_equal(f->nodes[by_desc(f, "b")].ports[3].guid, 0x100003);
 	assert_int_equal(f->nodes[by_desc(f, "e")].guid, 0x100004);
 	assert_int_equal(f->nodes[by_desc(f, "f")].guid, 0x5000);
-	assert_int_equal(f->nodes[by_desc(f, "g")].guid, 0);
+	assert_int_equal(f->nodes[by_desc(f, "g")].guid, 0x10);
 	assert_int_equal(f->nodes[by_desc(f, "g")].type, CR_NODE_ROUTER);
 	/* ... and the nodes are in GUID order. */
 	for (uint32_t n = 1; n < f->num_nodes; n++)

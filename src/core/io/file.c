@@ -122,8 +122,7 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		free(tmp);
 		return NULL;
 	}
-	fp = is_gz_path(path) ? gz_ops->open_write(fd, path)
-				      : fdopen(fd, "w");
+	fp = is_gz_path(path) ? gz_ops->open_write(fd, path) : fdopen(fd, "w");
 	if (!fp) {
 		cr_err("%s: %s", tmp, strerror(errno));
 		close(fd);

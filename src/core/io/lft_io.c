@@ -404,7 +404,12 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 	char *e;
 
 	if (lr->cur == CR_NO_NODE) {
-		lr_err(lr, "LFT entry before any \"Unicast lids\" header");
+		if (cr_file_kind(s))
+			lr_err(lr, "this is %s (LFTs are expected)",
+			       cr_file_kind(s));
+		else
+			lr_err(lr,
+			       "LFT entry before any \"Unicast lids\" header");
 		return -1;
 	}
 	n = &lr->f->nodes[lr->cur];
@@ -520,7 +525,10 @@ static int parse_line(struct lft_reader *lr, const char *s)
 	if (e > s && (!strncmp(e, " lids dumped", 12) ||
 		      !strncmp(e, " valid lids dumped", 18)))
 		return table_end(lr, strtoul(s, NULL, 10));
-	lr_err(lr, "unrecognized line: %.40s", s);
+	if (cr_file_kind(s) && strncmp(cr_file_kind(s), "an LFT", 6))
+		lr_err(lr, "this is %s (LFTs are expected)", cr_file_kind(s));
+	else
+		lr_err(lr, "unrecognized line: %.40s", s);
 	return -1;
 }
 

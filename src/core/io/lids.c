@@ -40,6 +40,7 @@ static int parse_line(const char *path, unsigned line, char *s,
 		      struct cr_fabric *f, const struct cr_guidmap *m)
 {
 	unsigned long long guid, base, top;
+	const char *s0 = s;
 	uint32_t v;
 	struct cr_port *port;
 	char *e;
@@ -87,7 +88,12 @@ static int parse_line(const char *path, unsigned line, char *s,
 	port->lmc = lmc;
 	return 0;
 bad:
-	cr_err("%s:%u: expected \"0xGUID base-LID top-LID\"", path, line);
+	if (cr_file_kind(s0) && !strstr(cr_file_kind(s0), "guid2lid"))
+		cr_err("%s:%u: this is %s (a guid2lid file is expected)", path,
+		       line, cr_file_kind(s0));
+	else
+		cr_err("%s:%u: expected \"0xGUID base-LID top-LID\"", path,
+		       line);
 	return -1;
 }
 

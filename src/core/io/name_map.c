@@ -84,6 +84,14 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 		if (!*s || *s == '#')
 			continue;
 		name = parse_line(s, &guid);
+		if (!name && cr_file_kind(s) &&
+		    !strstr(cr_file_kind(s), "node-name map")) {
+			cr_err("%s:%u: this is %s (a node-name map is"
+			       " expected)",
+			       path, line, cr_file_kind(s));
+			err = -1;
+			break;
+		}
 		if (!name) {
 			cr_err("%s:%u: expected \"0xGUID name\" or \"0xGUID"
 			       " \\\"name\\\"\"",

@@ -111,6 +111,10 @@ static int parse_end(struct lst_reader *rd, const char **s, struct end *end,
 	    hex_field(&p, "VenID:", &v) || hex_field(&p, "DevID:", &v) ||
 	    hex_field(&p, "Rev:", &v))
 		goto bad;
+	if (!end->node_guid || !end->port_guid) {
+		lst_err(rd, "%s: GUID 0 is no node's or port's GUID", which);
+		return -1;
+	}
 	while (*p == ' ')
 		p++;
 	if (*p != '{')

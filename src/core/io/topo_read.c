@@ -210,6 +210,28 @@ static int parse_hex(const char *s, const char **end, uint64_t *v)
 	return 0;
 }
 
+/*
+ * ibnetdiscover prints LIDs, LMCs and port numbers in decimal: "0200" is
+ * 200, not octal 128. Hand-written files may give them in hex, with 0x.
+ */
+static int parse_dec(const char *s, const char **end, unsigned long max,
+		     unsigned long *v)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	unsigned long long x;
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &e, hex ? 16 : 10);
+	if (errno || x > max)
+		return -1;
+	*v = (unsigned long)x;
+	*end = e;
+	return 0;
+}
+
 static int parse_uint(const char *s, const char **end, unsigned long max,
 		      unsigned long *v)
 {
@@ -279,9 +301,9 @@ static int scan_tail(struct reader *rd, const char *s, const char *e,
 			const char *num = skip_ws(s);
 
 			if (num >= e ||
-			    parse_uint(num, &end,
-				       is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
-				       &v)) {
+			    parse_dec(num, &end,
+				      is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
+				      &v)) {
 				rd_err(rd, "bad %s value",
 				       is_lid ? "LID" : "LMC");
 				return -1;
@@ -455,6 +477,14 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 	if (sim_type == SIM_SWITCH &&
 	    scan_tail(rd, tail, tail + strlen(tail), &t))
 		goto out;
+	if (!guid) {
+		/* ibsim numbers routers from 0: a file must set rtguid= */
+		rd_err(rd,
+		       "node \"%s\" gets GUID 0, which is no node's GUID"
+		       " (check the *guid= lines)",
+		       id);
+		goto out;
+	}
 	n = rd->f->num_nodes;
 	other = cr_guidmap_get(&rd->guids, guid);
 	if (other != CR_GUIDMAP_NONE) {
@@ -526,7 +556,7 @@ static int add_port_line(struct reader *rd, const char *s)
 		return -1;
 	}
 	node = &f->nodes[n];
-	if (parse_uint(s + 1, &s, 255, &p) || *s != ']') {
+	if (parse_dec(s + 1, &s, 255, &p) || *s != ']') {
 		rd_err(rd, "bad port number");
 		return -1;
 	}
@@ -548,7 +578,7 @@ static int add_port_line(struct reader *rd, const char *s)
 	s = skip_ws(s);
 	if (*s == '(') {
 		/* This CA port's own GUID (ibsim would use node GUID + p). */
-		if (parse_hex(s + 1, &s, &guid) || *s != ')') {
+		if (parse_hex(s + 1, &s, &guid) || *s != ')' || !guid) {
 			rd_err(rd, "bad port GUID");
 			return -1;
 		}
@@ -562,7 +592,7 @@ static int add_port_line(struct reader *rd, const char *s)
 	if (check_id(rd, rid))
 		goto fail;
 	if (*s == '[') {
-		if (parse_uint(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
+		if (parse_dec(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
 			rd_err(rd, "bad remote port number");
 			goto fail;
 		}
@@ -768,7 +798,11 @@ static int parse_line(struct reader *rd, char *line)
 			return -1;
 		}
 	}
-	rd_err(rd, "unrecognized line: %.40s", s);
+	if (cr_file_kind(s) && strncmp(cr_file_kind(s), "a topology", 10))
+		rd_err(rd, "this is %s (a topology is expected)",
+		       cr_file_kind(s));
+	else
+		rd_err(rd, "unrecognized line: %.40s", s);
 	return -1;
 }
 
