@@ -37,6 +37,11 @@ void cr_log(enum cr_log_level level, const char *fmt, ...)
  * not keep them.
  */
 void cr_log_keep_warnings(bool on);
+/*
+ * Errors the default sink (stderr) printed: a command that printed one
+ * must not exit 0.
+ */
+unsigned cr_log_errors_printed(void);
 /* The i-th warning kept (the first CR_LOG_KEPT), NULL past the last. */
 const char *cr_log_warning(unsigned i);
 #define CR_LOG_KEPT 100

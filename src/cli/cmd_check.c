@@ -218,6 +218,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 		ret = report(&c, &rep, c.lfts && !r->sl) ? CLI_PROBLEMS
 							 : CLI_OK;
 	}
+	ret = cli_report_written(ret);
 out:
 	if (problems)
 		fclose(problems);

@@ -445,7 +445,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		printf("\n%s", c.auto_table);
 	}
 	/* Nothing could route the fabric: that is a problem to report. */
-	ret = routed ? CLI_OK : CLI_PROBLEMS;
+	ret = cli_report_written(routed ? CLI_OK : CLI_PROBLEMS);
 out:
 	free(c.auto_table);
 	free(sets);

@@ -952,6 +952,15 @@ void cli_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+int cli_report_written(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cr_err("cannot write the report: %s", strerror(errno));
+		return CLI_BAD;
+	}
+	return ret;
+}
+
 void cli_json_warnings(FILE *out)
 {
 	const char *w;

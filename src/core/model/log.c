@@ -16,6 +16,8 @@ static bool keep;
 static char *kept[CR_LOG_KEPT];
 static unsigned num_kept;
 
+static unsigned errors_printed;
+
 static cr_log_fn log_fn;
 static void *log_arg;
 static enum cr_log_level log_level = CR_LOG_INFO;
@@ -45,6 +47,11 @@ void cr_log_keep_warnings(bool on)
 		free(kept[i]);
 	num_kept = 0;
 	keep = on;
+}
+
+unsigned cr_log_errors_printed(void)
+{
+	return __atomic_load_n(&errors_printed, __ATOMIC_RELAXED);
 }
 
 const char *cr_log_warning(unsigned i)
@@ -85,4 +92,6 @@ void cr_log(enum cr_log_level level, const char *fmt, ...)
 		fn(__atomic_load_n(&log_arg, __ATOMIC_RELAXED), level, msg);
 	else
 		fprintf(stderr, "croute: %s: %s\n", prefix[level], msg);
+	if (!fn && level == CR_LOG_ERROR)
+		__atomic_add_fetch(&errors_printed, 1, __ATOMIC_RELAXED);
 }
