@@ -94,6 +94,11 @@ void cr_file_set_gz(const struct cr_gz_ops *ops);
  * ".gz" is written compressed.
  */
 FILE *cr_file_create(const char *path, char **tmp_path);
+/*
+ * Removes the temporary files being written: for a signal handler
+ * (async-signal-safe), before the signal ends the command.
+ */
+void cr_file_remove_pending(void);
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path);
 void cr_file_abort(FILE *fp, char *tmp_path);
 

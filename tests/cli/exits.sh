@@ -29,4 +29,50 @@ if [ -w /dev/full ]; then
 	done
 fi
 
+# A file rewritten keeps its mode; through a symlink, its target is
+# written and the link stays.
+"$croute" route -q -t "$tmp/k.topo" -e minhop -o "$tmp/mode" || exit 1
+chmod 640 "$tmp/mode"
+"$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/mode" ||
+	fail "rewrite of a 640 file"
+[ "$(stat -c %a "$tmp/mode")" = 640 ] ||
+	fail "a 640 file rewritten is $(stat -c %a "$tmp/mode")"
+cmp -s "$tmp/mode" "$tmp/lfts" || fail "the 640 file was not rewritten"
+: >"$tmp/target"
+ln -s target "$tmp/link"
+"$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/link" ||
+	fail "writing through a symlink"
+[ -L "$tmp/link" ] || fail "the symlink was replaced"
+cmp -s "$tmp/target" "$tmp/lfts" || fail "the symlink's target not written"
+
+# A run ended by a signal while it writes leaves no FILE.tmp.PID.N. The
+# signal must come while the temporary exists: tried until it does. (Job
+# control, so that background jobs do not ignore SIGINT.)
+"$croute" gen ktree 12 3 -o "$tmp/m.topo" || exit 1
+set -m
+for sig in TERM INT HUP; do
+	caught=false
+	for try in 1 2 3 4 5 6 7 8; do
+		"$croute" route -q -t "$tmp/m.topo" -e minhop -o "$tmp/sig" &
+		pid=$!
+		while kill -0 $pid 2>/dev/null; do
+			set -- "$tmp"/sig.tmp.*
+			if [ -e "$1" ]; then
+				kill -$sig $pid && caught=true
+				break
+			fi
+		done
+		wait $pid
+		rc=$?
+		rm -f "$tmp/sig"
+		$caught && [ $rc -gt 128 ] && break
+		caught=false
+	done
+	set -- "$tmp"/sig.tmp.*
+	[ -e "$1" ] && fail "SIG$sig left $*"
+	$caught || echo "note: SIG$sig never came while the file was written"
+	rm -f "$tmp"/sig.tmp.*
+done
+set +m
+
 exit $failed

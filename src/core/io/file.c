@@ -6,8 +6,11 @@
  * failure leaves the old file in place. A path that exists and is no
  * regular file (/dev/null, a FIFO, a terminal) is written in place: a
  * rename would replace the device with a regular file (as root, /dev/null
- * for everyone) and fill memory with a temporary copy beside it. Input
- * files are opened through cr_file_open_read(), which refuses directories.
+ * for everyone) and fill memory with a temporary copy beside it. A
+ * symlink's target is written, not the link, and a file rewritten keeps
+ * its mode. A signal that ends the command leaves no temporary behind
+ * (cr_file_remove_pending). Input files are opened through
+ * cr_file_open_read(), which refuses directories.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,58 @@
 #include <croute/topo.h>
 
 static const struct cr_gz_ops *gz_ops;
+
+/*
+ * Temporary files being written, for a signal handler to remove; slots
+ * are claimed atomically, as the plugin's threads write files too.
+ */
+#define PENDING_MAX 16
+static char *pending[PENDING_MAX];
+
+static void pending_add(char *tmp)
+{
+	for (unsigned i = 0; i < PENDING_MAX; i++) {
+		char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&pending[i], &none, tmp, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static void pending_del(char *tmp)
+{
+	for (unsigned i = 0; i < PENDING_MAX; i++) {
+		char *want = tmp;
+
+		if (__atomic_compare_exchange_n(&pending[i], &want, NULL, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+void cr_file_remove_pending(void)
+{
+	for (unsigned i = 0; i < PENDING_MAX; i++) {
+		char *tmp = __atomic_load_n(&pending[i], __ATOMIC_SEQ_CST);
+
+		if (tmp && *tmp)
+			unlink(tmp);
+	}
+}
+
+/* The file a temporary name stands for: up to its last ".tmp.". */
+static char *target_of(const char *tmp)
+{
+	const char *dot = NULL;
+
+	for (const char *p = strstr(tmp, ".tmp."); p;
+	     p = strstr(p + 1, ".tmp."))
+		dot = p;
+	return dot ? strndup(tmp, dot - tmp) : strdup(tmp);
+}
 
 void cr_file_set_gz(const struct cr_gz_ops *ops)
 {
@@ -78,15 +133,25 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 {
 	/* Shared by the sweeper and the estimate thread: atomic. */
 	static unsigned serial;
-	size_t len = strlen(path) + 64;
-	char *tmp = malloc(len);
-	struct stat st;
+	struct stat st, lst;
+	char *real = NULL;
+	const char *target = path;
+	size_t len;
+	char *tmp;
 	FILE *fp;
 	int fd = -1;
+	bool keep_mode;
 
 	*tmp_path = NULL;
+	/* A symlink's target is rewritten; the link stays. */
+	if (!lstat(path, &lst) && S_ISLNK(lst.st_mode) &&
+	    (real = realpath(path, NULL)))
+		target = real;
+	len = strlen(target) + 64;
+	tmp = malloc(len);
 	if (!tmp) {
 		cr_err("%s: out of memory", path);
+		free(real);
 		return NULL;
 	}
 	/* "" as the temporary name: written in place, nothing to rename. */
@@ -100,21 +165,26 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		}
 		tmp[0] = '\0';
 		*tmp_path = tmp;
+		free(real);
 		return fp;
 	}
+	keep_mode = !stat(target, &st) && S_ISREG(st.st_mode);
 	/* The pid and a counter keep concurrent writers of one path apart. */
 	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
-		snprintf(tmp, len, "%s.tmp.%ld.%u", path, (long)getpid(),
+		snprintf(tmp, len, "%s.tmp.%ld.%u", target, (long)getpid(),
 			 __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
+	free(real);
 	if (fd < 0) {
 		cr_err("%s: cannot create: %s", path, strerror(errno));
 		free(tmp);
 		return NULL;
 	}
+	if (keep_mode && fchmod(fd, st.st_mode & 07777))
+		cr_debug("%s: cannot keep its mode: %s", path, strerror(errno));
 	if (is_gz_path(path) && !gz_ops) {
 		cr_err("%s: gzip output needs croute(1)", path);
 		close(fd);
@@ -131,11 +201,13 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		return NULL;
 	}
 	*tmp_path = tmp;
+	pending_add(tmp);
 	return fp;
 }
 
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path)
 {
+	char *target = NULL;
 	int err = 0;
 
 	errno = 0;
@@ -143,13 +215,17 @@ int cr_file_commit(FILE *fp, char *tmp_path, const char *path)
 		err = errno ? errno : EIO;
 	if (fclose(fp) && !err)
 		err = errno ? errno : EIO;
-	if (!err && *tmp_path && rename(tmp_path, path))
+	if (!err && *tmp_path && !(target = target_of(tmp_path)))
+		err = ENOMEM;
+	if (!err && *tmp_path && rename(tmp_path, target))
 		err = errno;
 	if (err) {
 		cr_err("%s: cannot write: %s", path, strerror(err));
 		if (*tmp_path)
 			unlink(tmp_path);
 	}
+	pending_del(tmp_path);
+	free(target);
 	free(tmp_path);
 	return err ? -1 : 0;
 }
@@ -161,6 +237,7 @@ void cr_file_abort(FILE *fp, char *tmp_path)
 	if (tmp_path) {
 		if (*tmp_path)
 			unlink(tmp_path);
+		pending_del(tmp_path);
 		free(tmp_path);
 	}
 }
