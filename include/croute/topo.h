@@ -10,6 +10,7 @@
 #define CROUTE_TOPO_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <croute/routing.h>
 
 /* Reads a topology. The fabric is finalized when it carries LIDs. */
@@ -73,6 +74,21 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
  * registered, else refused with a message.
  */
 FILE *cr_file_open_read(const char *path);
+/*
+ * in, a regular file at its start, rewound; or, gzip-compressed, its
+ * decompressing reader (in is closed). NULL (logged) on failure.
+ */
+FILE *cr_file_read_gz(FILE *in, const char *path);
+/*
+ * getline for the readers: the length of the next line (line numbers it
+ * in messages), -1 at the end of the file or on an error. Memory exhausted
+ * or a line over CR_LINE_MAX bytes (a binary file) it logs and marks in
+ * *err, never taken for the end of the file; a read error is left to
+ * ferror(in).
+ */
+#define CR_LINE_MAX (1u << 20)
+ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
+		   unsigned line, int *err);
 /*
  * What kind of file a line that does not belong comes from, as "an LFT
  * dump; give it to --lfts", so that a file given in the wrong place is

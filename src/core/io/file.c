@@ -93,9 +93,7 @@ static bool is_gz_path(const char *path)
 FILE *cr_file_open_read(const char *path)
 {
 	struct stat st;
-	unsigned char magic[2];
 	FILE *in = fopen(path, "r");
-	int fd;
 
 	if (!in) {
 		cr_err("%s: %s", path, strerror(errno));
@@ -106,9 +104,19 @@ FILE *cr_file_open_read(const char *path)
 		fclose(in);
 		return NULL;
 	}
+	if (!S_ISREG(st.st_mode))
+		return in;
+	return cr_file_read_gz(in, path);
+}
+
+FILE *cr_file_read_gz(FILE *in, const char *path)
+{
+	unsigned char magic[2];
+	int fd;
+
 	/* gzip by content, not by name: the magic bytes 1f 8b. */
-	if (!S_ISREG(st.st_mode) || fread(magic, 1, 2, in) != 2 ||
-	    magic[0] != 0x1f || magic[1] != 0x8b) {
+	if (fread(magic, 1, 2, in) != 2 || magic[0] != 0x1f ||
+	    magic[1] != 0x8b) {
 		rewind(in);
 		return in;
 	}
@@ -127,6 +135,41 @@ FILE *cr_file_open_read(const char *path)
 		return NULL;
 	}
 	return gz_ops->open_read(fd, path);
+}
+
+ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
+		   unsigned line, int *err)
+{
+	size_t len = 0;
+
+	for (;;) {
+		if (*cap - len < 2 || !*buf) {
+			size_t want = *cap < 256 ? 256 : 2 * *cap;
+			char *b;
+
+			if (*cap >= CR_LINE_MAX) {
+				cr_err("%s:%u: a line longer than %u bytes (not"
+				       " a text file of croute's?)",
+				       path, line, CR_LINE_MAX);
+				*err = -1;
+				return -1;
+			}
+			b = realloc(*buf, want);
+			if (!b) {
+				cr_err("%s:%u: out of memory", path, line);
+				*err = -1;
+				return -1;
+			}
+			*buf = b;
+			*cap = want;
+		}
+		/* A read error is the caller's to report (ferror). */
+		if (!fgets(*buf + len, (int)(*cap - len), in))
+			return len && !ferror(in) ? (ssize_t)len : -1;
+		len += strlen(*buf + len);
+		if ((len && (*buf)[len - 1] == '\n') || feof(in))
+			return (ssize_t)len;
+	}
 }
 
 FILE *cr_file_create(const char *path, char **tmp_path)

@@ -191,7 +191,8 @@ int cr_guid_file_parse_in(FILE *fp, const char *path, const char *key,
 		}
 		g.known = &known;
 	}
-	while (!ret && getline(&line, &cap, fp) >= 0) {
+	while (!ret &&
+	       cr_getline(&line, &cap, fp, path, lineno + 1, &ret) >= 0) {
 		char *hash = strchr(line, '#'), *s, *e;
 
 		lineno++;

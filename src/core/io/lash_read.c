@@ -30,7 +30,7 @@ static int read_lines(const char *path, FILE *in,
 	unsigned line = 0;
 	int err = 0;
 
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		const char *s = buf;
 
 		line++;

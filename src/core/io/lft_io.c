@@ -640,7 +640,8 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		if (cr_guidmap_put(&lr.switches, f->nodes[f->switches[i]].guid,
 				   f->switches[i]) < 0)
 			err = -1;
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err &&
+	       cr_getline(&buf, &cap, in, path, lr.line + 1, &err) >= 0) {
 		lr.line++;
 		err = parse_line(&lr, buf);
 	}

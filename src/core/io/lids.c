@@ -133,7 +133,7 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 		cr_err("%s: out of memory", path);
 		err = -1;
 	}
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		char *s = buf;
 
 		line++;

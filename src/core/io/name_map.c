@@ -73,7 +73,7 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 			err = -1;
 	if (err)
 		cr_err("%s: out of memory", path);
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		char *s = buf, *name;
 		uint64_t guid;
 		uint32_t n;

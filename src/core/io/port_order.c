@@ -122,7 +122,8 @@ int cr_port_order_parse_in(FILE *fp, const char *path, const char *key,
 			ret = -1;
 	if (ret)
 		cr_err("out of memory reading %s", path);
-	while (ret == 0 && getline(&line, &cap, fp) >= 0) {
+	while (ret == 0 &&
+	       cr_getline(&line, &cap, fp, path, lineno + 1, &ret) >= 0) {
 		char *hash = strchr(line, '#'), *s = line;
 		struct cr_port_order *po;
 

@@ -407,7 +407,8 @@ static struct cr_fabric *read_subnet_lst(FILE *in, const char *name)
 		cr_fabric_free(rd.f);
 		return NULL;
 	}
-	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
+					 &err)) >= 0) {
 		const char *s = line;
 
 		rd.line++;
@@ -495,6 +496,10 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 			fclose(in);
 			return NULL;
 		}
+		rewind(in);
+		in = cr_file_read_gz(in, name);
+		if (!in)
+			return NULL;
 	} else {
 		in = cr_file_open_read(path);
 		if (!in)

@@ -1088,7 +1088,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	bool lids;
+	bool lids = false;
 	int err = 0;
 
 	rd.f = cr_fabric_new();
@@ -1096,7 +1096,8 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		cr_err("%s: out of memory", name);
 		return NULL;
 	}
-	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
+					 &err)) >= 0) {
 		rd.line++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
