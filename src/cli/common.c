@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <croute/clock.h>
+#include <croute/json.h>
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
@@ -938,18 +939,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 
 void cli_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
+	cr_json_str(out, s);
 }
 
 int cli_report_written(int ret)
