@@ -87,22 +87,36 @@ int cr_conf_parse_file(struct cr_conf *c, FILE *fp, const char *path);
 enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
 				      const struct cr_engine *e);
 
+struct cr_fabric;
+
 /*
  * A GUID list file: one GUID a line (hex, 0x optional), '#' starts a
- * comment, anything after the GUID and a blank is ignored as OpenSM's own
- * parser does. key names the opensm.conf key in messages. Returns 0, or -1
- * (logged with file and line) on the first bad line or out of memory; l
- * then holds the GUIDs before it.
+ * comment. Text after a GUID, which OpenSM's own parser ignores, is a
+ * warning; on every line it is a node-name map given by mistake, an error.
+ * key names the opensm.conf key in messages. Returns 0, or -1 (logged with
+ * file and line) on the first bad line or out of memory; l then holds the
+ * GUIDs before it. A line of another kind of file (an LFT dump, a
+ * topology) says what the file is.
  */
 int cr_guid_file_parse(FILE *fp, const char *path, const char *key,
 		       struct cr_guid_list *l);
+/*
+ * The same, against the fabric f (NULL: none): a GUID that is no node or
+ * port of f is a warning naming the line; a file none of whose GUIDs is in
+ * f, an error.
+ */
+int cr_guid_file_parse_in(FILE *fp, const char *path, const char *key,
+			  const struct cr_fabric *f, struct cr_guid_list *l);
 
 /*
  * OpenSM's port_search_ordering_file: "0xGUID port port ..." a line, '#'
  * comments. Appends to o->port_orders; -1 (logged with file and line) on
- * the first bad line.
+ * the first bad line. With a fabric f, a line for a GUID that is no switch
+ * of f, or a port the switch lacks, is a warning naming the line.
  */
 int cr_port_order_parse(FILE *fp, const char *path, const char *key,
 			struct cr_options *o);
+int cr_port_order_parse_in(FILE *fp, const char *path, const char *key,
+			   const struct cr_fabric *f, struct cr_options *o);
 
 #endif

@@ -39,6 +39,7 @@ enum cr_speed {
 	CR_SPEED_EDR,
 	CR_SPEED_HDR,
 	CR_SPEED_NDR,
+	CR_SPEED_XDR,
 };
 
 struct cr_port {

@@ -7,8 +7,11 @@
 #ifndef CROUTE_LOG_H
 #define CROUTE_LOG_H
 
+#include <stdbool.h>
+
 enum cr_log_level {
 	CR_LOG_ERROR = 0,
+	CR_LOG_WARN, /* the run goes on, but its answer may not be trusted */
 	CR_LOG_INFO,
 	CR_LOG_VERBOSE,
 	CR_LOG_DEBUG,
@@ -28,7 +31,23 @@ void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level);
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Keeps (on) or stops keeping and forgets (off) the warnings logged, at any
+ * level set, for a report that must carry them (--json); the plugin does
+ * not keep them.
+ */
+void cr_log_keep_warnings(bool on);
+/*
+ * Errors the default sink (stderr) printed: a command that printed one
+ * must not exit 0.
+ */
+unsigned cr_log_errors_printed(void);
+/* The i-th warning kept (the first CR_LOG_KEPT), NULL past the last. */
+const char *cr_log_warning(unsigned i);
+#define CR_LOG_KEPT 100
+
 #define cr_err(...) cr_log(CR_LOG_ERROR, __VA_ARGS__)
+#define cr_warn(...) cr_log(CR_LOG_WARN, __VA_ARGS__)
 #define cr_info(...) cr_log(CR_LOG_INFO, __VA_ARGS__)
 #define cr_verbose(...) cr_log(CR_LOG_VERBOSE, __VA_ARGS__)
 #define cr_debug(...) cr_log(CR_LOG_DEBUG, __VA_ARGS__)

@@ -10,6 +10,7 @@
 #define CROUTE_TOPO_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <croute/routing.h>
 
 /* Reads a topology. The fabric is finalized when it carries LIDs. */
@@ -73,6 +74,27 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
  * registered, else refused with a message.
  */
 FILE *cr_file_open_read(const char *path);
+/*
+ * in, a regular file at its start, rewound; or, gzip-compressed, its
+ * decompressing reader (in is closed). NULL (logged) on failure.
+ */
+FILE *cr_file_read_gz(FILE *in, const char *path);
+/*
+ * getline for the readers: the length of the next line (line numbers it
+ * in messages), -1 at the end of the file or on an error. Memory exhausted
+ * or a line over CR_LINE_MAX bytes (a binary file) it logs and marks in
+ * *err, never taken for the end of the file; a read error is left to
+ * ferror(in).
+ */
+#define CR_LINE_MAX (1u << 20)
+ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
+		   unsigned line, int *err);
+/*
+ * What kind of file a line that does not belong comes from, as "an LFT
+ * dump; give it to --lfts", so that a file given in the wrong place is
+ * named; NULL when not known.
+ */
+const char *cr_file_kind(const char *line);
 
 /* gzip support, registered by the command only (include/croute/gzfile.h). */
 struct cr_gz_ops {
@@ -80,8 +102,6 @@ struct cr_gz_ops {
 	FILE *(*open_write)(int fd, const char *path); /* takes fd */
 };
 void cr_file_set_gz(const struct cr_gz_ops *ops);
-/* Whether path names a gzip output (ends in ".gz"). */
-bool cr_file_is_gz_path(const char *path);
 
 /*
  * fopen(path.tmp) ... cr_file_commit renames it into place; a path that
@@ -90,6 +110,11 @@ bool cr_file_is_gz_path(const char *path);
  * ".gz" is written compressed.
  */
 FILE *cr_file_create(const char *path, char **tmp_path);
+/*
+ * Removes the temporary files being written: for a signal handler
+ * (async-signal-safe), before the signal ends the command.
+ */
+void cr_file_remove_pending(void);
 int cr_file_commit(FILE *fp, char *tmp_path, const char *path);
 void cr_file_abort(FILE *fp, char *tmp_path);
 

@@ -295,8 +295,12 @@ int cli_out_close(FILE *out, char *tmp, const char *path, bool ok);
 void cli_json_begin(FILE *out, const char *command);
 /* A JSON string, escaped. */
 void cli_json_str(FILE *out, const char *s);
+/* ret, or CLI_BAD (logged) when stdout could not take the report. */
+int cli_report_written(int ret);
+/* ', "warnings": [...]': those logged since --json turned keeping on. */
+void cli_json_warnings(FILE *out);
 
-/* The log level the options asked for (-q: CR_LOG_ERROR). */
+/* The log level the options asked for (-q: CR_LOG_WARN). */
 extern int cli_verbosity;
 
 double cli_now(void);

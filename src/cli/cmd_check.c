@@ -74,6 +74,7 @@ static int check_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_JSON:
 		c->json = true;
+		cr_log_keep_warnings(true);
 		break;
 	case KEY_SWITCHES:
 		c->flags |= CR_CHECK_SWITCHES;
@@ -147,7 +148,9 @@ static bool report_json(const struct check_ctx *c,
 		cli_json_str(stdout, line);
 		first = false;
 	}
-	fputs("]}\n", stdout);
+	fputc(']', stdout);
+	cli_json_warnings(stdout);
+	fputs("}\n", stdout);
 	return bad;
 }
 
@@ -215,6 +218,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 		ret = report(&c, &rep, c.lfts && !r->sl) ? CLI_PROBLEMS
 							 : CLI_OK;
 	}
+	ret = cli_report_written(ret);
 out:
 	if (problems)
 		fclose(problems);

@@ -79,6 +79,8 @@ static int compare_opt(void *arg, int key, const char *val)
 		c->bound = true;
 	else
 		c->engines = val; /* KEY_ENGINES */
+	if (key == KEY_JSON)
+		cr_log_keep_warnings(true);
 	return 0;
 }
 
@@ -439,12 +441,13 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			fputs(", \"auto_table\": ", stdout);
 			cli_json_str(stdout, c.auto_table);
 		}
+		cli_json_warnings(stdout);
 		fputs("}\n", stdout);
 	} else if (c.auto_table) {
 		printf("\n%s", c.auto_table);
 	}
 	/* Nothing could route the fabric: that is a problem to report. */
-	ret = routed ? CLI_OK : CLI_PROBLEMS;
+	ret = cli_report_written(routed ? CLI_OK : CLI_PROBLEMS);
 out:
 	free(c.auto_table);
 	free(sets);

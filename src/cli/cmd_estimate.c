@@ -72,6 +72,7 @@ static int estimate_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_JSON:
 		c->json = true;
+		cr_log_keep_warnings(true);
 		break;
 	case KEY_GBPS:
 		c->gbps = true;
@@ -236,6 +237,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_json_begin(stdout, "estimate");
 		fputs("\"source\": ", stdout);
 		cli_json_str(stdout, title);
+		cli_json_warnings(stdout);
 		fputs(", ", stdout);
 		if (cr_est_write_json(
 			    stdout, f, res, (unsigned)npat,

@@ -35,7 +35,7 @@ enum {
 static const struct cli_opt gen_opts[] = {
 	{"output", 'o', "FILE", "write to FILE (default: stdout)"},
 	{"speed", KEY_SPEED, "SPEED",
-	 "SDR DDR QDR (default) FDR10 FDR EDR ..."},
+	 "SDR DDR QDR (default) FDR10 FDR EDR HDR NDR XDR"},
 	{"width", KEY_WIDTH, "N", "link width: 1 2 4 (default) 8 12"},
 	{"hca-ports", KEY_HCA_PORTS, "N", "ports per host, to one switch (1)"},
 	{"lmc", CLI_KEY_LMC, "N", "also assign and write LIDs, with LMC N"},

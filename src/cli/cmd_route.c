@@ -332,7 +332,9 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 			e->name, f->num_switches, cli_count_lids(f), f->max_lid,
 			secs, ru.ru_maxrss / 1024);
 	}
-	ret = CLI_OK;
+	/* Tables written, but an "error:" said they fall short (cr-updn's
+	 * roots strand CAs): a problem found, not a clean run. */
+	ret = cr_log_errors_printed() ? CLI_PROBLEMS : CLI_OK;
 out:
 	cr_routing_free(r);
 	cr_fabric_free(f);

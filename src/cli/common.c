@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <croute/clock.h>
+#include <croute/json.h>
 #include <croute/lash.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
@@ -253,7 +254,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 				verbosity++;
 			break;
 		case 'q':
-			verbosity = CR_LOG_ERROR;
+			verbosity = CR_LOG_WARN;
 			break;
 		case '?':
 			if (bad)
@@ -846,7 +847,8 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 /* OpenSM's GUID files: one GUID a line; '#' starts a comment. */
 /* One of the engine's input files; NULL: not given. */
 static int read_input(const char *path, const char *what,
-		      struct cr_guid_list *l, struct cr_options *o)
+		      const struct cr_fabric *f, struct cr_guid_list *l,
+		      struct cr_options *o)
 {
 	FILE *in;
 	int err;
@@ -856,8 +858,8 @@ static int read_input(const char *path, const char *what,
 	in = cr_file_open_read(path);
 	if (!in)
 		return -1;
-	err = l ? cr_guid_file_parse(in, path, what, l)
-		: cr_port_order_parse(in, path, what, o);
+	err = l ? cr_guid_file_parse_in(in, path, what, f, l)
+		: cr_port_order_parse_in(in, path, what, f, o);
 	fclose(in);
 	return err;
 }
@@ -934,13 +936,13 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	free(s->opts.port_orders);
 	s->opts.port_orders = NULL;
 	s->opts.num_port_orders = 0;
-	if (read_input(s->root_guids, "--root-guids", &s->opts.root_guids,
+	if (read_input(s->root_guids, "--root-guids", f, &s->opts.root_guids,
 		       NULL) ||
-	    read_input(s->cn_guids, "--cn-guids", &s->opts.cn_guids, NULL) ||
-	    read_input(s->io_guids, "--io-guids", &s->opts.io_guids, NULL) ||
-	    read_input(s->guid_order, "--guid-order", &s->opts.guid_order,
+	    read_input(s->cn_guids, "--cn-guids", f, &s->opts.cn_guids, NULL) ||
+	    read_input(s->io_guids, "--io-guids", f, &s->opts.io_guids, NULL) ||
+	    read_input(s->guid_order, "--guid-order", f, &s->opts.guid_order,
 		       NULL) ||
-	    read_input(s->port_order, "--port-order", NULL, &s->opts))
+	    read_input(s->port_order, "--port-order", f, NULL, &s->opts))
 		return NULL;
 	cr_auto_conf_use(&s->opts, &s->auto_conf);
 	/* cr-auto runs the pass on its winner, before installing it */
@@ -985,18 +987,29 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 
 void cli_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	cr_json_str(out, s);
+}
 
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
+int cli_report_written(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cr_err("cannot write the report: %s", strerror(errno));
+		return CLI_BAD;
 	}
-	fputc('"', out);
+	return ret;
+}
+
+void cli_json_warnings(FILE *out)
+{
+	const char *w;
+
+	fputs(", \"warnings\": [", out);
+	for (unsigned i = 0; (w = cr_log_warning(i)); i++) {
+		if (i)
+			fputs(", ", out);
+		cli_json_str(out, w);
+	}
+	fputc(']', out);
 }
 
 void cli_json_begin(FILE *out, const char *command)

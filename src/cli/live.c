@@ -66,6 +66,12 @@ static enum cr_speed speed_of(ibnd_port_t *port)
 	if (mad_get_field(cap_info, 0, IB_PORT_CAPMASK_F) & CAP_EXT_SPEEDS)
 		ext = mad_get_field(port->info, 0,
 				    IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+#if HAVE_DECL_IB_PORT_LINK_SPEED_EXT_ACTIVE_2_F
+	/* XDR has a field of its own, zero where the port lacks it. */
+	if (mad_get_field(port->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_2_F) ==
+	    1)
+		return CR_SPEED_XDR;
+#endif
 	switch (ext) {
 	case 1:
 		return CR_SPEED_FDR;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* croute(1): finds the command and runs it. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include <cr_version.h>
 
 #include <croute/gzfile.h>
+#include <croute/topo.h>
 
 #include "cli.h"
 
@@ -45,6 +47,33 @@ static void usage(FILE *out)
 			commands[i]->summary);
 	fprintf(out, "\nExit status: 0 done, 1 problems found, 2 bad input"
 		     " or usage.\n");
+}
+
+/* An interrupted run leaves no FILE.tmp.PID.N; the signal then ends it. */
+static void on_signal(int sig)
+{
+	cr_file_remove_pending();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		/* An ignored signal (nohup, a shell's background job) stays so. */
+		if (!sigaction(sigs[i], NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 static const struct cli_cmd *find(const char *name)
@@ -89,5 +118,6 @@ int main(int argc, char **argv)
 	cmd = find(argv[1]);
 	if (!cmd)
 		return CLI_BAD;
+	catch_signals();
 	return cmd->run(cmd, argc - 1, argv + 1);
 }

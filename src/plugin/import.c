@@ -148,8 +148,17 @@ static enum cr_speed port_speed(const osm_physp_t *physp,
 			return CR_SPEED_EDR;
 		case IB_LINK_SPEED_EXT_ACTIVE_50:
 			return CR_SPEED_HDR;
-		case 8: /* 100 Gb/s per lane, newer than these headers */
+#ifdef IB_LINK_SPEED_EXT_ACTIVE_100
+		case IB_LINK_SPEED_EXT_ACTIVE_100:
+#else
+		case 8: /* 100 Gb/s a lane, newer than these headers */
+#endif
 			return CR_SPEED_NDR;
+#ifdef IB_LINK_SPEED_EXT_ACTIVE_200
+		/* 200 Gb/s a lane, where the OpenSM built against knows it */
+		case IB_LINK_SPEED_EXT_ACTIVE_200:
+			return CR_SPEED_XDR;
+#endif
 		default:
 			break;
 		}

@@ -44,6 +44,7 @@ static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 {
 	static const osm_log_level_t osm_level[] = {
 		[CR_LOG_ERROR] = OSM_LOG_ERROR,
+		[CR_LOG_WARN] = OSM_LOG_INFO,
 		[CR_LOG_INFO] = OSM_LOG_INFO,
 		[CR_LOG_VERBOSE] = OSM_LOG_VERBOSE,
 		[CR_LOG_DEBUG] = OSM_LOG_DEBUG,
@@ -53,7 +54,10 @@ static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 
 	if (osm_log_is_active(log, l))
 		osm_log(log, l, "croute: %s%s\n",
-			level == CR_LOG_ERROR ? "ERR: " : "", msg);
+			level == CR_LOG_ERROR  ? "ERR: "
+			: level == CR_LOG_WARN ? "warning: "
+					       : "",
+			msg);
 }
 
 /*

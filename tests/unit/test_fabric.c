@@ -164,7 +164,12 @@ static void test_link_rates(void **state)
 	assert_int_equal(cr_speed_parse("qdr", 3), CR_SPEED_QDR);
 	assert_int_equal(cr_speed_parse("FDR10", 5), CR_SPEED_FDR10);
 	assert_int_equal(cr_speed_parse("FDR10", 3), CR_SPEED_FDR);
-	assert_int_equal(cr_speed_parse("XDR", 3), CR_SPEED_UNKNOWN);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_NDR), 400000);
+	assert_int_equal(cr_link_rate_mbps(4, CR_SPEED_XDR), 800000);
+	assert_int_equal(cr_link_rate_mbps(12, CR_SPEED_XDR), 2400000);
+	assert_int_equal(cr_link_rate_mbps(2, CR_SPEED_NDR), 200000);
+	assert_int_equal(cr_speed_parse("XDR", 3), CR_SPEED_XDR);
+	assert_int_equal(cr_speed_parse("YDR", 3), CR_SPEED_UNKNOWN);
 	assert_string_equal(cr_speed_name(CR_SPEED_EDR), "EDR");
 }
 

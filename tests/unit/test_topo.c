@@ -149,12 +149,15 @@ static void test_read_plain(void **state)
 static void test_guid_bases(void **state)
 {
 	/* switchguid= sets, switchguid+ moves from the last base; a CA takes
-	 * 1 + its port count; routers start at 0 as in ibsim. */
+	 * 1 + its port count; routers start at 0 as in ibsim, which is no
+	 * node's GUID: a file with routers sets rtguid=. */
 	struct cr_fabric *f = read_text(
 		"switchguid=0x1000\nSwitch 4 \"a\"\n[1] \"b\"[1]\n\n"
 		"Switch 4 \"c\"\n\nswitchguid+0x10\nSwitch 4 \"d\"\n\n"
 		"Ca 3 \"b\"\n[1] \"a\"[1]\n\nHca 1 \"e\"\n\n"
-		"caguid=0x5000\nCa 2 \"f\"\n\nRt 1 \"g\"\n");
+		"caguid=0x5000\nCa 2 \"f\"\n\nrtguid=0x10\nRt 1 \"g\"\n");
+
+	assert_null(read_text("Rt 1 \"g\"\n"));
 
 	assert_non_null(f);
 	assert_int_equal(f->nodes[by_desc(f, "a")].guid, 0x1000);
@@ -164,7 +167,7 @@ static void test_guid_bases(void **state)
 	assert_int_equal(f->nodes[by_desc(f, "b")].ports[3].guid, 0x100003);
 	assert_int_equal(f->nodes[by_desc(f, "e")].guid, 0x100004);
 	assert_int_equal(f->nodes[by_desc(f, "f")].guid, 0x5000);
-	assert_int_equal(f->nodes[by_desc(f, "g")].guid, 0);
+	assert_int_equal(f->nodes[by_desc(f, "g")].guid, 0x10);
 	assert_int_equal(f->nodes[by_desc(f, "g")].type, CR_NODE_ROUTER);
 	/* ... and the nodes are in GUID order. */
 	for (uint32_t n = 1; n < f->num_nodes; n++)
@@ -489,8 +492,9 @@ static void test_lft_ibroute(void **state)
 		   "0x0000 255 : (illegal port)\n"
 		   "0x0001 000 : (Switch portguid 0x0000000000200000:"
 		   " 'Switch1')\n"
-		   "0x0003 001 : (Channel Adapter portguid 0x0000000000100001:"
-		   " 'Hca1')\n"
+		   "0x0002 255 : (illegal port)\n"
+		   "0x0003 001 : (Switch portguid 0x0000000000200001:"
+		   " 'Switch2')\n"
 		   "0x0004 002 : (Channel Adapter portguid 0x0000000000100002:"
 		   " 'Hca1')\n"
 		   "0x0005 005 : (Channel Adapter portguid 0x0000000000100004:"
@@ -508,7 +512,15 @@ static void test_lft_ibroute(void **state)
 	assert_int_equal(r->lft[s1][2], CR_NO_PATH);
 	assert_int_equal(r->lft[s2][1], CR_NO_PATH);
 
-	/* errors name the line */
+	/* errors name the line; tables of other LIDs say so */
+	write_file(path, "Unicast lids [0x0-0x6] of switch Lid 1 guid"
+			 " 0x0000000000200000 (Switch1):\n"
+			 "0x0003 001 : (Channel Adapter portguid"
+			 " 0x0000000000100001: 'Hca1')\n");
+	first_error[0] = 0;
+	assert_int_equal(cr_lft_read(path, f, r), -1);
+	assert_non_null(strstr(first_error, "ibroute.out:2:"));
+	assert_non_null(strstr(first_error, "made for other LIDs"));
 	write_file(path, "0x0001 001 : x\n");
 	first_error[0] = 0;
 	assert_int_equal(cr_lft_read(path, f, r), -1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <croute/est_report.h>
+#include <croute/json.h>
 
 static const char *status_name(unsigned s)
 {
@@ -135,18 +136,7 @@ int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 
 static void json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	cr_json_str(out, s);
 }
 
 static void json_link(FILE *out, const struct cr_fabric *f,

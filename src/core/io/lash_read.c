@@ -30,7 +30,7 @@ static int read_lines(const char *path, FILE *in,
 	unsigned line = 0;
 	int err = 0;
 
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		const char *s = buf;
 
 		line++;
@@ -52,6 +52,7 @@ struct psl_ctx {
 	struct cr_routing *r;
 	struct cr_guidmap nodes;
 	uint8_t **seen; /* per switch node: SL set from a switch line */
+	unsigned last; /* the last line read */
 };
 
 static int psl_line(void *arg, const char *path, unsigned line, const char *s)
@@ -62,6 +63,7 @@ static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 	uint32_t n, sw;
 	int pos = 0;
 
+	c->last = line;
 	if (sscanf(s, "0x%llx %lu %lu %n", &guid, &lid, &sl, &pos) != 3 ||
 	    s[pos] || sl > 15 || !lid || lid > CR_MAX_UCAST_LID) {
 		cr_err("%s:%u: expected \"0xGUID LID SL\"", path, line);
@@ -241,6 +243,38 @@ static int sl2vl_line(void *arg, const char *path, unsigned line, const char *s)
 	return sl2vl_table(c, path, line, vl);
 }
 
+/*
+ * The plugin writes every switch's SL to every LID: one missing is a file
+ * cut short or edited, which would otherwise read as SL 0.
+ */
+static int psl_complete(const struct psl_ctx *c, const char *path)
+{
+	const struct cr_fabric *f = c->f;
+
+	if (!c->last) {
+		cr_err("%s:1: no path SLs, only a header (an empty or cut"
+		       " file?)",
+		       path);
+		return -1;
+	}
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t sw = f->switches[i];
+
+		for (uint32_t lid = 1;
+		     c->r->sl[sw] && lid <= f->max_lid && lid <= c->r->max_lid;
+		     lid++) {
+			if (f->lid_node[lid] == CR_NO_NODE || c->seen[sw][lid])
+				continue;
+			cr_err("%s:%u: no SL for switch 0x%016" PRIx64
+			       " to LID %u before the end of the file (cut"
+			       " short?)",
+			       path, c->last, f->nodes[sw].guid, lid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static FILE *open_in(const char *path)
 {
 	return cr_file_open_read(path);
@@ -269,7 +303,7 @@ int cr_lash_read(const char *psl, const char *sl2vl, const struct cr_fabric *f,
 			goto oom;
 	}
 	in = open_in(psl);
-	if (!in || read_lines(psl, in, psl_line, &pc))
+	if (!in || read_lines(psl, in, psl_line, &pc) || psl_complete(&pc, psl))
 		goto out;
 	fclose(in);
 	in = NULL;

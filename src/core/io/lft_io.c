@@ -31,7 +31,9 @@
  * host the switches therefore come in the order of their byte-reversed
  * GUIDs (last byte first), on a big-endian one in GUID order. Every table
  * must end with its "lids dumped" line: a file cut short is an error, not
- * a routing with holes.
+ * a routing with holes. So are tables made for other LIDs (headers and
+ * port GUID comments name them) and edits: lines out of order, a wrong
+ * count, a dump that stops at a table's end, a LID line deleted.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf, fwrite_unlocked */
@@ -204,7 +206,15 @@ struct lft_reader {
 	struct cr_guidmap switches;
 	uint32_t cur; /* switch whose entries follow */
 	bool *seen; /* per node: a table was read */
+	bool *lid_seen; /* per LID: its port GUID comment was compared */
+	unsigned *table_line; /* per node: its table's header line */
+	uint64_t last_guid; /* the switch of the last table */
+	unsigned long top; /* the header's last LID ("[0-N]") */
+	unsigned long entries; /* lines of the current table */
+	long prev_lid; /* the current table's last LID, -1 none */
 };
+
+#define OTHER_LIDS "tables made for other LIDs; give --lids FILE or --dump-dir"
 
 #define lr_err(lr, fmt, ...) \
 	cr_err("%s:%u: " fmt, (lr)->path, (lr)->line, ##__VA_ARGS__)
@@ -220,6 +230,122 @@ static void note_format(struct lft_reader *lr, const char *s)
 		lr->format = LFT_IBROUTE;
 	else
 		lr->format = LFT_DUMP;
+}
+
+/*
+ * The dumps and ibroute name the LIDs they were made for: the switch's in
+ * its header ("switch Lid 58 guid ..."). Read against other LIDs, every
+ * entry would route some other port's LID.
+ */
+static int header_lid(struct lft_reader *lr, const char *s, uint32_t sw)
+{
+	const char *l = strstr(s, " switch Lid ");
+	unsigned long lid;
+	uint16_t own = lr->f->nodes[sw].ports[0].lid;
+	char *e;
+
+	if (!l)
+		return 0; /* dump_fts names the switch by its path */
+	l += 12;
+	errno = 0;
+	lid = strtoul(l, &e, 10);
+	if (e == l || errno || !isspace((unsigned char)*e)) {
+		lr_err(lr, "bad switch LID in the table header");
+		return -1;
+	}
+	if (lid == own)
+		return 0;
+	lr_err(lr,
+	       "switch 0x%016" PRIx64 " has LID %lu here, LID %u in the"
+	       " topology: " OTHER_LIDS,
+	       lr->f->nodes[sw].guid, lid, own);
+	return -1;
+}
+
+/*
+ * An entry's comment names the port that holds its LID ("# CA portguid
+ * 0x...: 'desc'"); each LID is compared once, with the topology's port.
+ */
+static int entry_guid(struct lft_reader *lr, unsigned long lid, const char *s)
+{
+	const struct cr_fabric *f = lr->f;
+	const char *g = strstr(s, "portguid 0x");
+	uint64_t guid, own = 0;
+	char *e;
+
+	if (lid <= f->max_lid) {
+		if (lr->lid_seen[lid])
+			return 0;
+		lr->lid_seen[lid] = true;
+	}
+	if (!g)
+		return 0;
+	g += 11;
+	errno = 0;
+	guid = strtoull(g, &e, 16);
+	if (e == g || errno)
+		return 0;
+	if (lid <= f->max_lid && f->lid_node[lid] != CR_NO_NODE)
+		own = f->nodes[f->lid_node[lid]].ports[f->lid_port[lid]].guid;
+	if (guid == own)
+		return 0;
+	if (own)
+		lr_err(lr,
+		       "LID 0x%04lx is port 0x%016" PRIx64 "'s here, port"
+		       " 0x%016" PRIx64 "'s in the topology: " OTHER_LIDS,
+		       lid, guid, own);
+	else
+		lr_err(lr,
+		       "LID 0x%04lx of port 0x%016" PRIx64 " is no port's LID"
+		       " in the topology: " OTHER_LIDS,
+		       lid, guid);
+	return -1;
+}
+
+/* "Unicast lids [0-N]" (dumps), "[0x0-0xN]" (ibroute): N, checked later. */
+static int header_top(struct lft_reader *lr, const char *s)
+{
+	const char *b = strstr(s, "[");
+	const char *d = b ? strchr(b, '-') : NULL;
+	char *e;
+
+	if (!d) {
+		lr_err(lr, "no LID range in the table header");
+		return -1;
+	}
+	errno = 0;
+	lr->top = strtoul(d + 1, &e, 0);
+	if (e == d + 1 || errno || *e != ']') {
+		lr_err(lr, "bad LID range in the table header");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A table's closing count: OpenSM's dump repeats its header's last LID
+ * there (it skips unrouted LIDs, so it cannot count lines), ibroute counts
+ * the lines it printed. Either disagreeing means an edited table.
+ */
+static int table_end(struct lft_reader *lr, unsigned long n)
+{
+	unsigned long want = lr->format == LFT_DUMP ? lr->top : lr->entries;
+
+	if (lr->cur != CR_NO_NODE && n != want) {
+		if (lr->format == LFT_DUMP)
+			lr_err(lr,
+			       "\"%lu lids dumped\" closes a table of LIDs"
+			       " 0-%lu (an edited file?)",
+			       n, want);
+		else
+			lr_err(lr,
+			       "\"%lu lids dumped\" closes a table of %lu"
+			       " entries (a line deleted or added?)",
+			       n, want);
+		return -1;
+	}
+	lr->cur = CR_NO_NODE;
+	return 0;
 }
 
 /* "... guid 0xG ..." (dumps, ibroute) or "... Switch 0xG" (fdbs). */
@@ -263,8 +389,16 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 		lr_err(lr, "a second table for switch 0x%016" PRIx64, guid);
 		return -1;
 	}
+	if (!fdbs && header_lid(lr, s, sw))
+		return -1;
 	lr->cur = sw;
 	lr->seen[sw] = true;
+	lr->table_line[sw] = lr->line;
+	lr->last_guid = guid;
+	lr->entries = 0;
+	lr->prev_lid = -1;
+	if (!fdbs)
+		return header_top(lr, s);
 	return 0;
 }
 
@@ -275,7 +409,12 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 	char *e;
 
 	if (lr->cur == CR_NO_NODE) {
-		lr_err(lr, "LFT entry before any \"Unicast lids\" header");
+		if (cr_file_kind(s))
+			lr_err(lr, "this is %s (LFTs are expected)",
+			       cr_file_kind(s));
+		else
+			lr_err(lr,
+			       "LFT entry before any \"Unicast lids\" header");
 		return -1;
 	}
 	n = &lr->f->nodes[lr->cur];
@@ -310,6 +449,20 @@ static int parse_entry(struct lft_reader *lr, const char *s)
 		lr_err(lr, "bad port number");
 		return -1;
 	}
+	if ((long)lid <= lr->prev_lid) {
+		lr_err(lr, "LID 0x%04lx after LID 0x%04lx: lines out of order",
+		       lid, (unsigned long)lr->prev_lid);
+		return -1;
+	}
+	if (lr->format != LFT_FDBS && lid > lr->top) {
+		lr_err(lr, "LID 0x%04lx beyond the header's LIDs 0-%lu", lid,
+		       lr->top);
+		return -1;
+	}
+	lr->prev_lid = (long)lid;
+	lr->entries++;
+	if (entry_guid(lr, lid, e))
+		return -1;
 	if (port > n->num_ports) {
 		/* ibroute -a prints unrouted LIDs as "(illegal port)" */
 		if (port != CR_NO_PATH && !strstr(e, "illegal port")) {
@@ -375,12 +528,85 @@ static int parse_line(struct lft_reader *lr, const char *s)
 	while (isdigit((unsigned char)*e))
 		e++;
 	if (e > s && (!strncmp(e, " lids dumped", 12) ||
-		      !strncmp(e, " valid lids dumped", 18))) {
-		lr->cur = CR_NO_NODE;
-		return 0;
-	}
-	lr_err(lr, "unrecognized line: %.40s", s);
+		      !strncmp(e, " valid lids dumped", 18)))
+		return table_end(lr, strtoul(s, NULL, 10));
+	if (cr_file_kind(s) && strncmp(cr_file_kind(s), "an LFT", 6))
+		lr_err(lr, "this is %s (LFTs are expected)", cr_file_kind(s));
+	else
+		lr_err(lr, "unrecognized line: %.40s", s);
 	return -1;
+}
+
+/* A cabled switch that is not in the dump was cut off its end. */
+static int check_tail(const struct lft_reader *lr)
+{
+	const struct cr_fabric *f = lr->f;
+
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t sw = f->switches[i];
+		const struct cr_node *n = &f->nodes[sw];
+		char la[CR_NODE_LABEL_MAX];
+		bool cabled = false;
+
+		if (lr->seen[sw] || n->guid < lr->last_guid)
+			continue;
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			cabled |= n->ports[p].remote != CR_NO_NODE;
+		if (!cabled)
+			continue;
+		cr_err("%s:%u: the file ends after the table of switch"
+		       " 0x%016" PRIx64 ", without the table of switch %s"
+		       " (opensm-lfts.dump has every switch's): cut short?",
+		       lr->path, lr->line, lr->last_guid,
+		       cr_node_label(f, sw, 0, la, sizeof(la)));
+		return -1;
+	}
+	return 0;
+}
+
+static bool beyond_cap(const struct cr_fabric *f, uint32_t sw, uint32_t lid)
+{
+	return f->nodes[sw].lft_cap && lid >= f->nodes[sw].lft_cap;
+}
+
+/*
+ * OpenSM routes a LID through a neighbour only if the neighbour routes it
+ * (short of the neighbour's LFT capacity): an entry that forwards a LID
+ * to a switch whose table lacks it means a deleted line.
+ */
+static int check_dead_ends(const struct lft_reader *lr)
+{
+	const struct cr_fabric *f = lr->f;
+	const struct cr_routing *r = lr->r;
+	uint32_t top = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
+
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t t = f->switches[i];
+		const struct cr_node *n = &f->nodes[t];
+
+		for (uint32_t lid = 1; lr->seen[t] && lid <= top; lid++) {
+			unsigned p = r->lft[t][lid];
+			uint32_t s;
+			char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+			if (!p || p > n->num_ports ||
+			    f->lid_node[lid] == CR_NO_NODE)
+				continue;
+			s = n->ports[p].remote;
+			if (s == CR_NO_NODE || !lr->seen[s] ||
+			    r->lft[s][lid] != CR_NO_PATH ||
+			    beyond_cap(f, s, lid))
+				continue;
+			cr_err("%s:%u: the table of switch %s has no entry for"
+			       " LID 0x%04x, which switch %s forwards to it: a"
+			       " line deleted?",
+			       lr->path, lr->table_line[s],
+			       cr_node_label(f, s, 0, la, sizeof(la)), lid,
+			       cr_node_label(f, t, 0, lb, sizeof(lb)));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int cr_lft_read(const char *path, const struct cr_fabric *f,
@@ -408,7 +634,10 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		return -1;
 	cr_routing_clear(r);
 	lr.seen = calloc(f->num_nodes + 1, sizeof(*lr.seen));
-	if (!lr.seen || cr_guidmap_init(&lr.switches, f->num_switches)) {
+	lr.lid_seen = calloc((size_t)f->max_lid + 1, sizeof(*lr.lid_seen));
+	lr.table_line = calloc(f->num_nodes + 1, sizeof(*lr.table_line));
+	if (!lr.seen || !lr.lid_seen || !lr.table_line ||
+	    cr_guidmap_init(&lr.switches, f->num_switches)) {
 		cr_err("%s: out of memory", path);
 		err = -1;
 	}
@@ -416,7 +645,8 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		if (cr_guidmap_put(&lr.switches, f->nodes[f->switches[i]].guid,
 				   f->switches[i]) < 0)
 			err = -1;
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err &&
+	       cr_getline(&buf, &cap, in, path, lr.line + 1, &err) >= 0) {
 		lr.line++;
 		err = parse_line(&lr, buf);
 	}
@@ -431,6 +661,9 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		       path, lr.line, f->nodes[lr.cur].desc);
 		err = -1;
 	}
+	if (!err && lr.format == LFT_DUMP &&
+	    (check_tail(&lr) || check_dead_ends(&lr)))
+		err = -1;
 	for (uint32_t i = 0; !err && i < f->num_switches; i++) {
 		if (lr.seen[f->switches[i]])
 			tables++;
@@ -442,10 +675,12 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		err = -1;
 	}
 	if (!err && missing)
-		cr_info("%s: %u of %u switches have no table (no routes)", path,
+		cr_warn("%s: %u of %u switches have no table (no routes)", path,
 			missing, f->num_switches);
 	free(buf);
 	free(lr.seen);
+	free(lr.lid_seen);
+	free(lr.table_line);
 	fclose(in);
 	cr_guidmap_release(&lr.switches);
 	if (err)

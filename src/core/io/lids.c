@@ -40,6 +40,7 @@ static int parse_line(const char *path, unsigned line, char *s,
 		      struct cr_fabric *f, const struct cr_guidmap *m)
 {
 	unsigned long long guid, base, top;
+	const char *s0 = s;
 	uint32_t v;
 	struct cr_port *port;
 	char *e;
@@ -79,7 +80,7 @@ static int parse_line(const char *path, unsigned line, char *s,
 	port = &f->nodes[v >> 8].ports[v & 0xff];
 	if (port->lid) {
 		/* OpenSM, too, keeps the first and drops the rest. */
-		cr_info("%s:%u: port 0x%016llx listed again, ignored", path,
+		cr_warn("%s:%u: port 0x%016llx listed again, ignored", path,
 			line, guid);
 		return 0;
 	}
@@ -87,7 +88,12 @@ static int parse_line(const char *path, unsigned line, char *s,
 	port->lmc = lmc;
 	return 0;
 bad:
-	cr_err("%s:%u: expected \"0xGUID base-LID top-LID\"", path, line);
+	if (cr_file_kind(s0) && !strstr(cr_file_kind(s0), "guid2lid"))
+		cr_err("%s:%u: this is %s (a guid2lid file is expected)", path,
+		       line, cr_file_kind(s0));
+	else
+		cr_err("%s:%u: expected \"0xGUID base-LID top-LID\"", path,
+		       line);
 	return -1;
 }
 
@@ -127,7 +133,7 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 		cr_err("%s: out of memory", path);
 		err = -1;
 	}
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		char *s = buf;
 
 		line++;

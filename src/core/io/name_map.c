@@ -73,7 +73,7 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 			err = -1;
 	if (err)
 		cr_err("%s: out of memory", path);
-	while (!err && getline(&buf, &cap, in) >= 0) {
+	while (!err && cr_getline(&buf, &cap, in, path, line + 1, &err) >= 0) {
 		char *s = buf, *name;
 		uint64_t guid;
 		uint32_t n;
@@ -84,6 +84,14 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 		if (!*s || *s == '#')
 			continue;
 		name = parse_line(s, &guid);
+		if (!name && cr_file_kind(s) &&
+		    !strstr(cr_file_kind(s), "node-name map")) {
+			cr_err("%s:%u: this is %s (a node-name map is"
+			       " expected)",
+			       path, line, cr_file_kind(s));
+			err = -1;
+			break;
+		}
 		if (!name) {
 			cr_err("%s:%u: expected \"0xGUID name\" or \"0xGUID"
 			       " \\\"name\\\"\"",
@@ -95,7 +103,7 @@ int cr_name_map_apply(const char *path, struct cr_fabric *f)
 		if (n == CR_GUIDMAP_NONE)
 			continue; /* maps cover whole sites */
 		if (names[n]) {
-			cr_info("%s:%u: 0x%016" PRIx64 " is named again,"
+			cr_warn("%s:%u: 0x%016" PRIx64 " is named again,"
 				" ignored",
 				path, line, guid);
 			continue;

@@ -142,7 +142,7 @@ static long rename_collisions(const struct cr_fabric *f, struct cr_names *nm)
 	}
 	/* once: on a fabric of identical HCAs a line a name would flood */
 	if (groups)
-		cr_info("%u name%s shared by different nodes (e.g. %u nodes"
+		cr_warn("%u name%s shared by different nodes (e.g. %u nodes"
 			" named '%s'): those nodes are named by their node GUID"
 			" instead; give a node name map",
 			groups, groups == 1 ? " is" : "s are", first_count,

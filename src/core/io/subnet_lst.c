@@ -112,6 +112,10 @@ static int parse_end(struct lst_reader *rd, const char **s, struct end *end,
 	    hex_field(&p, "VenID:", &v) || hex_field(&p, "DevID:", &v) ||
 	    hex_field(&p, "Rev:", &v))
 		goto bad;
+	if (!end->node_guid || !end->port_guid) {
+		lst_err(rd, "%s: GUID 0 is no node's or port's GUID", which);
+		return -1;
+	}
 	while (*p == ' ')
 		p++;
 	if (*p != '{')
@@ -159,7 +163,8 @@ static int parse_link(struct lst_reader *rd, const char *s, uint8_t *width,
 		{"2.5", CR_SPEED_SDR}, {"5", CR_SPEED_DDR},
 		{"10", CR_SPEED_QDR},  {"FDR10", CR_SPEED_FDR10},
 		{"14", CR_SPEED_FDR},  {"25", CR_SPEED_EDR},
-		{"50", CR_SPEED_HDR},  {"??", CR_SPEED_UNKNOWN},
+		{"50", CR_SPEED_HDR},  {"100", CR_SPEED_NDR},
+		{"200", CR_SPEED_XDR}, {"??", CR_SPEED_UNKNOWN},
 	};
 	char phy[8], log[8], spd[8];
 	unsigned long w = 0;
@@ -303,7 +308,17 @@ static int parse_line(struct lst_reader *rd, const char *s)
 	x = &f->nodes[na].ports[a.port];
 	y = &f->nodes[nb].ports[b.port];
 	if (x->remote == nb && x->remote_port == b.port) {
-		/* the far end listed it first */
+		/* The far end listed it first: both ends must tell one rate. */
+		if ((width && x->width && width != x->width) ||
+		    (speed && x->speed && speed != x->speed)) {
+			lst_err(rd,
+				"rate %ux%s contradicts %ux%s on the far end's"
+				" line %u",
+				width, cr_speed_name(speed), x->width,
+				cr_speed_name(x->speed),
+				port_lines(rd, nb)[b.port]);
+			goto out;
+		}
 	} else if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
 		lst_err(rd,
 			"0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u]"
@@ -393,7 +408,8 @@ static struct cr_fabric *read_subnet_lst(FILE *in, const char *name)
 		cr_fabric_free(rd.f);
 		return NULL;
 	}
-	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
+					 &err)) >= 0) {
 		const char *s = line;
 
 		rd.line++;
@@ -481,6 +497,10 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 			fclose(in);
 			return NULL;
 		}
+		rewind(in);
+		in = cr_file_read_gz(in, name);
+		if (!in)
+			return NULL;
 	} else {
 		in = cr_file_open_read(path);
 		if (!in)

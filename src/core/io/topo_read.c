@@ -210,6 +210,28 @@ static int parse_hex(const char *s, const char **end, uint64_t *v)
 	return 0;
 }
 
+/*
+ * ibnetdiscover prints LIDs, LMCs and port numbers in decimal: "0200" is
+ * 200, not octal 128. Hand-written files may give them in hex, with 0x.
+ */
+static int parse_dec(const char *s, const char **end, unsigned long max,
+		     unsigned long *v)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	unsigned long long x;
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &e, hex ? 16 : 10);
+	if (errno || x > max)
+		return -1;
+	*v = (unsigned long)x;
+	*end = e;
+	return 0;
+}
+
 static int parse_uint(const char *s, const char **end, unsigned long max,
 		      unsigned long *v)
 {
@@ -221,22 +243,32 @@ static int parse_uint(const char *s, const char **end, unsigned long max,
 	return 0;
 }
 
-/* "4xQDR" and friends; width 0 or CR_SPEED_UNKNOWN when not a rate. */
-static bool parse_rate(const char *s, size_t len, uint8_t *width,
-		       enum cr_speed *speed)
+/*
+ * "4xQDR" and friends: 1 a rate (ibnetdiscover's "4x???" an unknown speed),
+ * 0 not a rate ("0x1f", "2x"), -1 a rate word no link runs at ("4xQDX",
+ * "3xQDR"), which must not pass for the file's default.
+ */
+static int parse_rate(const char *s, size_t len, uint8_t *width,
+		      enum cr_speed *speed)
 {
-	size_t i = 0;
+	size_t i = 0, q = 0;
 	unsigned w = 0;
+	enum cr_speed sp;
 
 	while (i < len && isdigit((unsigned char)s[i]) && w < 100)
 		w = w * 10 + (s[i++] - '0');
-	if (!i || i >= len || (s[i] != 'x' && s[i] != 'X'))
-		return false;
+	if (!i || i + 1 >= len || (s[i] != 'x' && s[i] != 'X'))
+		return 0;
+	sp = cr_speed_parse(s + i + 1, len - i - 1);
+	while (i + 1 + q < len && s[i + 1 + q] == '?')
+		q++;
 	if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)
-		return false;
+		return sp == CR_SPEED_UNKNOWN ? 0 : -1;
+	if (sp == CR_SPEED_UNKNOWN && i + 1 + q < len)
+		return -1;
 	*width = w;
-	*speed = cr_speed_parse(s + i + 1, len - i - 1);
-	return true;
+	*speed = sp;
+	return 1;
 }
 
 /* What the words of a line's tail say: LIDs in order, LMC, rate. */
@@ -269,9 +301,9 @@ static int scan_tail(struct reader *rd, const char *s, const char *e,
 			const char *num = skip_ws(s);
 
 			if (num >= e ||
-			    parse_uint(num, &end,
-				       is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
-				       &v)) {
+			    parse_dec(num, &end,
+				      is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
+				      &v)) {
 				rd_err(rd, "bad %s value",
 				       is_lid ? "LID" : "LMC");
 				return -1;
@@ -285,8 +317,15 @@ static int scan_tail(struct reader *rd, const char *s, const char *e,
 			}
 			continue;
 		}
-		if (!t->width)
-			parse_rate(w, s - w, &t->width, &t->speed);
+		if (!t->width &&
+		    parse_rate(w, s - w, &t->width, &t->speed) < 0) {
+			rd_err(rd,
+			       "unknown link rate \"%.*s\" (widths 1x, 2x,"
+			       " 4x, 8x, 12x; speeds SDR, DDR, QDR, FDR10,"
+			       " FDR, EDR, HDR, NDR, XDR)",
+			       (int)(s - w), w);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -438,6 +477,14 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 	if (sim_type == SIM_SWITCH &&
 	    scan_tail(rd, tail, tail + strlen(tail), &t))
 		goto out;
+	if (!guid) {
+		/* ibsim numbers routers from 0: a file must set rtguid= */
+		rd_err(rd,
+		       "node \"%s\" gets GUID 0, which is no node's GUID"
+		       " (check the *guid= lines)",
+		       id);
+		goto out;
+	}
 	n = rd->f->num_nodes;
 	other = cr_guidmap_get(&rd->guids, guid);
 	if (other != CR_GUIDMAP_NONE) {
@@ -509,7 +556,7 @@ static int add_port_line(struct reader *rd, const char *s)
 		return -1;
 	}
 	node = &f->nodes[n];
-	if (parse_uint(s + 1, &s, 255, &p) || *s != ']') {
+	if (parse_dec(s + 1, &s, 255, &p) || *s != ']') {
 		rd_err(rd, "bad port number");
 		return -1;
 	}
@@ -531,7 +578,7 @@ static int add_port_line(struct reader *rd, const char *s)
 	s = skip_ws(s);
 	if (*s == '(') {
 		/* This CA port's own GUID (ibsim would use node GUID + p). */
-		if (parse_hex(s + 1, &s, &guid) || *s != ')') {
+		if (parse_hex(s + 1, &s, &guid) || *s != ')' || !guid) {
 			rd_err(rd, "bad port GUID");
 			return -1;
 		}
@@ -545,7 +592,7 @@ static int add_port_line(struct reader *rd, const char *s)
 	if (check_id(rd, rid))
 		goto fail;
 	if (*s == '[') {
-		if (parse_uint(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
+		if (parse_dec(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
 			rd_err(rd, "bad remote port number");
 			goto fail;
 		}
@@ -751,7 +798,11 @@ static int parse_line(struct reader *rd, char *line)
 			return -1;
 		}
 	}
-	rd_err(rd, "unrecognized line: %.40s", s);
+	if (cr_file_kind(s) && strncmp(cr_file_kind(s), "a topology", 10))
+		rd_err(rd, "this is %s (a topology is expected)",
+		       cr_file_kind(s));
+	else
+		rd_err(rd, "unrecognized line: %.40s", s);
 	return -1;
 }
 
@@ -865,8 +916,10 @@ static int settle_rates(struct reader *rd)
 			}
 			y = &f->nodes[x->remote].ports[x->remote_port];
 			iy = port_info(rd, x->remote, x->remote_port);
+			/* "4x???": ibnetdiscover could not name the speed */
 			if (ix->rate_word && iy->rate_word &&
-			    (x->width != y->width || x->speed != y->speed)) {
+			    (x->width != y->width ||
+			     (x->speed && y->speed && x->speed != y->speed))) {
 				rd->line = ix->line;
 				rd_err(rd,
 				       "\"%s\"[%u] runs at %ux%s here, %ux%s on"
@@ -1035,7 +1088,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	bool lids;
+	bool lids = false;
 	int err = 0;
 
 	rd.f = cr_fabric_new();
@@ -1043,7 +1096,8 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		cr_err("%s: out of memory", name);
 		return NULL;
 	}
-	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
+					 &err)) >= 0) {
 		rd.line++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;

@@ -389,6 +389,7 @@ static const struct {
 	[CR_SPEED_EDR] = {"EDR", 25000000},
 	[CR_SPEED_HDR] = {"HDR", 50000000},
 	[CR_SPEED_NDR] = {"NDR", 100000000},
+	[CR_SPEED_XDR] = {"XDR", 200000000},
 };
 
 uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed)

@@ -7,8 +7,16 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <croute/log.h>
+
+static bool keep;
+static char *kept[CR_LOG_KEPT];
+static unsigned num_kept;
+
+static unsigned errors_printed;
 
 static cr_log_fn log_fn;
 static void *log_arg;
@@ -33,22 +41,57 @@ void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level)
 	*level = log_level;
 }
 
+void cr_log_keep_warnings(bool on)
+{
+	for (unsigned i = 0; i < num_kept; i++)
+		free(kept[i]);
+	num_kept = 0;
+	keep = on;
+}
+
+unsigned cr_log_errors_printed(void)
+{
+	return __atomic_load_n(&errors_printed, __ATOMIC_RELAXED);
+}
+
+const char *cr_log_warning(unsigned i)
+{
+	return i < num_kept ? kept[i] : NULL;
+}
+
+/* Only the command keeps warnings, from one thread at a time. */
+static void keep_warning(const char *msg)
+{
+	if (num_kept < CR_LOG_KEPT) {
+		kept[num_kept] = strdup(msg);
+		if (kept[num_kept])
+			num_kept++;
+	}
+}
+
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 {
-	static const char *const prefix[] = {"error", "info", "verbose",
-					     "debug"};
+	static const char *const prefix[] = {"error", "warning", "info",
+					     "verbose", "debug"};
+	bool keep_it = level == CR_LOG_WARN && keep;
 	char msg[1024];
 	va_list ap;
 	cr_log_fn fn;
 
-	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
+	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED) && !keep_it)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (keep_it)
+		keep_warning(msg);
+	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
+		return;
 	fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
 	if (fn)
 		fn(__atomic_load_n(&log_arg, __ATOMIC_RELAXED), level, msg);
 	else
 		fprintf(stderr, "croute: %s: %s\n", prefix[level], msg);
+	if (!fn && level == CR_LOG_ERROR)
+		__atomic_add_fetch(&errors_printed, 1, __ATOMIC_RELAXED);
 }

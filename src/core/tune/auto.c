@@ -828,7 +828,7 @@ static void run_candidates(struct run *a)
 		}
 	}
 	if (a->wall_cuts)
-		cr_info("cr-auto: warning: the wall clock cut %u planned"
+		cr_warn("cr-auto: the wall clock cut %u planned"
 			" candidate(s) (the run went slower than its work"
 			" estimate): this choice depends on timing",
 			a->wall_cuts);

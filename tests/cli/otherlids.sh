@@ -1,0 +1,65 @@
+#!/bin/bash
+# LFTs made for other LIDs (another LMC, another SM's assignment) name
+# them: the dump's switch headers and its port GUID comments. Checked
+# against the topology's LIDs they are an error that says so (exit 2), not
+# a report of every pair unreachable.
+. "$(dirname "$0")/lib.sh"
+
+# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
+# output (stdout and stderr) matches the extended regular expression.
+expect() {
+	want=$1
+	pat=$2
+	what=$3
+	shift 3
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "$what: exit $got, expected $want: $*"
+		sed 's/^/  | /' "$tmp/out" | head -n 8
+	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
+		fail "$what: output lacks /$pat/: $*"
+		sed 's/^/  | /' "$tmp/out" | head -n 8
+	fi
+}
+
+hint="tables made for other LIDs; give --lids FILE or --dump-dir"
+"$croute" gen ktree 2 3 -o "$tmp/k.topo" || exit 1
+"$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/lmc0" || exit 1
+"$croute" route -q -t "$tmp/k.topo" -e updn --lmc 1 -o "$tmp/lmc1" || exit 1
+
+expect 0 "result: +OK" "the dump of the topology's LIDs" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc0"
+expect 0 "result: +OK" "an LMC 1 dump with --lmc 1" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc1" --lmc 1
+expect 2 "lmc1:[0-9]+: .*$hint" "an LMC 1 dump read with LMC 0" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc1"
+expect 2 "lmc0:[0-9]+: .*$hint" "an LMC 0 dump read with LMC 1" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc0" --lmc 1
+expect 2 "$hint" "estimate with an LMC 1 dump" \
+	"$croute" estimate -t "$tmp/k.topo" --lfts "$tmp/lmc1"
+
+# A switch's header with another LID.
+awk 'NR > 1 && /^Unicast lids/ && !done {
+	sub(/switch Lid [0-9]+ /, "switch Lid 58 "); done = 1 } { print }' \
+	"$tmp/lmc0" >"$tmp/hdr"
+line=$(grep -n "switch Lid 58 " "$tmp/hdr" | cut -d: -f1)
+expect 2 "hdr:$line: .*LID 58 here.*$hint" "a header with another LID" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/hdr"
+
+# One LID whose comment names another port (two CAs' LIDs swapped).
+first=$(grep -m 1 -n "Channel Adapter portguid" "$tmp/lmc0" | cut -d: -f1)
+sed "${first}s/portguid 0x\([0-9a-f]*\)[0-9a-f]:/portguid 0x\19:/" \
+	"$tmp/lmc0" >"$tmp/guid"
+cmp -s "$tmp/guid" "$tmp/lmc0" && fail "the port GUID edit changed nothing"
+expect 2 "guid:$first: .*$hint" "an entry naming another port" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/guid"
+
+# ibroute's format names them the same way.
+sed -e 's/^\(Unicast lids \[\)0-\([0-9]*\)\]/\10x0-0x\2]/' \
+	-e 's/^\(0x[0-9a-f]* [0-9]*\) # \(.*\)$/\1 : (\2)/' \
+	"$tmp/lmc1" >"$tmp/ibroute"
+expect 2 "ibroute:[0-9]+: .*$hint" "ibroute tables of other LIDs" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/ibroute"
+
+exit $failed
