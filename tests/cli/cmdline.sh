@@ -48,4 +48,15 @@ grep -q "no croute engine in the list; updn is OpenSM's engine" "$tmp/err" ||
 expect_exit 2 route --topo "$tmp/k.topo" -R cr-dfsssp,updn
 grep -q "unknown croute engine 'cr-dfsssp' (croute's: cr-minhop," "$tmp/err" ||
 	fail "-R cr-dfsssp: $(cat "$tmp/err")"
+
+# -F: routing_engine follows the -R rule.
+printf 'routing_engine updn,cr-minhop,minhop\n' >"$tmp/osm.conf"
+expect_exit 0 route --topo "$tmp/k.topo" -F "$tmp/osm.conf" -o "$tmp/f.dump"
+grep -q "routing_engine updn,cr-minhop,minhop: updn is OpenSM's engine, not" \
+	"$tmp/err" || fail "-F updn,cr-minhop: $(cat "$tmp/err")"
+cmp -s "$tmp/f.dump" "$tmp/e.dump" || fail "-F updn,cr-minhop is not cr-minhop"
+printf 'routing_engine updn,minhop\n' >"$tmp/osm.conf"
+expect_exit 2 route --topo "$tmp/k.topo" -F "$tmp/osm.conf" -o /dev/null
+grep -q "routing_engine updn is not one of croute's" "$tmp/err" ||
+	fail "-F updn,minhop: $(cat "$tmp/err")"
 exit $failed
