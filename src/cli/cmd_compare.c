@@ -247,6 +247,49 @@ static const struct cr_est_each row_each = {
 	.result = row_result,
 };
 
+/* The options column: the set's toggles, "ps+rgs" (empty: none). */
+static void set_opts(const struct cr_engine_set *s, char *buf, size_t len)
+{
+	const char *on[] = {
+		s->ps ? "ps" : NULL,
+		s->rgs ? "rgs" : NULL,
+		s->bal ? "bal" : NULL,
+		s->glob ? "glob" : NULL,
+		s->first ? "first" : NULL,
+		s->roots_file		   ? "roots=file"
+		: s->roots == CR_ROOTS_ECC ? "roots=ecc"
+		: s->roots == CR_ROOTS_TOP ? "roots=top"
+					   : NULL,
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]) && n < len; i++)
+		if (on[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? "+" : "", on[i]);
+}
+
+/* cr-auto's row: its winner ("updn+glob"), from the ranked table. */
+static void auto_winner(const char *table, char *buf, size_t len)
+{
+	const char *line = table;
+
+	snprintf(buf, len, "-");
+	for (; line && *line; line = strchr(line, '\n'), line += !!line) {
+		const char *end = strchr(line, '\n');
+		size_t l = end ? (size_t)(end - line) : strlen(line);
+		int rank, num;
+		char name[48];
+
+		if (l < 7 || strncmp(line + l - 7, " WINNER", 7) ||
+		    sscanf(line, "%d %d %47s", &rank, &num, name) != 3)
+			continue;
+		snprintf(buf, len, "=%s", name);
+		return;
+	}
+}
+
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		       const struct cr_engine_set *s,
 		       const struct cr_pattern *pats, int npat)
@@ -255,7 +298,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	const struct cr_engine *e;
 	struct cr_routing *r;
 	struct compare_est row = {0};
-	char opts[48];
+	char opts[64];
 	double secs = 0;
 	int ret = -1;
 
@@ -276,29 +319,23 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		fflush(stdout);
 		goto score;
 	}
-	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s%s%s", s->ps ? "ps" : "",
-		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
-		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "",
-		 (s->ps || s->rgs || s->bal) && s->glob ? "+" : "",
-		 s->glob ? "glob" : "",
-		 (s->ps || s->rgs || s->bal || s->glob) &&
-				 (s->roots || s->roots_file)
-			 ? "+"
-			 : "",
-		 s->roots_file		    ? "roots=file"
-		 : s->roots == CR_ROOTS_ECC ? "roots=ecc"
-		 : s->roots == CR_ROOTS_TOP ? "roots=top"
-					    : "");
+	set_opts(s, opts, sizeof(opts));
 	c->setup.engine = s->e->name;
 	c->setup.opts.port_shifting = s->ps;
 	c->setup.opts.remote_guid_sorting = s->rgs;
 	c->setup.opts.lash_balance = s->bal;
 	c->setup.opts.balance_global = s->glob;
+	c->setup.opts.balance_first = s->first;
 	c->setup.opts.updn_roots = s->roots;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
 	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
+	if (c->setup.by.auto_table) {
+		free(c->auto_table);
+		c->auto_table = strdup(c->setup.by.auto_table);
+		auto_winner(c->auto_table, opts, sizeof(opts));
+	}
 	row_begin(c, s->e->name, opts);
 	if (!r) {
 		if (c->json) {
@@ -317,10 +354,6 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	else
 		printf(" %8.3f", secs);
 	fflush(stdout);
-	if (c->setup.by.auto_table) {
-		free(c->auto_table);
-		c->auto_table = strdup(c->setup.by.auto_table);
-	}
 score:
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
 		printf("\n");
@@ -356,7 +389,9 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 {
 	printf("# croute compare: %s, %u switches, %u LIDs\n"
 	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
-	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
+	       " bal --lash-balance,\n# glob --balance global, first"
+	       " --balance first, roots=R updn's roots (ecc, top, file);\n#"
+	       " auto: =the candidate cr-auto picked;\n# unreachable: (CA port, LID) pairs"
 	       " without a path, forwarding loops included;\n# c-loop:"
 	       " virtual lanes with a credit loop; rates: fractions of the"
 	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
