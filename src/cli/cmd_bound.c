@@ -13,6 +13,7 @@
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_WRITE_LP = CLI_KEY_CMD,
@@ -223,6 +224,7 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_est *est = NULL;
 	struct cr_bound_result **res = NULL;
+	struct cli_progress *prog;
 	const char *how = "";
 	int npat = 0, done = 0, ret;
 
@@ -284,13 +286,20 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		printf(" %10s %10s", "per phase", "LP value");
 	printf("\n");
 	fflush(stdout);
+	prog = cli_progress_start("bound: patterns", (uint64_t)npat);
 	for (done = 0; done < npat; done++) {
 		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
 		if (!res[done])
-			goto out;
+			break;
+		cli_progress_hold(prog, true);
 		print_result(res[done], &c.bo);
 		fflush(stdout);
+		cli_progress_set(prog, (uint64_t)done + 1);
+		cli_progress_hold(prog, false);
 	}
+	cli_progress_end(prog);
+	if (done < npat)
+		goto out;
 	for (int i = 0; i < npat; i++)
 		print_phases(res[i], c.bo.unsplittable);
 	if (fflush(stdout) || ferror(stdout)) {

@@ -16,6 +16,7 @@
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_ENGINES = CLI_KEY_CMD,
@@ -58,6 +59,7 @@ struct compare_ctx {
 	const char *engines;
 	bool with_auto;
 	char *auto_table; /* cr-auto's, printed after the table */
+	struct cli_progress *prog; /* held while a row is printed */
 	bool bound;
 	struct bound_cache *bc;
 	bool json;
@@ -336,6 +338,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		c->auto_table = strdup(c->setup.by.auto_table);
 		auto_winner(c->auto_table, opts, sizeof(opts));
 	}
+	cli_progress_hold(c->prog, true);
 	row_begin(c, s->e->name, opts);
 	if (!r) {
 		if (c->json) {
@@ -406,6 +409,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_fabric *f = NULL;
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
+	bool failed = false;
 
 	cli_setup_init(&c.setup, cmd);
 	c.setup.live_layers = true; /* its credit-loop column */
@@ -461,13 +465,17 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		if (compare_row(&c, f, &installed, pats, npat) < 0)
 			goto out;
 	}
-	for (int i = 0; i < nsets; i++) {
-		int r = compare_row(&c, f, &sets[i], pats, npat);
-
-		if (r < 0)
-			goto out;
+	c.prog = cli_progress_start("compare: engines", (uint64_t)nsets);
+	for (int i = 0, r = 0; i < nsets && r >= 0; i++) {
+		cli_progress_set(c.prog, (uint64_t)i);
+		cli_progress_hold(c.prog, false);
+		r = compare_row(&c, f, &sets[i], pats, npat);
 		routed += r == 0;
+		failed = r < 0;
 	}
+	cli_progress_end(c.prog);
+	if (failed)
+		goto out;
 	if (c.json) {
 		fputs("\n ]", stdout);
 		if (c.auto_table) {

@@ -18,6 +18,7 @@
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_LFTS = CLI_KEY_CMD,
@@ -57,6 +58,8 @@ struct estimate_ctx {
 	const char *how;
 	struct cr_est_result **res;
 	uint64_t unrouted;
+	struct cli_progress *prog;
+	int done;
 };
 
 static int estimate_opt(void *arg, int key, const char *val)
@@ -158,6 +161,7 @@ static int estimate_result(void *arg, int i, struct cr_est_result *res)
 	struct estimate_ctx *c = arg;
 
 	c->res[i] = res;
+	cli_progress_set(c->prog, (uint64_t)++c->done);
 	if (!res)
 		return -1;
 	c->unrouted += res->unrouted;
@@ -211,8 +215,14 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	c.f = f;
 	c.r = r;
 	c.res = res;
-	if (cr_est_patterns(f, r, &c.est.par, pats, npat, &estimate_each, &c))
+	c.prog = cli_progress_start("estimate: patterns", (uint64_t)npat);
+	ret = cr_est_patterns(f, r, &c.est.par, pats, npat, &estimate_each, &c);
+	cli_progress_end(c.prog);
+	if (ret) {
+		ret = CLI_BAD;
 		goto out;
+	}
+	ret = CLI_BAD;
 	hosts = c.hosts;
 	how = c.how;
 	unrouted = c.unrouted;
