@@ -189,6 +189,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	uint64_t unrouted = 0;
 	double secs = 0;
 	int npat = 0, ret = CLI_BAD;
+	bool html_err;
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
@@ -242,6 +243,11 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 			 c.setup.opts.remote_guid_sorting
 				 ? " --remote-guid-sorting"
 				 : "");
+	/*
+	 * The file first: a reader of stdout that leaves early (| head)
+	 * ends the command with SIGPIPE, and must not cut the file short.
+	 */
+	html_err = c.html && write_html(&c, f, hosts, res, npat, title);
 	if (c.json) {
 		cli_json_begin(stdout, "estimate");
 		fputs("\"source\": ", stdout);
@@ -277,7 +283,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cr_err("cannot write the report");
 		goto out;
 	}
-	if (c.html && write_html(&c, f, hosts, res, npat, title))
+	if (html_err)
 		goto out;
 	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
 out:
