@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 
 #include "bound_cli.h"
@@ -337,6 +338,7 @@ struct bound_cache {
 	int npat;
 	struct bound_cache_entry *e;
 	unsigned n;
+	size_t cap;
 };
 
 struct bound_cache *bound_cache_new(const struct cr_fabric *f,
@@ -385,17 +387,15 @@ static bool same_hosts(const struct bound_cache_entry *e,
 struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 					       const struct cr_hosts *h)
 {
-	struct bound_cache_entry *grow, *e;
+	struct bound_cache_entry *e;
 	struct cr_routing *r = NULL;
 	struct cr_est *est = NULL;
 
 	for (unsigned i = 0; i < bc->n; i++)
 		if (same_hosts(&bc->e[i], h))
 			return bc->e[i].res;
-	grow = realloc(bc->e, (bc->n + 1) * sizeof(*grow));
-	if (!grow)
+	if (cr_grow(&bc->e, &bc->cap, (size_t)bc->n + 1, sizeof(*bc->e)))
 		goto oom;
-	bc->e = grow;
 	e = &bc->e[bc->n];
 	memset(e, 0, sizeof(*e));
 	e->lids = malloc((h->count + 1) * sizeof(*e->lids));

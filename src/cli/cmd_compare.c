@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -86,22 +87,21 @@ static int compare_opt(void *arg, int key, const char *val)
 
 /* The --engines list: cr_engine_set_parse()'s syntax, as cr-auto's. */
 static int parse_sets(const struct cli_cmd *cmd, const char *list,
-		      bool have_root_file, struct cr_engine_set **sets)
+		      bool have_root_file, struct cr_engine_set **sets,
+		      size_t *cap)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	struct cr_engine_set *out = NULL;
 	int n = 0;
 
+	*cap = 0;
+
 	if (!copy)
 		goto oom;
 	for (tok = strtok_r(copy, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		struct cr_engine_set *grow =
-			realloc(out, (n + 1) * sizeof(*out));
-
-		if (!grow)
+		if (cr_grow(&out, cap, (size_t)n + 1, sizeof(*out)))
 			goto oom;
-		out = grow;
 		if (cr_engine_set_parse(tok, &out[n], "--engines"))
 			goto fail;
 		if (out[n].roots_file && !have_root_file) {
@@ -410,6 +410,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_fabric *f = NULL;
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
 	bool failed = false;
+	size_t cap;
 
 	cli_setup_init(&c.setup, cmd);
 	c.setup.live_layers = true; /* its credit-loop column */
@@ -419,16 +420,14 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	ret = CLI_BAD;
 	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES,
-			   c.setup.root_guids != NULL, &sets);
+			   c.setup.root_guids != NULL, &sets, &cap);
 	if (nsets < 0)
 		goto out;
 	if (c.with_auto) {
-		struct cr_engine_set *grow =
-			realloc(sets, (nsets + 1) * sizeof(*sets));
-
-		if (!grow)
+		if (cr_grow(&sets, &cap, (size_t)nsets + 1, sizeof(*sets))) {
+			cr_err("out of memory");
 			goto out;
-		sets = grow;
+		}
 		memset(&sets[nsets], 0, sizeof(*sets));
 		sets[nsets++].e = &cr_auto_engine;
 	}
