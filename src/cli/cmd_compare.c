@@ -49,10 +49,14 @@ static const struct cli_opt *const compare_tables[] = {
 	compare_opts, cli_topo_opts, cli_live_opts, est_cli_opts, NULL,
 };
 
-/* Each engine plain; minhop and updn also with each toggle and both. */
-#define DEFAULT_ENGINES                                                    \
-	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs," \
-	"updn+ps+rgs,ftree,lash"
+/*
+ * Each engine plain; minhop and updn also with each toggle and both, and
+ * the variants cr-auto picks most (glob on trees, first on meshes).
+ */
+#define DEFAULT_ENGINES                                                       \
+	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,minhop+glob,minhop+first," \
+	"updn,updn+ps,updn+rgs,updn+ps+rgs,updn+glob,updn+roots=ecc+glob,"    \
+	"ftree,lash"
 
 struct compare_ctx {
 	struct cli_setup setup;
