@@ -65,6 +65,7 @@ struct compare_ctx {
 	bool with_auto;
 	char *auto_table; /* cr-auto's, printed after the table */
 	struct cli_progress *prog; /* held while a row is printed */
+	int optw; /* the options column's width */
 	bool bound;
 	struct bound_cache *bc;
 	bool json;
@@ -156,9 +157,10 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", cr_pattern_kind_name(p->kind));
 }
 
-static void print_header(const struct cr_pattern *pats, int npat, bool bound)
+static void print_header(const struct cr_pattern *pats, int npat, bool bound,
+			 int optw)
 {
-	printf("%-10s %-8s %8s %11s %6s", "engine", "options", "time s",
+	printf("%-10s %-*s %8s %11s %6s", "engine", optw, "options", "time s",
 	       "unreachable", "c-loop");
 	for (int i = 0; i < npat; i++) {
 		char l[32], h[48];
@@ -181,7 +183,7 @@ static void row_begin(struct compare_ctx *c, const char *engine,
 		      const char *opts)
 {
 	if (!c->json) {
-		printf("%-10s %-8s", engine, opts[0] ? opts : "-");
+		printf("%-10s %-*s", engine, c->optw, opts[0] ? opts : "-");
 		return;
 	}
 	fputs(c->rows++ ? ",\n  {\"engine\": " : "\n  {\"engine\": ", stdout);
@@ -435,6 +437,14 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		memset(&sets[nsets], 0, sizeof(*sets));
 		sets[nsets++].e = &cr_auto_engine;
 	}
+	/* cr-auto's winner is known only once it ran: room for any */
+	c.optw = c.with_auto ? 20 : 8;
+	for (int i = 0; i < nsets; i++) {
+		char o[64];
+
+		set_opts(&sets[i], o, sizeof(o));
+		c.optw = (int)strlen(o) > c.optw ? (int)strlen(o) : c.optw;
+	}
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
@@ -460,7 +470,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	}
 	if (!c.json)
-		print_header(pats, npat, c.bound);
+		print_header(pats, npat, c.bound, c.optw);
 	if (c.setup.live || c.setup.dump_dir) {
 		const struct cr_engine_set installed = {0};
 
