@@ -61,13 +61,17 @@ grep -q "routing_engine updn is not one of croute's" "$tmp/err" ||
 	fail "-F updn,minhop: $(cat "$tmp/err")"
 # compare: every toggle is applied and shown, cr-auto's row names its
 # winner, and the legend explains every option.
-expect_exit 0 compare --topo "$tmp/k.topo" --engines minhop,minhop+first --auto
+expect_exit 0 compare --topo "$tmp/k.topo" --auto \
+	--engines minhop,minhop+first,updn+glob+roots=ecc
 grep -q "^minhop *first " "$tmp/out" || fail "compare: no minhop first row"
 [ "$(awk '$1 == "minhop" { print $6, $7, $8, $9 }' "$tmp/out" |
 	uniq | wc -l)" = 2 ] ||
 	fail "compare: minhop+first is routed as minhop: $(cat "$tmp/out")"
 grep -q "^auto *=ftree " "$tmp/out" ||
 	fail "compare --auto: the winner is not named: $(cat "$tmp/out")"
+[ "$(awk '/^engine/ { on = 1 } /^$/ { on = 0 } on { print length($0) }' \
+	"$tmp/out" | sort -u | wc -l)" = 1 ] ||
+	fail "compare: the table's columns are not aligned: $(cat "$tmp/out")"
 for o in glob first roots=; do
 	grep -q "^#.* $o" "$tmp/out" || fail "compare: no $o in the legend"
 done
