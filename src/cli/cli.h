@@ -151,7 +151,7 @@ struct cli_setup {
 	const char *dump_dir; /* --dump-dir */
 	const char *name_map; /* --node-name-map */
 	const char *config; /* -F opensm.conf */
-	char *conf_engine; /* its first routing_engine entry */
+	char *conf_engine; /* its routing_engine's first cr- entry */
 	char *conf_files[5]; /* the GUID and port order files it names */
 	bool config_read;
 	int conf_lmc; /* its lmc, -1: none */
@@ -231,6 +231,11 @@ const char *cli_engine_names(char *buf, size_t len, const char *prefix);
  * list (said at info level). 0, or -1 after a usage error.
  */
 int cli_engine_list(struct cli_setup *s, const char *list);
+/*
+ * -F's routing_engine LIST, by the same rule: the first cr- engine, said
+ * at info level; else the first entry. Allocated; NULL (memory).
+ */
+char *cli_conf_engine(const char *file, const char *list);
 /*
  * Reads the topology and gives it LIDs: from --lids, else assigned with
  * --lmc when given, else the file's own, else assigned with LMC 0.

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_WRITE_LP = CLI_KEY_CMD,
@@ -223,6 +225,7 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_est *est = NULL;
 	struct cr_bound_result **res = NULL;
+	struct cli_progress *prog;
 	const char *how = "";
 	int npat = 0, done = 0, ret;
 
@@ -284,13 +287,20 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		printf(" %10s %10s", "per phase", "LP value");
 	printf("\n");
 	fflush(stdout);
+	prog = cli_progress_start("bound: patterns", (uint64_t)npat);
 	for (done = 0; done < npat; done++) {
 		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
 		if (!res[done])
-			goto out;
+			break;
+		cli_progress_hold(prog, true);
 		print_result(res[done], &c.bo);
 		fflush(stdout);
+		cli_progress_set(prog, (uint64_t)done + 1);
+		cli_progress_hold(prog, false);
 	}
+	cli_progress_end(prog);
+	if (done < npat)
+		goto out;
 	for (int i = 0; i < npat; i++)
 		print_phases(res[i], c.bo.unsplittable);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -328,6 +338,7 @@ struct bound_cache {
 	int npat;
 	struct bound_cache_entry *e;
 	unsigned n;
+	size_t cap;
 };
 
 struct bound_cache *bound_cache_new(const struct cr_fabric *f,
@@ -376,17 +387,15 @@ static bool same_hosts(const struct bound_cache_entry *e,
 struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 					       const struct cr_hosts *h)
 {
-	struct bound_cache_entry *grow, *e;
+	struct bound_cache_entry *e;
 	struct cr_routing *r = NULL;
 	struct cr_est *est = NULL;
 
 	for (unsigned i = 0; i < bc->n; i++)
 		if (same_hosts(&bc->e[i], h))
 			return bc->e[i].res;
-	grow = realloc(bc->e, (bc->n + 1) * sizeof(*grow));
-	if (!grow)
+	if (cr_grow(&bc->e, &bc->cap, (size_t)bc->n + 1, sizeof(*bc->e)))
 		goto oom;
-	bc->e = grow;
 	e = &bc->e[bc->n];
 	memset(e, 0, sizeof(*e));
 	e->lids = malloc((h->count + 1) * sizeof(*e->lids));

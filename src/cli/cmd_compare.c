@@ -11,11 +11,13 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_ENGINES = CLI_KEY_CMD,
@@ -47,10 +49,14 @@ static const struct cli_opt *const compare_tables[] = {
 	compare_opts, cli_topo_opts, cli_live_opts, est_cli_opts, NULL,
 };
 
-/* Each engine plain; minhop and updn also with each toggle and both. */
-#define DEFAULT_ENGINES                                                    \
-	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,updn,updn+ps,updn+rgs," \
-	"updn+ps+rgs,ftree,lash"
+/*
+ * Each engine plain; minhop and updn also with each toggle and both, and
+ * the variants cr-auto picks most (glob on trees, first on meshes).
+ */
+#define DEFAULT_ENGINES                                                       \
+	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,minhop+glob,minhop+first," \
+	"updn,updn+ps,updn+rgs,updn+ps+rgs,updn+glob,updn+roots=ecc+glob,"    \
+	"ftree,lash"
 
 struct compare_ctx {
 	struct cli_setup setup;
@@ -58,6 +64,8 @@ struct compare_ctx {
 	const char *engines;
 	bool with_auto;
 	char *auto_table; /* cr-auto's, printed after the table */
+	struct cli_progress *prog; /* held while a row is printed */
+	int optw; /* the options column's width */
 	bool bound;
 	struct bound_cache *bc;
 	bool json;
@@ -86,22 +94,21 @@ static int compare_opt(void *arg, int key, const char *val)
 
 /* The --engines list: cr_engine_set_parse()'s syntax, as cr-auto's. */
 static int parse_sets(const struct cli_cmd *cmd, const char *list,
-		      bool have_root_file, struct cr_engine_set **sets)
+		      bool have_root_file, struct cr_engine_set **sets,
+		      size_t *cap)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	struct cr_engine_set *out = NULL;
 	int n = 0;
 
+	*cap = 0;
+
 	if (!copy)
 		goto oom;
 	for (tok = strtok_r(copy, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {
-		struct cr_engine_set *grow =
-			realloc(out, (n + 1) * sizeof(*out));
-
-		if (!grow)
+		if (cr_grow(&out, cap, (size_t)n + 1, sizeof(*out)))
 			goto oom;
-		out = grow;
 		if (cr_engine_set_parse(tok, &out[n], "--engines"))
 			goto fail;
 		if (out[n].roots_file && !have_root_file) {
@@ -152,9 +159,10 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", cr_pattern_kind_name(p->kind));
 }
 
-static void print_header(const struct cr_pattern *pats, int npat, bool bound)
+static void print_header(const struct cr_pattern *pats, int npat, bool bound,
+			 int optw)
 {
-	printf("%-10s %-8s %8s %11s %6s", "engine", "options", "time s",
+	printf("%-10s %-*s %8s %11s %6s", "engine", optw, "options", "time s",
 	       "unreachable", "c-loop");
 	for (int i = 0; i < npat; i++) {
 		char l[32], h[48];
@@ -177,7 +185,7 @@ static void row_begin(struct compare_ctx *c, const char *engine,
 		      const char *opts)
 {
 	if (!c->json) {
-		printf("%-10s %-8s", engine, opts[0] ? opts : "-");
+		printf("%-10s %-*s", engine, c->optw, opts[0] ? opts : "-");
 		return;
 	}
 	fputs(c->rows++ ? ",\n  {\"engine\": " : "\n  {\"engine\": ", stdout);
@@ -249,6 +257,49 @@ static const struct cr_est_each row_each = {
 	.result = row_result,
 };
 
+/* The options column: the set's toggles, "ps+rgs" (empty: none). */
+static void set_opts(const struct cr_engine_set *s, char *buf, size_t len)
+{
+	const char *on[] = {
+		s->ps ? "ps" : NULL,
+		s->rgs ? "rgs" : NULL,
+		s->bal ? "bal" : NULL,
+		s->glob ? "glob" : NULL,
+		s->first ? "first" : NULL,
+		s->roots_file		   ? "roots=file"
+		: s->roots == CR_ROOTS_ECC ? "roots=ecc"
+		: s->roots == CR_ROOTS_TOP ? "roots=top"
+					   : NULL,
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]) && n < len; i++)
+		if (on[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? "+" : "", on[i]);
+}
+
+/* cr-auto's row: its winner ("updn+glob"), from the ranked table. */
+static void auto_winner(const char *table, char *buf, size_t len)
+{
+	const char *line = table;
+
+	snprintf(buf, len, "-");
+	for (; line && *line; line = strchr(line, '\n'), line += !!line) {
+		const char *end = strchr(line, '\n');
+		size_t l = end ? (size_t)(end - line) : strlen(line);
+		int rank, num;
+		char name[48];
+
+		if (l < 7 || strncmp(line + l - 7, " WINNER", 7) ||
+		    sscanf(line, "%d %d %47s", &rank, &num, name) != 3)
+			continue;
+		snprintf(buf, len, "=%s", name);
+		return;
+	}
+}
+
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		       const struct cr_engine_set *s,
 		       const struct cr_pattern *pats, int npat)
@@ -257,7 +308,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	const struct cr_engine *e;
 	struct cr_routing *r;
 	struct compare_est row = {0};
-	char opts[48];
+	char opts[64];
 	double secs = 0;
 	int ret = -1;
 
@@ -278,29 +329,24 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		fflush(stdout);
 		goto score;
 	}
-	snprintf(opts, sizeof(opts), "%s%s%s%s%s%s%s%s%s", s->ps ? "ps" : "",
-		 s->ps && s->rgs ? "+" : "", s->rgs ? "rgs" : "",
-		 (s->ps || s->rgs) && s->bal ? "+" : "", s->bal ? "bal" : "",
-		 (s->ps || s->rgs || s->bal) && s->glob ? "+" : "",
-		 s->glob ? "glob" : "",
-		 (s->ps || s->rgs || s->bal || s->glob) &&
-				 (s->roots || s->roots_file)
-			 ? "+"
-			 : "",
-		 s->roots_file		    ? "roots=file"
-		 : s->roots == CR_ROOTS_ECC ? "roots=ecc"
-		 : s->roots == CR_ROOTS_TOP ? "roots=top"
-					    : "");
+	set_opts(s, opts, sizeof(opts));
 	c->setup.engine = s->e->name;
 	c->setup.opts.port_shifting = s->ps;
 	c->setup.opts.remote_guid_sorting = s->rgs;
 	c->setup.opts.lash_balance = s->bal;
 	c->setup.opts.balance_global = s->glob;
+	c->setup.opts.balance_first = s->first;
 	c->setup.opts.updn_roots = s->roots;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
 	r = cli_route(&c->setup, f, &e, &secs);
 	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
+	if (c->setup.by.auto_table) {
+		free(c->auto_table);
+		c->auto_table = strdup(c->setup.by.auto_table);
+		auto_winner(c->auto_table, opts, sizeof(opts));
+	}
+	cli_progress_hold(c->prog, true);
 	row_begin(c, s->e->name, opts);
 	if (!r) {
 		if (c->json) {
@@ -319,10 +365,6 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	else
 		printf(" %8.3f", secs);
 	fflush(stdout);
-	if (c->setup.by.auto_table) {
-		free(c->auto_table);
-		c->auto_table = strdup(c->setup.by.auto_table);
-	}
 score:
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
 		printf("\n");
@@ -358,7 +400,9 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 {
 	printf("# croute compare: %s, %u switches, %u LIDs\n"
 	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
-	       " bal --lash-balance;\n# unreachable: (CA port, LID) pairs"
+	       " bal --lash-balance,\n# glob --balance global, first"
+	       " --balance first, roots=R updn's roots (ecc, top, file);\n#"
+	       " auto: =the candidate cr-auto picked;\n# unreachable: (CA port, LID) pairs"
 	       " without a path, forwarding loops included;\n# c-loop:"
 	       " virtual lanes with a credit loop; rates: fractions of the"
 	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
@@ -373,6 +417,8 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_fabric *f = NULL;
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
+	bool failed = false;
+	size_t cap;
 
 	cli_setup_init(&c.setup, cmd);
 	c.setup.live_layers = true; /* its credit-loop column */
@@ -382,18 +428,24 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	ret = CLI_BAD;
 	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES,
-			   c.setup.root_guids != NULL, &sets);
+			   c.setup.root_guids != NULL, &sets, &cap);
 	if (nsets < 0)
 		goto out;
 	if (c.with_auto) {
-		struct cr_engine_set *grow =
-			realloc(sets, (nsets + 1) * sizeof(*sets));
-
-		if (!grow)
+		if (cr_grow(&sets, &cap, (size_t)nsets + 1, sizeof(*sets))) {
+			cr_err("out of memory");
 			goto out;
-		sets = grow;
+		}
 		memset(&sets[nsets], 0, sizeof(*sets));
 		sets[nsets++].e = &cr_auto_engine;
+	}
+	/* cr-auto's winner is known only once it ran: room for any */
+	c.optw = c.with_auto ? 20 : 8;
+	for (int i = 0; i < nsets; i++) {
+		char o[64];
+
+		set_opts(&sets[i], o, sizeof(o));
+		c.optw = (int)strlen(o) > c.optw ? (int)strlen(o) : c.optw;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
@@ -420,7 +472,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	}
 	if (!c.json)
-		print_header(pats, npat, c.bound);
+		print_header(pats, npat, c.bound, c.optw);
 	if (c.setup.live || c.setup.dump_dir) {
 		const struct cr_engine_set installed = {0};
 
@@ -428,13 +480,17 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 		if (compare_row(&c, f, &installed, pats, npat) < 0)
 			goto out;
 	}
-	for (int i = 0; i < nsets; i++) {
-		int r = compare_row(&c, f, &sets[i], pats, npat);
-
-		if (r < 0)
-			goto out;
+	c.prog = cli_progress_start("compare: engines", (uint64_t)nsets);
+	for (int i = 0, r = 0; i < nsets && r >= 0; i++) {
+		cli_progress_set(c.prog, (uint64_t)i);
+		cli_progress_hold(c.prog, false);
+		r = compare_row(&c, f, &sets[i], pats, npat);
 		routed += r == 0;
+		failed = r < 0;
 	}
+	cli_progress_end(c.prog);
+	if (failed)
+		goto out;
 	if (c.json) {
 		fputs("\n ]", stdout);
 		if (c.auto_table) {

@@ -18,6 +18,7 @@
 
 #include "bound_cli.h"
 #include "est_cli.h"
+#include "progress.h"
 
 enum {
 	KEY_LFTS = CLI_KEY_CMD,
@@ -57,6 +58,8 @@ struct estimate_ctx {
 	const char *how;
 	struct cr_est_result **res;
 	uint64_t unrouted;
+	struct cli_progress *prog;
+	int done;
 };
 
 static int estimate_opt(void *arg, int key, const char *val)
@@ -159,6 +162,7 @@ static int estimate_result(void *arg, int i, struct cr_est_result *res)
 	struct estimate_ctx *c = arg;
 
 	c->res[i] = res;
+	cli_progress_set(c->prog, (uint64_t)++c->done);
 	if (!res)
 		return -1;
 	c->unrouted += res->unrouted;
@@ -186,6 +190,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	uint64_t unrouted = 0;
 	double secs = 0;
 	int npat = 0, ret = CLI_BAD;
+	bool html_err;
 
 	cli_setup_init(&c.setup, cmd);
 	est_setup_init(&c.est, cmd);
@@ -212,8 +217,14 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	c.f = f;
 	c.r = r;
 	c.res = res;
-	if (cr_est_patterns(f, r, &c.est.par, pats, npat, &estimate_each, &c))
+	c.prog = cli_progress_start("estimate: patterns", (uint64_t)npat);
+	ret = cr_est_patterns(f, r, &c.est.par, pats, npat, &estimate_each, &c);
+	cli_progress_end(c.prog);
+	if (ret) {
+		ret = CLI_BAD;
 		goto out;
+	}
+	ret = CLI_BAD;
 	hosts = c.hosts;
 	how = c.how;
 	unrouted = c.unrouted;
@@ -233,6 +244,11 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 			 c.setup.opts.remote_guid_sorting
 				 ? " --remote-guid-sorting"
 				 : "");
+	/*
+	 * The file first: a reader of stdout that leaves early (| head)
+	 * ends the command with SIGPIPE, and must not cut the file short.
+	 */
+	html_err = c.html && write_html(&c, f, hosts, res, npat, title);
 	if (c.json) {
 		cli_json_begin(stdout, "estimate");
 		fputs("\"source\": ", stdout);
@@ -269,7 +285,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cr_err("cannot write the report");
 		goto out;
 	}
-	if (c.html && write_html(&c, f, hosts, res, npat, title))
+	if (html_err)
 		goto out;
 	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
 out:

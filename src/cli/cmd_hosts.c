@@ -8,7 +8,9 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <croute/hosts.h>
 #include <croute/log.h>
 #include <croute/sched.h>
 #include <croute/topo.h>
@@ -87,25 +89,32 @@ static int hosts_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
-/*
- * Shift over the order: every phase up to 512 hosts, 64 sampled phases
- * beyond. 0: congestion free (min 1.0), 1: not, -1: error (reported).
- */
-static int score(const struct cr_fabric *f, const struct cr_routing *r,
-		 const struct cr_hosts *h)
+/* Shift over the order: every phase up to 512 hosts, 64 sampled beyond. */
+static struct cr_est_result *shift(const struct cr_fabric *f,
+				   const struct cr_routing *r,
+				   const struct cr_hosts *h)
 {
 	struct cr_pattern p = {.kind = CR_PAT_SHIFT, .seed = 1};
 	struct cr_est_result *res;
 	struct cr_est *e;
-	int ret;
 
 	if (h->count > 512)
 		p.count = 64;
 	e = cr_est_new(f, r, NULL);
 	if (!e)
-		return -1;
+		return NULL;
 	res = cr_est_run(e, &p, h);
 	cr_est_free(e);
+	return res;
+}
+
+/* 0: congestion free (min 1.0), 1: not, -1: error (reported). */
+static int score(const struct cr_fabric *f, const struct cr_routing *r,
+		 const struct cr_hosts *h)
+{
+	struct cr_est_result *res = shift(f, r, h);
+	int ret;
+
 	if (!res)
 		return -1;
 	fprintf(stderr,
@@ -116,6 +125,45 @@ static int score(const struct cr_fabric *f, const struct cr_routing *r,
 	ret = res->min_frac >= 1 - 1e-9 && !res->unrouted ? 0 : 1;
 	cr_est_result_free(res);
 	return ret;
+}
+
+/*
+ * cr-auto picks its routing on the hosts in the default order
+ * (include/croute/auto.h), so that is the order it vouches for; the leaf
+ * order is exported instead only where shift scores better over it on
+ * the routing cr-auto picked. Either way the export is never worse than
+ * the default order. *h and *how are replaced when the default wins.
+ */
+static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
+		      struct cr_hosts **h, const char **how)
+{
+	struct cr_hosts *d = cr_hosts_default(f);
+	struct cr_est_result *rd = d ? shift(f, r, d) : NULL;
+	struct cr_est_result *rl = rd ? shift(f, r, *h) : NULL;
+	bool leaf;
+
+	if (!rl) {
+		cr_est_result_free(rd);
+		cr_hosts_free(d);
+		return -1;
+	}
+	leaf = rl->avg_frac > rd->avg_frac + 1e-9;
+	cr_info("cr-auto: shift avg %.4f over the default order (node"
+		" descriptions, the order cr-auto tuned on), %.4f over %s:"
+		" exporting the %s",
+		rd->avg_frac, rl->avg_frac, *how,
+		leaf ? "second, which scores better" : "default order");
+	if (!leaf) {
+		cr_hosts_free(*h);
+		*h = d;
+		d = NULL;
+		*how = "the default order (node descriptions, natural sort),"
+		       " which cr-auto tuned on";
+	}
+	cr_est_result_free(rl);
+	cr_est_result_free(rd);
+	cr_hosts_free(d);
+	return 0;
 }
 
 static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -155,6 +203,8 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
 	h = cr_hosts_shift_order(f, &c.setup.by, &how);
+	if (h && e && !strcmp(e->name, "auto") && auto_order(f, r, &h, &how))
+		goto out;
 	nm = cr_names_new(f, NULL);
 	if (!h || !nm || cli_names_usable(&c.setup, f, nm, h, "hostfile"))
 		goto out;
@@ -203,7 +253,9 @@ const struct cli_cmd cli_cmd_hosts = {
 		" congestion free in that order with ftree, minhop and updn,"
 		" and with\nlash when --port-shifting is given (croute(1));"
 		" --score checks it with the\nestimator. Host names come from"
-		" node descriptions (first word).\n",
+		" node descriptions (first word).\nWith --order auto: the"
+		" node-description order cr-auto tuned on, unless shift\n"
+		"scores better over the leaf order (both scores at info level).\n",
 	.opts = hosts_tables,
 	.run = hosts_run,
 };

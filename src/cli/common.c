@@ -680,10 +680,8 @@ static int apply_config(struct cli_setup *s)
 		cr_osm_conf_release(&c);
 		return -1;
 	}
-	if (c.routing_engine) {
-		size_t n = strcspn(c.routing_engine, ",");
-
-		s->conf_engine = strndup(c.routing_engine, n);
+	if (c.routing_engine && !s->engine) {
+		s->conf_engine = cli_conf_engine(s->config, c.routing_engine);
 		if (!s->conf_engine) {
 			cr_osm_conf_release(&c);
 			return -1;

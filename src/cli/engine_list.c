@@ -29,6 +29,40 @@ const char *cli_engine_names(char *buf, size_t len, const char *prefix)
 	return buf;
 }
 
+/*
+ * opensm.conf's routing_engine, as -R reads it: the first croute engine
+ * of the list, else (nothing croute runs) the first entry, which
+ * cli_route refuses by name. NULL when memory runs out.
+ */
+char *cli_conf_engine(const char *file, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *name, *pick = NULL;
+	const char *builtin = NULL;
+
+	if (!copy)
+		return NULL;
+	for (name = strtok_r(copy, ", \t", &save); name;
+	     name = strtok_r(NULL, ", \t", &save)) {
+		if (!strncmp(name, "cr-", 3)) {
+			pick = name;
+			break;
+		}
+		builtin = builtin ? builtin : name;
+	}
+	if (pick && builtin)
+		cr_info("%s: routing_engine %s: %s is OpenSM's engine, not one"
+			" of croute's; routing with %s, the first croute"
+			" engine of the list",
+			file, list, builtin, pick);
+	else if (pick && strcmp(pick, list))
+		cr_info("%s: routing_engine %s: routing with %s, the first"
+			" croute engine of the list",
+			file, list, pick);
+	pick = strdup(pick ? pick : builtin ? builtin : list);
+	free(copy);
+	return pick;
+}
+
 int cli_engine_list(struct cli_setup *s, const char *list)
 {
 	char *copy = strdup(list), *save = NULL, *name, *builtin = NULL;

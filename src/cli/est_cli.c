@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <croute/ca_order.h>
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -41,22 +42,21 @@ void est_setup_release(struct est_setup *s)
 {
 	free(s->patterns);
 	s->patterns = NULL;
+	s->patterns_cap = 0;
 }
 
 /* --pattern may be given more than once: the lists add up. */
 static int add_patterns(struct est_setup *s, const char *arg)
 {
 	size_t old = s->patterns ? strlen(s->patterns) : 0;
-	char *p = realloc(s->patterns, old + strlen(arg) + 2);
 
-	if (!p) {
+	if (cr_grow(&s->patterns, &s->patterns_cap, old + strlen(arg) + 2, 1)) {
 		cr_err("out of memory");
 		return -1;
 	}
 	if (old)
-		p[old++] = ',';
-	strcpy(p + old, arg);
-	s->patterns = p;
+		s->patterns[old++] = ',';
+	strcpy(s->patterns + old, arg);
 	return 0;
 }
 

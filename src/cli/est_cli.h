@@ -28,6 +28,7 @@ struct est_setup {
 	const struct cli_cmd *cmd;
 	struct cr_est_params par;
 	char *patterns; /* the --pattern lists, joined by commas */
+	size_t patterns_cap; /* bytes allocated (cr_grow) */
 	unsigned long phases; /* 0: not given */
 	unsigned long long seed;
 	bool seed_set;

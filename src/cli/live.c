@@ -34,6 +34,7 @@
 #include <infiniband/umad.h>
 
 #include "live.h"
+#include "progress.h"
 
 #define CAP_EXT_SPEEDS (1u << 14) /* PortInfo:CapabilityMask */
 
@@ -220,29 +221,27 @@ static int read_lfts(struct ibmad_port *mad, ibnd_fabric_t *fab,
 		     const struct cr_fabric *f, struct cr_routing *r)
 {
 	unsigned done = 0, total = f->num_switches;
-	bool tty = isatty(STDERR_FILENO) && cli_verbosity >= CR_LOG_INFO;
+	struct cli_progress *prog =
+		cli_progress_start("live: LFTs read of switches", total);
+	int ret = 0;
 
-	for (ibnd_node_t *n = fab->nodes; n; n = n->next) {
+	for (ibnd_node_t *n = fab->nodes; n && !ret; n = n->next) {
 		uint32_t sw;
 
 		if (n->type != IB_NODE_SWITCH)
 			continue;
 		sw = cr_fabric_find_guid(f, n->guid);
-		if (sw == CR_NO_NODE || read_lft(mad, n, f, r, sw))
-			return -1;
-		done++;
-		if (tty)
-			fprintf(stderr,
-				"\rcroute: reading LFTs: %u of %u"
-				" switches",
-				done, total);
-		else if (total >= 100 && done % (total / 10) == 0)
+		if (sw == CR_NO_NODE || read_lft(mad, n, f, r, sw)) {
+			ret = -1;
+			break;
+		}
+		cli_progress_set(prog, ++done);
+		if (!prog && total >= 100 && done % (total / 10) == 0)
 			cr_info("live: LFTs of %u of %u switches read", done,
 				total);
 	}
-	if (tty)
-		fputc('\n', stderr);
-	return 0;
+	cli_progress_end(prog);
+	return ret;
 }
 
 struct cr_fabric *cli_live_load(struct cli_setup *s)

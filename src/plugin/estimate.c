@@ -243,6 +243,20 @@ static const struct cr_est_each job_each = {
 	.result = job_result,
 };
 
+/* The host order actually used, as croute estimate states it. */
+static const char *hosts_how(const struct est_job *j, const struct cr_hosts *h)
+{
+	if (j->by.ca_order && j->by.num_ca_order)
+		return "the engine's CA order";
+	/* sorted: hosts that share a description are neighbours */
+	for (uint32_t i = 1; i < h->count; i++)
+		if (!strcmp(j->f->nodes[h->ep[i].node].desc,
+			    j->f->nodes[h->ep[i - 1].node].desc))
+			return "node descriptions, natural sort; hosts that"
+			       " share one by node GUID";
+	return "node descriptions, natural sort";
+}
+
 static void run_job(struct cr_est_worker *w, struct est_job *j)
 {
 	struct job_run jr = {.w = w, .j = j};
@@ -261,12 +275,10 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	cr_est_params_init(&par);
 	if (j->conf.pen_set)
 		par.pen = j->conf.pen;
-	how = j->by.ca_order && j->by.num_ca_order
-		      ? "the engine's CA order"
-		      : "node descriptions, natural sort";
 	hosts = cr_hosts_for(j->f, &j->by, NULL);
 	if (!hosts)
 		goto fail;
+	how = hosts_how(j, hosts);
 	/* A fabric cut down to one host (the SM's switch cut off, say). */
 	if (hosts->count < 2) {
 		cr_info("no contention estimate of %s's routing: %u host(s);"

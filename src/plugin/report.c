@@ -177,6 +177,43 @@ static struct cr_names *export_names(const struct cr_plugin *pl,
 	return nm;
 }
 
+/*
+ * Schedulers take node names only: a node whose description is shared or
+ * empty is named by its GUID, which no scheduler resolves, so a file that
+ * would list one is not written (the stale one is removed) and the log
+ * says how to name the nodes. Routing goes on: the tables do not depend
+ * on names. CAs only for the hostfile, every node for topology.conf.
+ */
+static bool names_usable(const struct dump *d, const char *file, bool cas)
+{
+	const struct cr_fabric *f = d->f;
+	uint32_t hosts = 0, switches = 0, example = 0;
+	char guid[19];
+
+	for (uint32_t n = f->num_nodes; n-- > 0;) {
+		bool sw = f->nodes[n].type == CR_NODE_SWITCH;
+
+		if (cas && sw)
+			continue;
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->nodes[n].guid);
+		if (strcmp(cr_names_get(d->nm, n), guid))
+			continue;
+		hosts += !sw;
+		switches += sw;
+		example = n;
+	}
+	if (!hosts && !switches)
+		return true;
+	cr_err("%s not written: %u host%s and %u switch%s have no name of"
+	       " their own (node descriptions shared or empty, e.g. 0x%016" PRIx64
+	       " '%s'): GUIDs are not node names; name them in the"
+	       " node name map (node_name_map_name)",
+	       file, hosts, hosts == 1 ? "" : "s", switches,
+	       switches == 1 ? "" : "es", f->nodes[example].guid,
+	       f->nodes[example].desc);
+	return false;
+}
+
 /* Whether croute-lash-sl.dump is wanted, and small enough; says why not. */
 static bool lash_sl_wanted(const struct cr_plugin *pl, const char *engine,
 			   const struct cr_fabric *f)
@@ -262,6 +299,8 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 	slurm = r && pl->conf.dump_slurm;
 	if (hosts || slurm)
 		d.nm = export_names(pl, d.f);
+	hosts = hosts && d.nm && names_usable(&d, HOSTS_DUMP, true);
+	slurm = slurm && d.nm && names_usable(&d, SLURM_DUMP, false);
 	dump_file(dir, ROOTS_DUMP, r && by->roots ? write_roots : NULL, &d);
 	dump_file(dir, CR_CA_ORDER_DUMP,
 		  r && by->ca_order ? write_ca_order : NULL, &d);

@@ -24,4 +24,19 @@ shift=$("$croute" estimate -t "$tmp/k.topo" --lfts "$tmp/k.lft" \
 	--pattern shift | awk '$1 == "shift" { print $4 }')
 [ "$shift" = "$chose" ] ||
 	fail "estimate --lfts says $shift, cr-auto said $chose"
+
+# hosts --order auto exports an order at least as good for cr-auto's
+# routing as the default one it tuned on, and says which it exported.
+# Here the leaf order lists both ports of every host and scores .5188.
+"$croute" hosts -t "$tmp/k.topo" --order auto --score -o "$tmp/h" \
+	2>"$tmp/err"
+got=$(sed -n 's/.*shift over this order .* avg \([0-9.]*\) .*/\1/p' \
+	"$tmp/err")
+def=$("$croute" estimate -t "$tmp/k.topo" -e auto --pattern shift -q |
+	awk '$1 == "shift" { print $4 }')
+[ -n "$got" ] && [ -n "$def" ] && awk -v a="$got" -v b="$def" \
+	'BEGIN { exit !(a >= b) }' ||
+	fail "hosts --order auto exports an order scoring $got, default $def"
+grep -q "over the default order .*: exporting the" "$tmp/err" ||
+	fail "hosts --order auto does not say which order it exported"
 exit $failed

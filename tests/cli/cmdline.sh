@@ -48,4 +48,31 @@ grep -q "no croute engine in the list; updn is OpenSM's engine" "$tmp/err" ||
 expect_exit 2 route --topo "$tmp/k.topo" -R cr-dfsssp,updn
 grep -q "unknown croute engine 'cr-dfsssp' (croute's: cr-minhop," "$tmp/err" ||
 	fail "-R cr-dfsssp: $(cat "$tmp/err")"
+
+# -F: routing_engine follows the -R rule.
+printf 'routing_engine updn,cr-minhop,minhop\n' >"$tmp/osm.conf"
+expect_exit 0 route --topo "$tmp/k.topo" -F "$tmp/osm.conf" -o "$tmp/f.dump"
+grep -q "routing_engine updn,cr-minhop,minhop: updn is OpenSM's engine, not" \
+	"$tmp/err" || fail "-F updn,cr-minhop: $(cat "$tmp/err")"
+cmp -s "$tmp/f.dump" "$tmp/e.dump" || fail "-F updn,cr-minhop is not cr-minhop"
+printf 'routing_engine updn,minhop\n' >"$tmp/osm.conf"
+expect_exit 2 route --topo "$tmp/k.topo" -F "$tmp/osm.conf" -o /dev/null
+grep -q "routing_engine updn is not one of croute's" "$tmp/err" ||
+	fail "-F updn,minhop: $(cat "$tmp/err")"
+# compare: every toggle is applied and shown, cr-auto's row names its
+# winner, and the legend explains every option.
+expect_exit 0 compare --topo "$tmp/k.topo" --auto \
+	--engines minhop,minhop+first,updn+glob+roots=ecc
+grep -q "^minhop *first " "$tmp/out" || fail "compare: no minhop first row"
+[ "$(awk '$1 == "minhop" { print $6, $7, $8, $9 }' "$tmp/out" |
+	uniq | wc -l)" = 2 ] ||
+	fail "compare: minhop+first is routed as minhop: $(cat "$tmp/out")"
+grep -q "^auto *=ftree " "$tmp/out" ||
+	fail "compare --auto: the winner is not named: $(cat "$tmp/out")"
+[ "$(awk '/^engine/ { on = 1 } /^$/ { on = 0 } on { print length($0) }' \
+	"$tmp/out" | sort -u | wc -l)" = 1 ] ||
+	fail "compare: the table's columns are not aligned: $(cat "$tmp/out")"
+for o in glob first roots=; do
+	grep -q "^#.* $o" "$tmp/out" || fail "compare: no $o in the legend"
+done
 exit $failed

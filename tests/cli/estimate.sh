@@ -115,8 +115,12 @@ expect_exit 0 compare --topo "$T" --phases 4
 for e in minhop updn ftree lash; do
 	grep -q "^$e " "$tmp/out" || fail "compare: no row for $e"
 done
-[ "$(grep -c '^minhop ' "$tmp/out")" = 4 ] ||
+[ "$(grep -c '^minhop ' "$tmp/out")" = 6 ] ||
 	fail "compare: minhop is not run with each toggle set"
+# the default list has the variants cr-auto picks
+for v in "minhop *glob" "minhop *first" "updn *glob" "updn *glob+roots=ecc"; do
+	grep -q "^$v " "$tmp/out" || fail "compare: no $v row by default"
+done
 "$croute" gen torus 3 3 --hosts 1 >"$tmp/torus.topo" || fail "croute gen"
 expect_exit 0 compare --topo "$tmp/torus.topo" --engines minhop,ftree,lash+ps
 grep -q "^ftree .*refused: " "$tmp/out" ||
