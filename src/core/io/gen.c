@@ -20,8 +20,7 @@
 #include <croute/log.h>
 #include <croute/rand.h>
 
-#define SWITCH_GUID_BASE 0x0002c90200000000ULL
-#define CA_GUID_BASE 0x0002c90300000000ULL
+#include "gen_build.h"
 
 struct rng {
 	uint64_t s;
@@ -48,125 +47,18 @@ static void shuffle(struct rng *r, uint32_t *a, uint32_t n)
 	}
 }
 
+/* The shared builder (gen_build.h) and the generator's own randomness. */
 struct gen {
-	struct cr_fabric *f;
-	struct cr_gen_params p;
-	uint64_t sw_guid, ca_guid;
-	unsigned hosts, host_digits;
+	struct cr_genb b;
 	struct rng rng;
 };
-
-static unsigned digits(unsigned long n)
-{
-	unsigned d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
 
 static int gen_init(struct gen *g, const struct cr_gen_params *p,
 		    unsigned long total_hosts)
 {
-	memset(g, 0, sizeof(*g));
-	if (p)
-		g->p = *p;
-	if (!g->p.speed)
-		g->p.speed = CR_SPEED_QDR;
-	if (!g->p.width)
-		g->p.width = 4;
-	if (!g->p.hca_ports)
-		g->p.hca_ports = 1;
-	if (g->p.hca_ports > CR_MAX_PORTS) {
-		cr_err("gen: %u ports per host is too many", g->p.hca_ports);
+	if (cr_genb_init(&g->b, p, total_hosts))
 		return -1;
-	}
-	g->sw_guid = SWITCH_GUID_BASE;
-	g->ca_guid = CA_GUID_BASE;
-	g->host_digits = digits(total_hosts);
-	if (g->host_digits < 4)
-		g->host_digits = 4;
-	g->rng.s = g->p.seed;
-	g->f = cr_fabric_new();
-	if (!g->f) {
-		cr_err("gen: out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-static struct cr_fabric *gen_done(struct gen *g, int err)
-{
-	if (!err && cr_fabric_finalize(g->f))
-		err = -1;
-	if (err) {
-		cr_fabric_free(g->f);
-		return NULL;
-	}
-	return g->f;
-}
-
-static uint32_t add_switch(struct gen *g, unsigned ports, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static uint32_t add_switch(struct gen *g, unsigned ports, const char *fmt, ...)
-{
-	char desc[64];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(desc, sizeof(desc), fmt, ap);
-	va_end(ap);
-	return cr_fabric_add_node(g->f, CR_NODE_SWITCH, g->sw_guid++, ports,
-				  desc);
-}
-
-static int cable(struct gen *g, uint32_t a, unsigned pa, uint32_t b,
-		 unsigned pb)
-{
-	struct cr_port *x, *y;
-
-	if (cr_fabric_link(g->f, a, pa, b, pb))
-		return -1;
-	x = &g->f->nodes[a].ports[pa];
-	y = &g->f->nodes[b].ports[pb];
-	x->width = y->width = g->p.width;
-	x->speed = y->speed = g->p.speed;
-	return 0;
-}
-
-/* count hosts on switch sw from port first on, hca_ports ports each. */
-static int add_hosts(struct gen *g, uint32_t sw, unsigned first, unsigned count)
-{
-	unsigned np = g->p.hca_ports;
-
-	for (unsigned h = 0; h < count; h++) {
-		char desc[64];
-		uint32_t n;
-
-		snprintf(desc, sizeof(desc), "h%0*u HCA-1", (int)g->host_digits,
-			 ++g->hosts);
-		n = cr_fabric_add_node(g->f, CR_NODE_CA, g->ca_guid, np, desc);
-		if (n == CR_NO_NODE)
-			return -1;
-		/* a CA takes its node GUID and one GUID per port */
-		g->ca_guid += np + 1;
-		for (unsigned p = 1; p <= np; p++)
-			if (cable(g, sw, first + h * np + p - 1, n, p))
-				return -1;
-	}
-	return 0;
-}
-
-static int check_ports(const char *what, unsigned long ports)
-{
-	if (ports < 1 || ports > CR_MAX_PORTS) {
-		cr_err("gen: %s would need %lu ports (1..%u possible)", what,
-		       ports, CR_MAX_PORTS);
-		return -1;
-	}
+	g->rng.s = g->b.p.seed;
 	return 0;
 }
 
@@ -188,7 +80,7 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 		cr_err("gen: a k-ary n-tree needs k >= 2 and n >= 1");
 		return NULL;
 	}
-	if (check_ports("a k-ary n-tree switch", 2ul * k))
+	if (cr_genb_check_ports("a k-ary n-tree switch", 2ul * k))
 		return NULL;
 	for (unsigned i = 1; i < n; i++) {
 		per_level *= k;
@@ -208,9 +100,9 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 		return NULL;
 	for (unsigned l = 0; l < n && !err; l++)
 		for (unsigned long i = 0; i < per_level && !err; i++)
-			err = add_switch(&g, 2 * k, "sw-l%u-%0*lu", l,
-					 (int)digits(per_level - 1),
-					 i) == CR_NO_NODE;
+			err = cr_genb_switch(&g.b, 2 * k, "sw-l%u-%0*lu", l,
+					     (int)cr_genb_digits(per_level - 1),
+					     i) == CR_NO_NODE;
 	for (unsigned l = 0; l + 1 < n && !err; l++) {
 		unsigned long stride = 1;
 
@@ -222,15 +114,15 @@ struct cr_fabric *cr_gen_kary_ntree(unsigned k, unsigned n,
 			unsigned long base = i - dl * stride;
 
 			for (unsigned d = 0; d < k && !err; d++)
-				err = cable(&g, l * per_level + i, d + 1,
-					    (l + 1) * per_level + base +
-						    d * stride,
-					    k + dl + 1);
+				err = cr_genb_cable(
+					&g.b, l * per_level + i, d + 1,
+					(l + 1) * per_level + base + d * stride,
+					k + dl + 1);
 		}
 	}
 	for (unsigned long i = 0; i < per_level && !err; i++)
-		err = add_hosts(&g, (n - 1) * per_level + i, 1, k / np);
-	return gen_done(&g, err);
+		err = cr_genb_hosts(&g.b, (n - 1) * per_level + i, 1, k / np);
+	return cr_genb_done(&g.b, err);
 }
 
 /*
@@ -255,7 +147,7 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 		cr_err("gen: a fat tree needs an even number of ports >= 2");
 		return NULL;
 	}
-	if (check_ports("a fat-tree switch", k))
+	if (cr_genb_check_ports("a fat-tree switch", k))
 		return NULL;
 	if (p && p->hca_ports > 1) {
 		cr_err("gen: fat-tree hosts have one port each");
@@ -279,37 +171,40 @@ struct cr_fabric *cr_gen_fat_tree(unsigned k, const struct cr_gen_params *p)
 		return NULL;
 	for (unsigned j = 0; j < u && !err; j++)
 		for (unsigned t = 0; t < h && !err; t++)
-			err = add_switch(&g, k, "sw-root-%0*u-%0*u",
-					 (int)digits(u - 1), j,
-					 (int)digits(h - 1), t) == CR_NO_NODE;
-	mids = g.f->num_nodes;
+			err = cr_genb_switch(&g.b, k, "sw-root-%0*u-%0*u",
+					     (int)cr_genb_digits(u - 1), j,
+					     (int)cr_genb_digits(h - 1),
+					     t) == CR_NO_NODE;
+	mids = g.b.f->num_nodes;
 	for (unsigned pod = 0; pod < k && !err; pod++)
 		for (unsigned j = 0; j < u && !err; j++)
-			err = add_switch(&g, k, "sw-mid-%0*u-%0*u",
-					 (int)digits(k - 1), pod,
-					 (int)digits(u - 1), j) == CR_NO_NODE;
-	leaves = g.f->num_nodes;
+			err = cr_genb_switch(&g.b, k, "sw-mid-%0*u-%0*u",
+					     (int)cr_genb_digits(k - 1), pod,
+					     (int)cr_genb_digits(u - 1),
+					     j) == CR_NO_NODE;
+	leaves = g.b.f->num_nodes;
 	for (unsigned pod = 0; pod < k && !err; pod++)
 		for (unsigned l = 0; l < h && !err; l++)
-			err = add_switch(&g, k, "sw-leaf-%0*u-%0*u",
-					 (int)digits(k - 1), pod,
-					 (int)digits(h - 1), l) == CR_NO_NODE;
+			err = cr_genb_switch(&g.b, k, "sw-leaf-%0*u-%0*u",
+					     (int)cr_genb_digits(k - 1), pod,
+					     (int)cr_genb_digits(h - 1),
+					     l) == CR_NO_NODE;
 	/* a leaf's hosts on its first ports, its uplinks on its last */
 	for (unsigned pod = 0; pod < k && !err; pod++)
 		for (unsigned j = 0; j < u && !err; j++) {
 			uint32_t mid = mids + pod * u + j;
 
 			for (unsigned t = 0; t < h && !err; t++)
-				err = cable(&g, j * h + t, pod + 1, mid,
-					    h + t + 1);
+				err = cr_genb_cable(&g.b, j * h + t, pod + 1,
+						    mid, h + t + 1);
 			for (unsigned l = 0; l < h && !err; l++)
-				err = cable(&g, mid, l + 1,
-					    leaves + pod * h + l,
-					    k - u + j + 1);
+				err = cr_genb_cable(&g.b, mid, l + 1,
+						    leaves + pod * h + l,
+						    k - u + j + 1);
 		}
 	for (unsigned i = 0; i < k * h && !err; i++)
-		err = add_hosts(&g, leaves + i, 1, per_leaf);
-	return gen_done(&g, err);
+		err = cr_genb_hosts(&g.b, leaves + i, 1, per_leaf);
+	return cr_genb_done(&g.b, err);
 }
 
 /*
@@ -334,8 +229,8 @@ struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
 		       " least one uplink per spine from every leaf");
 		return NULL;
 	}
-	if (check_ports("a leaf", (unsigned long)down + uplinks) ||
-	    check_ports("a spine", (unsigned long)leaves * max_per))
+	if (cr_genb_check_ports("a leaf", (unsigned long)down + uplinks) ||
+	    cr_genb_check_ports("a spine", (unsigned long)leaves * max_per))
 		return NULL;
 	if (gen_init(&g, p, (unsigned long)leaves * hosts_per_leaf))
 		return NULL;
@@ -352,16 +247,18 @@ struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
 		unsigned cnt = uplinks / spines + (s < uplinks % spines);
 		uint32_t *sp = spine_ports + (size_t)s * leaves * max_per;
 
-		err = add_switch(&g, leaves * cnt, "spine-%0*u",
-				 (int)digits(spines - 1), s) == CR_NO_NODE;
+		err = cr_genb_switch(&g.b, leaves * cnt, "spine-%0*u",
+				     (int)cr_genb_digits(spines - 1),
+				     s) == CR_NO_NODE;
 		for (uint32_t i = 0; i < leaves * cnt; i++)
 			sp[i] = i + 1;
 		if (scramble)
 			shuffle(&g.rng, sp, leaves * cnt);
 	}
 	for (unsigned l = 0; l < leaves && !err; l++)
-		err = add_switch(&g, down + uplinks, "leaf-%0*u",
-				 (int)digits(leaves - 1), l) == CR_NO_NODE;
+		err = cr_genb_switch(&g.b, down + uplinks, "leaf-%0*u",
+				     (int)cr_genb_digits(leaves - 1),
+				     l) == CR_NO_NODE;
 	for (unsigned l = 0; l < leaves && !err; l++) {
 		uint32_t leaf = spines + l;
 
@@ -374,17 +271,17 @@ struct cr_fabric *cr_gen_two_level(unsigned leaves, unsigned hosts_per_leaf,
 			uint32_t *sp =
 				spine_ports + (size_t)s * leaves * max_per;
 
-			err = cable(&g, leaf, down + u + 1, s,
-				    sp[spine_next[s]++]);
+			err = cr_genb_cable(&g.b, leaf, down + u + 1, s,
+					    sp[spine_next[s]++]);
 		}
 	}
 	for (unsigned l = 0; l < leaves && !err; l++)
-		err = add_hosts(&g, spines + l, 1, hosts_per_leaf);
+		err = cr_genb_hosts(&g.b, spines + l, 1, hosts_per_leaf);
 out:
 	free(spine_ports);
 	free(spine_next);
 	free(slot);
-	return gen_done(&g, err);
+	return cr_genb_done(&g.b, err);
 }
 
 /*
@@ -415,27 +312,29 @@ struct cr_fabric *cr_gen_torus(const unsigned *dims, unsigned ndims, bool wrap,
 			return NULL;
 		}
 	}
-	if (check_ports("a torus switch", hp + 2ul * ndims) ||
+	if (cr_genb_check_ports("a torus switch", hp + 2ul * ndims) ||
 	    gen_init(&g, p, count * hosts_per_switch))
 		return NULL;
 	for (unsigned long i = 0; i < count && !err; i++) {
 		unsigned x = i % d[0], y = i / d[0] % d[1], z = i / d[0] / d[1];
 
 		if (ndims == 3)
-			err = add_switch(
-				      &g, hp + 2 * ndims, "sw-%0*u-%0*u-%0*u",
-				      (int)digits(d[0] - 1), x,
-				      (int)digits(d[1] - 1), y,
-				      (int)digits(d[2] - 1), z) == CR_NO_NODE;
+			err = cr_genb_switch(&g.b, hp + 2 * ndims,
+					     "sw-%0*u-%0*u-%0*u",
+					     (int)cr_genb_digits(d[0] - 1), x,
+					     (int)cr_genb_digits(d[1] - 1), y,
+					     (int)cr_genb_digits(d[2] - 1),
+					     z) == CR_NO_NODE;
 		else if (ndims == 2)
-			err = add_switch(&g, hp + 2 * ndims, "sw-%0*u-%0*u",
-					 (int)digits(d[0] - 1), x,
-					 (int)digits(d[1] - 1),
-					 y) == CR_NO_NODE;
+			err = cr_genb_switch(&g.b, hp + 2 * ndims,
+					     "sw-%0*u-%0*u",
+					     (int)cr_genb_digits(d[0] - 1), x,
+					     (int)cr_genb_digits(d[1] - 1),
+					     y) == CR_NO_NODE;
 		else
-			err = add_switch(&g, hp + 2, "sw-%0*u",
-					 (int)digits(d[0] - 1),
-					 x) == CR_NO_NODE;
+			err = cr_genb_switch(&g.b, hp + 2, "sw-%0*u",
+					     (int)cr_genb_digits(d[0] - 1),
+					     x) == CR_NO_NODE;
 	}
 	for (unsigned long i = 0; i < count && !err; i++) {
 		unsigned long stride = 1;
@@ -447,14 +346,15 @@ struct cr_fabric *cr_gen_torus(const unsigned *dims, unsigned ndims, bool wrap,
 			if (d[k] == 1 || (!wrap && c + 1 == d[k]))
 				goto next;
 			j = c + 1 < d[k] ? i + stride : i - c * stride;
-			err = cable(&g, i, hp + 2 * k + 1, j, hp + 2 * k + 2);
+			err = cr_genb_cable(&g.b, i, hp + 2 * k + 1, j,
+					    hp + 2 * k + 2);
 		next:
 			stride *= d[k];
 		}
 	}
 	for (unsigned long i = 0; i < count && !err; i++)
-		err = add_hosts(&g, i, 1, hosts_per_switch);
-	return gen_done(&g, err);
+		err = cr_genb_hosts(&g.b, i, 1, hosts_per_switch);
+	return cr_genb_done(&g.b, err);
 }
 
 /*
@@ -481,7 +381,8 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 		       switches, switches > 2 ? 2 : 1);
 		return NULL;
 	}
-	if (check_ports("a random-fabric switch", (unsigned long)hp + links) ||
+	if (cr_genb_check_ports("a random-fabric switch",
+				(unsigned long)hp + links) ||
 	    gen_init(&g, p, (unsigned long)switches * hosts_per_switch))
 		return NULL;
 	order = malloc(switches * sizeof(*order));
@@ -493,8 +394,9 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 		goto out;
 	}
 	for (unsigned i = 0; i < switches && !err; i++)
-		err = add_switch(&g, hp + links, "sw-%0*u",
-				 (int)digits(switches - 1), i) == CR_NO_NODE;
+		err = cr_genb_switch(&g.b, hp + links, "sw-%0*u",
+				     (int)cr_genb_digits(switches - 1),
+				     i) == CR_NO_NODE;
 	for (uint32_t i = 0; i < switches; i++)
 		order[i] = i;
 	shuffle(&g.rng, order, switches);
@@ -505,7 +407,8 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 		if (i) {
 			uint32_t k = rng_below(&g.rng, nopen), t = open[k];
 
-			err = cable(&g, s, hp + ++used[s], t, hp + ++used[t]);
+			err = cr_genb_cable(&g.b, s, hp + ++used[s], t,
+					    hp + ++used[t]);
 			if (used[t] == links)
 				open[k] = open[--nopen];
 		}
@@ -519,12 +422,12 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 		bool linked = s == t;
 
 		for (unsigned q = 1; q <= used[s] && !linked; q++)
-			linked = g.f->nodes[s].ports[hp + q].remote == t;
+			linked = g.b.f->nodes[s].ports[hp + q].remote == t;
 		if (linked) {
 			fails++;
 			continue;
 		}
-		err = cable(&g, s, hp + ++used[s], t, hp + ++used[t]);
+		err = cr_genb_cable(&g.b, s, hp + ++used[s], t, hp + ++used[t]);
 		/* drop the higher index first so the other stays valid */
 		if (a < b) {
 			uint32_t x = a;
@@ -538,10 +441,10 @@ struct cr_fabric *cr_gen_random(unsigned switches, unsigned links,
 			open[b] = open[--nopen];
 	}
 	for (uint32_t i = 0; i < switches && !err; i++)
-		err = add_hosts(&g, i, 1, hosts_per_switch);
+		err = cr_genb_hosts(&g.b, i, 1, hosts_per_switch);
 out:
 	free(order);
 	free(used);
 	free(open);
-	return gen_done(&g, err);
+	return cr_genb_done(&g.b, err);
 }

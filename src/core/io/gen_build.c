@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The building blocks of the generators of today's fabrics. GUIDs, names
- * and port rates follow the rules gen.c's generators keep, so that every
- * generated fabric reads and sorts the same way (gen_build.h).
+ * The building blocks every generator shares (gen_build.h): GUIDs, names
+ * and port rates by one rule, so that every generated fabric reads and
+ * sorts the same way.
  */
 #include <stdarg.h>
 #include <stdio.h>

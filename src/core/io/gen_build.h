@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the generators of today's fabrics (dragonfly+, HyperX, rail trees)
- * share: switches and CAs added with GUIDs in node order (switches from
- * SWITCH_GUID_BASE, CAs from CA_GUID_BASE, each CA one GUID plus one a
- * port, as gen.c gives them), cables at the requested rate, hosts named
- * "hNNNN HCA-1". Internal to src/core/io.
+ * What every generator (gen.c's trees, tori and random graphs, and the
+ * dragonfly+, HyperX and rail-tree files) shares: switches and CAs added
+ * with GUIDs in node order (switches from 0x0002c90200000000, CAs from
+ * 0x0002c90300000000, each CA one GUID plus one a port), cables at the
+ * requested rate, hosts named "hNNNN HCA-1". Internal to src/core/io.
  */
 #ifndef CROUTE_GEN_BUILD_H
 #define CROUTE_GEN_BUILD_H
