@@ -4,24 +4,6 @@
 # port orders for nodes the fabric lacks; GUID 0; LIDs with a leading 0.
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
-# output (stdout and stderr) matches the extended regular expression.
-expect() {
-	want=$1
-	pat=$2
-	what=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "$what: exit $got, expected $want: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
-		fail "$what: output lacks /$pat/: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	fi
-}
-
 "$croute" gen ktree 2 3 -o "$tmp/k.topo" || exit 1
 "$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/lfts" || exit 1
 # The switches' names by GUID, as a node-name map has them.

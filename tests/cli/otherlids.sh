@@ -5,24 +5,6 @@
 # a report of every pair unreachable.
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
-# output (stdout and stderr) matches the extended regular expression.
-expect() {
-	want=$1
-	pat=$2
-	what=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "$what: exit $got, expected $want: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
-		fail "$what: output lacks /$pat/: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	fi
-}
-
 hint="tables made for other LIDs; give --lids FILE or --dump-dir"
 "$croute" gen ktree 2 3 -o "$tmp/k.topo" || exit 1
 "$croute" route -q -t "$tmp/k.topo" -e updn -o "$tmp/lmc0" || exit 1

@@ -4,24 +4,6 @@
 # never the file's default rate.
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
-# output (stdout and stderr) matches the extended regular expression.
-expect() {
-	want=$1
-	pat=$2
-	what=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "$what: exit $got, expected $want: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
-		fail "$what: output lacks /$pat/: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 8
-	fi
-}
-
 # shift_gbps TOPO: the average rate of a shift, in Gb/s.
 shift_gbps() {
 	"$croute" estimate --topo "$1" -e ftree --gbps --pattern shift 2>&1 |
