@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <croute/ca_order.h>
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -82,16 +83,9 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 			       why);
 			goto out;
 		}
-		if (n == cap) {
-			uint32_t *grow;
-
-			cap = cap ? 2 * cap : 256;
-			grow = realloc(lids, cap * sizeof(*lids));
-			if (!grow) {
-				cr_err("out of memory reading %s", path);
-				goto out;
-			}
-			lids = grow;
+		if (cr_grow(&lids, &cap, n + 1, sizeof(*lids))) {
+			cr_err("out of memory reading %s", path);
+			goto out;
 		}
 		lids[n++] = ep.lid;
 	}

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -46,7 +47,7 @@ struct lst_reader {
 	struct cr_fabric *f;
 	struct cr_guidmap nodes;
 	unsigned **port_line; /* per node, per port: the line listing it */
-	size_t port_line_alloc;
+	size_t port_line_alloc, node_line_alloc;
 	unsigned *node_line; /* per node: the line that added it */
 };
 
@@ -212,21 +213,11 @@ static uint32_t node_of(struct lst_reader *rd, struct end *end)
 
 	if (n == CR_GUIDMAP_NONE) {
 		n = f->num_nodes;
-		if (n >= rd->port_line_alloc) {
-			size_t cap = rd->port_line_alloc ? 2 * n : 64;
-			unsigned **pl =
-				realloc(rd->port_line, cap * sizeof(*pl));
-			unsigned *nl;
-
-			if (!pl)
-				goto oom;
-			rd->port_line = pl;
-			nl = realloc(rd->node_line, cap * sizeof(*nl));
-			if (!nl)
-				goto oom;
-			rd->node_line = nl;
-			rd->port_line_alloc = cap;
-		}
+		if (cr_grow(&rd->port_line, &rd->port_line_alloc, n + 1,
+			    sizeof(*rd->port_line)) ||
+		    cr_grow(&rd->node_line, &rd->node_line_alloc, n + 1,
+			    sizeof(*rd->node_line)))
+			goto oom;
 		rd->port_line[n] = calloc(end->num_ports + 1, sizeof(unsigned));
 		if (!rd->port_line[n])
 			goto oom;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/buf.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -83,23 +84,6 @@ struct reader {
 
 #define rd_err(rd, fmt, ...) \
 	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
-
-static int grow(void **p, size_t *alloc, size_t need, size_t size)
-{
-	size_t cap = *alloc ? *alloc : 64;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	q = realloc(*p, cap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*alloc = cap;
-	return 0;
-}
 
 /* FNV-1a: ids are short strings. */
 static size_t id_hash(const char *s)
@@ -495,9 +479,9 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 		goto out;
 	}
 	if (id_reserve(rd, n) ||
-	    grow((void **)&rd->nodes, &rd->nodes_alloc, n + 1,
+	    cr_grow(&rd->nodes, &rd->nodes_alloc, n + 1,
 		 sizeof(*rd->nodes)) ||
-	    grow((void **)&rd->ports, &rd->ports_alloc,
+	    cr_grow(&rd->ports, &rd->ports_alloc,
 		 rd->ports_used + nports + 1, sizeof(*rd->ports)) ||
 	    cr_guidmap_put(&rd->guids, guid, n) < 0)
 		goto oom;
@@ -653,9 +637,9 @@ static int add_port_line(struct reader *rd, const char *s)
 	port->speed = t.speed ? t.speed : speed_of_mask(smask, emask);
 
 	len = strlen(rid) + 1;
-	if (grow((void **)&rd->links, &rd->links_alloc, rd->nlinks + 1,
+	if (cr_grow(&rd->links, &rd->links_alloc, rd->nlinks + 1,
 		 sizeof(*rd->links)) ||
-	    grow((void **)&rd->pool, &rd->pool_alloc, rd->pool_len + len, 1)) {
+	    cr_grow(&rd->pool, &rd->pool_alloc, rd->pool_len + len, 1)) {
 		rd_err(rd, "out of memory");
 		goto fail;
 	}
