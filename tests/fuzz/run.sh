@@ -16,7 +16,8 @@ set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-.}
 seconds=${FUZZ_SECONDS:-8}
-targets=${FUZZ_TARGETS:-topo lfts flows conf route files orders writers incr gz oom}
+targets=${FUZZ_TARGETS:-topo lfts flows conf route files orders writers incr gz oom
+	options}
 out=$build/tests/fuzz/out
 mkdir -p "$out"
 # UBSan reports must fail the run, as ASan's do, in both kinds of build.
