@@ -69,7 +69,7 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 		char guid[32];
 		struct cr_endpoint ep;
 		const char *why;
-		unsigned idx, lid;
+		unsigned idx, lid, base;
 
 		line++;
 		if (buf[strspn(buf, " \t\r\n")] == '#' ||
@@ -86,7 +86,9 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 			       why);
 			goto out;
 		}
-		if (ep.lid <= f->max_lid && seen[ep.lid]++) {
+		/* by the port's base LID: a LID of its LMC range is it too */
+		base = f->nodes[ep.node].ports[ep.port].lid;
+		if (base <= f->max_lid && seen[base]++) {
 			cr_err("%s:%u: port GUID %s is listed twice", path,
 			       line, guid);
 			goto out;
