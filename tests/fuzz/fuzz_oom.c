@@ -5,16 +5,18 @@
  * the first two input bytes (little endian) say which allocation, counted
  * from 1 in the run, fails (0: none); every later one fails too, as when
  * memory is really gone. The third byte picks the work: t a topology, l an
- * LFT dump of the fixed fabric, r a small topology routed by every engine;
- * the rest is the file. Each path must end in an error or a result, never
- * a crash or a leak. FUZZ_OOM_STRICT=1 also aborts when a reader
- * returns a topology though an allocation failed (a partial read taken
- * for the whole file).
+ * LFT dump of the fixed fabric, r a small topology routed by every engine,
+ * g a GUID file (root_guid_file); the rest is the file. Each path must
+ * end in an error or a result, never a crash or a leak.
+ * FUZZ_OOM_STRICT=1 also aborts when a reader returns a topology or a
+ * GUID list though an allocation failed (a partial read taken for the
+ * whole file).
  */
 #include "fuzz.h"
 
 #include <errno.h>
 
+#include <croute/conf.h>
 #include <croute/routing.h>
 
 void *__real_malloc(size_t n);
@@ -110,6 +112,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		countdown = 0;
 		cr_routing_free(r);
 		cr_fabric_free(fx);
+	} else if (data[2] == 'g') {
+		FILE *in = fmemopen((void *)(data + 3), size - 3, "r");
+		struct cr_guid_list l = {0};
+		int rc;
+
+		if (!in)
+			return 0;
+		countdown = at;
+		rc = cr_guid_file_parse(in, "fuzz", "root_guid_file", &l);
+		countdown = 0;
+		if (!rc && failed && getenv("FUZZ_OOM_STRICT"))
+			abort();
+		cr_guid_list_release(&l);
+		fclose(in);
 	} else if (data[2] == 't' || data[2] == 'r') {
 		countdown = at;
 		f = fuzz_topo_read(data + 3, size - 3, "fuzz");
