@@ -36,11 +36,13 @@ static bool cabled(const struct cr_node *n)
  */
 static uint32_t sm_node(struct cr_fabric *f)
 {
-	uint32_t sm = CR_NO_NODE;
+	uint32_t sm;
 
-	if (f->sm_port_guid)
-		sm = cr_fabric_find_port_guid(f, f->sm_port_guid, NULL);
-	if (sm != CR_NO_NODE && cabled(&f->nodes[sm]))
+	/* Unknown: opensm-subnet.lst, which lists what the SM found. */
+	if (!f->sm_port_guid)
+		return CR_NO_NODE;
+	sm = cr_fabric_find_port_guid(f, f->sm_port_guid, NULL);
+	if (sm == CR_NO_NODE || cabled(&f->nodes[sm]))
 		return sm;
 	for (uint32_t i = 0; i < f->num_nodes; i++) {
 		const struct cr_node *n = &f->nodes[i];
