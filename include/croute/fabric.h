@@ -128,6 +128,15 @@ int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc);
  */
 int cr_fabric_sort_by_guid(struct cr_fabric *f);
 
+/*
+ * Leaves out the nodes with no path of cables to the SM's port
+ * (sm_port_guid; if that node has no cable, the first cabled CA becomes the
+ * SM's port), which OpenSM would never discover, with one warning naming
+ * them, then finalizes. 0 when nothing is left out or no SM port is known.
+ * -1 (logged) out of memory.
+ */
+int cr_fabric_keep_sm_part(struct cr_fabric *f);
+
 /* Node with this node GUID, or CR_NO_NODE. Linear: not for inner loops. */
 uint32_t cr_fabric_find_guid(const struct cr_fabric *f, uint64_t guid);
 /* Node and port owning this port GUID, or CR_NO_NODE. */

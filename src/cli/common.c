@@ -826,6 +826,11 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 		}
 		f->sm_port_guid = s->sm_port;
 	}
+	/* As OpenSM would: what its port cannot reach gets no LID. */
+	if (cr_fabric_keep_sm_part(f)) {
+		cr_fabric_free(f);
+		return NULL;
+	}
 	if (s->lids)
 		err = cr_lids_read_guid2lid(s->lids, f);
 	else if (s->lmc >= 0 || !f->max_lid)

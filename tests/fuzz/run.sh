@@ -9,12 +9,15 @@
 # FUZZ_SEED     libFuzzer seed (default 1, so make check is repeatable;
 #               0: random)
 # FUZZ_KEEP     keep the inputs libFuzzer found (tests/fuzz/found/TARGET)
-# FUZZ_TARGETS  which targets (default: topo lfts flows conf route files)
+# FUZZ_TARGETS  which targets (default: all of them)
+# FUZZ_MAX_LEN  libFuzzer's largest input (default 1 MB: the readers
+#               have buffers and limits well past 16 KB to reach)
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-.}
 seconds=${FUZZ_SECONDS:-8}
-targets=${FUZZ_TARGETS:-topo lfts flows conf route files}
+targets=${FUZZ_TARGETS:-topo lfts flows conf route files orders writers incr gz oom
+	options}
 out=$build/tests/fuzz/out
 mkdir -p "$out"
 # UBSan reports must fail the run, as ASan's do, in both kinds of build.
@@ -35,7 +38,7 @@ for t in $targets; do
 		start=$(date +%s)
 		"$fuzzer" -seed="${FUZZ_SEED:-1}" \
 			-max_total_time="$seconds" -timeout=10 \
-			-rss_limit_mb=2048 -max_len=16384 \
+			-rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-1048576}" \
 			-print_final_stats=1 -artifact_prefix="$out/$t-" \
 			"$new" "$corpus" >"$log" 2>&1
 		status=$?

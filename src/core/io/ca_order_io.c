@@ -52,13 +52,17 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 	struct cr_ep_index *ix = cr_ep_index_new(f);
 	struct cr_hosts *h = NULL;
 	uint32_t *lids = NULL;
+	/* a port listed twice would count its host twice */
+	uint8_t *seen = calloc((size_t)f->max_lid + 1, 1);
 	size_t n = 0, cap = 0, bufcap = 0;
 	unsigned line = 0;
 	char *buf = NULL;
-	FILE *in;
+	FILE *in = NULL;
 
-	if (!ix)
-		return NULL;
+	if (!ix || !seen) {
+		cr_err("out of memory reading %s", path);
+		goto out;
+	}
 	in = cr_file_open_read(path);
 	if (!in)
 		goto out;
@@ -66,7 +70,7 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 		char guid[32];
 		struct cr_endpoint ep;
 		const char *why;
-		unsigned idx, lid;
+		unsigned idx, lid, base;
 
 		line++;
 		if (buf[strspn(buf, " \t\r\n")] == '#' ||
@@ -81,6 +85,13 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 		if (cr_endpoint_parse(ix, guid, false, &ep, &why)) {
 			cr_err("%s:%u: port GUID %s: %s", path, line, guid,
 			       why);
+			goto out;
+		}
+		/* by the port's base LID: a LID of its LMC range is it too */
+		base = f->nodes[ep.node].ports[ep.port].lid;
+		if (base <= f->max_lid && seen[base]++) {
+			cr_err("%s:%u: port GUID %s is listed twice", path,
+			       line, guid);
 			goto out;
 		}
 		if (cr_grow(&lids, &cap, n + 1, sizeof(*lids))) {
@@ -100,6 +111,7 @@ out:
 		fclose(in);
 	free(buf);
 	free(lids);
+	free(seen);
 	cr_ep_index_free(ix);
 	return h;
 }
