@@ -198,7 +198,10 @@ cr_ibsim_limits() {
 cr_ibsim_start() {
 	topo=$1
 	limits=$(cr_ibsim_limits "$topo")
-	rm -f "$CR_DIR/ibsim.in"
+	# The previous ibsim's log goes first: the new one truncates it only
+	# once started, and a poll before that would read the old file's size
+	# as the new log's offset and skip its "ready" line.
+	rm -f "$CR_DIR/ibsim.in" "$CR_DIR/ibsim.log"
 	mkfifo "$CR_DIR/ibsim.in" || cr_fail "cannot create the console fifo"
 	# Read-write: neither side blocks, and ibsim never sees end of file.
 	exec 9<>"$CR_DIR/ibsim.in"
