@@ -3,7 +3,8 @@
 # random host orders. On the production tree, minhop's figures on its own
 # host order and on random orders differ; the same seed gives the same
 # figures, another seed others; --orders 0 changes nothing; JSON carries
-# the columns; a bad count is a usage error.
+# the columns; a bad count is a usage error. cr-auto's plan budgets the
+# random orders of an objective's "@K" term.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -55,6 +56,16 @@ expect_exit 0 compare --topo "$T" --engines minhop,updn --pattern shift \
 grep -q "rnd mean" "$tmp/out" || fail "compare: no random-order columns"
 awk '$1 == "minhop" { exit !(NF == 9 && $6 != $8) }' "$tmp/out" ||
 	fail "compare: minhop's row lacks differing random-order figures"
+
+# cr-auto's plan counts an "@K" term's K + 1 orders against its budget.
+for o in shift:avg shift:avg@8; do
+	expect_exit 0 route --topo "$T" --engine auto --auto-objective "$o" \
+		--auto-budget 0.02 --no-auto-optimize -o "$tmp/auto.lfts"
+	grep "cr-auto: plan:" "$tmp/err" | sed 's/ of .*//; s/.*plan: //' \
+		>"$tmp/plan-$o"
+done
+[ "$(cat "$tmp/plan-shift:avg@8")" -lt "$(cat "$tmp/plan-shift:avg")" ] ||
+	fail "the plan does not count the random orders' work"
 
 expect_exit 2 estimate --topo "$T" --engine minhop --orders x
 grep -q -- "--orders" "$tmp/err" || fail "a bad --orders is not named"

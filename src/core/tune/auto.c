@@ -207,18 +207,19 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 	w.fixed = route + check;
 	for (unsigned i = 0; i < obj->num_terms; i++) {
 		const struct cr_pattern *p = &obj->terms[i].pat;
-		double n = nhosts;
+		/* "@K": the pattern runs on K + 1 host orders */
+		double n = nhosts, k = 1.0 + obj->terms[i].orders;
 
 		if (p->kind == CR_PAT_SHIFT && !p->count)
-			w.shift_terms++;
+			w.shift_terms += k;
 		else if (p->kind == CR_PAT_SHIFT)
-			w.flows_fixed += n * p->count;
+			w.flows_fixed += k * n * p->count;
 		else if (p->kind == CR_PAT_BISECT)
-			w.flows_fixed += n * (p->count ? p->count : 10);
+			w.flows_fixed += k * n * (p->count ? p->count : 10);
 		else if (p->kind == CR_PAT_ALLTOALL)
-			w.flows_fixed += n * (n - 1);
+			w.flows_fixed += k * n * (n - 1);
 		else
-			w.flows_fixed += n;
+			w.flows_fixed += k * n;
 	}
 	return w;
 }
