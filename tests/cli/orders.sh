@@ -4,7 +4,8 @@
 # host order and on random orders differ; the same seed gives the same
 # figures, another seed others; --orders 0 changes nothing; JSON carries
 # the columns; a bad count is a usage error. cr-auto's plan budgets the
-# random orders of an objective's "@K" term.
+# random orders of an objective's "@K" term, and its log gives the held-out
+# figures.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -66,6 +67,12 @@ for o in shift:avg shift:avg@8; do
 done
 [ "$(cat "$tmp/plan-shift:avg@8")" -lt "$(cat "$tmp/plan-shift:avg")" ] ||
 	fail "the plan does not count the random orders' work"
+
+# cr-auto's pass reports its held-out figures beside the training ones.
+expect_exit 0 route --topo "$T" --engine auto --auto-budget 1 \
+	-o "$tmp/auto.lfts"
+grep -q "improvement pass took .* to .*(held-out [0-9./]* -> [0-9./]*)" \
+	"$tmp/err" || fail "cr-auto's log lacks the held-out figures"
 
 expect_exit 2 estimate --topo "$T" --engine minhop --orders x
 grep -q -- "--orders" "$tmp/err" || fail "a bad --orders is not named"
