@@ -26,6 +26,13 @@ struct cr_objective_term {
 	struct cr_pattern pat;
 	enum cr_stat stat;
 	double tol; /* "~N%": scores this close (relative) tie; 0: exact */
+	/*
+	 * "@K": also on K random host orders (0: the hosts' own order
+	 * only); the term is the mean over the own order and the K, or
+	 * with ":worst" the lowest of them.
+	 */
+	uint32_t orders;
+	bool worst;
 };
 
 /* Terms in order: the first decides, the next ones break ties. */
@@ -42,19 +49,25 @@ struct cr_objective {
 	 * phases (cr-auto sizes it to its budget); wins over max_flows.
 	 */
 	uint32_t shift_phases;
+	/* the random orders of "@K" terms: cr_hosts_random_order()'s seed */
+	uint64_t order_seed;
 };
 
 #define CR_OBJECTIVE_DEFAULT "shift:avg"
 
 /*
- * "PATTERN:STAT[~N%][,PATTERN:STAT[~N%]...]": PATTERN as cr_pattern_parse()
- * reads it (shift, shift:K, bisect:R, alltoall, fanin:K, flows:FILE), STAT
- * avg or min (avg when left out); "~N%" (0 <= N <= 50) makes scores
- * within N% of each other a tie, for the next term to break. -1 (logged,
- * naming what) on error.
+ * "TERM[,TERM...]", TERM "PATTERN[:STAT][@K[:worst]][~N%]": PATTERN as
+ * cr_pattern_parse() reads it (shift, shift:K, bisect:R, alltoall,
+ * fanin:K, flows:FILE), STAT avg or min (avg when left out); "@K"
+ * (1 <= K <= CR_OBJECTIVE_MAX_ORDERS; not for flows) scores the pattern
+ * on the hosts' own order and on K random orders and takes the mean of
+ * the K + 1, ":worst" their lowest; "~N%" (0 <= N <= 50) makes scores
+ * within N% of each other a tie, for the next term to break. order_seed
+ * starts at 1. -1 (logged, naming what) on error.
  */
 int cr_objective_parse(const char *spec, const char *what,
 		       struct cr_objective *obj);
+#define CR_OBJECTIVE_MAX_ORDERS 64
 void cr_objective_release(struct cr_objective *obj);
 
 /*
@@ -66,6 +79,36 @@ void cr_objective_release(struct cr_objective *obj);
 int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 		       const struct cr_objective *obj,
 		       const struct cr_hosts *hosts, double *score);
+
+/*
+ * Which samples a score is taken on. Choices (candidates, moves) are made
+ * on the training samples; acceptance also asks the held-out ones, drawn
+ * with other seeds, not to drop, so that a routing tuned to the samples
+ * it saw is not installed when it loses on the ones it did not.
+ */
+enum cr_score_set {
+	CR_SCORE_TRAIN, /* cr_objective_score(): own order, @K of order_seed */
+	CR_SCORE_OWN, /* the hosts' own order alone: "@K" left out */
+	/*
+	 * other seeds: the patterns' sampled phases and matchings, and for
+	 * "@K" terms K other random orders without the own one (a term
+	 * with every phase of a known order has nothing to hold out)
+	 */
+	CR_SCORE_HELDOUT,
+};
+int cr_objective_score_set(const struct cr_fabric *f,
+			   const struct cr_routing *r,
+			   const struct cr_objective *obj,
+			   const struct cr_hosts *hosts, enum cr_score_set set,
+			   double *score);
+/* Whether a term has "@K" random orders. */
+bool cr_objective_has_orders(const struct cr_objective *obj);
+/*
+ * Whether CR_SCORE_HELDOUT differs from training on these hosts: "@K"
+ * orders, bisect's matchings or a sample of shift's phases.
+ */
+bool cr_objective_holds_out(const struct cr_objective *obj,
+			    const struct cr_hosts *hosts);
 
 /*
  * Term i's pattern as cr_objective_score() runs it on these hosts (shift

@@ -24,6 +24,13 @@ struct cr_est_params {
 	uint32_t default_rate_mbps;
 	/* shift matrix exact up to this many hosts, blocks beyond (0: 2048) */
 	uint32_t matrix_max;
+	/*
+	 * cr_est_patterns(): also score each pattern on this many random
+	 * host orders (cr_hosts_random_order() of order_seed); 0: only the
+	 * order given.
+	 */
+	uint32_t orders;
+	uint64_t order_seed;
 };
 
 void cr_est_params_init(struct cr_est_params *p);
@@ -103,6 +110,19 @@ struct cr_est_unrouted {
 	uint8_t status;
 };
 
+/*
+ * A pattern on random host orders: how the routing fares for a job whose
+ * rank order it does not know. Order j (0 <= j < count) of a seed is the
+ * same permutation on every run and platform.
+ */
+struct cr_est_orders {
+	uint32_t
+		count; /* orders scored; 0: none, or the pattern has no hosts */
+	uint64_t seed;
+	double mean_avg, worst_avg; /* per-flow average: mean, lowest */
+	double mean_min, worst_min; /* slowest flow: mean, lowest */
+};
+
 #define CR_EST_HOT 10
 #define CR_EST_UNROUTED_KEPT 10
 
@@ -144,6 +164,9 @@ struct cr_est_result {
 	uint32_t mat_dim;
 	uint32_t mat_block;
 	float *matrix;
+
+	/* cr_est_patterns() with params.orders: the random orders' scores */
+	struct cr_est_orders orders;
 };
 
 /*
@@ -156,9 +179,26 @@ struct cr_est_result *cr_est_run(struct cr_est *e, const struct cr_pattern *p,
 void cr_est_result_free(struct cr_est_result *res);
 
 /*
+ * Host order j of seed: a uniform random permutation of h (Fisher-Yates
+ * driven by the j-th draw of seed's cr_rand_next() stream, so that orders
+ * of different seeds do not coincide). NULL (logged) out of memory.
+ */
+struct cr_hosts *cr_hosts_random_order(const struct cr_hosts *h, uint64_t seed,
+				       uint32_t j);
+/*
+ * Runs p on n random orders of hosts (orders 0..n-1 of seed) and fills
+ * *out; the pattern's own seed (phases, matchings) stays. A flows pattern
+ * has no hosts: out->count 0. 0, or -1 (logged) on error.
+ */
+int cr_est_run_orders(struct cr_est *e, const struct cr_pattern *p,
+		      const struct cr_hosts *hosts, uint32_t n, uint64_t seed,
+		      struct cr_est_orders *out);
+
+/*
  * Every pattern of pats on f routed by r: cr_est_new(), then the hosts
  * from hosts(arg) (owned by the caller; NULL, logged, on error), then
- * cr_est_run() per pattern in order, each result handed to
+ * cr_est_run() per pattern in order (and cr_est_run_orders() when
+ * par->orders is set), each result handed to
  * result(arg, i, res), which owns it; res is NULL (logged) when pattern i
  * could not be estimated. result() returns 0 to go on; anything else
  * stops the run and is returned. -1 when the estimator or the hosts

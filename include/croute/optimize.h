@@ -50,6 +50,12 @@ struct cr_opt_params {
 
 struct cr_opt_stats {
 	double before, after; /* the first objective term */
+	/*
+	 * The same on held-out samples (cr_objective_holds_out()); after:
+	 * the tables the pass reached, kept or not. tried: their first
+	 * term on the training samples, kept or not.
+	 */
+	double held_before, held_after, tried;
 	unsigned moves; /* kept */
 	unsigned evals; /* moves tried */
 	unsigned relayered; /* cr-lash: moves kept with sources re-layered */

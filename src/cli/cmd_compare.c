@@ -160,7 +160,7 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 }
 
 static void print_header(const struct cr_pattern *pats, int npat, bool bound,
-			 int optw)
+			 int optw, bool orders)
 {
 	printf("%-10s %-*s %8s %11s %6s", "engine", optw, "options", "time s",
 	       "unreachable", "c-loop");
@@ -170,6 +170,8 @@ static void print_header(const struct cr_pattern *pats, int npat, bool bound,
 		pattern_label(&pats[i], l, sizeof(l));
 		snprintf(h, sizeof(h), "%s avg", l);
 		printf(" %11s %8s", h, "min");
+		if (orders)
+			printf(" %9s %9s", "rnd mean", "rnd worst");
 		if (bound)
 			printf(" %8s", "avg/bd");
 	}
@@ -237,12 +239,22 @@ static int row_result(void *arg, int i, struct cr_est_result *res)
 		cli_json_str(stdout, l);
 		printf(", \"avg_frac\": %.6g, \"min_frac\": %.6g",
 		       res->avg_frac, res->min_frac);
+		if (res->orders.count)
+			printf(", \"orders\": %u, \"orders_mean_avg\": %.6g,"
+			       " \"orders_worst_avg\": %.6g",
+			       res->orders.count, res->orders.mean_avg,
+			       res->orders.worst_avg);
 		if (bres)
 			printf(", \"avg_over_bound\": %.6g",
 			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
 		fputs("}", stdout);
 	} else {
 		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+		if (res->orders.count)
+			printf(" %9.4f %9.4f", res->orders.mean_avg,
+			       res->orders.worst_avg);
+		else if (row->c->est.orders)
+			printf(" %9s %9s", "-", "-");
 		if (bres)
 			printf(" %8.3f",
 			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
@@ -408,6 +420,10 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
 	       " not the 40 Gb/s signalling rate)\n",
 	       c->setup.topo, f->num_switches, cli_count_lids(f));
+	if (c->est.orders)
+		printf("# rnd mean, rnd worst: the avg on %lu random host"
+		       " orders (seed %llu)\n",
+		       c->est.orders, c->est.seed);
 }
 
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -472,7 +488,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	}
 	if (!c.json)
-		print_header(pats, npat, c.bound, c.optw);
+		print_header(pats, npat, c.bound, c.optw, c.est.orders > 0);
 	if (c.setup.live || c.setup.dump_dir) {
 		const struct cr_engine_set installed = {0};
 

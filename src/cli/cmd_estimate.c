@@ -114,6 +114,57 @@ static void print_summary(const struct estimate_ctx *c,
 	printf("\n");
 }
 
+/* Each pattern on the hosts' own order and on random orders. */
+static void print_orders(const struct estimate_ctx *c,
+			 struct cr_est_result *const *res, int n)
+{
+	printf("# on %lu random host orders (seed %llu): mean and worst of"
+	       " the per-flow average\n# and of the slowest flow; own: the"
+	       " order above\n",
+	       c->est.orders, c->est.seed);
+	printf("%-16s %10s %10s %10s %10s %10s %10s\n", "pattern", "own avg",
+	       "mean avg", "worst avg", "own min", "mean min", "worst min");
+	for (int i = 0; i < n; i++) {
+		const struct cr_est_result *r = res[i];
+		const struct cr_est_orders *o = &r->orders;
+
+		if (!o->count) {
+			printf("%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
+			       r->name, r->avg_frac, "-", "-", r->min_frac, "-",
+			       "-");
+			continue;
+		}
+		printf("%-16s %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f\n",
+		       r->name, r->avg_frac, o->mean_avg, o->worst_avg,
+		       r->min_frac, o->mean_min, o->worst_min);
+	}
+	printf("\n");
+}
+
+static void json_orders(const struct estimate_ctx *c,
+			struct cr_est_result *const *res, int n)
+{
+	printf("\"orders\": {\"count\": %lu, \"seed\": %llu, \"patterns\": [",
+	       c->est.orders, c->est.seed);
+	for (int i = 0; i < n; i++) {
+		const struct cr_est_result *r = res[i];
+		const struct cr_est_orders *o = &r->orders;
+
+		printf("%s\n  {\"pattern\": ", i ? "," : "");
+		cli_json_str(stdout, r->name);
+		printf(", \"own\": {\"avg_frac\": %.6g, \"min_frac\": %.6g}",
+		       r->avg_frac, r->min_frac);
+		if (o->count)
+			printf(", \"mean\": {\"avg_frac\": %.6g, \"min_frac\":"
+			       " %.6g}, \"worst\": {\"avg_frac\": %.6g,"
+			       " \"min_frac\": %.6g}",
+			       o->mean_avg, o->mean_min, o->worst_avg,
+			       o->worst_min);
+		fputs("}", stdout);
+	}
+	fputs("]}, ", stdout);
+}
+
 /* Each pattern's score against the bound for the same phases. */
 static void print_bound(struct cr_est_result *const *res,
 			struct cr_bound_result *const *b, int n)
@@ -255,6 +306,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_json_str(stdout, title);
 		cli_json_warnings(stdout);
 		fputs(", ", stdout);
+		if (c.est.orders)
+			json_orders(&c, res, npat);
 		if (cr_est_write_json(
 			    stdout, f, res, (unsigned)npat,
 			    CR_REPORT_PHASES |
@@ -272,6 +325,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		       hosts->count, how,
 		       c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
 		print_summary(&c, res, npat);
+		if (c.est.orders)
+			print_orders(&c, res, npat);
 		if (bres)
 			print_bound(res, bres, npat);
 		for (int i = 0; i < npat; i++) {

@@ -27,6 +27,8 @@ const struct cli_opt est_cli_opts[] = {
 	 "host order from croute-ftree-ca-order.dump"},
 	{"default-rate", EST_KEY_DEFAULT_RATE, "GBPS",
 	 "rate of links whose width or speed is unknown"},
+	{"orders", EST_KEY_ORDERS, "N",
+	 "also each pattern on N random host orders of --seed: mean, worst"},
 	CLI_OPT_END,
 };
 
@@ -122,6 +124,9 @@ static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 		return 0;
 	case EST_KEY_DEFAULT_RATE:
 		return parse_rate(s, arg);
+	case EST_KEY_ORDERS:
+		return cli_uint(s->cmd, "--orders", arg, 10000, &s->orders) ? -1
+									    : 0;
 	}
 	return 1;
 }
@@ -147,6 +152,8 @@ int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 		if (s->seed_set)
 			p->seed = s->seed;
 	}
+	s->par.orders = (uint32_t)s->orders;
+	s->par.order_seed = s->seed;
 	return n;
 }
 

@@ -20,6 +20,7 @@ enum {
 	EST_KEY_HOSTS,
 	EST_KEY_CA_ORDER,
 	EST_KEY_DEFAULT_RATE,
+	EST_KEY_ORDERS,
 };
 
 extern const struct cli_opt est_cli_opts[];
@@ -35,6 +36,7 @@ struct est_setup {
 	const char *penalty; /* the text, for reports */
 	const char *hosts; /* host list file */
 	const char *ca_order; /* croute-ftree-ca-order.dump */
+	unsigned long orders; /* random host orders (--orders) */
 };
 
 void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd);
@@ -47,7 +49,8 @@ void est_setup_release(struct est_setup *s);
 int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
 		const char *arg);
 /*
- * The patterns (default "shift,bisect"), with --phases and --seed applied.
+ * The patterns (default "shift,bisect"), with --phases and --seed applied
+ * (--seed also seeds the random host orders of --orders).
  * Returns the count, or -1 (reported).
  */
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats);

@@ -24,8 +24,17 @@ int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
 		cr_est_free(est);
 		return -1;
 	}
-	for (int i = 0; i < n && !ret; i++)
-		ret = cb->result(arg, i, cr_est_run(est, &pats[i], hosts));
+	for (int i = 0; i < n && !ret; i++) {
+		struct cr_est_result *res = cr_est_run(est, &pats[i], hosts);
+
+		if (res && par && par->orders &&
+		    cr_est_run_orders(est, &pats[i], hosts, par->orders,
+				      par->order_seed, &res->orders)) {
+			cr_est_result_free(res);
+			res = NULL;
+		}
+		ret = cb->result(arg, i, res);
+	}
 	cr_est_free(est);
 	return ret;
 }

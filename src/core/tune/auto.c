@@ -207,18 +207,19 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 	w.fixed = route + check;
 	for (unsigned i = 0; i < obj->num_terms; i++) {
 		const struct cr_pattern *p = &obj->terms[i].pat;
-		double n = nhosts;
+		/* "@K": the pattern runs on K + 1 host orders */
+		double n = nhosts, k = 1.0 + obj->terms[i].orders;
 
 		if (p->kind == CR_PAT_SHIFT && !p->count)
-			w.shift_terms++;
+			w.shift_terms += k;
 		else if (p->kind == CR_PAT_SHIFT)
-			w.flows_fixed += n * p->count;
+			w.flows_fixed += k * n * p->count;
 		else if (p->kind == CR_PAT_BISECT)
-			w.flows_fixed += n * (p->count ? p->count : 10);
+			w.flows_fixed += k * n * (p->count ? p->count : 10);
 		else if (p->kind == CR_PAT_ALLTOALL)
-			w.flows_fixed += n * (n - 1);
+			w.flows_fixed += k * n * (n - 1);
 		else
-			w.flows_fixed += n;
+			w.flows_fixed += k * n;
 	}
 	return w;
 }
@@ -556,6 +557,40 @@ static void scores_text(const struct cr_objective *obj, const double *sc,
 }
 
 /*
+ * The winner's held-out figures before (kept) and after (now) the pass,
+ * every term, as " (held-out A -> B)" in buf ("" when the objective holds nothing
+ * out). 1 when they drop, 0 when not, -1 (logged) on error.
+ */
+static int heldout_drop(const struct cr_fabric *f,
+			const struct cr_objective *obj,
+			const struct cr_hosts *hosts,
+			const struct cr_routing *kept,
+			const struct cr_routing *now, char *buf, size_t len)
+{
+	double *h = calloc(2 * (obj->num_terms + 1), sizeof(*h));
+	double *h1 = h ? h + obj->num_terms + 1 : NULL;
+	char t0[128], t1[128];
+	int ret = -1;
+
+	buf[0] = '\0';
+	if (!cr_objective_holds_out(obj, hosts)) {
+		free(h);
+		return 0;
+	}
+	if (!h ||
+	    cr_objective_score_set(f, kept, obj, hosts, CR_SCORE_HELDOUT, h) ||
+	    cr_objective_score_set(f, now, obj, hosts, CR_SCORE_HELDOUT, h1))
+		goto out;
+	scores_text(obj, h, t0, sizeof(t0));
+	scores_text(obj, h1, t1, sizeof(t1));
+	snprintf(buf, len, " (held-out %s -> %s)", t0, t1);
+	ret = cr_objective_cmp(h1, h, obj->num_terms) < 0;
+out:
+	free(h);
+	return ret;
+}
+
+/*
  * The optimizer (croute_optimize) on the winner *best. Its moves must
  * not make the winner worse on cr-auto's own judgement, the objective
  * with its tolerances (the pass compares terms strictly, so a gain on
@@ -575,7 +610,7 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 	struct cr_routing *kept = cr_routing_copy(*best);
 	double *before = calloc(obj->num_terms + 1, sizeof(*before));
 	double t1 = cr_now();
-	char a[128], b[128];
+	char a[128], b[128], h[300] = "";
 
 	cand_options(w, &wo);
 	if (!kept || !before) {
@@ -592,22 +627,23 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	}
 	if (cr_objective_score(f, *best, obj, hosts, w->score) ||
-	    cr_objective_cmp_tol(obj, w->score, before) < 0) {
+	    cr_objective_cmp_tol(obj, w->score, before) < 0 ||
+	    heldout_drop(f, obj, hosts, kept, *best, h, sizeof(h))) {
 		struct cr_routing *t = *best;
 
 		scores_text(obj, w->score, b, sizeof(b));
-		cr_info("cr-auto: the improvement pass took %s from %s to %s:"
-			" worse on the objective with its tolerances, the"
-			" winner stays as routed",
-			w->name, a, b);
+		cr_info("cr-auto: the improvement pass took %s from %s to %s%s:"
+			" worse on the objective with its tolerances or on"
+			" held-out samples, the winner stays as routed",
+			w->name, a, b, h);
 		*best = kept;
 		kept = t;
 		memcpy(w->score, before, obj->num_terms * sizeof(*before));
 		goto out;
 	}
 	scores_text(obj, w->score, b, sizeof(b));
-	cr_info("cr-auto: the improvement pass took %s from %s to %s", w->name,
-		a, b);
+	cr_info("cr-auto: the improvement pass took %s from %s to %s%s",
+		w->name, a, b, h);
 out:
 	cr_routing_free(kept);
 	free(before);

@@ -22,7 +22,40 @@ void cr_objective_release(struct cr_objective *obj)
 	obj->num_terms = 0;
 }
 
-/* One "PATTERN[:STAT][~N%]" term; the statistic is the last ':' field. */
+/* A trailing "@K[:worst]": the term's random host orders. */
+static int parse_orders(char *tok, const char *what,
+			struct cr_objective_term *t)
+{
+	size_t len = strlen(tok);
+	char *at, *end;
+	unsigned long k;
+
+	if (len > 6 && !strcmp(tok + len - 6, ":worst")) {
+		t->worst = true;
+		tok[len - 6] = '\0';
+	}
+	at = strrchr(tok, '@');
+	if (!at) {
+		if (!t->worst)
+			return 0;
+		cr_err("%s: '%s': :worst goes after @K", what, tok);
+		return -1;
+	}
+	k = strtoul(at + 1, &end, 10);
+	if (end == at + 1 || *end || !k || k > CR_OBJECTIVE_MAX_ORDERS) {
+		cr_err("%s: '%s': the orders are @K with K from 1 to %d", what,
+		       tok, CR_OBJECTIVE_MAX_ORDERS);
+		return -1;
+	}
+	t->orders = (uint32_t)k;
+	*at = '\0';
+	return 0;
+}
+
+/*
+ * One "PATTERN[:STAT][@K[:worst]][~N%]" term; the statistic is the last
+ * ':' field before the orders.
+ */
 static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 {
 	char *colon, *tilde = strrchr(tok, '~');
@@ -43,6 +76,8 @@ static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 		t->tol = pct / 100;
 		*tilde = '\0';
 	}
+	if (parse_orders(tok, what, t))
+		return -1;
 	colon = strrchr(tok, ':');
 	if (colon && (!strcmp(colon + 1, "avg") || !strcmp(colon + 1, "min"))) {
 		t->stat = !strcmp(colon + 1, "min") ? CR_STAT_MIN : CR_STAT_AVG;
@@ -50,6 +85,11 @@ static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 	}
 	if (cr_pattern_parse(tok, &t->pat) < 0) {
 		cr_err("%s: '%s' is not PATTERN:avg or PATTERN:min", what, tok);
+		return -1;
+	}
+	if (t->orders && t->pat.kind == CR_PAT_FLOWS) {
+		cr_err("%s: '%s': a flows file has no host order to vary", what,
+		       tok);
 		return -1;
 	}
 	return 0;
@@ -62,6 +102,8 @@ int cr_objective_parse(const char *spec, const char *what,
 	char *save = NULL, *tok;
 	struct cr_objective out = {0};
 	size_t cap = 0;
+
+	out.order_seed = 1;
 
 	if (!copy)
 		goto oom;
@@ -120,9 +162,48 @@ void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
 	}
 }
 
-int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
-		       const struct cr_objective *obj,
-		       const struct cr_hosts *hosts, double *score)
+/*
+ * Held-out samples come from the training seeds plus this: odd and far
+ * from any multiple of splitmix64's increment, so that their streams do
+ * not run into the training ones.
+ */
+#define HELDOUT_SALT 0x5851f42d4c957f2dULL
+
+/* Folds an "@K" term's random orders into *score, its own order's. */
+static int term_orders(struct cr_est *est, const struct cr_objective *obj,
+		       unsigned i, const struct cr_pattern *p,
+		       const struct cr_hosts *hosts, enum cr_score_set set,
+		       double *score)
+{
+	const struct cr_objective_term *t = &obj->terms[i];
+	uint64_t seed = obj->order_seed ? obj->order_seed : 1;
+	struct cr_est_orders o;
+	bool min = t->stat == CR_STAT_MIN;
+	double mean, worst;
+
+	if (set == CR_SCORE_HELDOUT)
+		seed += HELDOUT_SALT;
+	if (cr_est_run_orders(est, p, hosts, t->orders, seed, &o))
+		return -1;
+	if (!o.count)
+		return 0;
+	mean = min ? o.mean_min : o.mean_avg;
+	worst = min ? o.worst_min : o.worst_avg;
+	/* held out: the random orders alone, the own one being trained on */
+	if (set == CR_SCORE_HELDOUT)
+		*score = t->worst ? worst : mean;
+	else if (t->worst)
+		*score = worst < *score ? worst : *score;
+	else
+		*score = (*score + mean * o.count) / (o.count + 1);
+	return 0;
+}
+
+int cr_objective_score_set(const struct cr_fabric *f,
+			   const struct cr_routing *r,
+			   const struct cr_objective *obj,
+			   const struct cr_hosts *hosts, enum cr_score_set set,
+			   double *score)
 {
 	struct cr_est_params par;
 	struct cr_est *est;
@@ -137,17 +218,52 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 		struct cr_est_result *res;
 
 		cr_objective_pattern(obj, i, hosts, &p);
+		if (set == CR_SCORE_HELDOUT)
+			p.seed += HELDOUT_SALT;
 		res = cr_est_run(est, &p, hosts);
 		if (!res)
 			goto out;
 		score[i] = obj->terms[i].stat == CR_STAT_MIN ? res->min_frac
 							     : res->avg_frac;
 		cr_est_result_free(res);
+		if (set != CR_SCORE_OWN && obj->terms[i].orders &&
+		    term_orders(est, obj, i, &p, hosts, set, &score[i]))
+			goto out;
 	}
 	ret = 0;
 out:
 	cr_est_free(est);
 	return ret;
+}
+
+int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
+		       const struct cr_objective *obj,
+		       const struct cr_hosts *hosts, double *score)
+{
+	return cr_objective_score_set(f, r, obj, hosts, CR_SCORE_TRAIN, score);
+}
+
+bool cr_objective_has_orders(const struct cr_objective *obj)
+{
+	for (unsigned i = 0; i < obj->num_terms; i++)
+		if (obj->terms[i].orders)
+			return true;
+	return false;
+}
+
+bool cr_objective_holds_out(const struct cr_objective *obj,
+			    const struct cr_hosts *hosts)
+{
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		struct cr_pattern p;
+
+		cr_objective_pattern(obj, i, hosts, &p);
+		if (obj->terms[i].orders || p.kind == CR_PAT_BISECT ||
+		    (p.kind == CR_PAT_SHIFT && p.count && hosts &&
+		     p.count < hosts->count - 1))
+			return true;
+	}
+	return false;
 }
 
 /* Closer than this is a tie: sums of many flows round differently. */

@@ -39,8 +39,13 @@
  *
  * Guarantees. The objective never decreases (moves are kept only when it
  * improves; the full estimate after the pass must agree, else every move
- * is undone); after the pass, cr_check must find no more unreachable
- * pairs, loops or credit loops than before, else every move is undone.
+ * is undone); moves are chosen on the own host order (the held estimate)
+ * and the full objective ("@K" random orders included) must confirm them;
+ * where the objective samples (orders, matchings, shift's phases), its
+ * held-out samples (CR_SCORE_HELDOUT) must not drop either, so that tables
+ * tuned to the samples they saw are not installed; after the pass,
+ * cr_check must find no more unreachable pairs, loops or credit loops
+ * than before, else every move is undone.
  * The order of everything is fixed (ties by switch, LID, port), and the
  * budget is counted in work done (CR_OPT_WORK_PER_S), not in seconds, so
  * the result depends only on the inputs; only a machine CR_OPT_WALL_GUARD
@@ -668,6 +673,13 @@ struct pass {
 	struct cr_pattern *pats; /* each term's pattern, as scored */
 	double *score; /* the start's terms */
 	double *after; /* the full estimate's, after the pass */
+	/*
+	 * The objective's training samples at the start (score: what the
+	 * held estimate gives, the own order; with "@K" terms, train adds
+	 * their random orders) and its held-out samples before and after.
+	 */
+	double *train, *held0, *held1;
+	bool orders, holds_out;
 	bool too_big; /* the held estimate would pass MAX_ENTRIES */
 	struct cr_check_report rep0; /* the start's check */
 	struct cr_opt_stats s;
@@ -712,8 +724,12 @@ static enum step first_estimate(struct pass *ps)
 					  : cr_hosts_for(f, o->by, NULL);
 	ps->score = calloc(obj->num_terms + 1, sizeof(double));
 	ps->after = calloc(obj->num_terms + 1, sizeof(double));
+	ps->train = calloc(obj->num_terms + 1, sizeof(double));
+	ps->held0 = calloc(obj->num_terms + 1, sizeof(double));
+	ps->held1 = calloc(obj->num_terms + 1, sizeof(double));
 	ps->pats = calloc(obj->num_terms + 1, sizeof(*ps->pats));
-	if (!ps->hosts || !ps->score || !ps->after || !ps->pats) {
+	if (!ps->hosts || !ps->score || !ps->after || !ps->pats || !ps->train ||
+	    !ps->held0 || !ps->held1) {
 		cr_err("optimize: out of memory");
 		return STEP_ERR;
 	}
@@ -732,9 +748,11 @@ static enum step first_estimate(struct pass *ps)
 		if (!o->inc && !ps->too_big)
 			return STEP_ERR;
 	}
+	ps->orders = cr_objective_has_orders(obj);
 	if (o->inc)
 		opt_terms(o, false, ps->score);
-	else if (cr_objective_score(f, o->r, obj, ps->hosts, ps->score))
+	else if (cr_objective_score_set(f, o->r, obj, ps->hosts, CR_SCORE_OWN,
+					ps->score))
 		return STEP_ERR;
 	ps->s.before = ps->s.after = ps->score[0];
 	/* every flow at its injection rate: nothing to gain (and no check
@@ -754,6 +772,18 @@ static enum step prepare_search(struct pass *ps)
 
 	if (cr_check(f, o->r, CR_CHECK_CREDIT, NULL, 0, &ps->rep0))
 		return STEP_ERR;
+	ps->holds_out = cr_objective_holds_out(ps->obj, ps->hosts);
+	memcpy(ps->train, ps->score, nt * sizeof(*ps->train));
+	if (ps->orders &&
+	    cr_objective_score(f, o->r, ps->obj, ps->hosts, ps->train))
+		return STEP_ERR;
+	if (ps->holds_out &&
+	    cr_objective_score_set(f, o->r, ps->obj, ps->hosts,
+				   CR_SCORE_HELDOUT, ps->held0))
+		return STEP_ERR;
+	ps->s.before = ps->s.after = ps->train[0];
+	ps->s.held_before = ps->s.held_after = ps->held0[0];
+	ps->s.tried = ps->train[0];
 	/* up/down excludes credit loops by its rule; others by the check,
 	 * when there were none to start with */
 	o->check_credit = o->leg != LEG_UPDN && !ps->rep0.credit_loops;
@@ -829,13 +859,36 @@ static enum step confirm(struct pass *ps)
 
 	if (cr_objective_score(f, ps->o.r, obj, ps->hosts, ps->after))
 		return STEP_ERR;
-	if (cr_objective_cmp(ps->after, ps->score, obj->num_terms) <= 0) {
-		cr_err("optimize: the full estimate (%.6f) does not confirm"
-		       " the pass (%.6f from %.6f); every move undone",
-		       ps->after[0], ps->o.cur[0], ps->score[0]);
+	ps->s.tried = ps->after[0];
+	if (cr_objective_cmp(ps->after, ps->train, obj->num_terms) <= 0) {
+		/* with "@K" terms, a gain on the own order alone: no error */
+		if (ps->orders)
+			cr_info("optimize: the pass's gain on the own order"
+				" (%.6f from %.6f) is not one on the objective"
+				" (%.6f from %.6f); every move undone",
+				ps->o.cur[0], ps->score[0], ps->after[0],
+				ps->train[0]);
+		else
+			cr_err("optimize: the full estimate (%.6f) does not"
+			       " confirm the pass (%.6f from %.6f); every move"
+			       " undone",
+			       ps->after[0], ps->o.cur[0], ps->score[0]);
 		return STEP_REVERT;
 	}
 	ps->s.after = ps->after[0];
+	if (ps->holds_out &&
+	    cr_objective_score_set(f, ps->o.r, obj, ps->hosts, CR_SCORE_HELDOUT,
+				   ps->held1))
+		return STEP_ERR;
+	ps->s.held_after = ps->held1[0];
+	if (ps->holds_out &&
+	    cr_objective_cmp(ps->held1, ps->held0, obj->num_terms) < 0) {
+		cr_info("optimize: training %.4f -> %.4f but held-out"
+			" %.4f -> %.4f: tuned to the samples it saw; every"
+			" move undone",
+			ps->train[0], ps->after[0], ps->held0[0], ps->held1[0]);
+		return STEP_REVERT;
+	}
 	if (cr_check(f, ps->o.r, CR_CHECK_CREDIT, NULL, 0, &rep1))
 		return STEP_ERR;
 	if (rep1.unreachable > ps->rep0.unreachable ||
@@ -858,7 +911,7 @@ static void log_summary(struct pass *ps)
 	const struct cr_objective *obj = ps->obj;
 	struct cr_opt_stats *s = &ps->s;
 	struct opt *o = &ps->o;
-	char relayered[64] = "", kicks[64] = "";
+	char relayered[64] = "", kicks[64] = "", held[64] = "";
 
 	s->seconds = cr_now() - ps->t0;
 	if (o->relayered && !s->reverted)
@@ -868,15 +921,19 @@ static void log_summary(struct pass *ps)
 	if (s->kicks)
 		snprintf(kicks, sizeof(kicks), ", %u kick%s (%u kept)",
 			 s->kicks, s->kicks == 1 ? "" : "s", s->kicks_kept);
-	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%), %u move%s kept"
-		" of %u tried%s%s, %.2f s, work %llu%s",
+	if (ps->holds_out)
+		snprintf(held, sizeof(held), " (held-out %.4f -> %.4f)",
+			 s->held_before, s->held_after);
+	cr_info("optimize: cr-%s %s%s %.4f -> %.4f (%+.1f%%)%s, %u move%s"
+		" kept of %u tried%s%s, %.2f s, work %llu%s",
 		ps->e ? ps->e->name : "?",
 		cr_pattern_kind_name(obj->terms[0].pat.kind),
 		obj->terms[0].stat == CR_STAT_MIN ? ":min" : ":avg", s->before,
 		s->after,
 		s->before > 0 ? 100 * (s->after - s->before) / s->before : 0.0,
-		s->moves, s->moves == 1 ? "" : "s", s->evals, relayered, kicks,
-		s->seconds, (unsigned long long)(o->inc ? opt_work(o) : 0),
+		held, s->moves, s->moves == 1 ? "" : "s", s->evals, relayered,
+		kicks, s->seconds,
+		(unsigned long long)(o->inc ? opt_work(o) : 0),
 		s->budget_hit ? " (stopped by the wall clock, the machine"
 				" being slow: a rerun may differ)"
 		: s->work_hit ? " (its budget's work done)"
@@ -935,6 +992,9 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	cr_hosts_free(ps.hosts);
 	free(ps.score);
 	free(ps.after);
+	free(ps.train);
+	free(ps.held0);
+	free(ps.held1);
 	free(ps.pats);
 	return ret;
 }
