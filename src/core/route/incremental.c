@@ -470,11 +470,12 @@ int cr_route_incremental(const struct cr_incr_base *base,
 	ms[1] = now_ms();
 	if (copy.fn)
 		cr_side_join(&copy);
-	if (!ret) {
+	if (!ret)
 		incr_clear_lost_lids(&rep);
-		ms[2] = now_ms();
+	/* every step's clock is read, so a refused run logs no garbage */
+	ms[2] = now_ms();
+	if (!ret)
 		ret = incr_find_work(&rep);
-	}
 	ms[3] = now_ms();
 	if (!ret)
 		ret = incr_pick_again(&rep, o);
