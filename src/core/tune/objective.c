@@ -90,6 +90,8 @@ static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 	if (t->orders && t->pat.kind == CR_PAT_FLOWS) {
 		cr_err("%s: '%s': a flows file has no host order to vary", what,
 		       tok);
+		/* the caller releases only the terms it counted */
+		cr_pattern_release(&t->pat);
 		return -1;
 	}
 	return 0;
