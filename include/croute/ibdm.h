@@ -70,4 +70,18 @@ void cr_ibdm_port_rate(const struct cr_ibdm_plan *plan, uint32_t node,
 		       unsigned port, uint8_t *width, enum cr_speed *speed);
 void cr_ibdm_plan_free(struct cr_ibdm_plan *plan);
 
+/* What cr_ibdm_diff() found, by kind of difference. */
+struct cr_ibdm_diff {
+	unsigned missing, miswired, extra, rates; /* cables */
+	unsigned lost, unplanned; /* nodes */
+};
+/*
+ * Writes to out the punch list of plan pf (as cr_ibdm_read() gave it)
+ * against the fabric rf as cabled, one line a difference, and counts
+ * them in *d. 0, or -1 (logged) when out of memory.
+ */
+int cr_ibdm_diff(FILE *out, const struct cr_fabric *pf,
+		 const struct cr_ibdm_plan *plan, const struct cr_fabric *rf,
+		 struct cr_ibdm_diff *d);
+
 #endif
