@@ -22,6 +22,7 @@
 #include <croute/buf.h>
 #include <croute/ibdm.h>
 #include <croute/log.h>
+#include <croute/strindex.h>
 #include <croute/topo.h>
 
 #include "ibdm_int.h"
@@ -51,8 +52,7 @@ struct topo_rd {
 	struct ibnl_lib lib;
 	struct sysrec *sys;
 	size_t nsys, sys_cap;
-	uint32_t *slots; /* name -> system, open addressing */
-	size_t slot_mask;
+	struct cr_strindex names; /* name -> system */
 	struct cable *cables;
 	size_t ncables, cables_cap;
 	uint32_t cur; /* the system whose block this is, CR_NO_NODE none */
@@ -73,46 +73,11 @@ struct cr_ibdm_plan {
 #define td_err(rd, fmt, ...) \
 	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
 
-static uint32_t sys_find(const struct topo_rd *rd, const char *name)
+static const char *sys_name(const void *ctx, uint32_t i)
 {
-	if (!rd->slots)
-		return CR_NO_NODE;
-	for (size_t i = ibdm_hash(name) & rd->slot_mask;
-	     rd->slots[i] != CR_NO_NODE; i = (i + 1) & rd->slot_mask)
-		if (!strcmp(rd->sys[rd->slots[i]].name, name))
-			return rd->slots[i];
-	return CR_NO_NODE;
-}
+	const struct topo_rd *rd = ctx;
 
-static void sys_insert(struct topo_rd *rd, uint32_t s)
-{
-	size_t i = ibdm_hash(rd->sys[s].name) & rd->slot_mask;
-
-	while (rd->slots[i] != CR_NO_NODE)
-		i = (i + 1) & rd->slot_mask;
-	rd->slots[i] = s;
-}
-
-/* Keeps the table at most half full; call before adding system n. */
-static int sys_reserve(struct topo_rd *rd, size_t n)
-{
-	size_t size = rd->slot_mask + 1;
-	uint32_t *slots;
-
-	if (rd->slots && 2 * (n + 1) <= size)
-		return 0;
-	size = rd->slots ? size * 2 : 256;
-	slots = malloc(size * sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < size; i++)
-		slots[i] = CR_NO_NODE;
-	free(rd->slots);
-	rd->slots = slots;
-	rd->slot_mask = size - 1;
-	for (size_t i = 0; i < n; i++)
-		sys_insert(rd, i);
-	return 0;
+	return rd->sys[i].name;
 }
 
 static const struct ibnl_sys *lookup_type(struct topo_rd *rd, const char *type)
@@ -143,7 +108,7 @@ static const struct ibnl_sys *lookup_type(struct topo_rd *rd, const char *type)
 /* The system named name of type type, added when new; CR_NO_NODE on error. */
 static uint32_t sys_get(struct topo_rd *rd, const char *type, const char *name)
 {
-	uint32_t s = sys_find(rd, name);
+	uint32_t s = cr_strindex_find(&rd->names, name);
 	const struct ibnl_sys *def;
 	struct sysrec *r;
 
@@ -164,7 +129,7 @@ static uint32_t sys_get(struct topo_rd *rd, const char *type, const char *name)
 	def = lookup_type(rd, type);
 	if (!def)
 		return CR_NO_NODE;
-	if (sys_reserve(rd, rd->nsys) ||
+	if (cr_strindex_reserve(&rd->names, rd->nsys) ||
 	    cr_grow(&rd->sys, &rd->sys_cap, rd->nsys + 1, sizeof(*rd->sys)))
 		goto oom;
 	r = &rd->sys[rd->nsys];
@@ -178,7 +143,7 @@ static uint32_t sys_get(struct topo_rd *rd, const char *type, const char *name)
 	}
 	r->def = def;
 	r->line = rd->line;
-	sys_insert(rd, rd->nsys);
+	cr_strindex_insert(&rd->names, rd->nsys);
 	return rd->nsys++;
 oom:
 	td_err(rd, "out of memory");
@@ -552,7 +517,7 @@ static void rd_release(struct topo_rd *rd)
 		free(r->map);
 	}
 	free(rd->sys);
-	free(rd->slots);
+	cr_strindex_release(&rd->names);
 	for (size_t i = 0; i < rd->ncables; i++) {
 		free(rd->cables[i].pa);
 		free(rd->cables[i].pb);
@@ -594,7 +559,11 @@ static int read_blocks(struct topo_rd *rd, FILE *in)
 struct cr_fabric *cr_ibdm_read_file(FILE *in, const char *name,
 				    struct cr_ibdm_plan **plan)
 {
-	struct topo_rd rd = {.name = name, .cur = CR_NO_NODE};
+	struct topo_rd rd = {
+		.name = name,
+		.cur = CR_NO_NODE,
+		.names = {.key = sys_name, .ctx = &rd},
+	};
 	struct cr_fabric *f = NULL;
 	uint32_t *order = NULL, *where = NULL;
 

@@ -24,6 +24,7 @@
 
 #include <croute/buf.h>
 #include <croute/log.h>
+#include <croute/strindex.h>
 #include <croute/topo.h>
 
 #include <croute/guidmap.h>
@@ -63,8 +64,7 @@ struct reader {
 
 	struct node_info *nodes;
 	size_t nodes_alloc;
-	uint32_t *slots; /* id -> node, open addressing */
-	size_t slot_mask;
+	struct cr_strindex ids; /* id -> node */
 	struct port_info *ports;
 	size_t ports_used, ports_alloc;
 
@@ -85,56 +85,11 @@ struct reader {
 #define rd_err(rd, fmt, ...) \
 	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
 
-/* FNV-1a: ids are short strings. */
-static size_t id_hash(const char *s)
+static const char *node_id(const void *ctx, uint32_t i)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const struct reader *rd = ctx;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return (size_t)(h ^ h >> 32);
-}
-
-static uint32_t id_find(const struct reader *rd, const char *id)
-{
-	if (!rd->slots)
-		return CR_NO_NODE;
-	for (size_t i = id_hash(id) & rd->slot_mask; rd->slots[i] != CR_NO_NODE;
-	     i = (i + 1) & rd->slot_mask)
-		if (!strcmp(rd->nodes[rd->slots[i]].id, id))
-			return rd->slots[i];
-	return CR_NO_NODE;
-}
-
-static void id_insert(struct reader *rd, uint32_t node)
-{
-	size_t i = id_hash(rd->nodes[node].id) & rd->slot_mask;
-
-	while (rd->slots[i] != CR_NO_NODE)
-		i = (i + 1) & rd->slot_mask;
-	rd->slots[i] = node;
-}
-
-/* Keeps the id table at most half full; call before adding node n. */
-static int id_reserve(struct reader *rd, uint32_t n)
-{
-	size_t size = rd->slot_mask + 1;
-	uint32_t *slots;
-
-	if (rd->slots && 2 * ((size_t)n + 1) <= size)
-		return 0;
-	size = rd->slots ? size * 2 : 1024;
-	slots = malloc(size * sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < size; i++)
-		slots[i] = CR_NO_NODE;
-	free(rd->slots);
-	rd->slots = slots;
-	rd->slot_mask = size - 1;
-	for (uint32_t i = 0; i < n; i++)
-		id_insert(rd, i);
-	return 0;
+	return rd->nodes[i].id;
 }
 
 static const char *skip_ws(const char *s)
@@ -450,7 +405,7 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 	s = quoted(rd, skip_ws(s), &id, "the node id");
 	if (!s || check_id(rd, id))
 		goto out;
-	other = id_find(rd, id);
+	other = cr_strindex_find(&rd->ids, id);
 	if (other != CR_NO_NODE) {
 		rd_err(rd, "node id \"%s\" is already used on line %u", id,
 		       rd->nodes[other].line);
@@ -478,11 +433,10 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 		       guid, id, rd->nodes[other].line);
 		goto out;
 	}
-	if (id_reserve(rd, n) ||
-	    cr_grow(&rd->nodes, &rd->nodes_alloc, n + 1,
-		 sizeof(*rd->nodes)) ||
-	    cr_grow(&rd->ports, &rd->ports_alloc,
-		 rd->ports_used + nports + 1, sizeof(*rd->ports)) ||
+	if (cr_strindex_reserve(&rd->ids, n) ||
+	    cr_grow(&rd->nodes, &rd->nodes_alloc, n + 1, sizeof(*rd->nodes)) ||
+	    cr_grow(&rd->ports, &rd->ports_alloc, rd->ports_used + nports + 1,
+		    sizeof(*rd->ports)) ||
 	    cr_guidmap_put(&rd->guids, guid, n) < 0)
 		goto oom;
 	if (cr_fabric_add_node(rd->f, types[sim_type], guid, nports, desc) !=
@@ -496,7 +450,7 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 		.port_base = rd->ports_used,
 	};
 	id = NULL;
-	id_insert(rd, n);
+	cr_strindex_insert(&rd->ids, n);
 	memset(rd->ports + rd->ports_used, 0,
 	       (nports + 1) * sizeof(*rd->ports));
 	rd->ports_used += nports + 1;
@@ -638,7 +592,7 @@ static int add_port_line(struct reader *rd, const char *s)
 
 	len = strlen(rid) + 1;
 	if (cr_grow(&rd->links, &rd->links_alloc, rd->nlinks + 1,
-		 sizeof(*rd->links)) ||
+		    sizeof(*rd->links)) ||
 	    cr_grow(&rd->pool, &rd->pool_alloc, rd->pool_len + len, 1)) {
 		rd_err(rd, "out of memory");
 		goto fail;
@@ -803,7 +757,7 @@ static int resolve_links(struct reader *rd)
 	for (size_t i = 0; i < rd->nlinks; i++) {
 		const struct pending *l = &rd->links[i];
 		const char *rid = rd->pool + l->rid;
-		uint32_t b = id_find(rd, rid);
+		uint32_t b = cr_strindex_find(&rd->ids, rid);
 		struct cr_port *x, *y;
 
 		rd->line = l->line;
@@ -1051,7 +1005,7 @@ static void reader_release(struct reader *rd)
 	for (size_t i = 0; rd->f && i < rd->f->num_nodes; i++)
 		free(rd->nodes[i].id);
 	free(rd->nodes);
-	free(rd->slots);
+	cr_strindex_release(&rd->ids);
 	free(rd->ports);
 	free(rd->links);
 	free(rd->pool);
@@ -1068,6 +1022,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		.guid_next = {[SIM_CA] = 0x100000, [SIM_SWITCH] = 0x200000},
 		.def_width = 4,
 		.def_speed = CR_SPEED_SDR,
+		.ids = {.key = node_id, .ctx = &rd},
 	};
 	char *line = NULL;
 	size_t cap = 0;
