@@ -467,6 +467,8 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 	const char *name = path;
 	FILE *in, *src;
 	bool lst, ibdm = false;
+	enum cr_topo_ports ports = CR_TOPO_PORTS_NONE;
+	unsigned line = 0;
 
 	if (!strcmp(path, "-")) {
 		/* stdin cannot be rewound: a copy can. */
@@ -504,16 +506,23 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 		ibdm = cr_ibdm_is_topo(in);
 		rewind(in);
 	}
+	if (!lst && !ibdm) {
+		ports = cr_topo_ports_detect(in, &line);
+		rewind(in);
+	}
 	if (lst)
 		f = read_subnet_lst(in, name);
 	else if (ibdm)
 		f = cr_ibdm_read_file(in, name, NULL);
+	else if (ports)
+		f = cr_topo_read_ports(in, name, ports, line);
 	else
 		f = cr_topo_read_file(in, name);
 	fclose(in);
 	if (format)
-		*format = lst	 ? "opensm-subnet.lst"
-			  : ibdm ? "ibdm"
-				 : "ibnetdiscover";
+		*format = lst	  ? "opensm-subnet.lst"
+			  : ibdm  ? "ibdm"
+			  : ports ? cr_topo_ports_name(ports)
+				  : "ibnetdiscover";
 	return f;
 }
