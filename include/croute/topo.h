@@ -48,7 +48,8 @@ int cr_topo_write(FILE *out, const struct cr_fabric *f);
 
 /*
  * How a node description is written in double quotes. Both keep it on
- * one line (control characters become spaces). CR_DESC_ESCAPE, croute's
+ * one line: control characters and bytes that are not UTF-8 become
+ * spaces, as OpenSM and infiniband-diags clean descriptions. CR_DESC_ESCAPE, croute's
  * dump files: '"' and '\' escaped by a backslash. CR_DESC_BLANK,
  * topology files, read by tools that know no escapes: '"' becomes a
  * space, so that it cannot end the description early.
