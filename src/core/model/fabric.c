@@ -115,10 +115,12 @@ int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
 static int check_lid(struct cr_fabric *f, uint32_t n, unsigned p)
 {
 	const struct cr_port *port = &f->nodes[n].ports[p];
-	uint32_t top = (uint32_t)port->lid + (1u << port->lmc) - 1;
+	/* An LMC past 7 (a reply's 8 bits) must not reach the shift. */
+	unsigned lmc = port->lmc > CR_MAX_LMC ? 31 : port->lmc;
+	uint32_t top = (uint32_t)port->lid + (1u << lmc) - 1;
 
 	if (port->lmc > CR_MAX_LMC || top > CR_MAX_UCAST_LID ||
-	    (port->lid & ((1u << port->lmc) - 1))) {
+	    (port->lid & ((1u << lmc) - 1))) {
 		char la[CR_NODE_LABEL_MAX];
 
 		cr_err("%s port %u: LID %u with LMC %u is not a valid unicast"
