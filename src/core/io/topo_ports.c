@@ -468,23 +468,60 @@ bad:
 	return -1;
 }
 
+/* Node GUIDs name one node each (a CA's taken from its port's too). */
+static int unique_nodes(struct pl_reader *rd)
+{
+	struct cr_guidmap m = {0};
+	int ret = 0;
+
+	if (cr_guidmap_init(&m, rd->num_nodes)) {
+		cr_err("%s: out of memory", rd->name);
+		return -1;
+	}
+	for (size_t i = 0; i < rd->num_nodes && !ret; i++) {
+		const struct pl_node *n = &rd->nodes[i];
+		uint32_t was = cr_guidmap_get(&m, n->guid);
+
+		if (was != CR_GUIDMAP_NONE) {
+			cr_err("%s:%u: GUID 0x%016" PRIx64 " of '%s' is also"
+			       " that of the node on line %u",
+			       rd->name, n->line, n->guid, n->desc,
+			       rd->nodes[was].line);
+			ret = -1;
+		} else if (cr_guidmap_put(&m, n->guid, (uint32_t)i) < 0) {
+			cr_err("%s: out of memory", rd->name);
+			ret = -1;
+		}
+	}
+	cr_guidmap_release(&m);
+	return ret;
+}
+
 /* The fabric's nodes, their port GUIDs and LIDs, and the maps to them. */
 static int add_nodes(struct pl_reader *rd)
 {
 	struct cr_fabric *f = rd->f;
 
-	for (size_t i = 0; i < rd->num_nodes; i++) {
-		struct pl_node *n = &rd->nodes[i];
+	for (size_t j = 0; j < rd->num_ports; j++) {
+		struct pl_node *n = &rd->nodes[rd->ports[j].node];
 
-		for (size_t j = 0; !n->guid && j < rd->num_ports; j++)
-			if (rd->ports[j].node == i &&
-			    rd->ports[j].port == n->low_port)
-				n->guid = rd->ports[j].guid;
+		if (!n->guid && rd->ports[j].port == n->low_port)
+			n->guid = rd->ports[j].guid;
+	}
+	for (size_t i = 0; i < rd->num_nodes; i++) {
+		const struct pl_node *n = &rd->nodes[i];
+
 		if (!n->guid || !n->max_port) {
 			cr_err("%s:%u: '%s' has no GUID or no port", rd->name,
 			       n->line, n->desc);
 			return -1;
 		}
+	}
+	if (unique_nodes(rd))
+		return -1;
+	for (size_t i = 0; i < rd->num_nodes; i++) {
+		struct pl_node *n = &rd->nodes[i];
+
 		n->fnode = cr_fabric_add_node(f, n->type, n->guid, n->max_port,
 					      n->desc);
 		if (n->fnode == CR_NO_NODE)
@@ -514,7 +551,8 @@ static int add_nodes(struct pl_reader *rd)
 		}
 		if (cr_guidmap_put(&rd->by_port, at, (uint32_t)j) < 0)
 			goto oom;
-		if (!sw && p->guid) {
+		/* No file format carries an uncabled CA port's GUID. */
+		if (!sw && p->guid && p->cabled) {
 			fp->guid = p->guid;
 			if (cr_guidmap_put(&rd->by_guid, p->guid, at)) {
 				pl_err(rd,
