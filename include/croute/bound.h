@@ -46,6 +46,12 @@ struct cr_bound_opts {
 	bool one_routing;
 	unsigned max_extra_hops;
 	double mip_seconds; /* per phase; 0: no limit */
+	/*
+	 * Called by cr_bound_run after each phase with the phases done and
+	 * the pattern's count (a progress line); NULL: none.
+	 */
+	void (*on_phase)(void *arg, uint32_t done, uint32_t total);
+	void *on_phase_arg;
 };
 
 /* Size limits of the MIP: candidate paths of one switch pair, and of one

@@ -186,9 +186,11 @@ const char *cr_node_type_name(enum cr_node_type type);
  * shared (every HCA "MT25408 ConnectX Mellanox Technologies"), so the GUID
  * always follows, and the LID when the node has one: port 0's for a
  * switch, port p's for a CA or router (p 0: its first port with a LID).
- * Writes into buf (CR_NODE_LABEL_MAX is enough) and returns it.
+ * A description's bytes that a terminal must not see come as \\xNN
+ * (cr_text_safe). Writes into buf (CR_NODE_LABEL_MAX is enough) and
+ * returns it.
  */
-#define CR_NODE_LABEL_MAX 192
+#define CR_NODE_LABEL_MAX 320
 const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 			  char *buf, size_t len);
 

@@ -18,16 +18,38 @@ struct cr_fabric *cr_topo_read(const char *path);
 struct cr_fabric *cr_topo_read_file(FILE *in, const char *name);
 /*
  * Reads a topology in the format its content shows: ibnetdiscover's (and
- * ibsim's) or OpenSM's opensm-subnet.lst. *format (when not NULL) gets
+ * ibsim's), OpenSM's opensm-subnet.lst, an ibdm plan, or a port listing
+ * (ibnetdiscover -p, iblinkinfo). *format (when not NULL) gets
  * the format's name for reports. path "-" is stdin.
  */
 struct cr_fabric *cr_topo_read_format(const char *path, const char **format);
+/*
+ * infiniband-diags' port listings (io/topo_ports.c): `ibnetdiscover -p`
+ * and iblinkinfo are read; iblinkinfo -l (no node types) and node lists
+ * (ibnetdiscover -l, -H, -S: no links) are recognised and refused.
+ */
+enum cr_topo_ports {
+	CR_TOPO_PORTS_NONE,
+	CR_TOPO_PORTS_P,
+	CR_TOPO_PORTS_LINKINFO,
+	CR_TOPO_PORTS_LINKINFO_L,
+	CR_TOPO_PORTS_NODE_LIST,
+};
+/* Which of them a line starts, from its first line that says. */
+enum cr_topo_ports cr_topo_ports_kind(const char *line);
+/* The kind of in's first significant line, at *line (in is not rewound). */
+enum cr_topo_ports cr_topo_ports_detect(FILE *in, unsigned *line);
+/* Reads in as kind; refuses (error at line) the kinds it cannot read. */
+struct cr_fabric *cr_topo_read_ports(FILE *in, const char *name,
+				     enum cr_topo_ports kind, unsigned line);
+const char *cr_topo_ports_name(enum cr_topo_ports kind);
 /* Writes f in ibnetdiscover format, with LIDs when f has them. */
 int cr_topo_write(FILE *out, const struct cr_fabric *f);
 
 /*
  * How a node description is written in double quotes. Both keep it on
- * one line (control characters become spaces). CR_DESC_ESCAPE, croute's
+ * one line: control characters and bytes that are not UTF-8 become
+ * spaces, as OpenSM and infiniband-diags clean descriptions. CR_DESC_ESCAPE, croute's
  * dump files: '"' and '\' escaped by a backslash. CR_DESC_BLANK,
  * topology files, read by tools that know no escapes: '"' becomes a
  * space, so that it cannot end the description early.

@@ -216,6 +216,12 @@ out:
 	return ret;
 }
 
+/* A pattern's phases on the progress line: one pattern may take hours. */
+static void bound_phase_done(void *arg, uint32_t done, uint32_t total)
+{
+	cli_progress_part(arg, "phases", done, total);
+}
+
 static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct bound_ctx c = {0};
@@ -288,6 +294,10 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	printf("\n");
 	fflush(stdout);
 	prog = cli_progress_start("bound: patterns", (uint64_t)npat);
+	if (prog) {
+		c.bo.on_phase = bound_phase_done;
+		c.bo.on_phase_arg = prog;
+	}
 	for (done = 0; done < npat; done++) {
 		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
 		if (!res[done])
@@ -299,6 +309,7 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_progress_hold(prog, false);
 	}
 	cli_progress_end(prog);
+	c.bo.on_phase = NULL;
 	if (done < npat)
 		goto out;
 	for (int i = 0; i < npat; i++)

@@ -11,6 +11,19 @@
 #include "cli.h"
 
 /*
+ * The model of a discovered fabric, in node GUID order, finalized; NULL
+ * (logged) when it is not consistent (live_build.c).
+ */
+struct cr_fabric *cli_live_build(ibnd_fabric_t *fab);
+/*
+ * LFT block b (64 bytes: LIDs 64b..64b+63) of switch sw into r, up to the
+ * switch's LinearFDBTop top; a port beyond the switch's is no path.
+ */
+void cli_live_lft_block(const uint8_t *block, unsigned b, unsigned top,
+			const struct cr_fabric *f, struct cr_routing *r,
+			uint32_t sw);
+
+/*
  * The path SLs (SA PathRecords) and the SL2VL tables between switches
  * (SMPs) of the routing in place into r, whose LFTs are read; mad is
  * opened for the SMI and SA classes. CLI_LIVE_SL_AUTO asks every pair

@@ -29,34 +29,37 @@
 
 #include "cli.h"
 #include "live.h"
+#include "progress.h"
 
 /* PathRecord ComponentMask bits (IBA 15.2.5.16). */
 #define PR_COMP_DLID (1ull << 4)
 #define PR_COMP_SLID (1ull << 5)
 
-/* The progress of a long series of MADs, as read_lfts shows it. */
+/*
+ * The progress of a long series of MADs, as read_lfts shows it: the line
+ * with the time left on a terminal (progress.c), else a log line at each
+ * tenth of a long series.
+ */
 struct progress {
 	const char *what;
 	uint64_t done, total;
-	bool tty;
+	struct cli_progress *line; /* started at the first step */
 };
 
 static void progress_step(struct progress *p)
 {
-	p->done++;
-	if (p->tty && (p->done % 64 == 0 || p->done == p->total))
-		fprintf(stderr, "\rcroute: %s: %" PRIu64 " of %" PRIu64,
-			p->what, p->done, p->total);
-	else if (!p->tty && p->total >= 1000 && p->total >= 10 &&
-		 p->done % (p->total / 10) == 0)
-		cr_info("live: %s: %" PRIu64 " of %" PRIu64, p->what, p->done,
+	if (!p->done++)
+		p->line = cli_progress_start(p->what, p->total);
+	cli_progress_set(p->line, p->done);
+	if (!p->line && p->total >= 1000 && p->done % (p->total / 10) == 0)
+		cr_info("%s: %" PRIu64 " of %" PRIu64, p->what, p->done,
 			p->total);
 }
 
 static void progress_end(struct progress *p)
 {
-	if (p->tty && p->done)
-		fputc('\n', stderr);
+	cli_progress_end(p->line);
+	p->line = NULL;
 }
 
 /* The SL the SA gives the path from slid to dlid, or -1. */
@@ -182,8 +185,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 {
 	const struct cr_fabric *f = q->f;
 	uint64_t lids = lids_in_use(f);
-	struct progress p = {.tty = isatty(STDERR_FILENO) &&
-				    cli_verbosity >= CR_LOG_INFO};
+	struct progress p = {0};
 	bool nonzero = false;
 
 	if (mode == CLI_LIVE_SL_AUTO) {
@@ -193,7 +195,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 				my_lid);
 			return 0;
 		}
-		p.what = "path SLs from this port";
+		p.what = "live: path SLs from this port";
 		p.total = lids - port_lids(f, my_lid);
 		if (query_source(q, my_lid, &p, &nonzero)) {
 			progress_end(&p);
@@ -213,8 +215,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 		}
 	}
 	memset(&p, 0, sizeof(p));
-	p.tty = isatty(STDERR_FILENO) && cli_verbosity >= CR_LOG_INFO;
-	p.what = "path SLs";
+	p.what = "live: path SLs";
 	p.total = all_pairs(f, lids);
 	q->failed = 0;
 	for (uint32_t n = 0; n < f->num_switches; n++)
@@ -262,9 +263,7 @@ static bool to_switch(const struct cr_fabric *f, uint32_t n, unsigned p)
 static int read_sl2vl(struct ibmad_port *mad, ibnd_fabric_t *fab,
 		      const struct cr_fabric *f, struct cr_lash_sl2vl *t)
 {
-	struct progress p = {.what = "SL2VL tables",
-			     .tty = isatty(STDERR_FILENO) &&
-				    cli_verbosity >= CR_LOG_INFO};
+	struct progress p = {.what = "live: SL2VL tables"};
 	char name[CR_NODE_LABEL_MAX];
 
 	for (ibnd_node_t *n = fab->nodes; n; n = n->next) {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The progress line: "bound: 1 of 3 done, 42 s, about 1 min 24 s left",
+ * or, while a step reports its parts, "bound: patterns: 0 of 1 done (next:
+ * 12 of 1023 phases), 42 s, about 58 min left",
  * redrawn by a thread of its own four times a second, so that the time
  * goes on while one long step runs; the time left is the time per step
- * so far times the steps left, and is said only once a step is done.
+ * so far times the steps left (parts of a step counting as fractions),
+ * and is said only once a step, or a part of one, is done.
  * The line ends with the cursor at its start: the next output (a table
  * row, a log line) writes over it instead of after it. Only on a
  * terminal and without -q, so pipes and logs get no control characters.
@@ -22,6 +25,8 @@
 struct cli_progress {
 	const char *what;
 	uint64_t total, done;
+	uint64_t part, parts; /* of step done + 1; parts 0: none said */
+	const char *unit; /* of the parts */
 	double start;
 	bool hold, stop, drawn;
 	pthread_mutex_t lock;
@@ -55,14 +60,23 @@ static void draw(struct cli_progress *p)
 	char line[160], t[32];
 	int n;
 
+	double done = (double)p->done;
+	char sub[64] = "";
+
+	/* A step's parts count toward the time left as its fractions. */
+	if (p->parts && p->done < p->total) {
+		done += (double)p->part / (double)p->parts;
+		snprintf(sub, sizeof(sub), " (next: %llu of %llu %s)",
+			 (unsigned long long)p->part,
+			 (unsigned long long)p->parts, p->unit);
+	}
 	span(t, sizeof(t), el);
-	n = snprintf(line, sizeof(line), "%s: %llu of %llu done, %s", p->what,
+	n = snprintf(line, sizeof(line), "%s: %llu of %llu done%s, %s", p->what,
 		     (unsigned long long)p->done, (unsigned long long)p->total,
-		     t);
-	if (p->done && p->done < p->total && n > 0 &&
+		     sub, t);
+	if (done > 0 && p->done < p->total && n > 0 &&
 	    (size_t)n < sizeof(line)) {
-		span(t, sizeof(t),
-		     el * (double)(p->total - p->done) / (double)p->done);
+		span(t, sizeof(t), el * ((double)p->total - done) / done);
 		snprintf(line + n, sizeof(line) - (size_t)n, ", about %s left",
 			 t);
 	}
@@ -131,6 +145,22 @@ void cli_progress_set(struct cli_progress *p, uint64_t done)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->done = done;
+	p->part = p->parts = 0;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void cli_progress_part(struct cli_progress *p, const char *unit, uint64_t part,
+		       uint64_t parts)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->unit = unit;
+	p->part = part;
+	p->parts = parts;
+	/* Once per step: the ticker draws the rest, four times a second. */
+	if (part == 1 && !p->hold)
+		draw(p);
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -16,6 +16,12 @@ struct cli_progress;
 struct cli_progress *cli_progress_start(const char *what, uint64_t total);
 /* done steps of the total are finished (p may be NULL). */
 void cli_progress_set(struct cli_progress *p, uint64_t done);
+/*
+ * Of the step under way, part of parts (in unit, "phases") are done, for
+ * the line and the time left; the first part of a step is drawn at once.
+ */
+void cli_progress_part(struct cli_progress *p, const char *unit, uint64_t part,
+		       uint64_t parts);
 /* While held, the line is not drawn: output of the caller's is under way. */
 void cli_progress_hold(struct cli_progress *p, bool hold);
 /* Clears the line and frees p (may be NULL). */

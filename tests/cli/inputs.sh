@@ -5,28 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
-fail() {
-	echo "FAIL: $*"
-	sed 's/^/  | /' "$tmp/out" | head -n 8
-	failed=1
-}
-
-# expect STATUS PATTERN DESCRIPTION COMMAND...: exits with STATUS and its
-# output (stdout and stderr) matches the extended regular expression.
-expect() {
-	want=$1
-	pat=$2
-	what=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "$what: exit $got, expected $want: $*"
-	elif [ -n "$pat" ] && ! grep -E -q -- "$pat" "$tmp/out"; then
-		fail "$what: output lacks /$pat/: $*"
-	fi
-}
-
 "$croute" gen ktree 2 3 -o "$tmp/k.topo" || exit 1
 mkdir "$tmp/conf"
 

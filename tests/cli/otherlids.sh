@@ -44,4 +44,26 @@ sed -e 's/^\(Unicast lids \[\)0-\([0-9]*\)\]/\10x0-0x\2]/' \
 expect 2 "ibroute:[0-9]+: .*$hint" "ibroute tables of other LIDs" \
 	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/ibroute"
 
+# OpenSM's guid2lid keeps the LIDs of ports that lost their cable; no
+# table routes them, so they are no destinations (port 2 of h0001 here).
+"$croute" gen two-level --leaves 2 --hosts 2 --uplinks 2 --spines 2 |
+	sed '0,/^Ca\t1 /s//Ca\t2 /' >"$tmp/2port.topo"
+cat >"$tmp/guid2lid" <<'G2L'
+0x0002c90200000000 0x0001 0x0001
+0x0002c90200000001 0x0002 0x0002
+0x0002c90300000001 0x0003 0x0003
+0x0002c90200000002 0x0004 0x0004
+0x0002c90200000003 0x0005 0x0005
+0x0002c90300000003 0x0006 0x0006
+0x0002c90300000005 0x0007 0x0007
+0x0002c90300000007 0x0008 0x0008
+G2L
+cp "$tmp/guid2lid" "$tmp/guid2lid-cached"
+echo "0x0002c90300000002 0x0009 0x0009" >>"$tmp/guid2lid-cached"
+"$croute" route -q -t "$tmp/2port.topo" --lids "$tmp/guid2lid" -e minhop \
+	-o "$tmp/2port.dump" || fail "route of the 2-port topology failed"
+expect 0 "unreachable: +0" "a cached LID of a port without a cable" \
+	"$croute" check -t "$tmp/2port.topo" --lids "$tmp/guid2lid-cached" \
+	--lfts "$tmp/2port.dump"
+
 exit $failed

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Long work shows progress on a terminal only: under script(1), whose
 # pty makes stderr a terminal, estimate, bound and compare draw a line of
-# steps done and time; piped, or with -q, stderr has no such line and no
+# steps done and time (bound: a pattern's phases too, with the time left); piped, or with -q, stderr has no such line and no
 # carriage return.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +26,9 @@ grep -q "estimate: patterns: 0 of 2 done, 0 s" "$tmp/est" ||
 on_tty bound bound --topo "$k" --pattern shift,bisect
 grep -q "bound: patterns: 0 of 2 done" "$tmp/bound" ||
 	fail "bound: no progress on a terminal: $(cat "$tmp/bound")"
+# One pattern may take hours: its phases count, with the time left.
+grep -q "bound: patterns: 0 of 2 done (next: 1 of 3 phases), [0-9]* s, about" \
+	"$tmp/bound" || fail "bound: no phases on the line: $(cat "$tmp/bound")"
 on_tty cmp compare --topo "$k" --engines minhop,updn
 grep -q "compare: engines: 0 of 2 done" "$tmp/cmp" ||
 	fail "compare: no progress on a terminal: $(cat "$tmp/cmp")"

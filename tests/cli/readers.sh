@@ -59,4 +59,44 @@ json.loads(sys.stdin.buffer.read().decode("utf-8"))' <"$tmp/out" ||
 		"$tmp/out" || fail "the description is not escaped as expected"
 fi
 
+# ... and in every other output: text reports, logs, HTML, LFT dumps and
+# topologies hold no control character and no byte that is not UTF-8.
+# People see \xNN; files other tools read get spaces, as OpenSM and
+# infiniband-diags clean descriptions.
+if command -v python3 >/dev/null; then
+	"$croute" gen two-level --leaves 2 --hosts 2 --uplinks 2 --spines 2 |
+		python3 -c 'import sys
+s = sys.stdin.buffer.read()
+s = s.replace(b"leaf-0", b"leaf\x1b[31m-0\xff")
+s = s.replace(b"h0001 HCA-1", b"h\x07\xfe\xc2\x9b 1\x7f")
+sys.stdout.buffer.write(s)' >"$tmp/esc.topo"
+	e=$tmp/esc
+	"$croute" route -t "$tmp/esc.topo" -e minhop -o "$e.dump" 2>"$e.r.err" ||
+		fail "route of a topology with raw bytes failed"
+	"$croute" estimate -t "$tmp/esc.topo" --lfts "$e.dump" --html "$e.html" \
+		>"$e.est" 2>"$e.est.err" || fail "estimate failed"
+	"$croute" convert -t "$tmp/esc.topo" -o "$e.conv" 2>"$e.conv.err" ||
+		fail "convert failed"
+	# cut inside leaf-0's table
+	sed '/of switch .*leaf /{n;q}' "$e.dump" >"$e.cut"
+	"$croute" check -t "$tmp/esc.topo" --lfts "$e.cut" >"$e.chk" \
+		2>"$e.chk.err"
+	grep -q "inside the table of switch 'leaf\\\\x1b\[31m-0\\\\xff'" \
+		"$e.chk.err" || fail "the log does not escape: $(cat "$e.chk.err")"
+	grep -q "'h\\\\x07\\\\xfe\\\\xc2\\\\x9b 1\\\\x7f' (0x" "$e.est" ||
+		fail "the text report does not escape the host's description"
+	grep -q "'leaf \[31m-0 '" "$e.dump" ||
+		fail "the LFT dump does not clean the description"
+	grep -q '"leaf \[31m-0 "' "$e.conv" ||
+		fail "the topology does not clean the description"
+	for f in "$e.dump" "$e.r.err" "$e.html" "$e.est" "$e.est.err" \
+		"$e.conv" "$e.conv.err" "$e.chk" "$e.chk.err"; do
+		python3 -c 'import re, sys
+b = open(sys.argv[1], "rb").read()
+t = b.decode("utf-8")
+sys.exit(1 if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", t) else 0)' "$f" ||
+			fail "$(basename "$f"): raw control or non-UTF-8 bytes"
+	done
+fi
+
 exit $failed

@@ -29,6 +29,11 @@ for spine in 0002c90200000001 0002c90200000000; do
 		}
 		grep -q "'sw-l0-0${spine#0002c9020000000}' (0x$spine)" \
 			"$tmp/err" || fail "$spine $e: the warning names no switch"
+		# a warning: -q keeps it
+		expect_exit 0 route -q -t "$tmp/cut.topo" -e "$e" \
+			-o "$tmp/cut.lft"
+		grep -q "warning: 1 of 112 nodes have no cabled path" \
+			"$tmp/err" || fail "$spine $e: -q drops the warning"
 		# minhop has credit loops on any fat tree, lash's VLs are in
 		# files check is not given here: reachability is the point.
 		skip=

@@ -2,7 +2,8 @@
 # Regenerates the captured files of tests/fabrics/ (run from a built tree,
 # as root, with ibsim, opensm and infiniband-diags): what opensm -D 0x43
 # writes to its dump directory, and what ibnetdiscover, dump_fts and
-# dump_lfts print (stdout only), for
+# dump_lfts print (stdout only; for two-level/ also ibnetdiscover -p and
+# -l, iblinkinfo and iblinkinfo -l), for
 #   two-level/  a 2-leaf, 2-spine tree routed by OpenSM's updn;
 #   other/      the same tree with other GUIDs (files of another fabric);
 #   lash/       the first tree routed by cr-lash under QoS (opensm -Q).
@@ -27,6 +28,16 @@ capture() {
 	cr_osm_env timeout 30 ibnetdiscover >"$fab/$name/ibnetdiscover.topo"
 	cr_osm_env timeout 30 dump_fts >"$fab/$name/dump_fts.out"
 	cr_osm_env timeout 30 dump_lfts >"$fab/$name/dump_lfts.out"
+	if [ "$name" = two-level ]; then
+		# infiniband-diags' port and node listings.
+		for o in p l; do
+			cr_osm_env timeout 30 ibnetdiscover -$o \
+				>"$fab/$name/ibnetdiscover-$o.out"
+		done
+		cr_osm_env timeout 30 iblinkinfo >"$fab/$name/iblinkinfo.out"
+		cr_osm_env timeout 30 iblinkinfo -l \
+			>"$fab/$name/iblinkinfo-l.out"
+	fi
 	cr_ibsim_stop
 }
 cr_gen "$CR_DIR/two-level.topo" two-level --leaves 2 --hosts 2 --uplinks 2 \

@@ -252,6 +252,8 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 			   b->phase[i].seconds);
 		if (b->phase[i].min_frac < b->min_frac)
 			b->min_frac = b->phase[i].min_frac;
+		if (o && o->on_phase)
+			o->on_phase(o->on_phase_arg, i + 1, b->num_phases);
 	}
 	b->avg_frac = b->flows ? sum / (double)b->flows : 0;
 	b->phase_avg_frac = b->avg_frac;

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/json.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -87,6 +88,7 @@ static void lid_text_free(struct lid_text *t, size_t n)
 static int lid_text_build(struct lid_text *t, const struct cr_fabric *f)
 {
 	size_t n = (size_t)f->max_lid + 1;
+	char desc[DESC_MAX + 1];
 
 	t->tail = calloc(n, sizeof(*t->tail));
 	t->len = calloc(n, sizeof(*t->len));
@@ -105,7 +107,9 @@ static int lid_text_build(struct lid_text *t, const struct cr_fabric *f)
 				       ": '%.*s'\n",
 				       cr_node_type_name(f->nodes[d].type),
 				       f->nodes[d].ports[f->lid_port[lid]].guid,
-				       DESC_MAX, f->nodes[d].desc);
+				       DESC_MAX,
+				       cr_text_clean(f->nodes[d].desc, desc,
+						     sizeof(desc)));
 		if (len < 0) {
 			t->tail[lid] = NULL;
 			return -1;
@@ -122,11 +126,14 @@ static void dump_switch(FILE *out, const struct cr_fabric *f,
 	static const char hex[] = "0123456789abcdef";
 	const struct cr_node *n = &f->nodes[sw];
 	uint32_t max = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
+	char desc[DESC_MAX + 1];
 
+	/* OpenSM's print_desc: what it cannot print is a space. */
 	fprintf(out,
 		"Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64
 		" ('%.*s'):\n",
-		f->max_lid, n->ports[0].lid, n->guid, DESC_MAX, n->desc);
+		f->max_lid, n->ports[0].lid, n->guid, DESC_MAX,
+		cr_text_clean(n->desc, desc, sizeof(desc)));
 	for (uint32_t lid = 0; lid <= max; lid++) {
 		uint8_t port = r->lft[sw][lid];
 		char head[16];

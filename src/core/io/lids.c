@@ -78,6 +78,15 @@ static int parse_line(const char *path, unsigned line, char *s,
 		return 0;
 	}
 	port = &f->nodes[v >> 8].ports[v & 0xff];
+	if (!cr_is_switch(f, v >> 8) && port->remote == CR_NO_NODE) {
+		/*
+		 * A CA port without a cable is not in OpenSM's subnet, though
+		 * its cached LID stays: no table routes it.
+		 */
+		cr_debug("%s:%u: port 0x%016llx has no cable", path, line,
+			 guid);
+		return 0;
+	}
 	if (port->lid) {
 		/* OpenSM, too, keeps the first and drops the rest. */
 		cr_warn("%s:%u: port 0x%016llx listed again, ignored", path,

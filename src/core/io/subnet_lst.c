@@ -328,6 +328,50 @@ out:
 	return ret;
 }
 
+/* Port GUIDs name one port each: the topology writer keys ports by them. */
+static int unique_port_guids(struct lst_reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	struct cr_guidmap m = {0};
+	int ret = 0;
+
+	if (cr_guidmap_init(&m, 2 * (size_t)f->num_nodes)) {
+		cr_err("%s: out of memory", rd->name);
+		return -1;
+	}
+	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
+		const struct cr_node *node = &f->nodes[n];
+		bool sw = node->type == CR_NODE_SWITCH;
+
+		for (unsigned p = sw ? 0 : 1;
+		     p <= (sw ? 0 : node->num_ports) && !ret; p++) {
+			uint64_t g = node->ports[p].guid;
+			uint32_t other;
+
+			if (!sw && node->ports[p].remote == CR_NO_NODE)
+				continue;
+			other = cr_guidmap_get(&m, g);
+			if (other != CR_GUIDMAP_NONE) {
+				cr_err("%s:%u: port GUID 0x%016" PRIx64 " of"
+				       " 0x%016" PRIx64 " port %u is also that"
+				       " of 0x%016" PRIx64 " port %u",
+				       rd->name,
+				       sw ? rd->node_line[n]
+					  : port_lines(rd, n)[p],
+				       g, node->guid, p,
+				       f->nodes[other >> 8].guid, other & 0xff);
+				ret = -1;
+			} else if (cr_guidmap_put(&m, g,
+						  cr_guidmap_port(n, p)) < 0) {
+				cr_err("%s: out of memory", rd->name);
+				ret = -1;
+			}
+		}
+	}
+	cr_guidmap_release(&m);
+	return ret;
+}
+
 /* Both ends list every link; LIDs are all given or none. */
 static int settle(struct lst_reader *rd)
 {
@@ -422,6 +466,8 @@ static struct cr_fabric *read_subnet_lst(FILE *in, const char *name)
 	}
 	if (!err)
 		err = settle(&rd);
+	if (!err)
+		err = unique_port_guids(&rd);
 	if (!err && cr_fabric_sort_by_guid(rd.f)) {
 		cr_err("%s: the topology is not consistent (see above)", name);
 		err = -1;
@@ -467,6 +513,8 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 	const char *name = path;
 	FILE *in, *src;
 	bool lst, ibdm = false;
+	enum cr_topo_ports ports = CR_TOPO_PORTS_NONE;
+	unsigned line = 0;
 
 	if (!strcmp(path, "-")) {
 		/* stdin cannot be rewound: a copy can. */
@@ -504,16 +552,23 @@ struct cr_fabric *cr_topo_read_format(const char *path, const char **format)
 		ibdm = cr_ibdm_is_topo(in);
 		rewind(in);
 	}
+	if (!lst && !ibdm) {
+		ports = cr_topo_ports_detect(in, &line);
+		rewind(in);
+	}
 	if (lst)
 		f = read_subnet_lst(in, name);
 	else if (ibdm)
 		f = cr_ibdm_read_file(in, name, NULL);
+	else if (ports)
+		f = cr_topo_read_ports(in, name, ports, line);
 	else
 		f = cr_topo_read_file(in, name);
 	fclose(in);
 	if (format)
-		*format = lst	 ? "opensm-subnet.lst"
-			  : ibdm ? "ibdm"
-				 : "ibnetdiscover";
+		*format = lst	  ? "opensm-subnet.lst"
+			  : ibdm  ? "ibdm"
+			  : ports ? cr_topo_ports_name(ports)
+				  : "ibnetdiscover";
 	return f;
 }

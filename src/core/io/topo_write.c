@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <config.h>
+#include <croute/json.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 
@@ -29,14 +30,19 @@ static char type_letter(enum cr_node_type t)
 void cr_put_desc(FILE *fp, const char *desc, enum cr_desc_style style)
 {
 	fputc('"', fp);
-	for (const unsigned char *s = (const unsigned char *)desc; *s; s++) {
-		if (*s < ' ' || (*s == '"' && style == CR_DESC_BLANK)) {
+	for (const unsigned char *s = (const unsigned char *)desc; *s;) {
+		size_t n = cr_text_char_len(s);
+
+		/* As OpenSM and infiniband-diags clean descriptions. */
+		if (!n || (*s == '"' && style == CR_DESC_BLANK)) {
 			fputc(' ', fp);
+			s++;
 			continue;
 		}
 		if (style == CR_DESC_ESCAPE && (*s == '"' || *s == '\\'))
 			fputc('\\', fp);
-		fputc(*s, fp);
+		fwrite(s, 1, n, fp);
+		s += n;
 	}
 	fputc('"', fp);
 }

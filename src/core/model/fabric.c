@@ -13,6 +13,7 @@
 
 #include <croute/buf.h>
 #include <croute/fabric.h>
+#include <croute/json.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 
@@ -114,10 +115,12 @@ int cr_fabric_link(struct cr_fabric *f, uint32_t a, unsigned pa, uint32_t b,
 static int check_lid(struct cr_fabric *f, uint32_t n, unsigned p)
 {
 	const struct cr_port *port = &f->nodes[n].ports[p];
-	uint32_t top = (uint32_t)port->lid + (1u << port->lmc) - 1;
+	/* An LMC past 7 (a reply's 8 bits) must not reach the shift. */
+	unsigned lmc = port->lmc > CR_MAX_LMC ? 31 : port->lmc;
+	uint32_t top = (uint32_t)port->lid + (1u << lmc) - 1;
 
 	if (port->lmc > CR_MAX_LMC || top > CR_MAX_UCAST_LID ||
-	    (port->lid & ((1u << port->lmc) - 1))) {
+	    (port->lid & ((1u << lmc) - 1))) {
 		char la[CR_NODE_LABEL_MAX];
 
 		cr_err("%s port %u: LID %u with LMC %u is not a valid unicast"
@@ -435,6 +438,7 @@ const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 {
 	const struct cr_node *node;
 	uint16_t lid = 0;
+	char d[65], esc[4 * 64 + 1];
 
 	if (n >= f->num_nodes) {
 		snprintf(buf, len, "?");
@@ -447,12 +451,14 @@ const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 		lid = node->ports[p].lid;
 	for (unsigned q = 1; !lid && !p && q <= node->num_ports; q++)
 		lid = node->ports[q].lid;
+	/* 64 bytes (a NodeDescription's), then what a terminal may show. */
+	snprintf(d, sizeof(d), "%.64s", node->desc);
+	cr_text_safe(d, esc, sizeof(esc), false);
 	if (lid)
-		snprintf(buf, len, "'%.64s' (0x%016" PRIx64 " LID %u)",
-			 node->desc, node->guid, lid);
+		snprintf(buf, len, "'%s' (0x%016" PRIx64 " LID %u)", esc,
+			 node->guid, lid);
 	else
-		snprintf(buf, len, "'%.64s' (0x%016" PRIx64 ")", node->desc,
-			 node->guid);
+		snprintf(buf, len, "'%s' (0x%016" PRIx64 ")", esc, node->guid);
 	return buf;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * JSON string escaping (include/croute/json.h). Node descriptions come
+ * JSON string escaping, and text for people and for other tools
+ * (include/croute/json.h). Node descriptions come
  * from the fabric's devices, 64 bytes with no encoding promised: a byte
  * that is not part of valid UTF-8 would make the whole report invalid
  * JSON, so it is written as the code point of its Latin-1 reading.
@@ -60,4 +61,67 @@ void cr_json_str(FILE *out, const char *s)
 		p += n ? n : 1;
 	}
 	fputc('"', out);
+}
+
+size_t cr_text_char_len(const unsigned char *s)
+{
+	size_t n = cr_utf8_len(s);
+
+	if (!n || *s < 0x20 || *s == 0x7f)
+		return 0;
+	/* U+0080..U+009F, C1 controls (0x9b is CSI to some terminals). */
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return n;
+}
+
+const char *cr_text_safe(const char *s, char *buf, size_t len, bool keep_nl)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p) {
+		size_t n = cr_text_char_len(p);
+
+		if (keep_nl && (*p == '\n' || *p == '\t'))
+			n = 1;
+		if (n) {
+			if (o + n >= len)
+				break;
+			for (size_t i = 0; i < n; i++)
+				buf[o++] = (char)p[i];
+			p += n;
+			continue;
+		}
+		if (o + 4 >= len)
+			break;
+		buf[o++] = '\\';
+		buf[o++] = 'x';
+		buf[o++] = hex[*p >> 4];
+		buf[o++] = hex[*p & 15];
+		p++;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *cr_text_clean(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p && o + 1 < len) {
+		size_t n = cr_text_char_len(p);
+
+		if (!n || o + n >= len) {
+			buf[o++] = ' ';
+			p++;
+			continue;
+		}
+		while (n--)
+			buf[o++] = (char)*p++;
+	}
+	buf[o] = '\0';
+	return buf;
 }

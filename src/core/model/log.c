@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/json.h>
 #include <croute/log.h>
 
 static bool keep;
@@ -74,15 +75,23 @@ void cr_log(enum cr_log_level level, const char *fmt, ...)
 	static const char *const prefix[] = {"error", "warning", "info",
 					     "verbose", "debug"};
 	bool keep_it = level == CR_LOG_WARN && keep;
-	char msg[1024];
+	char raw[1024], msg[2048];
 	va_list ap;
 	cr_log_fn fn;
 
-	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED) && !keep_it)
+	/*
+	 * UBSan checks vsnprintf's non-null format and continues after its
+	 * report, so GCC sees a path with a null format and warns
+	 * (-Wformat-truncation); no caller passes one, and none ever should.
+	 */
+	if (!fmt ||
+	    (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED) && !keep_it))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Node descriptions and file names come from the fabric and files. */
+	cr_text_safe(raw, msg, sizeof(msg), true);
 	if (keep_it)
 		keep_warning(msg);
 	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))

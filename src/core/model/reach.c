@@ -52,7 +52,7 @@ static uint32_t sm_node(struct cr_fabric *f)
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			if (n->ports[p].remote == CR_NO_NODE)
 				continue;
-			cr_info("warning: the SM's port 0x%016" PRIx64
+			cr_warn("the SM's port 0x%016" PRIx64
 				" has no cable; taking 0x%016" PRIx64
 				" ('%.64s') as the SM's port",
 				f->sm_port_guid, n->ports[p].guid, n->desc);
@@ -105,7 +105,7 @@ static void warn_left_out(const struct cr_fabric *f, const bool *seen,
 					f->nodes[i].guid);
 		named++;
 	}
-	cr_info("warning: %u of %u nodes have no cabled path to the SM's"
+	cr_warn("%u of %u nodes have no cabled path to the SM's"
 		" port; left out, as OpenSM would not find them: %s%s",
 		left, f->num_nodes, names, left > named ? ", ..." : "");
 }

@@ -341,14 +341,17 @@ static void html_legend(FILE *out, uint32_t height)
 static void put_js_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = cr_text_char_len((const unsigned char *)s);
 
-		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' ||
+		/* A stray byte as its Latin-1 reading, as in the JSON. */
+		if (!n || c == '"' || c == '\\' || c == '<' || c == '>' ||
 		    c == '&')
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
 	}
 	fputc('"', out);
 }

@@ -6,11 +6,17 @@
 #include <stdio.h>
 
 #include <croute/estimate.h>
+#include <croute/json.h>
 
-/* Text with <, >, & and " escaped. */
+/*
+ * Text with <, >, & and " escaped, and what a page must not hold as it is
+ * (control characters, bytes that are not UTF-8) as \\xNN.
+ */
 static inline void cr_html_put(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	while (*s) {
+		size_t n = cr_text_char_len((const unsigned char *)s);
+
 		switch (*s) {
 		case '<':
 			fputs("&lt;", out);
@@ -25,8 +31,13 @@ static inline void cr_html_put(FILE *out, const char *s)
 			fputs("&quot;", out);
 			break;
 		default:
-			fputc(*s, out);
+			/* Control characters and stray bytes, visibly. */
+			if (!n)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else
+				fwrite(s, 1, n, out);
 		}
+		s += n ? n : 1;
 	}
 }
 /*
