@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cr-dfp: dragonfly+ routing. Groups are two-level trees (leaves with the
+ * CAs, spines without), every leaf cabled to every spine of its group;
+ * spines of different groups are cabled to each other ("global" cables).
+ *
+ * Paths: every switch forwards each LID over a shortest path in switch
+ * hops, the least-loaded port among the equal ones (LIDs counted per
+ * port), so leaf to leaf between groups is leaf-spine-spine-leaf wherever
+ * the two groups share a global cable, spread over those cables; pairs of
+ * groups that lost theirs go through a third group, and only they.
+ *
+ * Virtual lanes. Name a channel by its kind: up (leaf to spine), global,
+ * down (spine to leaf). A path whose channels go up, global, down in
+ * that order, each at most once, takes SL 0; every other path (through a
+ * third group, or a spine's own traffic that turns at a leaf) takes SL 1;
+ * SL i travels on VL i. On SL 0 every dependency raises the kind, so
+ * VL 0 has no credit loop whatever the failures. VL 1's graph is
+ * searched (every switch a source, as croute check does): when it has a
+ * cycle, or the fabric is no dragonfly+ (a leaf-spine cable missing, a
+ * CA on a spine, leaf-to-leaf cables), or max_vls leaves no second VL
+ * when one is needed, the whole fabric is routed by cr-updn on one VL
+ * instead, and the reason logged. So the installed routing never has a
+ * credit loop and uses at most two VLs.
+ *
+ * Cost: all-pairs switch distances (switches^2 bytes), then O(LIDs x
+ * switches x ports) picks and O(LIDs x switches) for the SLs, and the
+ * VL 1 search, as croute check's.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/check.h>
+#include <croute/hops.h>
+#include <croute/log.h>
+
+#define RANK_MIN (INT_MIN / 2)
+#define RANK_MAX (INT_MAX / 2)
+
+struct dfp {
+	const struct cr_fabric *f;
+	const struct cr_options *o;
+	struct cr_routing *r;
+	uint32_t ns;
+	bool *leaf; /* per switch index: has CAs */
+	uint32_t *gid; /* per switch index: its group, in switch order */
+	uint32_t *group; /* per switch index: its group's place in the order */
+	/*
+	 * Per switch index: a leaf's turn side (0 or 1; -1: no turn leaf),
+	 * a spine's side (which turn leaf climbs to it).
+	 */
+	int8_t *side;
+	uint32_t num_groups;
+	uint64_t spine_pairs_left; /* switch to switch, no path */
+	uint32_t *adj_start, *adj; /* switch adjacency (hops.h) */
+	uint8_t *adj_port;
+	/* Toward one destination switch, per switch index: */
+	int *dist; /* hops, -1 unlabelled */
+	uint8_t *ok; /* bit v: the path rises in VL v's ranking */
+	int *first[2]; /* its first channel's rank in each ranking */
+	uint32_t *cand_start; /* candidates: ports in cand[] */
+	uint8_t *cand;
+	uint32_t *load; /* per switch index x 256 ports: LIDs routed */
+};
+
+static uint32_t find(uint32_t *up, uint32_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/*
+ * Leaves, groups (the parts the leaf-spine cables make, numbered in
+ * switch order) and each group's turn leaves: its first leaf for VL 0,
+ * its second (else the first) for VL 1. -1 with the reason in why.
+ */
+static int dfp_structure(struct dfp *d, char *why, size_t len)
+{
+	const struct cr_fabric *f = d->f;
+	uint32_t ns = d->ns;
+	uint32_t *up = malloc((ns + 1) * sizeof(*up));
+	uint32_t *num = malloc((ns + 1) * sizeof(*num));
+	uint32_t *cnt = calloc(ns + 1, sizeof(*cnt));
+	int ret = -1;
+
+	if (!up || !num || !cnt) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		up[s] = s;
+		num[s] = UINT32_MAX;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			uint32_t m = n->ports[p].remote;
+
+			if (m != CR_NO_NODE && !cr_is_switch(f, m))
+				d->leaf[s] = true;
+		}
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		for (uint32_t i = d->adj_start[s]; i < d->adj_start[s + 1];
+		     i++) {
+			uint32_t t = d->adj[i];
+
+			if (d->leaf[s] && d->leaf[t]) {
+				snprintf(why, len,
+					 "leaf %s is cabled to "
+					 "leaf %s",
+					 f->nodes[f->switches[s]].desc,
+					 f->nodes[f->switches[t]].desc);
+				goto out;
+			}
+			if (d->leaf[s] != d->leaf[t])
+				up[find(up, s)] = find(up, t);
+		}
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t root = find(up, s);
+
+		if (num[root] == UINT32_MAX)
+			num[root] = d->num_groups++;
+		d->gid[s] = num[root];
+	}
+	/* The first two leaves of a group turn; its spines alternate. */
+	for (uint32_t s = 0; s < ns; s++)
+		if (d->leaf[s])
+			d->side[s] = cnt[d->gid[s]] < 2
+					     ? (int8_t)cnt[d->gid[s]]++
+					     : -1;
+	memset(num, 0, (ns + 1) * sizeof(*num));
+	for (uint32_t s = 0; s < ns; s++)
+		if (!d->leaf[s])
+			d->side[s] = cnt[d->gid[s]] > 1
+					     ? (int8_t)(num[d->gid[s]]++ % 2)
+					     : 0;
+	ret = 0;
+out:
+	free(up);
+	free(num);
+	free(cnt);
+	return ret;
+}
+
+/*
+ * The rank of channel s -> t in VL v's ranking. VL 0 orders the groups
+ * downward, VL 1 upward: a global channel ranks by the group it enters,
+ * a turn (down into the group's turn leaf, up out of it) just above; up
+ * from any other leaf ranks lowest, down into any other leaf highest.
+ */
+static int rank_of(const struct dfp *d, unsigned v, uint32_t s, uint32_t t)
+{
+	int sign = v ? 1 : -1;
+
+	if (d->leaf[s])
+		return d->side[s] == d->side[t]
+			       ? sign * 4 * (int)d->group[s] + 1
+			       : RANK_MIN;
+	if (d->leaf[t])
+		return d->side[t] >= 0 ? sign * 4 * (int)d->group[t] - 1
+				       : RANK_MAX;
+	return sign * 4 * (int)d->group[t] - 2;
+}
+
+/* Ranks and rise of the path s -> t -> ... given t's; 0 when none. */
+static uint8_t state_via(const struct dfp *d, uint32_t s, uint32_t t, int *r0,
+			 int *r1)
+{
+	uint8_t ok = 0;
+
+	*r0 = rank_of(d, 0, s, t);
+	*r1 = rank_of(d, 1, s, t);
+	if ((d->ok[t] & 1) && *r0 < d->first[0][t])
+		ok |= 1;
+	if ((d->ok[t] & 2) && *r1 < d->first[1][t])
+		ok |= 2;
+	return ok;
+}
+
+/* Whether state (ok, r0, r1) is better than (bok, b0, b1): both VLs,
+ * else VL 0, then the most room left below on each. */
+static bool state_better(uint8_t ok, int r0, int r1, uint8_t bok, int b0,
+			 int b1, bool vl1_first)
+{
+	static const int pref[2][4] = {{0, 2, 1, 3}, {0, 1, 2, 3}};
+
+	if (pref[vl1_first][ok] != pref[vl1_first][bok])
+		return pref[vl1_first][ok] > pref[vl1_first][bok];
+	if ((ok & 1) && r0 != b0)
+		return r0 > b0;
+	return (ok & 2) && r1 > b1;
+}
+
+static bool state_same(uint8_t ok, int r0, int r1, uint8_t bok, int b0, int b1)
+{
+	return ok == bok && (!(ok & 1) || r0 == b0) && (!(ok & 2) || r1 == b1);
+}
+
+/*
+ * Which VL switch s prefers when it cannot have both, in try k. A
+ * spine's choice decides which of the groups cabled to it can come
+ * through on a single VL: the lower groups need VL 1 to climb to it,
+ * the higher ones VL 0. Tries 2 and 3 let a spine of the destination's
+ * group side with the majority of the groups it is cabled to; later
+ * tries mix the preferences.
+ */
+static bool prefers_vl1(const struct dfp *d, uint32_t s, uint32_t t, unsigned k)
+{
+	int below = 0;
+
+	/* Beyond the four rules, a mix drawn from (s, t, k). */
+	if (k >= 4)
+		return ((s * 2654435761u) ^ (t * 40503u) ^ (k * 97u)) >> 7 & 1;
+	if (k < 2 || d->leaf[s] || d->group[s] != d->group[t])
+		return k & 1;
+	for (uint32_t i = d->adj_start[s]; i < d->adj_start[s + 1]; i++) {
+		uint32_t g = d->group[d->adj[i]];
+
+		if (g != d->group[s])
+			below += g < d->group[s] ? 1 : -1;
+	}
+	return below > 0 || (below == 0 && (k & 1));
+}
+
+#define DFP_TRIES 12
+
+/*
+ * Labels every switch toward destination switch index t, wave by wave:
+ * a switch takes the first wave in which a neighbour labelled in the
+ * previous one gives it a path rising in some ranking, and keeps as
+ * candidates the neighbours that give its best such state. Returns the
+ * number of connected switches left without a path.
+ */
+static uint32_t label_toward(struct dfp *d, uint32_t t, const uint8_t *hop,
+			     unsigned k, uint32_t *one)
+{
+	uint32_t ns = d->ns, left = 0, nc = 0;
+	bool more = true;
+
+	for (uint32_t s = 0; s < ns; s++)
+		d->dist[s] = -1;
+	d->dist[t] = 0;
+	d->ok[t] = 3;
+	d->first[0][t] = d->first[1][t] = INT_MAX;
+	for (int wave = 1; more; wave++) {
+		more = false;
+		for (uint32_t s = 0; s < ns; s++) {
+			uint8_t bok = 0;
+			int b0 = 0, b1 = 0;
+
+			if (d->dist[s] >= 0)
+				continue;
+			for (uint32_t i = d->adj_start[s];
+			     i < d->adj_start[s + 1]; i++) {
+				uint32_t m = d->adj[i];
+				int r0, r1;
+				uint8_t ok;
+
+				if (d->dist[m] != wave - 1)
+					continue;
+				ok = state_via(d, s, m, &r0, &r1);
+				if (ok &&
+				    (!bok ||
+				     state_better(ok, r0, r1, bok, b0, b1,
+						  prefers_vl1(d, s, t, k)))) {
+					bok = ok;
+					b0 = r0;
+					b1 = r1;
+				}
+			}
+			if (!bok)
+				continue;
+			/* Labelled at the end of the wave: ok[] is read. */
+			d->ok[s] = bok | 0x80;
+			d->first[0][s] = b0;
+			d->first[1][s] = b1;
+			more = true;
+		}
+		for (uint32_t s = 0; s < ns; s++)
+			if (d->ok[s] & 0x80 && d->dist[s] < 0) {
+				d->ok[s] &= 3;
+				d->dist[s] = wave;
+			}
+	}
+	/* Candidates: the neighbours one wave nearer giving that state. */
+	for (uint32_t s = 0; s < ns; s++) {
+		d->cand_start[s] = nc;
+		if (d->dist[s] <= 0) {
+			/*
+			 * Switch to switch only, neither with CAs: no CA
+			 * traffic needs it, as with cr-updn's roots.
+			 */
+			if (d->dist[s] < 0 && hop[s] != CR_HOPS_INF &&
+			    !d->leaf[s] && !d->leaf[t])
+				d->spine_pairs_left++;
+			else if (d->dist[s] < 0 && hop[s] != CR_HOPS_INF &&
+				 !left++)
+				*one = s;
+			continue;
+		}
+		for (uint32_t i = d->adj_start[s]; i < d->adj_start[s + 1];
+		     i++) {
+			uint32_t m = d->adj[i];
+			int r0, r1;
+			uint8_t ok;
+
+			if (d->dist[m] != d->dist[s] - 1)
+				continue;
+			ok = state_via(d, s, m, &r0, &r1);
+			if (state_same(ok, r0, r1, d->ok[s], d->first[0][s],
+				       d->first[1][s]))
+				d->cand[nc++] = d->adj_port[i];
+		}
+	}
+	d->cand_start[ns] = nc;
+	return left;
+}
+
+/* Routes lid toward switch index t (port: where t delivers it). */
+static void route_lid(struct dfp *d, uint16_t lid, uint32_t t, uint8_t port,
+		      bool *second)
+{
+	const struct cr_fabric *f = d->f;
+
+	d->r->lft[f->switches[t]][lid] = port;
+	d->r->sl[f->switches[t]][lid] = 0;
+	for (uint32_t s = 0; s < d->ns; s++) {
+		uint32_t sw = f->switches[s], *load = &d->load[(size_t)s * 256];
+		uint8_t best = 0;
+
+		if (d->dist[s] <= 0)
+			continue;
+		for (uint32_t i = d->cand_start[s]; i < d->cand_start[s + 1];
+		     i++) {
+			uint8_t p = d->cand[i];
+
+			if (!best || load[p] < load[best])
+				best = p;
+		}
+		load[best]++;
+		d->r->lft[sw][lid] = best;
+		d->r->sl[sw][lid] = d->ok[s] & 1 ? 0 : 1;
+		*second |= !(d->ok[s] & 1);
+	}
+}
+
+/* Every LID; -1 with the reason in why when some switch has no path. */
+static int dfp_route_all(struct dfp *d, const uint8_t *dist, bool *second,
+			 char *why, size_t len)
+{
+	const struct cr_fabric *f = d->f;
+
+	*second = false;
+	for (uint32_t t = 0; t < d->ns; t++) {
+		uint32_t sw = f->switches[t], left, one = 0;
+		const struct cr_node *n = &f->nodes[sw];
+
+		for (unsigned k = 0; k < DFP_TRIES; k++) {
+			left = label_toward(d, t, &dist[(size_t)t * d->ns], k,
+					    &one);
+			if (!left)
+				break;
+		}
+		if (left) {
+			snprintf(why, len,
+				 "%u switch(es) (%s first) have no "
+				 "path to %s rising in either VL's order",
+				 left, f->nodes[f->switches[one]].desc,
+				 n->desc);
+			return -1;
+		}
+		for (unsigned p = 0; p <= n->num_ports; p++) {
+			uint32_t m = p ? n->ports[p].remote : sw;
+			unsigned q = p ? n->ports[p].remote_port : 0;
+			const struct cr_port *x;
+
+			if (m == CR_NO_NODE || (p && cr_is_switch(f, m)))
+				continue;
+			x = &f->nodes[m].ports[q];
+			for (unsigned i = 0; x->lid && i < (1u << x->lmc); i++)
+				if (x->lid + i <= f->max_lid)
+					route_lid(d, x->lid + i, t, (uint8_t)p,
+						  second);
+		}
+	}
+	return 0;
+}
+
+#define DFP_ORDERS 8
+
+/*
+ * The order of the groups the rankings follow, try k: the groups' own
+ * (switch order) first, then shuffles seeded by k. A path through a
+ * third group must visit the groups in order, up or down, when it turns
+ * in its first group (a spine's own traffic when its global cables are
+ * gone): another order can give it one.
+ */
+static int set_order(struct dfp *d, unsigned k)
+{
+	uint32_t *perm = malloc((d->num_groups + 1) * sizeof(*perm));
+	uint64_t x = 0x9e3779b97f4a7c15ull * (k + 1);
+
+	if (!perm)
+		return -1;
+	for (uint32_t g = 0; g < d->num_groups; g++)
+		perm[g] = g;
+	for (uint32_t g = d->num_groups; k && g > 1; g--) {
+		uint32_t j, t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = (uint32_t)((x >> 16) % g);
+		t = perm[g - 1];
+		perm[g - 1] = perm[j];
+		perm[j] = t;
+	}
+	for (uint32_t s = 0; s < d->ns; s++)
+		d->group[s] = perm[d->gid[s]];
+	free(perm);
+	return 0;
+}
+
+/* Routes with each group order in turn until one routes every CA pair. */
+static int dfp_route_orders(struct dfp *d, const uint8_t *dist, bool *second,
+			    char *why, size_t len)
+{
+	for (unsigned k = 0; k < DFP_ORDERS; k++) {
+		if (set_order(d, k))
+			return -2;
+		memset(d->load, 0, (size_t)d->ns * 256 * sizeof(*d->load));
+		d->spine_pairs_left = 0;
+		cr_routing_clear(d->r);
+		if (cr_routing_alloc_sl(d->f, d->r))
+			return -2;
+		if (!dfp_route_all(d, dist, second, why, len))
+			return 0;
+		cr_verbose("cr-dfp: group order %u: %s", k, why);
+	}
+	return -1;
+}
+
+/* Whether the routing has a credit loop on either VL (-1: no memory). */
+static int vl_loops(struct dfp *d)
+{
+	struct cr_check_report rep;
+
+	if (cr_check(d->f, d->r, CR_CHECK_CREDIT, NULL, 0, &rep))
+		return -1;
+	return rep.credit_loops != 0;
+}
+
+static int fall_back(const struct cr_fabric *f, const struct cr_options *o,
+		     struct cr_routing *r, struct cr_byproducts *by,
+		     const char *why)
+{
+	cr_warn("cr-dfp: %s; routing the whole fabric with up*/down* on one "
+		"VL instead",
+		why);
+	cr_routing_clear(r);
+	if (cr_updn_route(f, o, r, by))
+		return -1;
+	if (cr_routing_alloc_sl(f, r))
+		return -1;
+	r->num_layers = 1;
+	memset(r->sl2vl, 0, sizeof(r->sl2vl));
+	return 0;
+}
+
+static int dfp_alloc(struct dfp *d)
+{
+	uint32_t ns = d->ns;
+
+	d->leaf = calloc(ns + 1, sizeof(*d->leaf));
+	d->group = calloc(ns + 1, sizeof(*d->group));
+	d->gid = calloc(ns + 1, sizeof(*d->gid));
+	d->side = calloc(ns + 1, sizeof(*d->side));
+	d->dist = calloc(ns + 1, sizeof(*d->dist));
+	d->ok = calloc(ns + 1, 1);
+	d->first[0] = calloc(ns + 1, sizeof(int));
+	d->first[1] = calloc(ns + 1, sizeof(int));
+	d->cand_start = calloc(ns + 1, sizeof(*d->cand_start));
+	d->load = calloc((size_t)ns * 256 + 1, sizeof(*d->load));
+	if (cr_switch_adjacency(d->f, &d->adj_start, &d->adj, &d->adj_port))
+		return -1;
+	d->cand = malloc(d->adj_start[ns] + 1);
+	return d->leaf && d->group && d->gid && d->side && d->dist && d->ok &&
+			       d->first[0] && d->first[1] && d->cand_start &&
+			       d->load && d->cand
+		       ? 0
+		       : -1;
+}
+
+static void dfp_free(struct dfp *d)
+{
+	free(d->leaf);
+	free(d->group);
+	free(d->gid);
+	free(d->side);
+	free(d->dist);
+	free(d->ok);
+	free(d->first[0]);
+	free(d->first[1]);
+	free(d->cand_start);
+	free(d->cand);
+	free(d->load);
+	free(d->adj_start);
+	free(d->adj);
+	free(d->adj_port);
+}
+
+int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
+		 struct cr_routing *r, struct cr_byproducts *by)
+{
+	struct dfp d = {.f = f, .o = o, .r = r, .ns = f->num_switches};
+	unsigned max_vls = o->max_vls ? o->max_vls : 8;
+	uint8_t *dist = cr_switch_distances(f);
+	char why[256] = "";
+	bool second = false;
+	int ret = -1, loops;
+
+	if (!dist || dfp_alloc(&d))
+		goto oom;
+	if (dfp_structure(&d, why, sizeof(why))) {
+		ret = fall_back(f, o, r, by, why);
+		goto out;
+	}
+	ret = dfp_route_orders(&d, dist, &second, why, sizeof(why));
+	if (ret == -2)
+		goto oom;
+	if (ret) {
+		ret = fall_back(f, o, r, by, why);
+		goto out;
+	}
+	ret = -1;
+	if (second && max_vls < 2) {
+		snprintf(why, sizeof(why),
+			 "paths through a third group need "
+			 "a second VL; max_vls is %u",
+			 max_vls);
+		ret = fall_back(f, o, r, by, why);
+		goto out;
+	}
+	r->num_layers = second ? 2 : 1;
+	for (unsigned sl = 0; sl < 16; sl++)
+		r->sl2vl[sl] = sl < 2 ? (uint8_t)sl : 0;
+	/* Guaranteed by the rankings; checked so that a flaw cannot ship. */
+	loops = vl_loops(&d);
+	if (loops < 0)
+		goto oom;
+	if (loops) {
+		ret = fall_back(f, o, r, by, "a VL would have a credit loop");
+		goto out;
+	}
+	cr_info("cr-dfp: %u switches in %u groups routed on %u VL(s)", d.ns,
+		d.num_groups, r->num_layers);
+	if (d.spine_pairs_left)
+		cr_info("cr-dfp: %llu LIDs of switches without CAs left "
+			"unrouted on switches without CAs (no path rising in "
+			"either VL's order; CA traffic is not concerned)",
+			(unsigned long long)d.spine_pairs_left);
+	ret = 0;
+	goto out;
+oom:
+	cr_err("cr-dfp: out of memory");
+out:
+	free(dist);
+	dfp_free(&d);
+	return ret;
+}
