@@ -23,7 +23,9 @@
  * Paths. For each destination switch, a breadth-first search in waves:
  * a switch takes the first wave in which a neighbour labelled in the
  * previous one gives it a path rising on some VL (both VLs preferred),
- * and every neighbour giving it that same state is a candidate; each LID
+ * and every neighbour giving it that same state is a candidate (when a
+ * switch is left without a path, the destination is labelled again with
+ * other preferences between the VLs, twelve in all); each LID
  * then picks among them with the port-selection module (flow balance by
  * default: CA sources counted per port, farthest switches first). Host
  * paths are therefore shortest wherever the ranks allow: on an intact
