@@ -26,7 +26,7 @@ here=$top_srcdir/bench/modern
 dir=$(mktemp -d "${TMPDIR:-/tmp}/croute-modern.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 [ $# -gt 0 ] || set -- dfly dfly-cut hyperx rail
-engines="minhop updn ftree lash auto"
+engines="minhop updn ftree lash dfp auto"
 orders="1 2 3"
 phases=16
 

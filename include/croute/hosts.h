@@ -43,6 +43,15 @@ struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path);
 struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
 			      const struct cr_byproducts *by, const char *path);
 void cr_hosts_free(struct cr_hosts *h);
+/*
+ * The rail order of AI jobs, rank = server x rails + rail: base's hosts
+ * grouped by server (the CAs of one system image GUID), servers in the
+ * order their first host has in base, each server's hosts by rail (node
+ * GUID, then port: rail 0 the lowest, as rail-ring numbers them). NULL
+ * (logged) out of memory.
+ */
+struct cr_hosts *cr_hosts_rail(const struct cr_fabric *f,
+			       const struct cr_hosts *base);
 
 /*
  * Strcmp with digit runs compared as numbers ("sw2" < "sw10"), the order

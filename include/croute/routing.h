@@ -224,6 +224,8 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 		   struct cr_routing *r, struct cr_byproducts *by);
 int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r, struct cr_byproducts *by);
+int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
+		 struct cr_routing *r, struct cr_byproducts *by);
 
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);

@@ -21,6 +21,7 @@ enum {
 	KEY_ORDER = CLI_KEY_CMD,
 	KEY_LFTS,
 	KEY_SCORE,
+	KEY_RAIL,
 };
 
 static const struct cli_opt hosts_opts[] = {
@@ -30,6 +31,8 @@ static const struct cli_opt hosts_opts[] = {
 	 "write the host file to FILE (default: stdout)"},
 	{"score", KEY_SCORE, NULL,
 	 "estimate shift over the order (stderr); exit 1 if not 1.0"},
+	{"rail", KEY_RAIL, NULL,
+	 "the rail order instead: rank = server x rails + rail"},
 	CLI_OPT_END,
 };
 
@@ -43,7 +46,7 @@ static const struct cli_opt *const hosts_tables[] = {
 struct hosts_ctx {
 	struct cli_setup setup;
 	const char *output, *lfts;
-	bool score;
+	bool score, rail;
 	/* --order and --engine (or -R) both name the engine: they must agree */
 	const struct cr_engine *order, *engine;
 	const char *order_name, *engine_name;
@@ -82,6 +85,9 @@ static int hosts_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_SCORE:
 		c->score = true;
+		break;
+	case KEY_RAIL:
+		c->rail = true;
 		break;
 	default:
 		c->output = val; /* 'o', the only one left */
@@ -203,8 +209,17 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
 	h = cr_hosts_shift_order(f, &c.setup.by, &how);
-	if (h && e && !strcmp(e->name, "auto") && auto_order(f, r, &h, &how))
+	if (h && e && !c.rail && !strcmp(e->name, "auto") &&
+	    auto_order(f, r, &h, &how))
 		goto out;
+	if (h && c.rail) {
+		struct cr_hosts *rail = cr_hosts_rail(f, h);
+
+		cr_hosts_free(h);
+		h = rail;
+		how = "the rail order: rank = server x rails + rail (servers"
+		      " by system image GUID, rails by HCA)";
+	}
 	nm = cr_names_new(f, NULL);
 	if (!h || !nm || cli_names_usable(&c.setup, f, nm, h, "hostfile"))
 		goto out;

@@ -27,6 +27,8 @@ const struct cli_opt est_cli_opts[] = {
 	 "host order from croute-ftree-ca-order.dump"},
 	{"default-rate", EST_KEY_DEFAULT_RATE, "GBPS",
 	 "rate of links whose width or speed is unknown"},
+	{"rail-order", EST_KEY_RAIL_ORDER, NULL,
+	 "that host order by server and rail: rank = server x rails + rail"},
 	{"orders", EST_KEY_ORDERS, "N",
 	 "also each pattern on N random host orders of --seed: mean, worst"},
 	CLI_OPT_END,
@@ -122,6 +124,9 @@ static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 	case EST_KEY_CA_ORDER:
 		s->ca_order = arg;
 		return 0;
+	case EST_KEY_RAIL_ORDER:
+		s->rail_order = true;
+		return 0;
 	case EST_KEY_DEFAULT_RATE:
 		return parse_rate(s, arg);
 	case EST_KEY_ORDERS:
@@ -157,9 +162,10 @@ int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 	return n;
 }
 
-struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
-				 const struct cr_byproducts *by,
-				 const char **how)
+static struct cr_hosts *base_hosts(struct est_setup *s,
+				   const struct cr_fabric *f,
+				   const struct cr_byproducts *by,
+				   const char **how)
 {
 	struct cr_hosts *h;
 
@@ -191,4 +197,19 @@ struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
 			break;
 		}
 	return h;
+}
+
+struct cr_hosts *est_setup_hosts(struct est_setup *s, const struct cr_fabric *f,
+				 const struct cr_byproducts *by,
+				 const char **how)
+{
+	struct cr_hosts *h = base_hosts(s, f, by, how), *rail;
+
+	if (!h || !s->rail_order)
+		return h;
+	rail = cr_hosts_rail(f, h);
+	cr_hosts_free(h);
+	*how = "servers by system image GUID, their HCAs by rail"
+	       " (rank = server x rails + rail)";
+	return rail;
 }

@@ -21,6 +21,7 @@ enum {
 	EST_KEY_CA_ORDER,
 	EST_KEY_DEFAULT_RATE,
 	EST_KEY_ORDERS,
+	EST_KEY_RAIL_ORDER,
 };
 
 extern const struct cli_opt est_cli_opts[];
@@ -36,6 +37,7 @@ struct est_setup {
 	const char *penalty; /* the text, for reports */
 	const char *hosts; /* host list file */
 	const char *ca_order; /* croute-ftree-ca-order.dump */
+	bool rail_order; /* that order regrouped: server x rails + rail */
 	unsigned long orders; /* random host orders (--orders) */
 };
 

@@ -98,3 +98,46 @@ int cr_rail_ring_next(const struct cr_fabric *f, const struct cr_hosts *h,
 	free(first);
 	return 0;
 }
+
+static int by_server_rail(const void *a, const void *b)
+{
+	const struct hca *x = a, *y = b;
+
+	if (x->server != y->server)
+		return x->server < y->server ? -1 : 1;
+	return x->rail < y->rail ? -1 : x->rail > y->rail;
+}
+
+struct cr_hosts *cr_hosts_rail(const struct cr_fabric *f,
+			       const struct cr_hosts *base)
+{
+	uint32_t n = base->count;
+	struct hca *c = malloc((n + 1) * sizeof(*c));
+	uint32_t *first = malloc((n + 1) * sizeof(*first));
+	struct cr_hosts *h = calloc(1, sizeof(*h));
+
+	if (!c || !first || !h || !(h->ep = malloc((n + 1) * sizeof(*h->ep)))) {
+		cr_err("out of memory ordering hosts by rail");
+		free(c);
+		free(first);
+		cr_hosts_free(h);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cr_node *nd = &f->nodes[base->ep[i].node];
+
+		c[i].sys = nd->sysimg_guid ? nd->sysimg_guid : nd->guid;
+		c[i].guid = nd->guid;
+		c[i].port = base->ep[i].port;
+		c[i].host = i;
+	}
+	qsort(c, n, sizeof(*c), by_server_guid);
+	number_rails(c, n, first);
+	qsort(c, n, sizeof(*c), by_server_rail);
+	for (uint32_t i = 0; i < n; i++)
+		h->ep[i] = base->ep[c[i].host];
+	h->count = n;
+	free(c);
+	free(first);
+	return h;
+}

@@ -31,8 +31,15 @@ static const struct cr_engine lash = {
 	true,
 };
 
+static const struct cr_engine dfp = {
+	"dfp",
+	"dragonfly+: minimal paths, third group where cut, 2 VLs",
+	cr_dfp_route,
+	true,
+};
+
 const struct cr_engine *const cr_engines[] = {
-	&minhop, &updn, &ftree, &lash, NULL,
+	&minhop, &updn, &ftree, &lash, &dfp, NULL,
 };
 
 const struct cr_engine *cr_engine_find(const char *name)
@@ -67,7 +74,7 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 	memset(s, 0, sizeof(*s));
 	s->e = part ? cr_engine_find(part) : NULL;
 	if (!s->e) {
-		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash)",
+		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash, dfp)",
 		       what, part ? part : "");
 		return -1;
 	}
