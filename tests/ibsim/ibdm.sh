@@ -10,7 +10,9 @@
 # paths may close one; cr-lash's layers are checked offline with its
 # SLs); the deterministic engines' tables must be `croute route`'s for the
 # same LIDs; and `croute diff` must find nothing between the plan and
-# opensm's dump directory: the fabric simulated is the plan.
+# opensm's dump directory: the fabric simulated is the plan. On the first
+# plan, `croute diff --live` (when built with it) finds the plan in the
+# fabric, then the cable ibsim unplugs: the crew's punch list.
 # CR_IBDM_DIR: plans (*.topo) to use instead of the installed ones (their
 # system types from the installed ibnl files or CR_IBNL_DIR).
 
@@ -60,6 +62,46 @@ offline() {
 	cr_same "$CR_DIR/opensm.norm" "$CR_DIR/offline.norm" 10 \
 		"$b: cr-$e's tables in opensm differ from croute route's"
 }
+
+# punch_list B PLAN NET [options]: `croute diff --live` finds the plan in
+# the simulated fabric, then the cable ibsim unplugs from a host.
+punch_list() {
+	b=$1
+	p=$2
+	net=$3
+	shift 3
+	cr_osm_env timeout -k "$CR_GRACE" 120 "$CROUTE" diff -t "$p" "$@" \
+		--live >"$CR_DIR/live.out" 2>&1 || {
+		head -n 20 "$CR_DIR/live.out"
+		cr_fail "$b: croute diff --live finds the simulated fabric differs"
+	}
+	# The last host: ibsim attaches croute to the file's first node.
+	h=$(awk '/^Ca/ { gsub(/"/, "", $3); h = $3 } END { print h }' "$net")
+	name=$(awk '/^Ca/ { sub(/.*# "/, ""); sub(/".*/, ""); n = $0 }
+		END { print n }' "$net")
+	cr_ibsim_cmd "Unlink \"$h\"[1]"
+	# ibsim reads its console on its own time: ask until it has.
+	i=0
+	while :; do
+		cr_osm_env timeout -k "$CR_GRACE" 120 "$CROUTE" diff -t "$p" \
+			"$@" --live >"$CR_DIR/live.out" 2>&1
+		rc=$?
+		[ $rc != 0 ] || [ $i -ge 50 ] && break
+		i=$((i + 1))
+		sleep 0.2
+	done
+	[ $rc = 1 ] && grep -q "^missing cable: .* $name P1 (plan line [0-9]*)$\|^missing cable: $name P1 - .* (plan line [0-9]*)$" \
+		"$CR_DIR/live.out" || {
+		head -n 20 "$CR_DIR/live.out"
+		cr_fail "$b: diff --live (exit $rc) misses $name's unplugged cable"
+	}
+	cr_log "$b: croute diff --live lists $name's unplugged cable"
+}
+
+# The punch list of a live fabric: on the first plan, when croute can
+# discover one.
+live=
+"$CROUTE" diff --live -C none 2>&1 | grep -q "built without" || live=1
 
 for p in $plans; do
 	b=$(basename "$p" .topo)
@@ -111,6 +153,8 @@ for p in $plans; do
 		head -n 20 "$CR_DIR/diff-$b.out"
 		cr_fail "$b: croute diff finds the simulated fabric differs"
 	}
+	[ -n "$live" ] && punch_list "$b" "$p" "$net" "$@"
+	live=
 	cr_ibsim_stop
 done
 cr_log "every plan simulated, routed by every engine and checked"
