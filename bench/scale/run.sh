@@ -17,7 +17,8 @@
 #   (an ibdm cluster plan too, options such as --ibnl-dir after it),
 #   converted for ibsim.
 # Environment: as tests/ibsim/lib.sh; CR_ENGINES: the engines to run
-# (default "ftree cr-ftree cr-updn cr-minhop"); CR_THREADS: croute_threads.
+# (default "ftree cr-ftree cr-updn cr-minhop"); CR_THREADS: croute_threads;
+# CR_SCALE_CONF: more opensm.conf lines (e.g. "root_guid_file FILE").
 # Memory: the default fabric needs about 3 GB per opensm.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -38,6 +39,8 @@ else
 fi
 
 conf="croute_estimate none"
+[ -n "${CR_SCALE_CONF:-}" ] && conf="$conf
+$CR_SCALE_CONF"
 [ -n "${CR_THREADS:-}" ] && conf="$conf
 croute_threads $CR_THREADS"
 cr_conf "$conf"
@@ -52,15 +55,19 @@ for e in $engines; do
 		opensm -o -F "$CR_CONF" -f "$CR_LOG" -D 0x07 -R "$e" \
 		>"$CR_DIR/opensm-$CR_RUN.out" 2>&1 ||
 		cr_fail "opensm -R $e failed"
-	# An engine that refuses the fabric (OpenSM falls back) is a row.
+	rss=$(awk '{ printf "%.2f", $1 / 1048576 }' "$CR_DIR/rss-$e")
+	# An engine that refuses the fabric is a row: its first error, and
+	# the engine OpenSM fell back to with that one's routing time.
 	grep -q ": $e tables configured" "$CR_LOG" || {
-		why=$(grep -m 1 "croute: $e: .*not\|ERR.*$e" "$CR_LOG" |
-			sed 's/.*croute: //' | cut -c 1-70)
-		echo "$e - - - - refused: ${why:-see $CR_LOG}" >>"$out"
+		used=$(sed -n 's/.*: \([^ ]*\) tables configured on all switches.*/\1/p' \
+			"$CR_LOG" | tail -n 1)
+		why=$(grep -m 1 -E "ERR|disabling|cannot" "$CR_LOG" |
+			sed 's/.*-> //; s/croute: ERR: //' | cut -c 1-60)
+		echo "$e - $rss - - refused, ${used:-?} in" \
+			"$(bench_routing_time "$CR_LOG" "$used") s: $why" >>"$out"
 		continue
 	}
 	t=$(bench_routing_time "$CR_LOG" "$e")
-	rss=$(awk '{ printf "%.2f", $1 / 1048576 }' "$CR_DIR/rss-$e")
 	own=$(sed -n 's/.*croute: cr-[a-z]*: routed .* in \([0-9.]*\) ms (import \([0-9.]*\), route \([0-9.]*\), install \([0-9.]*\)).*/\1 \2 \3 \4/p' \
 		"$CR_LOG" | tail -n 1)
 	# opensm's peak when croute's install ends (the plugin's log line)
