@@ -31,6 +31,15 @@ trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 
+# reason ERR ENGINE: the engine's own first reason in ERR, else the last
+# error, without the "croute: error:" prefix.
+reason() {
+	{
+		grep "^croute: error: cr-$2: " "$1" | head -n 1
+		grep -v '^croute: error: cr-auto cannot' "$1" | tail -n 1
+	} | head -n 1 | sed 's/^croute: error: //' | cut -c 1-90
+}
+
 printf '%-28s %6s %5s  %-7s %8s %6s %6s %6s  %s\n' plan hosts chips \
 	engine seconds unrch floop cloop note
 # shellcheck disable=SC2086
@@ -55,9 +64,7 @@ find $dirs -name '*.topo' | sort | while read -r plan; do
 		if [ $rc = 2 ] || ! grep -q '^unreachable:' "$tmp/out"; then
 			printf '%-28s %6s %5s  %-7s %8s %6s %6s %6s  %s\n' \
 				"$name" "$hosts" "$chips" "$e" "$secs" - - - \
-				"refused: $(grep -v '^croute: error: cr-auto cannot' \
-					"$tmp/err" | tail -n 1 |
-					sed 's/^croute: error: //' | cut -c 1-60)"
+				"refused: $(reason "$tmp/err" "$e")"
 			continue
 		fi
 		awk -v n="$name" -v h="$hosts" -v c="$chips" -v e="$e" \
