@@ -88,6 +88,27 @@ static int set_auto_objective(struct cr_conf *c, const char *val)
 	return 0;
 }
 
+/*
+ * A host list file, read again at every routing run (its hosts are
+ * matched on the fabric then); here only whether it can be read.
+ */
+static int set_auto_hosts(struct cr_conf *c, const char *val)
+{
+	FILE *fp;
+
+	if (!*val || strlen(val) >= sizeof(c->auto_hosts))
+		return -1;
+	fp = fopen(val, "r");
+	if (!fp) {
+		cr_err("croute_auto_hosts: cannot read %s: %s", val,
+		       strerror(errno));
+		return -1;
+	}
+	fclose(fp);
+	strcpy(c->auto_hosts, val);
+	return 0;
+}
+
 static int set_auto_budget(struct cr_conf *c, const char *val)
 {
 	char *end;
@@ -244,8 +265,10 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_candidates", set_auto_candidates,
 	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
 	{"croute_auto_objective", set_auto_objective,
-	 "PATTERN:avg|min[~N%][,...], e.g. " CR_OBJECTIVE_DEFAULT
-	 ",bisect:min"},
+	 "PATTERN[:avg|min][@K[:worst]][~N%][,...], e.g. "
+	 CR_OBJECTIVE_DEFAULT},
+	{"croute_auto_hosts", set_auto_hosts,
+	 "a readable host list file, one host a line"},
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},

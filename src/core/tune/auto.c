@@ -178,6 +178,17 @@ struct work {
 };
 
 /* Routing and check work of c, and the flows it scores per shift phase. */
+/* The destinations a host in all-to-all, as cr_objective_pattern() sizes. */
+static double alltoall_dests(const struct cr_pattern *p,
+			     const struct cr_objective *obj, double n)
+{
+	if (p->count && p->count < n - 1)
+		return p->count;
+	if (!p->count && obj->max_flows && n * (n - 1) > obj->max_flows)
+		return (double)(obj->max_flows / (uint64_t)n);
+	return n - 1;
+}
+
 static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 			   const struct cr_objective *obj, uint32_t nhosts,
 			   bool qos)
@@ -217,7 +228,7 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 		else if (p->kind == CR_PAT_BISECT)
 			w.flows_fixed += k * n * (p->count ? p->count : 10);
 		else if (p->kind == CR_PAT_ALLTOALL)
-			w.flows_fixed += k * n * (n - 1);
+			w.flows_fixed += k * n * alltoall_dests(p, obj, n);
 		else
 			w.flows_fixed += k * n;
 	}
@@ -742,15 +753,39 @@ struct run {
 	double improve_s; /* the improvement pass's seconds */
 };
 
+/* The objective given, else the default for a known or unknown order. */
+static const char *auto_objective(const struct cr_auto_conf *ac)
+{
+	if (ac->objective)
+		return ac->objective;
+	return ac->hosts ? CR_AUTO_OBJECTIVE_HOSTS : CR_AUTO_OBJECTIVE_DEFAULT;
+}
+
+/* Which host order the routing is tuned for. */
+static void log_hosts(const struct run *a)
+{
+	if (a->ac->hosts)
+		cr_info("cr-auto: tuned for the host order of %s"
+			" (croute_auto_hosts, %u hosts)",
+			a->ac->hosts, a->hosts->count);
+	else
+		cr_info("cr-auto: tuned for the default host order (node"
+			" descriptions, natural sort, %u hosts)%s",
+			a->hosts->count,
+			cr_objective_has_orders(&a->obj)
+				? " and random orders of it"
+				: "");
+}
+
 /* The objective and the candidates, in the order they are tried. */
 static int parse_run(struct run *a)
 {
 	const struct cr_auto_conf *ac = a->ac;
 
-	if (cr_objective_parse(ac->objective ? ac->objective
-					     : CR_AUTO_OBJECTIVE_DEFAULT,
-			       "croute_auto_objective", &a->obj))
+	if (cr_objective_parse(auto_objective(ac), "croute_auto_objective",
+			       &a->obj))
 		return -1;
+	a->obj.hosts_file = ac->hosts;
 	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
 	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
 				a->o->root_guids.count > 0, &a->v);
@@ -767,11 +802,12 @@ static int parse_run(struct run *a)
 	a->order = calloc(a->n, sizeof(*a->order));
 	a->work = calloc(a->n, sizeof(*a->work));
 	a->planned = calloc(a->n, sizeof(*a->planned));
-	a->hosts = cr_hosts_default(a->f);
+	a->hosts = cr_objective_hosts(a->f, &a->obj);
 	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		return -1;
 	}
+	log_hosts(a);
 	return 0;
 }
 
@@ -946,8 +982,7 @@ static int install_winner(struct run *a, struct cr_routing *r,
 	cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates in %.3f s,"
 		" budget %.1f s (candidates %.3f s, fastest candidate's"
 		" routing %.3f s; improvement pass %.3f s, %s)",
-		a->v[a->win].name, a->v[a->win].score[0],
-		ac->objective ? ac->objective : CR_AUTO_OBJECTIVE_DEFAULT, a->n,
+		a->v[a->win].name, a->v[a->win].score[0], auto_objective(ac), a->n,
 		ac->improve_rest ? secs : secs - a->improve_s, a->budget,
 		secs - a->improve_s, fastest, a->improve_s,
 		!ac->improve	   ? "off"
