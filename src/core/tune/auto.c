@@ -420,19 +420,28 @@ out:
 	c->total_s = cr_now() - t0;
 }
 
+/* A term as the table names it: "@K" says its figure is over K + 1 orders. */
 static void term_name(const struct cr_objective_term *t, char *buf, size_t len)
 {
 	const struct cr_pattern *p = &t->pat;
 	const char *stat = t->stat == CR_STAT_MIN ? "min" : "avg";
+	char orders[32] = "";
+	size_t k;
 
+	if (t->orders)
+		snprintf(orders, sizeof(orders), "@%u%s", t->orders,
+			 t->worst ? ":worst" : "");
 	if (p->kind == CR_PAT_FLOWS)
-		snprintf(buf, len, "flows:%s", stat);
+		k = (size_t)snprintf(buf, len, "flows:%s", stat);
 	else if (p->count)
-		snprintf(buf, len, "%s:%u:%s", cr_pattern_kind_name(p->kind),
-			 p->count, stat);
+		k = (size_t)snprintf(buf, len, "%s:%u:%s",
+				     cr_pattern_kind_name(p->kind), p->count,
+				     stat);
 	else
-		snprintf(buf, len, "%s:%s", cr_pattern_kind_name(p->kind),
-			 stat);
+		k = (size_t)snprintf(buf, len, "%s:%s",
+				     cr_pattern_kind_name(p->kind), stat);
+	if (k < len)
+		snprintf(buf + k, len - k, "%s", orders);
 }
 
 /* One row of the table and of the log, without a newline. */
