@@ -157,6 +157,7 @@ static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
 	double sl = sd >= 0 ? shift_avg(f, r, *h) : -1;
 	struct cr_hosts *best = d;
 	double sb = sd;
+	char tuned[80] = "";
 
 	if (sd < 0 || sl < 0 || (tuned_file && st < 0)) {
 		cr_hosts_free(d);
@@ -171,12 +172,14 @@ static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
 		*how = "the order of croute_auto_hosts, which cr-auto tuned"
 		       " for";
 	}
-	cr_info("cr-auto: shift avg %.4f over the default order, %.4f over"
-		" the order of croute_auto_hosts, %.4f over the leaf order:"
-		" exporting %s",
-		sd, st, sl,
+	if (t)
+		snprintf(tuned, sizeof(tuned),
+			 " %.4f over the order of croute_auto_hosts,", st);
+	cr_info("cr-auto: shift avg %.4f over the default order (node"
+		" descriptions),%s %.4f over the leaf order: exporting %s",
+		sd, tuned, sl,
 		sl > sb + 1e-9	? "the leaf order, which scores best"
-		: best == t	? "the croute_auto_hosts order"
+		: best == t	? "the order of croute_auto_hosts"
 				: "the default order");
 	if (sl > sb + 1e-9) {
 		*how = "the leaf order, which scores better for cr-auto's"

@@ -55,7 +55,7 @@ grep -q "tuned for the host order of" "$tmp/err" ||
 # croute hosts exports the order cr-auto tuned for, or a better one.
 expect_exit 0 hosts --topo "$T" --order auto --auto-budget 1 \
 	--auto-hosts "$tmp/sched" -o "$tmp/hostfile"
-grep -q "cr-auto: shift avg .* over the default order" "$tmp/err" ||
+grep -q "cr-auto: shift avg .* over the default order .* over the order of croute_auto_hosts" "$tmp/err" ||
 	fail "croute hosts does not compare the orders"
 [ "$(grep -c -v '^#' "$tmp/hostfile")" -eq "$(wc -l <"$tmp/sched")" ] ||
 	fail "the exported order lacks hosts"

@@ -90,7 +90,8 @@ static int set_auto_objective(struct cr_conf *c, const char *val)
 
 /*
  * A host list file, read again at every routing run (its hosts are
- * matched on the fabric then); here only whether it can be read.
+ * matched on the fabric then); here only whether it can be read. "none":
+ * unset.
  */
 static int set_auto_hosts(struct cr_conf *c, const char *val)
 {
@@ -98,12 +99,14 @@ static int set_auto_hosts(struct cr_conf *c, const char *val)
 
 	if (!*val || strlen(val) >= sizeof(c->auto_hosts))
 		return -1;
-	fp = fopen(val, "r");
-	if (!fp) {
-		cr_err("croute_auto_hosts: cannot read %s: %s", val,
-		       strerror(errno));
-		return -1;
+	if (!strcmp(val, "none")) {
+		c->auto_hosts[0] = '\0';
+		return 0;
 	}
+	/* the caller's message names the file, the line and the key */
+	fp = fopen(val, "r");
+	if (!fp)
+		return -1;
 	fclose(fp);
 	strcpy(c->auto_hosts, val);
 	return 0;
@@ -268,7 +271,7 @@ static const struct conf_key conf_keys[] = {
 	 "PATTERN[:avg|min][@K[:worst]][~N%][,...], e.g. "
 	 CR_OBJECTIVE_DEFAULT},
 	{"croute_auto_hosts", set_auto_hosts,
-	 "a readable host list file, one host a line"},
+	 "a readable host list file, one host a line, or none"},
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},

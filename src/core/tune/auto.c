@@ -514,6 +514,22 @@ static void rank_candidates(const struct cand *v, unsigned n,
 	}
 }
 
+/*
+ * The winner's row says when the next one ties with it on every term
+ * (with the tolerances): then list order chose.
+ */
+static void tie_note(const struct cand *v, const unsigned *order,
+		     const struct cr_objective *obj, char *row, size_t len)
+{
+	const struct cand *w = &v[order[0]], *b = &v[order[1]];
+	size_t k = strlen(row);
+
+	if (!b->ok || cmp_rank(w, b, obj) || k >= len)
+		return;
+	snprintf(row + k, len - k, " (ties with %s on every term%s)", b->name,
+		 order[0] < order[1] ? ": chosen as first in list order" : "");
+}
+
 /* The ranked table, logged a line a candidate and kept in r. */
 static char *report(const struct cand *v, unsigned n,
 		    const struct cr_objective *obj, const unsigned *order,
@@ -535,6 +551,8 @@ static char *report(const struct cand *v, unsigned n,
 
 		format_row(c, i + 1, order[i], obj, have_winner && !i, row,
 			   sizeof(row));
+		if (have_winner && !i && n > 1)
+			tie_note(v, order, obj, row, sizeof(row));
 		cr_info("cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
