@@ -151,8 +151,8 @@ static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
 		      const char **how)
 {
 	struct cr_hosts *d = cr_hosts_default(f);
-	struct cr_hosts *t = d && tuned_file ? cr_hosts_read(f, tuned_file)
-					     : NULL;
+	struct cr_hosts *t =
+		d && tuned_file ? cr_hosts_read(f, tuned_file) : NULL;
 	double sd = shift_avg(f, r, d), st = t ? shift_avg(f, r, t) : -1;
 	double sl = sd >= 0 ? shift_avg(f, r, *h) : -1;
 	struct cr_hosts *best = d;
@@ -178,9 +178,9 @@ static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
 	cr_info("cr-auto: shift avg %.4f over the default order (node"
 		" descriptions),%s %.4f over the leaf order: exporting %s",
 		sd, tuned, sl,
-		sl > sb + 1e-9	? "the leaf order, which scores best"
-		: best == t	? "the order of croute_auto_hosts"
-				: "the default order");
+		sl > sb + 1e-9 ? "the leaf order, which scores best"
+		: best == t    ? "the order of croute_auto_hosts"
+			       : "the default order");
 	if (sl > sb + 1e-9) {
 		*how = "the leaf order, which scores better for cr-auto's"
 		       " routing than the order it tuned for";

@@ -536,8 +536,9 @@ static int engine_opt(struct cli_setup *s, int key, const char *arg)
 		FILE *fp = fopen(arg, "r");
 
 		if (!fp) {
-			cli_usage_error(s->cmd, "--auto-hosts: cannot read %s: %s",
-					arg, strerror(errno));
+			cli_usage_error(s->cmd,
+					"--auto-hosts: cannot read %s: %s", arg,
+					strerror(errno));
 			return -1;
 		}
 		fclose(fp);

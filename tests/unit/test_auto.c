@@ -591,8 +591,7 @@ static void test_second_chance(void **state)
 	assert_non_null(f);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	cr_opt_params_init(&p);
-	assert_int_equal(
-		cr_objective_parse(SECOND_OBJECTIVE, "test", &obj), 0);
+	assert_int_equal(cr_objective_parse(SECOND_OBJECTIVE, "test", &obj), 0);
 	h = cr_hosts_default(f);
 	assert_non_null(h);
 	start_scores(f, "lash", false, true, &obj, h, a);

@@ -212,8 +212,7 @@ static void test_heldout_refuses(void **state)
 }
 
 /* The pass with objective spec on minhop's tables of tree(). */
-static void pass_on(const char *spec, struct cr_opt_stats *st,
-		    bool *changed)
+static void pass_on(const char *spec, struct cr_opt_stats *st, bool *changed)
 {
 	struct cr_fabric *f = tree();
 	struct cr_byproducts by = {0};
@@ -237,9 +236,9 @@ static void pass_on(const char *spec, struct cr_opt_stats *st,
 		if (r->lft[n] &&
 		    memcmp(r->lft[n], start->lft[n], r->max_lid + 1u))
 			*changed = true;
-	print_message("%s: train %.4f -> %.4f, held-out %.4f -> %.4f%s\n",
-		      spec, st->before, st->tried, st->held_before,
-		      st->held_after, st->reverted ? ", reverted" : "");
+	print_message("%s: train %.4f -> %.4f, held-out %.4f -> %.4f%s\n", spec,
+		      st->before, st->tried, st->held_before, st->held_after,
+		      st->reverted ? ", reverted" : "");
 	cr_objective_release(&obj);
 	cr_byproducts_release(&by);
 	cr_routing_free(start);
@@ -267,8 +266,7 @@ static void test_one_order_refused(void **state)
 	/* on eight orders too, never tables that lose on other orders */
 	memset(&st, 0, sizeof(st));
 	pass_on("shift:avg@8", &st, &changed);
-	assert_true(st.reverted ? !changed
-				: st.held_after >= st.held_before);
+	assert_true(st.reverted ? !changed : st.held_after >= st.held_before);
 }
 
 int main(void)

@@ -289,7 +289,8 @@ int cr_est_write_orders(FILE *out, struct cr_est_result *const *res, int n,
 		if (!r)
 			continue;
 		if (!o->count)
-			fprintf(out, "%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
+			fprintf(out,
+				"%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
 				r->name, r->avg_frac, "-", "-", r->min_frac,
 				"-", "-");
 		else

@@ -251,8 +251,8 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 		break;
 	case CR_PAT_ALLTOALL:
 		pr->num_phases = 1;
-		pr->fan = p->count && p->count < pr->n - 1 ? p->count
-							   : pr->n - 1;
+		pr->fan =
+			p->count && p->count < pr->n - 1 ? p->count : pr->n - 1;
 		pr->perm = pr->fan < pr->n - 1
 				   ? malloc(pr->n * sizeof(*pr->perm))
 				   : NULL;

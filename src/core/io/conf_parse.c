@@ -268,8 +268,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_candidates", set_auto_candidates,
 	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
 	{"croute_auto_objective", set_auto_objective,
-	 "PATTERN[:avg|min][@K[:worst]][~N%][,...], e.g. "
-	 CR_OBJECTIVE_DEFAULT},
+	 "PATTERN[:avg|min][@K[:worst]][~N%][,...], e.g. " CR_OBJECTIVE_DEFAULT},
 	{"croute_auto_hosts", set_auto_hosts,
 	 "a readable host list file, one host a line, or none"},
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},

@@ -1009,8 +1009,8 @@ static int install_winner(struct run *a, struct cr_routing *r,
 	cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates in %.3f s,"
 		" budget %.1f s (candidates %.3f s, fastest candidate's"
 		" routing %.3f s; improvement pass %.3f s, %s)",
-		a->v[a->win].name, a->v[a->win].score[0], auto_objective(ac), a->n,
-		ac->improve_rest ? secs : secs - a->improve_s, a->budget,
+		a->v[a->win].name, a->v[a->win].score[0], auto_objective(ac),
+		a->n, ac->improve_rest ? secs : secs - a->improve_s, a->budget,
 		secs - a->improve_s, fastest, a->improve_s,
 		!ac->improve	   ? "off"
 		: ac->improve_rest ? "in the budget"

@@ -58,8 +58,8 @@ int opt_held_make(struct opt_held *h, const struct cr_objective *obj,
 		h->pats[h->npat] = p;
 		h->hosts[h->npat++] = hosts;
 		for (uint32_t j = 0; j < obj->terms[i].orders; j++) {
-			struct cr_hosts *o = cr_hosts_random_order(hosts, seed,
-								   j);
+			struct cr_hosts *o =
+				cr_hosts_random_order(hosts, seed, j);
 
 			if (!o)
 				goto fail;

@@ -381,8 +381,8 @@ static void swap_fails(struct opt *o, uint32_t w, uint16_t lid, uint16_t lid2)
 static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 			 unsigned n)
 {
-	long rc = cr_est_inc_try_part(o->inc, c, n, o->held->first[1],
-				      o->tavg, o->tmin);
+	long rc = cr_est_inc_try_part(o->inc, c, n, o->held->first[1], o->tavg,
+				      o->tmin);
 
 	o->tries++;
 	if (rc == -1)
