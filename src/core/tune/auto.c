@@ -515,19 +515,20 @@ static void rank_candidates(const struct cand *v, unsigned n,
 }
 
 /*
- * The winner's row says when the next one ties with it on every term
- * (with the tolerances): then list order chose.
+ * A line after the winner's row when the next one ties with it on every
+ * term (with the tolerances): then list order chose. 0: no tie.
  */
-static void tie_note(const struct cand *v, const unsigned *order,
-		     const struct cr_objective *obj, char *row, size_t len)
+static int tie_note(const struct cand *v, const unsigned *order,
+		    const struct cr_objective *obj, char *buf, size_t len)
 {
 	const struct cand *w = &v[order[0]], *b = &v[order[1]];
-	size_t k = strlen(row);
 
-	if (!b->ok || cmp_rank(w, b, obj) || k >= len)
-		return;
-	snprintf(row + k, len - k, " (ties with %s on every term%s)", b->name,
+	if (!b->ok || cmp_rank(w, b, obj))
+		return 0;
+	snprintf(buf, len, "# %s ties with %s on every term%s", w->name,
+		 b->name,
 		 order[0] < order[1] ? ": chosen as first in list order" : "");
+	return 1;
 }
 
 /* The ranked table, logged a line a candidate and kept in r. */
@@ -551,11 +552,15 @@ static char *report(const struct cand *v, unsigned n,
 
 		format_row(c, i + 1, order[i], obj, have_winner && !i, row,
 			   sizeof(row));
-		if (have_winner && !i && n > 1)
-			tie_note(v, order, obj, row, sizeof(row));
 		cr_info("cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
+		if (have_winner && !i && n > 1 &&
+		    tie_note(v, order, obj, row, sizeof(row))) {
+			cr_info("cr-auto: %s", row + 2);
+			if (m)
+				fprintf(m, "%s\n", row);
+		}
 	}
 	if (!m || fclose(m)) {
 		free(text);
