@@ -288,7 +288,7 @@ static const struct conf_key conf_keys[] = {
 	/* The contention estimate: src/core/io/est_conf.c. */
 	{"croute_estimate", set_est_mode, "none, summary or full"},
 	{"croute_patterns", set_est_patterns,
-	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall,"
+	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall[:K],"
 	 " fanin[:K], flows:FILE, rail-ring)"},
 	{"croute_penalty_factors", set_est_penalty,
 	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},
