@@ -1,5 +1,5 @@
 #!/bin/sh
-# cr-auto against OpenSM's built-in engines, on five fabrics of different
+# cr-auto against OpenSM's built-in engines, on six fabrics of different
 # kinds, each in one ibsim run (same LIDs for every engine):
 #   random    croute gen random --switches 64 --links 8 --hosts 4 --seed 1
 #   torus     croute gen torus 6 6 6 --hosts 2
@@ -7,26 +7,32 @@
 #   director  croute gen two-level --leaves 36 --hosts 18 --uplinks 18
 #             --spines 18 --scramble 1 (the scrambled 648-port director)
 #   ktree-1   croute gen ktree 8 3 without the spine sw-l0-00
-# Engines: cr-auto without QoS, cr-auto with -Q (layered candidates
-# qualify), cr-auto with -Q and croute_optimize TRUE (the improvement pass
-# on the winner), OpenSM's minhop, updn, ftree, and lash and dfsssp with
-# -Q. cr-auto's objective is its default, shift:avg~1%,bisect:avg.
-# Each opensm-lfts.dump is scored with `croute estimate --lfts` (shift and
-# bisect averages, fractions of injection) and checked with `croute check`
-# (credit loops on one VL: layered routings, lash and dfsssp, are free of
-# them only with their SLs; cr-auto's lash winners are checked with
-# ibdmchk on the SL dumps when ibdmchk is installed). A built-in OpenSM
-# could not use shows "fell back to X". cr-auto's time is its own log
-# line (all candidates, checks and scoring, and the improvement pass on
-# the winner, in cr-auto's budget or in its own); "single" is the
-# routing time of the fastest candidate it ran.
+#   slim      croute gen two-level --leaves 12 --hosts 16 --uplinks 8
+#             --spines 8 (a 2:1 slimmed two-level tree)
+# Engines: OpenSM's minhop, updn and ftree, dfsssp and nue with -Q, in
+# opensm under ibsim; cr-auto in opensm with -Q (its time and winner);
+# and the tables cr-auto ends with, routed offline on the same fabric and
+# LIDs: `croute route -e auto --qos` (the tables the plugin installs once
+# its improvement work is done), and the same with --auto-hosts SCHED.
 #
-# usage: bench/auto/run.sh [FABRIC...]   (default: all five)
+# Every routing is scored with `croute estimate` (shift and bisect
+# averages, fractions of injection) on the fabric's own host order and on
+# 6 random host orders of seed ORDERS_SEED (101), which no objective
+# tunes on: "own" and "rand" columns (the mean over the 6), and on SCHED,
+# a seeded random host order standing for a scheduler's (the "sched"
+# columns: the order cr-auto --auto-hosts tuned to). `croute check` counts
+# credit loops on one VL, or with the SL files for cr-auto's layered
+# winners (--sl, --sl2vl); OpenSM's layered dfsssp and nue are free of
+# them only with their SLs ("-" for them). A built-in OpenSM could not use
+# shows "fell back to X".
+#
+# usage: bench/auto/run.sh [FABRIC...]   (default: all six)
 # A FABRIC may also be a topology file (ibnetdiscover or croute format) or
 # "gen:ARGS", the arguments of `croute gen` (e.g. "gen:torus 4 4 4"), to
 # compare cr-auto with the built-ins on any fabric.
 # Environment: as tests/ibsim/lib.sh; CR_AUTO_CONF: extra opensm.conf
-# lines for cr-auto, one per line.
+# lines for cr-auto, one per line; CR_AUTO_ARGS: extra `croute route`
+# options for the offline cr-auto rows; ORDERS_SEED, SCHED_SEED (7).
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
@@ -35,7 +41,9 @@ here=$top_srcdir/bench/auto
 
 cr_init bench-auto
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
-[ $# -gt 0 ] || set -- random torus prod-tree director ktree-1
+[ $# -gt 0 ] || set -- random torus prod-tree director ktree-1 slim
+ORDERS_SEED=${ORDERS_SEED:-101}
+SCHED_SEED=${SCHED_SEED:-7}
 
 # make_fabric NAME FILE
 make_fabric() {
@@ -50,6 +58,8 @@ make_fabric() {
 		cr_gen "$2.full" ktree 8 3
 		awk -v desc=sw-l0-00 -f "$here/drop-switch.awk" "$2.full" \
 			>"$2" || cr_fail "cannot drop the spine" ;;
+	slim) cr_gen "$2" two-level --leaves 12 --hosts 16 --uplinks 8 \
+		--spines 8 ;;
 	gen:*)
 		# shellcheck disable=SC2086
 		cr_gen "$2" ${1#gen:} ;;
@@ -59,41 +69,69 @@ make_fabric() {
 	esac
 }
 
-# score TOPO: "shift-avg bisect-avg credit-loops"
-score() {
-	est=$("$CROUTE" estimate -t "$1" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift,bisect \
-		2>/dev/null | awk '
-		/^shift / && !s { s = $4 }
-		/^bisect/ && !b { b = $4 }
-		END { printf "%s %s", (s == "" ? "-" : s), (b == "" ? "-" : b) }')
-	loops=$("$CROUTE" check -t "$1" --lids "$CR_GUID2LID" \
-		--lfts "$CR_DUMP/opensm-lfts.dump" 2>/dev/null |
-		awk '/^credit loops:/ { print $3 }')
-	echo "$est ${loops:--}"
+# sched_order TOPO SEED: the hosts (their descriptions) in a seeded
+# random order (a linear congruential shuffle, the same with any
+# awk).
+sched_order() {
+	awk -v seed="$2" '
+	/^(Ca|Hca)[ \t]/ {
+		d = $0; sub(/^[^#]*# *"/, "", d); sub(/".*/, "", d)
+		if (d != "") h[n++] = d
+	}
+	END {
+		x = seed
+		for (i = n - 1; i > 0; i--) {
+			x = (x * 1103515245 + 12345) % 2147483648
+			k = int(x / 65536) % (i + 1)
+			t = h[i]; h[i] = h[k]; h[k] = t
+		}
+		for (i = 0; i < n; i++) print "\"" h[i] "\""
+	}' "$1"
 }
 
-# ibdmchk on cr-auto's layered winner, told the layers: "none" (no credit
-# loop), "loops" or "unknown" (as tests/ibsim/lash.sh reads its report).
-ibdm() {
-	[ -f "$CR_DUMP/croute-lash-sl.dump" ] || { echo -; return; }
-	command -v ibdmchk >/dev/null 2>&1 || { echo "not-installed"; return; }
-	(cd "$CR_DUMP" && timeout -k "$CR_GRACE" "$CR_TIMEOUT" \
-		ibdmchk -s opensm-subnet.lst -f opensm.fdbs \
-		-m opensm.mcfdbs -c croute-lash-sl.dump \
-		-d croute-lash-sl2vl.dump
-	true) >"$CR_DIR/ibdmchk.out" 2>&1
-	if grep -q -i -- "-I- no credit loops found" "$CR_DIR/ibdmchk.out"; then
-		echo none
-	elif grep -q -i -- "-E- .*credit loop" "$CR_DIR/ibdmchk.out"; then
-		echo loops
+# estimate TOPO LFTS [OPTIONS]: "shift bisect" on the order the options
+# give, then the means over the random orders: "shift bisect" again.
+estimate() {
+	_t=$1
+	_l=$2
+	shift 2
+	"$CROUTE" estimate -t "$_t" --lids "$CR_GUID2LID" --lfts "$_l" \
+		--pattern shift,bisect "$@" 2>/dev/null | awk '
+		/^shift / && !s { s = $4 }
+		/^bisect/ && !b { b = $4 }
+		/^# on [0-9]+ random host orders/ { r = 1 }
+		r && /^shift / { rs = $3 }
+		r && /^bisect/ { rb = $3 }
+		END { printf "%s %s %s %s", (s == "" ? "-" : s),
+			(b == "" ? "-" : b), (rs == "" ? "-" : rs),
+			(rb == "" ? "-" : rb) }'
+}
+
+# score TOPO LFTS [SL SL2VL]: "own-shift own-bisect rand-shift
+# rand-bisect sched-shift sched-bisect credit-loops".
+score() {
+	own=$(estimate "$1" "$2" --orders 6 --seed "$ORDERS_SEED")
+	sched=$(estimate "$1" "$2" --hosts "$CR_DIR/sched.hosts" |
+		cut -d' ' -f1,2)
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then
+		loops=$("$CROUTE" check -t "$1" --lids "$CR_GUID2LID" \
+			--lfts "$2" --sl "$3" --sl2vl "$4" 2>/dev/null |
+			awk '/^credit loops:/ { print $3 }')
 	else
-		echo unknown
+		loops=$("$CROUTE" check -t "$1" --lids "$CR_GUID2LID" \
+			--lfts "$2" 2>/dev/null |
+			awk '/^credit loops:/ { print $3 }')
 	fi
+	echo "$own $sched ${loops:--}"
 }
 
 results=$CR_DIR/results
 : >"$results"
+# row FABRIC LABEL SCORE TIME EXTRA
+put_row() {
+	printf "%-9s %-26s %s %7s  %s\n" "$1" "$2" "$3" "$4" "$5" >>"$results"
+	tail -n 1 "$results" >&2
+}
 nfab=0
 for arg in "$@"; do
 	nfab=$((nfab + 1))
@@ -104,6 +142,7 @@ for arg in "$@"; do
 	esac
 	topo=$CR_DIR/fabric$nfab.topo
 	make_fabric "$arg" "$topo"
+	sched_order "$topo" "$SCHED_SEED" >"$CR_DIR/sched.hosts"
 	cr_ibsim_start "$topo"
 	# row LABEL ENGINE QOS [conf lines]
 	row() {
@@ -124,27 +163,36 @@ for arg in "$@"; do
 		t=$(bench_routing_time "$CR_LOG" "$used")
 		extra=
 		if [ "$engine" = cr-auto ]; then
-			# The candidates and the pass on the winner, also
-			# when the pass has its own budget (croute_optimize).
-			t=$(sed -n 's/.*cr-auto: chose .*(candidates \([0-9.]*\) s,.*improvement pass \([0-9.]*\) s,.*/\1 \2/p' \
-				"$CR_LOG" | tail -n 1 |
-				awk '{ printf "%.3f", $1 + $2 }')
-			single=$(awk '/cr-auto: +[0-9]+ / && / routed in / {
-				s = $0; sub(/.* routed in /, "", s); sub(/ .*/, "", s)
-				if (m == "" || s + 0 < m) m = s + 0 }
-				END { print (m == "" ? "-" : m) }' "$CR_LOG")
 			win=$(sed -n 's/.*cr-auto: chose \([^ ]*\).*/\1/p' \
 				"$CR_LOG" | tail -n 1)
-			extra="winner $win single $single s"
-			# Only when the clock cut candidates may the choice
-			# differ from `croute route -e auto` offline.
-			cut=$(sed -n 's/.*the wall clock cut \([0-9]*\) .*/\1/p' \
-				"$CR_LOG" | tail -n 1)
-			[ -z "$cut" ] || extra="$extra wall-clock-cut $cut"
-			case $win in lash*) extra="$extra ibdmchk-loops $(ibdm)" ;; esac
+			extra="winner $win"
 		fi
-		printf "%-10s %-34s %s %8s  %s\n" "$fab" "$label" \
-			"$(score "$topo")" "${t:--}" "$extra" >>"$results"
+		cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/lfts.$fab.$engine"
+		put_row "$fab" "$label" \
+			"$(score "$topo" "$CR_DUMP/opensm-lfts.dump")" \
+			"${t:--}" "$extra"
+	}
+	# The tables cr-auto ends with, offline on the same LIDs.
+	offline() {
+		label=$1
+		shift
+		out=$CR_DIR/auto.$fab
+		t0=$(date +%s.%N)
+		rm -f "$out.sl" "$out.sl2vl"
+		# shellcheck disable=SC2086
+		"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" -e auto \
+			--qos -o "$out.lfts" --lash-sl "$out.sl" \
+			--lash-sl2vl "$out.sl2vl" ${CR_AUTO_ARGS:-} "$@" \
+			2>"$out.log" ||
+			grep -q "an engine without layers" "$out.log" ||
+			cr_fail "croute route -e auto failed"
+		t1=$(date +%s.%N)
+		win=$(sed -n 's/.*cr-auto: chose \([^ ]*\).*/\1/p' "$out.log" |
+			tail -n 1)
+		put_row "$fab" "$label" \
+			"$(score "$topo" "$out.lfts" "$out.sl" "$out.sl2vl")" \
+			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
+			"winner $win"
 	}
 	# One opensm.conf line per line of CR_AUTO_CONF.
 	old_ifs=$IFS
@@ -153,21 +201,24 @@ for arg in "$@"; do
 	# shellcheck disable=SC2086
 	set -- ${CR_AUTO_CONF:-}
 	IFS=$old_ifs
-	row cr-auto cr-auto - "$@"
-	row "cr-auto -Q" cr-auto Q "$@"
-	row "cr-auto -Q optimize" cr-auto Q "croute_optimize TRUE" "$@"
 	row minhop minhop -
 	row updn updn -
 	row ftree ftree -
-	row "lash -Q" lash Q
 	row "dfsssp -Q" dfsssp Q
+	row "nue -Q" nue Q
+	row "cr-auto -Q (opensm)" cr-auto Q "$@"
+	offline "cr-auto offline"
+	if "$CROUTE" route --help 2>&1 | grep -q -- --auto-hosts; then
+		offline "cr-auto --auto-hosts" --auto-hosts "$CR_DIR/sched.hosts"
+	fi
 	cr_ibsim_stop
 done
 
-printf "%-10s %-34s %s %s %s %8s\n" fabric engine shift bisect loops \
-	"time s"
-echo "(loops: credit loops on one VL by croute check on the LFTs alone;"
-echo " layered routings are judged by ibdmchk with their SLs)"
+echo "own: the fabric's own host order; rand: mean over 6 random orders"
+echo "(seed $ORDERS_SEED); sched: a random order (seed $SCHED_SEED), the one"
+echo "--auto-hosts tunes to; loops: credit loops (with the SLs for cr-auto)"
+printf "%-9s %-26s %s\n" fabric engine \
+	"own-shift own-bisect rand-shift rand-bisect sched-shift sched-bisect loops time"
 cat "$results"
 CR_STATUS=0
 exit 0

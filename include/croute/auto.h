@@ -51,9 +51,22 @@ struct cr_objective {
 	uint32_t shift_phases;
 	/* the random orders of "@K" terms: cr_hosts_random_order()'s seed */
 	uint64_t order_seed;
+	/*
+	 * The hosts' own order: a host list file (cr_hosts_read(), read
+	 * again at each run: croute_auto_hosts, a scheduler's order), or
+	 * NULL for the default order (cr_hosts_default()).
+	 */
+	const char *hosts_file;
 };
 
-#define CR_OBJECTIVE_DEFAULT "shift:avg"
+/*
+ * "A job whose rank order we do not know": shift over the own order and
+ * 8 random ones, bisect over as many orders (their matchings), a sampled
+ * all-to-all (random pairs, sized to max_flows); the first term within
+ * 1% is a tie for the next. Chosen on training orders, held-out orders
+ * confirm it (bench/auto/README).
+ */
+#define CR_OBJECTIVE_DEFAULT "shift:avg@8~1%,bisect:avg@8,alltoall:avg"
 
 /*
  * "TERM[,TERM...]", TERM "PATTERN[:STAT][@K[:worst]][~N%]": PATTERN as
@@ -101,6 +114,12 @@ int cr_objective_score_set(const struct cr_fabric *f,
 			   const struct cr_objective *obj,
 			   const struct cr_hosts *hosts, enum cr_score_set set,
 			   double *score);
+/*
+ * The hosts' own order the objective scores on: obj->hosts_file's, else
+ * the default order. NULL (logged, naming file and line) on error.
+ */
+struct cr_hosts *cr_objective_hosts(const struct cr_fabric *f,
+				    const struct cr_objective *obj);
 /* Whether a term has "@K" random orders. */
 bool cr_objective_has_orders(const struct cr_objective *obj);
 /*
@@ -127,12 +146,17 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 
 #define CR_AUTO_CANDIDATES_DEFAULT "all"
 /*
- * cr-auto's objective when none is given: shift first; candidates within
- * 1% of each other on shift (a sampled estimate tells them apart no
- * better) are told apart by bisect. The optimizer alone keeps
- * CR_OBJECTIVE_DEFAULT.
+ * cr-auto's objective when none is given: the optimizer's. Candidates
+ * within 1% of each other on shift (a sampled estimate tells them apart
+ * no better) are told apart by bisect.
  */
-#define CR_AUTO_OBJECTIVE_DEFAULT "shift:avg~1%,bisect:avg"
+#define CR_AUTO_OBJECTIVE_DEFAULT CR_OBJECTIVE_DEFAULT
+/*
+ * With a known host order (croute_auto_hosts): shift on that order, the
+ * traffic named; bisect and the sampled all-to-all still stand for the
+ * jobs not in that order.
+ */
+#define CR_AUTO_OBJECTIVE_HOSTS "shift:avg~1%,bisect:avg@8,alltoall:avg"
 #define CR_AUTO_BUDGET_DEFAULT 5.0
 /* cr-auto's shift sample: about this many flows per candidate. */
 #define CR_AUTO_MAX_FLOWS 65536
@@ -155,7 +179,10 @@ typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
 	const char *candidates; /* NULL: CR_AUTO_CANDIDATES_DEFAULT */
-	const char *objective; /* NULL: CR_AUTO_OBJECTIVE_DEFAULT */
+	/* NULL: CR_AUTO_OBJECTIVE_DEFAULT, or with hosts ..._HOSTS */
+	const char *objective;
+	/* croute_auto_hosts: the order to tune for (NULL: the default) */
+	const char *hosts;
 	double budget; /* seconds; <= 0: CR_AUTO_BUDGET_DEFAULT */
 	bool qos; /* layered candidates may qualify */
 	bool allow_credit_loops;

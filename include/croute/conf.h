@@ -62,6 +62,7 @@ struct cr_conf {
 	/* cr-auto (include/croute/auto.h); "" / 0: the default */
 	char auto_candidates[512];
 	char auto_objective[512];
+	char auto_hosts[1024]; /* croute_auto_hosts: a host list file */
 	double auto_budget;
 	bool auto_allow_credit_loops;
 	bool auto_optimize; /* the pass on cr-auto's winner, in its budget */

@@ -29,6 +29,16 @@ struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
 				  const struct cr_pattern *pats, unsigned n,
 				  const struct cr_hosts *hosts,
 				  uint64_t max_entries, bool *too_big);
+/*
+ * The same, pattern i on hosts[i]: a pattern held on several host orders
+ * (the objective's random orders) is several patterns.
+ */
+struct cr_est_inc *cr_est_inc_new_each(const struct cr_fabric *f,
+				       const struct cr_routing *r,
+				       const struct cr_pattern *pats,
+				       const struct cr_hosts *const *hosts,
+				       unsigned n, uint64_t max_entries,
+				       bool *too_big);
 void cr_est_inc_free(struct cr_est_inc *x);
 
 /* Pattern i's average and minimum fraction of injection, as reported. */

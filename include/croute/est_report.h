@@ -19,6 +19,14 @@ void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len);
 int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 		      const struct cr_est_result *res, unsigned flags);
 /*
+ * Each result on the hosts' own order and on the random orders
+ * cr_est_patterns() scored (params.orders of params.order_seed): the
+ * mean and worst of the average and of the slowest flow. NULL results
+ * are left out. 0, or -1 on an I/O error.
+ */
+int cr_est_write_orders(FILE *out, struct cr_est_result *const *res, int n,
+			uint32_t orders, uint64_t seed);
+/*
  * The end of a JSON object, "patterns": [...]}, for n results; the caller
  * writes the opening brace and its other fields. 0 or -1.
  */

@@ -23,7 +23,8 @@ struct cr_pattern {
 	enum cr_pattern_kind kind;
 	/*
 	 * shift: phases to sample (0: all N - 1); bisect: matchings (0: 10);
-	 * fanin: senders (0: min(16, N - 1)).
+	 * fanin: senders (0: min(16, N - 1)); alltoall: destinations a host
+	 * (0: all N - 1).
 	 */
 	uint32_t count;
 	uint32_t root; /* fanin: the receiver's index in the hosts */
@@ -32,7 +33,8 @@ struct cr_pattern {
 };
 
 /*
- * "shift", "shift:K", "bisect", "bisect:R", "alltoall", "fanin",
+ * "shift", "shift:K", "bisect", "bisect:R", "alltoall", "alltoall:K" (each
+ * host to K others drawn with the seed, all at once), "fanin",
  * "fanin:K", "flows:FILE", "rail-ring". seed starts at 1. -1 (logged) on
  * error.
  */

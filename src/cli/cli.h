@@ -48,6 +48,7 @@ enum {
 	CLI_KEY_BALANCE,
 	CLI_KEY_AUTO_CANDIDATES,
 	CLI_KEY_AUTO_OBJECTIVE,
+	CLI_KEY_AUTO_HOSTS,
 	CLI_KEY_AUTO_BUDGET,
 	CLI_KEY_QOS,
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
@@ -169,6 +170,7 @@ struct cli_setup {
 	const char *installed; /* cli_installed_lfts()'s answer */
 	struct cr_auto_conf auto_conf; /* --engine auto */
 	char *conf_auto_candidates, *conf_auto_objective; /* from -F */
+	char *conf_auto_hosts; /* from -F */
 	bool optimize; /* --optimize: the improvement pass after routing */
 	bool no_auto_optimize; /* --no-auto-optimize, croute_auto_optimize */
 	struct cr_opt_params opt_params;
@@ -187,7 +189,9 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 	{"auto-candidates", CLI_KEY_AUTO_CANDIDATES, "LIST",                   \
 	 "auto: ENGINE[+ps][+rgs][+glob][+bal][+roots=R],... or all"},         \
 		{"auto-objective", CLI_KEY_AUTO_OBJECTIVE, "SPEC",             \
-		 "auto: PATTERN:avg|min[~N%],... (shift:avg~1%,bisect:avg)"},  \
+		 "auto, optimize: PATTERN[:avg|min][@K[:worst]][~N%],..."},    \
+		{"auto-hosts", CLI_KEY_AUTO_HOSTS, "FILE",                     \
+		 "auto, optimize: tune for this host order (one a line)"},     \
 		{"auto-budget", CLI_KEY_AUTO_BUDGET, "SECONDS",                \
 		 "auto: time for all candidates (default 5)"},                 \
 		{"qos", CLI_KEY_QOS, NULL,                                     \

@@ -133,42 +133,72 @@ static int score(const struct cr_fabric *f, const struct cr_routing *r,
 	return ret;
 }
 
+/* Shift avg over h, or -1 (reported). */
+static double shift_avg(const struct cr_fabric *f, const struct cr_routing *r,
+			const struct cr_hosts *h)
+{
+	struct cr_est_result *res = h ? shift(f, r, h) : NULL;
+	double avg = res ? res->avg_frac : -1;
+
+	cr_est_result_free(res);
+	return avg;
+}
+
 /*
- * cr-auto picks its routing on the hosts in the default order
- * (include/croute/auto.h), so that is the order it vouches for; the leaf
- * order is exported instead only where shift scores better over it on
- * the routing cr-auto picked. Either way the export is never worse than
- * the default order. *h and *how are replaced when the default wins.
+ * cr-auto tunes for one order: croute_auto_hosts (--auto-hosts) when
+ * given, else the default order. That is the order it vouches for, and
+ * the one exported, unless it scores below the default order on the
+ * routing (never export worse than the default), or the leaf order
+ * scores better than both. *h and *how are replaced when the leaf order
+ * loses.
  */
 static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
-		      struct cr_hosts **h, const char **how)
+		      const char *tuned_file, struct cr_hosts **h,
+		      const char **how)
 {
 	struct cr_hosts *d = cr_hosts_default(f);
-	struct cr_est_result *rd = d ? shift(f, r, d) : NULL;
-	struct cr_est_result *rl = rd ? shift(f, r, *h) : NULL;
-	bool leaf;
+	struct cr_hosts *t =
+		d && tuned_file ? cr_hosts_read(f, tuned_file) : NULL;
+	double sd = shift_avg(f, r, d), st = t ? shift_avg(f, r, t) : -1;
+	double sl = sd >= 0 ? shift_avg(f, r, *h) : -1;
+	struct cr_hosts *best = d;
+	double sb = sd;
+	char tuned[80] = "";
 
-	if (!rl) {
-		cr_est_result_free(rd);
+	if (sd < 0 || sl < 0 || (tuned_file && st < 0)) {
 		cr_hosts_free(d);
+		cr_hosts_free(t);
 		return -1;
 	}
-	leaf = rl->avg_frac > rd->avg_frac + 1e-9;
-	cr_info("cr-auto: shift avg %.4f over the default order (node"
-		" descriptions, the order cr-auto tuned on), %.4f over %s:"
-		" exporting the %s",
-		rd->avg_frac, rl->avg_frac, *how,
-		leaf ? "second, which scores better" : "default order");
-	if (!leaf) {
-		cr_hosts_free(*h);
-		*h = d;
-		d = NULL;
-		*how = "the default order (node descriptions, natural sort),"
-		       " which cr-auto tuned on";
+	*how = "the default order (node descriptions, natural sort),"
+	       " which cr-auto tuned on";
+	if (t && st >= sd - 1e-9) {
+		best = t;
+		sb = st;
+		*how = "the order of croute_auto_hosts, which cr-auto tuned"
+		       " for";
 	}
-	cr_est_result_free(rl);
-	cr_est_result_free(rd);
-	cr_hosts_free(d);
+	if (t)
+		snprintf(tuned, sizeof(tuned),
+			 " %.4f over the order of croute_auto_hosts,", st);
+	cr_info("cr-auto: shift avg %.4f over the default order (node"
+		" descriptions),%s %.4f over the leaf order: exporting %s",
+		sd, tuned, sl,
+		sl > sb + 1e-9 ? "the leaf order, which scores best"
+		: best == t    ? "the order of croute_auto_hosts"
+			       : "the default order");
+	if (sl > sb + 1e-9) {
+		*how = "the leaf order, which scores better for cr-auto's"
+		       " routing than the order it tuned for";
+		best = NULL; /* *h stays */
+	} else {
+		cr_hosts_free(*h);
+		*h = best;
+	}
+	if (d != best)
+		cr_hosts_free(d);
+	if (t != best)
+		cr_hosts_free(t);
 	return 0;
 }
 
@@ -210,7 +240,7 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	h = cr_hosts_shift_order(f, &c.setup.by, &how);
 	if (h && e && !c.rail && !strcmp(e->name, "auto") &&
-	    auto_order(f, r, &h, &how))
+	    auto_order(f, r, c.setup.auto_conf.hosts, &h, &how))
 		goto out;
 	if (h && c.rail) {
 		struct cr_hosts *rail = cr_hosts_rail(f, h);

@@ -304,6 +304,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->engine_pick);
 	free(s->conf_auto_candidates);
 	free(s->conf_auto_objective);
+	free(s->conf_auto_hosts);
 	for (unsigned i = 0; i < 5; i++)
 		free(s->conf_files[i]);
 	cr_routing_free(s->live_routing);
@@ -531,6 +532,19 @@ static int engine_opt(struct cli_setup *s, int key, const char *arg)
 		s->auto_conf.objective = arg;
 		return 0;
 	}
+	case CLI_KEY_AUTO_HOSTS: {
+		FILE *fp = fopen(arg, "r");
+
+		if (!fp) {
+			cli_usage_error(s->cmd,
+					"--auto-hosts: cannot read %s: %s", arg,
+					strerror(errno));
+			return -1;
+		}
+		fclose(fp);
+		s->auto_conf.hosts = arg;
+		return 0;
+	}
 	case CLI_KEY_AUTO_BUDGET: {
 		char *end;
 		double b = strtod(arg, &end);
@@ -746,6 +760,12 @@ static int apply_config(struct cli_setup *s)
 		free(s->conf_auto_objective);
 		s->conf_auto_objective = strdup(c.cr.auto_objective);
 		s->auto_conf.objective = s->conf_auto_objective;
+	}
+	if (!s->given[CLI_KEY_AUTO_HOSTS - CLI_KEY_LONG] &&
+	    c.cr.auto_hosts[0]) {
+		free(s->conf_auto_hosts);
+		s->conf_auto_hosts = strdup(c.cr.auto_hosts);
+		s->auto_conf.hosts = s->conf_auto_hosts;
 	}
 	if (!s->given[CLI_KEY_AUTO_BUDGET - CLI_KEY_LONG] &&
 	    c.cr.auto_budget > 0)
@@ -976,6 +996,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 			return NULL;
 		}
 		obj.max_flows = CR_AUTO_MAX_FLOWS;
+		obj.hosts_file = s->auto_conf.hosts;
 		bad = cr_optimize(f, e, &obj, &s->opt_params, r, &s->by, NULL);
 		cr_objective_release(&obj);
 		if (bad) {

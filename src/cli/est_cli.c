@@ -15,7 +15,7 @@
 
 const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
-	 "shift[:K], bisect[:R], alltoall, fanin[:K], flows:FILE,"
+	 "shift[:K], bisect[:R], alltoall[:K], fanin[:K], flows:FILE,"
 	 " rail-ring; comma list (shift,bisect)"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},

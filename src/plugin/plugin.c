@@ -342,6 +342,7 @@ static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o)
 	ac->improve_rest = !c->optimize && c->auto_optimize;
 	ac->candidates = c->auto_candidates[0] ? c->auto_candidates : NULL;
 	ac->objective = c->auto_objective[0] ? c->auto_objective : NULL;
+	ac->hosts = c->auto_hosts[0] ? c->auto_hosts : NULL;
 	ac->budget = c->auto_budget;
 	ac->allow_credit_loops = c->auto_allow_credit_loops;
 	/* Layers need OpenSM to program SL2VL: only with QoS. */
@@ -363,6 +364,7 @@ static void optimize_routing(struct cr_plugin *pl,
 		    "croute_auto_objective", &obj))
 		return;
 	obj.max_flows = CR_AUTO_MAX_FLOWS;
+	obj.hosts_file = pl->conf.auto_hosts[0] ? pl->conf.auto_hosts : NULL;
 	if (cr_optimize(f, pe->e, &obj, &pl->opt_params, r, by, NULL))
 		cr_info("%s: the improvement pass left the tables as routed",
 			pe->name);

@@ -4,7 +4,8 @@
 # complete (the plugin's delete waits for the estimate thread) and its
 # figures equal `croute estimate --lfts` on the LFTs opensm dumped, with
 # the same patterns, seed and penalty factors, and on the tables read back
-# from the switches with ibroute; one INFO line per pattern is logged. A
+# from the switches with ibroute, and so do its figures on random host
+# orders (--orders); one INFO line per pattern is logged. A
 # bad croute_penalty_factors value is an error naming the key and the
 # defaults are used; croute_estimate none writes nothing and removes an
 # earlier dump; a fallback to OpenSM's own engine removes it too; names
@@ -60,6 +61,23 @@ for p in "shift: 15 phases" "bisect:4: 4 phases" "fanin:3: 2 phases"; do
 done
 grep -q "^  k  *flows" "$DUMP_FILE" || cr_fail "full: no per-phase table"
 cr_est_compare full --pattern shift,bisect:4,fanin:3
+# The patterns on random host orders, as croute estimate --orders (whose
+# --seed also draws bisect's matchings: shift alone compares).
+orders_table() {
+	sed -n '/^# on [0-9]* random host orders/,/^$/p' "$1" |
+		grep -v '^bisect\|^fanin'
+}
+orders_table "$DUMP_FILE" >"$CR_DIR/orders.plugin"
+"$CROUTE" estimate --topo "$topo" --lids "$CR_GUID2LID" \
+	--lfts "$CR_DUMP/opensm-lfts.dump" --pattern shift,bisect:4,fanin:3 \
+	--orders 6 --seed 101 >"$CR_DIR/orders.out" 2>/dev/null ||
+	cr_fail "croute estimate --orders failed"
+orders_table "$CR_DIR/orders.out" >"$CR_DIR/orders.offline"
+grep -q "^shift " "$CR_DIR/orders.plugin" &&
+	grep -q "^bisect:4 " "$DUMP_FILE" ||
+	cr_fail "the dump has no table of random host orders"
+cmp -s "$CR_DIR/orders.plugin" "$CR_DIR/orders.offline" ||
+	cr_fail "the dump's random orders differ from croute estimate's"
 
 # The same figures from the switches' own tables, read back with ibroute
 # (when infiniband-diags is there): what an administrator scores when

@@ -146,6 +146,31 @@ static void test_errors(void **state)
 	assert_int_equal(c.num_fail, 0);
 }
 
+/*
+ * cr-auto's order and objective; a host file that cannot be read is an
+ * error naming the key and line, and the key keeps its value.
+ */
+static void test_auto_keys(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_int_equal(parse(&c, "croute_auto_hosts /dev/null\n"
+				   "croute_auto_objective shift:avg@8:worst~1%,"
+				   "alltoall:16:avg\n"),
+			 0);
+	assert_string_equal(c.auto_hosts, "/dev/null");
+	assert_string_equal(c.auto_objective,
+			    "shift:avg@8:worst~1%,alltoall:16:avg");
+	assert_int_equal(parse(&c, "\ncroute_auto_hosts /no/such/file\n"), 1);
+	assert_non_null(strstr(last_error, "opensm.conf:2"));
+	assert_non_null(strstr(last_error, "croute_auto_hosts"));
+	assert_string_equal(c.auto_hosts, "/dev/null");
+	assert_int_equal(parse(&c, "croute_auto_hosts none\n"), 0);
+	assert_string_equal(c.auto_hosts, "");
+}
+
 static int parse_guids(const char *text, struct cr_guid_list *l)
 {
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
@@ -217,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_lash_keys),
 		cmocka_unit_test(test_dump_keys),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_auto_keys),
 		cmocka_unit_test(test_guid_file),
 		cmocka_unit_test(test_guid_file_directory),
 	};

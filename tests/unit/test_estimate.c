@@ -455,6 +455,54 @@ static void test_shift_pattern(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * alltoall:K, the sampled all-to-all: K flows from each host, to K
+ * distinct others, never to itself, and another seed another sample.
+ */
+static void test_alltoall_sampled(void **state)
+{
+	struct line t;
+	struct cr_hosts *h;
+	struct cr_pattern p;
+	struct cr_phases *ph;
+	struct cr_flow fl[64];
+	uint32_t label, diff = 0;
+	uint16_t first[64];
+	size_t n;
+
+	(void)state;
+	line_build(&t, 1, 8);
+	line_route(&t);
+	h = cr_hosts_default(t.f);
+	assert_int_equal(cr_pattern_parse("alltoall:3", &p), 0);
+	for (int run = 0; run < 2; run++) {
+		p.seed = 1 + (uint64_t)run;
+		ph = cr_phases_start(t.f, &p, h);
+		assert_non_null(ph);
+		assert_int_equal(cr_phases_count(ph), 1);
+		assert_int_equal(cr_phases_max_flows(ph), 24);
+		n = cr_phases_get(ph, 0, fl, &label);
+		assert_int_equal(n, 24);
+		for (size_t i = 0; i < n; i++) {
+			const struct cr_endpoint *src = &h->ep[i / 3];
+
+			assert_int_equal(fl[i].src_node, src->node);
+			assert_int_not_equal(fl[i].dst_lid, src->lid);
+			for (size_t j = i / 3 * 3; j < i; j++)
+				assert_int_not_equal(fl[j].dst_lid,
+						     fl[i].dst_lid);
+			if (!run)
+				first[i] = fl[i].dst_lid;
+			else
+				diff += first[i] != fl[i].dst_lid;
+		}
+		cr_phases_stop(ph);
+	}
+	assert_true(diff > 0);
+	cr_hosts_free(h);
+	line_free(&t);
+}
+
 /* bisect, alltoall and fanin on one switch: all flows well formed. */
 static void test_other_patterns(void **state)
 {
@@ -563,7 +611,12 @@ static void test_pattern_parse(void **state)
 	assert_string_equal(p.path, "/tmp/x y");
 	cr_pattern_release(&p);
 	assert_int_equal(cr_pattern_parse("shift:0", &p), -1);
-	assert_int_equal(cr_pattern_parse("alltoall:3", &p), -1);
+	/* alltoall:K: K destinations a host, sampled */
+	assert_int_equal(cr_pattern_parse("alltoall:3", &p), 0);
+	assert_int_equal(p.kind, CR_PAT_ALLTOALL);
+	assert_int_equal(p.count, 3);
+	assert_int_equal(cr_pattern_parse("alltoall:0", &p), -1);
+	assert_int_equal(cr_pattern_parse("rail-ring:3", &p), -1);
 	assert_int_equal(cr_pattern_parse("flows", &p), -1);
 	assert_int_equal(cr_pattern_parse("ring", &p), -1);
 	assert_non_null(strstr(last_err, "ring"));
@@ -829,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_unrouted),
 		cmocka_unit_test(test_shift_pattern),
 		cmocka_unit_test(test_other_patterns),
+		cmocka_unit_test(test_alltoall_sampled),
 		cmocka_unit_test(test_penalty_parse),
 		cmocka_unit_test(test_pattern_parse),
 		cmocka_unit_test(test_natural_sort),

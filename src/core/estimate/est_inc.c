@@ -256,6 +256,28 @@ struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
 				  const struct cr_hosts *hosts,
 				  uint64_t max_entries, bool *too_big)
 {
+	const struct cr_hosts **each = calloc(n + 1, sizeof(*each));
+	struct cr_est_inc *x;
+
+	*too_big = false;
+	if (!each) {
+		cr_err("out of memory holding the phases of the estimate");
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++)
+		each[i] = hosts;
+	x = cr_est_inc_new_each(f, r, pats, each, n, max_entries, too_big);
+	free(each);
+	return x;
+}
+
+struct cr_est_inc *cr_est_inc_new_each(const struct cr_fabric *f,
+				       const struct cr_routing *r,
+				       const struct cr_pattern *pats,
+				       const struct cr_hosts *const *hosts,
+				       unsigned n, uint64_t max_entries,
+				       bool *too_big)
+{
 	struct cr_est_inc *x = calloc(1, sizeof(*x));
 	struct cr_flow *flows = NULL;
 	size_t flow_alloc = 0, ph_alloc = 0, flows_cap = 0, max_flows = 0;
@@ -279,7 +301,7 @@ struct cr_est_inc *cr_est_inc_new(const struct cr_fabric *f,
 	    !x->lload || !x->lmax)
 		goto oom;
 	for (unsigned i = 0; i < n; i++) {
-		struct cr_phases *run = cr_phases_start(f, &pats[i], hosts);
+		struct cr_phases *run = cr_phases_start(f, &pats[i], hosts[i]);
 		uint32_t np;
 		size_t mf;
 

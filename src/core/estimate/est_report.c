@@ -270,3 +270,36 @@ int cr_est_write_json(FILE *out, const struct cr_fabric *f,
 	fputs("\n]}\n", out);
 	return ferror(out) ? -1 : 0;
 }
+
+int cr_est_write_orders(FILE *out, struct cr_est_result *const *res, int n,
+			uint32_t orders, uint64_t seed)
+{
+	fprintf(out,
+		"# on %u random host orders (seed %llu): mean and worst of"
+		" the per-flow average\n# and of the slowest flow; own: the"
+		" order above\n",
+		orders, (unsigned long long)seed);
+	fprintf(out, "%-16s %10s %10s %10s %10s %10s %10s\n", "pattern",
+		"own avg", "mean avg", "worst avg", "own min", "mean min",
+		"worst min");
+	for (int i = 0; i < n; i++) {
+		const struct cr_est_result *r = res[i];
+		const struct cr_est_orders *o = r ? &r->orders : NULL;
+
+		if (!r)
+			continue;
+		if (!o->count)
+			fprintf(out,
+				"%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
+				r->name, r->avg_frac, "-", "-", r->min_frac,
+				"-", "-");
+		else
+			fprintf(out,
+				"%-16s %10.4f %10.4f %10.4f %10.4f %10.4f"
+				" %10.4f\n",
+				r->name, r->avg_frac, o->mean_avg, o->worst_avg,
+				r->min_frac, o->mean_min, o->worst_min);
+	}
+	fputc('\n', out);
+	return ferror(out) ? -1 : 0;
+}

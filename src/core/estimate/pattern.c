@@ -77,7 +77,7 @@ int cr_pattern_parse(const char *spec, struct cr_pattern *p)
 		errno = 0;
 		v = strtoul(colon + 1, &end, 10);
 		if (errno || *end || end == colon + 1 || !v || v > UINT32_MAX ||
-		    p->kind == CR_PAT_ALLTOALL || p->kind == CR_PAT_RAIL_RING) {
+		    p->kind == CR_PAT_RAIL_RING) {
 			cr_err("pattern \"%s\": bad count \"%s\"", spec,
 			       colon + 1);
 			return -1;
@@ -251,7 +251,14 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 		break;
 	case CR_PAT_ALLTOALL:
 		pr->num_phases = 1;
-		pr->max_flows = (size_t)pr->n * (pr->n - 1);
+		pr->fan =
+			p->count && p->count < pr->n - 1 ? p->count : pr->n - 1;
+		pr->perm = pr->fan < pr->n - 1
+				   ? malloc(pr->n * sizeof(*pr->perm))
+				   : NULL;
+		if (pr->fan < pr->n - 1 && !pr->perm)
+			goto oom;
+		pr->max_flows = (size_t)pr->n * pr->fan;
 		break;
 	case CR_PAT_FANIN:
 		pr->fan = p->count ? p->count : 16;
@@ -330,10 +337,33 @@ size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 		}
 		break;
 	case CR_PAT_ALLTOALL:
-		for (uint32_t a = 0; a < n; a++)
-			for (uint32_t b = 0; b < n; b++)
-				if (a != b)
-					put(&out[m++], &ep[a], &ep[b]);
+		if (!pr->perm) {
+			for (uint32_t a = 0; a < n; a++)
+				for (uint32_t b = 0; b < n; b++)
+					if (a != b)
+						put(&out[m++], &ep[a], &ep[b]);
+			break;
+		}
+		/*
+		 * Sampled: each host to fan others drawn without repeat (a
+		 * partial shuffle of the others), all at once, so that the
+		 * flows stay n x fan, not n(n - 1), at scale.
+		 */
+		s = pr->p->seed ^ 0x9e3779b97f4a7c15ULL;
+		for (uint32_t a = 0; a < n; a++) {
+			for (uint32_t j = 0; j < n; j++)
+				pr->perm[j] = j;
+			pr->perm[a] = n - 1;
+			pr->perm[n - 1] = a;
+			for (uint32_t j = 0; j < pr->fan; j++) {
+				uint32_t r = j + rnd_below(&s, n - 1 - j);
+				uint32_t t = pr->perm[j];
+
+				pr->perm[j] = pr->perm[r];
+				pr->perm[r] = t;
+				put(&out[m++], &ep[a], &ep[pr->perm[j]]);
+			}
+		}
 		break;
 	case CR_PAT_FANIN:
 		/* the fan hosts after the root in host order */

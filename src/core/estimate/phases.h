@@ -18,7 +18,7 @@ struct cr_pattern_run {
 	size_t max_flows; /* the largest phase */
 	uint32_t *labels; /* shift: the k of each phase */
 	uint32_t *perm; /* bisect: scratch permutation */
-	uint32_t fan; /* fanin: senders */
+	uint32_t fan; /* fanin: senders; alltoall: destinations a host */
 	uint32_t *ring_next; /* rail-ring: host i's receiver, or UINT32_MAX */
 	struct cr_flow *file_flows;
 	size_t num_file_flows;

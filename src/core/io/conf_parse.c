@@ -88,6 +88,30 @@ static int set_auto_objective(struct cr_conf *c, const char *val)
 	return 0;
 }
 
+/*
+ * A host list file, read again at every routing run (its hosts are
+ * matched on the fabric then); here only whether it can be read. "none":
+ * unset.
+ */
+static int set_auto_hosts(struct cr_conf *c, const char *val)
+{
+	FILE *fp;
+
+	if (!*val || strlen(val) >= sizeof(c->auto_hosts))
+		return -1;
+	if (!strcmp(val, "none")) {
+		c->auto_hosts[0] = '\0';
+		return 0;
+	}
+	/* the caller's message names the file, the line and the key */
+	fp = fopen(val, "r");
+	if (!fp)
+		return -1;
+	fclose(fp);
+	strcpy(c->auto_hosts, val);
+	return 0;
+}
+
 static int set_auto_budget(struct cr_conf *c, const char *val)
 {
 	char *end;
@@ -244,8 +268,9 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_candidates", set_auto_candidates,
 	 "all, or ENGINE[+ps][+rgs][+glob][+bal][+roots=auto|ecc|top|file],..."},
 	{"croute_auto_objective", set_auto_objective,
-	 "PATTERN:avg|min[~N%][,...], e.g. " CR_OBJECTIVE_DEFAULT
-	 ",bisect:min"},
+	 "PATTERN[:avg|min][@K[:worst]][~N%][,...], e.g. " CR_OBJECTIVE_DEFAULT},
+	{"croute_auto_hosts", set_auto_hosts,
+	 "a readable host list file, one host a line, or none"},
 	{"croute_auto_budget", set_auto_budget, "seconds above 0"},
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},
@@ -263,7 +288,7 @@ static const struct conf_key conf_keys[] = {
 	/* The contention estimate: src/core/io/est_conf.c. */
 	{"croute_estimate", set_est_mode, "none, summary or full"},
 	{"croute_patterns", set_est_patterns,
-	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall,"
+	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall[:K],"
 	 " fanin[:K], flows:FILE, rail-ring)"},
 	{"croute_penalty_factors", set_est_penalty,
 	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},

@@ -177,6 +177,17 @@ struct work {
 	double shift_terms; /* shift terms whose phases the plan sizes */
 };
 
+/* The destinations a host in all-to-all, as cr_objective_pattern() sizes. */
+static double alltoall_dests(const struct cr_pattern *p,
+			     const struct cr_objective *obj, double n)
+{
+	if (p->count && p->count < n - 1)
+		return p->count;
+	if (!p->count && obj->max_flows && n * (n - 1) > obj->max_flows)
+		return (double)(obj->max_flows / (uint64_t)n);
+	return n - 1;
+}
+
 /* Routing and check work of c, and the flows it scores per shift phase. */
 static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 			   const struct cr_objective *obj, uint32_t nhosts,
@@ -217,7 +228,7 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 		else if (p->kind == CR_PAT_BISECT)
 			w.flows_fixed += k * n * (p->count ? p->count : 10);
 		else if (p->kind == CR_PAT_ALLTOALL)
-			w.flows_fixed += k * n * (n - 1);
+			w.flows_fixed += k * n * alltoall_dests(p, obj, n);
 		else
 			w.flows_fixed += k * n;
 	}
@@ -409,19 +420,28 @@ out:
 	c->total_s = cr_now() - t0;
 }
 
+/* A term as the table names it: "@K" says its figure is over K + 1 orders. */
 static void term_name(const struct cr_objective_term *t, char *buf, size_t len)
 {
 	const struct cr_pattern *p = &t->pat;
 	const char *stat = t->stat == CR_STAT_MIN ? "min" : "avg";
+	char orders[32] = "";
+	size_t k;
 
+	if (t->orders)
+		snprintf(orders, sizeof(orders), "@%u%s", t->orders,
+			 t->worst ? ":worst" : "");
 	if (p->kind == CR_PAT_FLOWS)
-		snprintf(buf, len, "flows:%s", stat);
+		k = (size_t)snprintf(buf, len, "flows:%s", stat);
 	else if (p->count)
-		snprintf(buf, len, "%s:%u:%s", cr_pattern_kind_name(p->kind),
-			 p->count, stat);
+		k = (size_t)snprintf(buf, len, "%s:%u:%s",
+				     cr_pattern_kind_name(p->kind), p->count,
+				     stat);
 	else
-		snprintf(buf, len, "%s:%s", cr_pattern_kind_name(p->kind),
-			 stat);
+		k = (size_t)snprintf(buf, len, "%s:%s",
+				     cr_pattern_kind_name(p->kind), stat);
+	if (k < len)
+		snprintf(buf + k, len - k, "%s", orders);
 }
 
 /* One row of the table and of the log, without a newline. */
@@ -494,6 +514,23 @@ static void rank_candidates(const struct cand *v, unsigned n,
 	}
 }
 
+/*
+ * A line after the winner's row when the next one ties with it on every
+ * term (with the tolerances): then list order chose. 0: no tie.
+ */
+static int tie_note(const struct cand *v, const unsigned *order,
+		    const struct cr_objective *obj, char *buf, size_t len)
+{
+	const struct cand *w = &v[order[0]], *b = &v[order[1]];
+
+	if (!b->ok || cmp_rank(w, b, obj))
+		return 0;
+	snprintf(buf, len, "# %s ties with %s on every term%s", w->name,
+		 b->name,
+		 order[0] < order[1] ? ": chosen as first in list order" : "");
+	return 1;
+}
+
 /* The ranked table, logged a line a candidate and kept in r. */
 static char *report(const struct cand *v, unsigned n,
 		    const struct cr_objective *obj, const unsigned *order,
@@ -518,6 +555,12 @@ static char *report(const struct cand *v, unsigned n,
 		cr_info("cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
+		if (have_winner && !i && n > 1 &&
+		    tie_note(v, order, obj, row, sizeof(row))) {
+			cr_info("cr-auto: %s", row + 2);
+			if (m)
+				fprintf(m, "%s\n", row);
+		}
 	}
 	if (!m || fclose(m)) {
 		free(text);
@@ -742,15 +785,39 @@ struct run {
 	double improve_s; /* the improvement pass's seconds */
 };
 
+/* The objective given, else the default for a known or unknown order. */
+static const char *auto_objective(const struct cr_auto_conf *ac)
+{
+	if (ac->objective)
+		return ac->objective;
+	return ac->hosts ? CR_AUTO_OBJECTIVE_HOSTS : CR_AUTO_OBJECTIVE_DEFAULT;
+}
+
+/* Which host order the routing is tuned for. */
+static void log_hosts(const struct run *a)
+{
+	if (a->ac->hosts)
+		cr_info("cr-auto: tuned for the host order of %s"
+			" (croute_auto_hosts, %u hosts)",
+			a->ac->hosts, a->hosts->count);
+	else
+		cr_info("cr-auto: tuned for the default host order (node"
+			" descriptions, natural sort, %u hosts)%s",
+			a->hosts->count,
+			cr_objective_has_orders(&a->obj)
+				? " and random orders of it"
+				: "");
+}
+
 /* The objective and the candidates, in the order they are tried. */
 static int parse_run(struct run *a)
 {
 	const struct cr_auto_conf *ac = a->ac;
 
-	if (cr_objective_parse(ac->objective ? ac->objective
-					     : CR_AUTO_OBJECTIVE_DEFAULT,
-			       "croute_auto_objective", &a->obj))
+	if (cr_objective_parse(auto_objective(ac), "croute_auto_objective",
+			       &a->obj))
 		return -1;
+	a->obj.hosts_file = ac->hosts;
 	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
 	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
 				a->o->root_guids.count > 0, &a->v);
@@ -767,11 +834,12 @@ static int parse_run(struct run *a)
 	a->order = calloc(a->n, sizeof(*a->order));
 	a->work = calloc(a->n, sizeof(*a->work));
 	a->planned = calloc(a->n, sizeof(*a->planned));
-	a->hosts = cr_hosts_default(a->f);
+	a->hosts = cr_objective_hosts(a->f, &a->obj);
 	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		return -1;
 	}
+	log_hosts(a);
 	return 0;
 }
 
@@ -946,9 +1014,8 @@ static int install_winner(struct run *a, struct cr_routing *r,
 	cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates in %.3f s,"
 		" budget %.1f s (candidates %.3f s, fastest candidate's"
 		" routing %.3f s; improvement pass %.3f s, %s)",
-		a->v[a->win].name, a->v[a->win].score[0],
-		ac->objective ? ac->objective : CR_AUTO_OBJECTIVE_DEFAULT, a->n,
-		ac->improve_rest ? secs : secs - a->improve_s, a->budget,
+		a->v[a->win].name, a->v[a->win].score[0], auto_objective(ac),
+		a->n, ac->improve_rest ? secs : secs - a->improve_s, a->budget,
 		secs - a->improve_s, fastest, a->improve_s,
 		!ac->improve	   ? "off"
 		: ac->improve_rest ? "in the budget"

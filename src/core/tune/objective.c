@@ -162,6 +162,11 @@ void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
 			p->count = cr_est_sample_phases((uint32_t)n);
 		}
 	}
+	/* all-to-all at once: n(n - 1) flows, sampled to max_flows */
+	if (p->kind == CR_PAT_ALLTOALL && !p->count && hosts &&
+	    hosts->count > 1 && obj->max_flows &&
+	    (uint64_t)hosts->count * (hosts->count - 1) > obj->max_flows)
+		p->count = (uint32_t)(obj->max_flows / hosts->count);
 }
 
 /*
@@ -245,6 +250,13 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 	return cr_objective_score_set(f, r, obj, hosts, CR_SCORE_TRAIN, score);
 }
 
+struct cr_hosts *cr_objective_hosts(const struct cr_fabric *f,
+				    const struct cr_objective *obj)
+{
+	return obj->hosts_file ? cr_hosts_read(f, obj->hosts_file)
+			       : cr_hosts_default(f);
+}
+
 bool cr_objective_has_orders(const struct cr_objective *obj)
 {
 	for (unsigned i = 0; i < obj->num_terms; i++)
@@ -261,6 +273,8 @@ bool cr_objective_holds_out(const struct cr_objective *obj,
 
 		cr_objective_pattern(obj, i, hosts, &p);
 		if (obj->terms[i].orders || p.kind == CR_PAT_BISECT ||
+		    (p.kind == CR_PAT_ALLTOALL && p.count && hosts &&
+		     p.count < hosts->count - 1) ||
 		    (p.kind == CR_PAT_SHIFT && p.count && hosts &&
 		     p.count < hosts->count - 1))
 			return true;

@@ -20,6 +20,7 @@
 #define SWAP_MEMO (1u << 16) /* failed swaps remembered, at most */
 
 struct opt_cdg;
+struct opt_held;
 
 enum legality { LEG_MINIMAL, LEG_UPDN };
 
@@ -66,7 +67,9 @@ struct opt {
 	uint32_t *stack, *stamp, gen, *sws;
 	uint64_t *key; /* up/down */
 	struct cr_est_inc *inc;
-	double *cur, *trial, *best, *tavg, *tmin;
+	struct opt_held *held; /* the held patterns: terms on their orders */
+	double *cur, *trial, *best;
+	double *tavg, *tmin; /* a try's figures, one per held pattern */
 	double *heat; /* per pair */
 	double weight_min; /* flows at or below it weigh most (min stat) */
 	uint32_t *memo; /* per pair: 1 + commits when it last failed */
@@ -93,8 +96,6 @@ struct opt {
 	bool additive; /* every term an average: disjoint changes add up */
 	struct opt_cdg *cdg; /* when moves must not close credit loops */
 	/* iterated local search (kicks): what a restart from the best needs */
-	const struct cr_pattern *pats;
-	const struct cr_hosts *hosts;
 	uint64_t work_base; /* work of held estimates since replaced */
 	uint32_t *frozen; /* per pair: the kick that forced it */
 	uint32_t kick_gen;

@@ -20,6 +20,7 @@
 #include <croute/log.h>
 
 #include "opt_cdg.h"
+#include "opt_held.h"
 #include "opt_int.h"
 
 #define KICK_FAILS 24 /* kicks in a row that find nothing better: stop */
@@ -172,8 +173,7 @@ static int back_to(struct opt *o, size_t moves, size_t sls, const double *best,
 		return 0;
 	o->work_base += cr_est_inc_work(o->inc);
 	cr_est_inc_free(o->inc);
-	o->inc = cr_est_inc_new(o->f, o->r, o->pats, o->obj->num_terms,
-				o->hosts, MAX_ENTRIES, &too_big);
+	o->inc = opt_held_inc(o->held, o->f, o->r, MAX_ENTRIES, &too_big);
 	if (!o->inc)
 		return -1; /* it held as much before */
 	o->work_base += cr_est_inc_held(o->inc);

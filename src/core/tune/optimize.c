@@ -39,8 +39,10 @@
  *
  * Guarantees. The objective never decreases (moves are kept only when it
  * improves; the full estimate after the pass must agree, else every move
- * is undone); moves are chosen on the own host order (the held estimate)
- * and the full objective ("@K" random orders included) must confirm them;
+ * is undone); moves are chosen on the objective's training samples, "@K"
+ * terms on each of their random orders (opt_held.c: the held estimate
+ * holds every order's phases, so a move is never tuned to the own order
+ * alone);
  * where the objective samples (orders, matchings, shift's phases), its
  * held-out samples (CR_SCORE_HELDOUT) must not drop either, so that tables
  * tuned to the samples they saw are not installed; after the pass,
@@ -74,6 +76,7 @@
 #include <croute/optimize.h>
 
 #include "opt_cdg.h"
+#include "opt_held.h"
 #include "opt_int.h"
 
 #define ROUND_PAIRS 256 /* pairs a round takes at least */
@@ -110,8 +113,8 @@ static int opt_init(struct opt *o, const struct cr_hosts *hosts)
 	o->cur = calloc(nt + 1, sizeof(double));
 	o->trial = calloc(nt + 1, sizeof(double));
 	o->best = calloc(nt + 1, sizeof(double));
-	o->tavg = calloc(nt + 1, sizeof(double));
-	o->tmin = calloc(nt + 1, sizeof(double));
+	o->tavg = calloc(o->held->npat + 1, sizeof(double));
+	o->tmin = calloc(o->held->npat + 1, sizeof(double));
 	if (!o->link_node || !o->lids || !o->lid_ix || !o->dist || !o->stack ||
 	    !o->stamp || !o->sws || !o->cur || !o->trial || !o->best ||
 	    !o->tavg || !o->tmin)
@@ -208,15 +211,17 @@ static void opt_free(struct opt *o)
 /* The objective's terms as held now, or as the last try gave them. */
 void opt_terms(const struct opt *o, bool trial, double *out)
 {
-	for (unsigned i = 0; i < o->obj->num_terms; i++) {
-		bool min = o->obj->terms[i].stat == CR_STAT_MIN;
+	struct opt_held *h = o->held;
 
-		if (trial)
-			out[i] = min ? o->tmin[i] : o->tavg[i];
-		else
-			out[i] = min ? cr_est_inc_min(o->inc, i)
-				     : cr_est_inc_avg(o->inc, i);
+	if (trial) {
+		opt_held_terms(h, o->obj, o->tavg, o->tmin, out);
+		return;
 	}
+	for (unsigned j = 0; j < h->npat; j++) {
+		h->avg[j] = cr_est_inc_avg(o->inc, j);
+		h->min[j] = cr_est_inc_min(o->inc, j);
+	}
+	opt_held_terms(h, o->obj, h->avg, h->min, out);
 }
 
 /* The work of every solve so far, across restarts of the held estimate. */
@@ -279,10 +284,13 @@ void opt_rank_pairs(struct opt *o)
 	size_t np = (size_t)o->ns * o->nlids;
 
 	memset(o->heat, 0, np * sizeof(*o->heat));
-	o->weight_min = o->obj->terms[0].stat == CR_STAT_MIN
-				? cr_est_inc_min(o->inc, 0)
-				: -1;
-	cr_est_inc_limits(o->inc, 0, credit, o);
+	/* the first term's flows on each of its orders */
+	for (unsigned j = 0; j < o->held->first[1]; j++) {
+		o->weight_min = o->obj->terms[0].stat == CR_STAT_MIN
+					? cr_est_inc_min(o->inc, j)
+					: -1;
+		cr_est_inc_limits(o->inc, j, credit, o);
+	}
 	o->npairs = 0;
 	for (size_t i = 0; i < np; i++)
 		if (o->heat[i] > 0) {
@@ -373,7 +381,8 @@ static void swap_fails(struct opt *o, uint32_t w, uint16_t lid, uint16_t lid2)
 static int score_changes(struct opt *o, const struct cr_est_inc_change *c,
 			 unsigned n)
 {
-	long rc = cr_est_inc_try_part(o->inc, c, n, 1, o->tavg, o->tmin);
+	long rc = cr_est_inc_try_part(o->inc, c, n, o->held->first[1], o->tavg,
+				      o->tmin);
 
 	o->tries++;
 	if (rc == -1)
@@ -670,7 +679,7 @@ struct pass {
 	double t0;
 	struct opt o;
 	struct cr_hosts *hosts;
-	struct cr_pattern *pats; /* each term's pattern, as scored */
+	struct opt_held held; /* the patterns the pass climbs on */
 	double *score; /* the start's terms */
 	double *after; /* the full estimate's, after the pass */
 	/*
@@ -720,39 +729,41 @@ static enum step first_estimate(struct pass *ps)
 	const struct cr_objective *obj = ps->obj;
 	struct opt *o = &ps->o;
 
-	ps->hosts = ps->par.natural_hosts ? cr_hosts_default(f)
-					  : cr_hosts_for(f, o->by, NULL);
+	/* a host list file is the order asked for, whatever the engine */
+	ps->hosts = ps->par.natural_hosts || obj->hosts_file
+			    ? cr_objective_hosts(f, obj)
+			    : cr_hosts_for(f, o->by, NULL);
 	ps->score = calloc(obj->num_terms + 1, sizeof(double));
 	ps->after = calloc(obj->num_terms + 1, sizeof(double));
 	ps->train = calloc(obj->num_terms + 1, sizeof(double));
 	ps->held0 = calloc(obj->num_terms + 1, sizeof(double));
 	ps->held1 = calloc(obj->num_terms + 1, sizeof(double));
-	ps->pats = calloc(obj->num_terms + 1, sizeof(*ps->pats));
-	if (!ps->hosts || !ps->score || !ps->after || !ps->pats || !ps->train ||
+	if (!ps->hosts || !ps->score || !ps->after || !ps->train ||
 	    !ps->held0 || !ps->held1) {
 		cr_err("optimize: out of memory");
 		return STEP_ERR;
 	}
 	if (ps->hosts->count < 2)
 		return STEP_SKIP;
-	for (unsigned i = 0; i < obj->num_terms; i++)
-		cr_objective_pattern(obj, i, ps->hosts, &ps->pats[i]);
+	/* the training samples: the own order and each "@K" term's orders */
+	if (opt_held_make(&ps->held, obj, ps->hosts))
+		return STEP_ERR;
+	o->held = &ps->held;
 	/*
 	 * The held estimate is the first estimate too, where holding it
 	 * costs little next to the pass; on large fabrics a plain estimate
 	 * first, which is all a fabric at full rate needs.
 	 */
 	if (ps->hosts->count <= CR_EST_LARGE_HOSTS) {
-		o->inc = cr_est_inc_new(f, o->r, ps->pats, obj->num_terms,
-					ps->hosts, MAX_ENTRIES, &ps->too_big);
+		o->inc = opt_held_inc(&ps->held, f, o->r, MAX_ENTRIES,
+				      &ps->too_big);
 		if (!o->inc && !ps->too_big)
 			return STEP_ERR;
 	}
 	ps->orders = cr_objective_has_orders(obj);
 	if (o->inc)
 		opt_terms(o, false, ps->score);
-	else if (cr_objective_score_set(f, o->r, obj, ps->hosts, CR_SCORE_OWN,
-					ps->score))
+	else if (cr_objective_score(f, o->r, obj, ps->hosts, ps->score))
 		return STEP_ERR;
 	ps->s.before = ps->s.after = ps->score[0];
 	/* every flow at its injection rate: nothing to gain (and no check
@@ -774,9 +785,6 @@ static enum step prepare_search(struct pass *ps)
 		return STEP_ERR;
 	ps->holds_out = cr_objective_holds_out(ps->obj, ps->hosts);
 	memcpy(ps->train, ps->score, nt * sizeof(*ps->train));
-	if (ps->orders &&
-	    cr_objective_score(f, o->r, ps->obj, ps->hosts, ps->train))
-		return STEP_ERR;
 	if (ps->holds_out &&
 	    cr_objective_score_set(f, o->r, ps->obj, ps->hosts,
 				   CR_SCORE_HELDOUT, ps->held0))
@@ -806,8 +814,8 @@ static enum step prepare_search(struct pass *ps)
 		return STEP_DONE;
 	}
 	if (!o->inc && !ps->too_big)
-		o->inc = cr_est_inc_new(f, o->r, ps->pats, nt, ps->hosts,
-					MAX_ENTRIES, &ps->too_big);
+		o->inc = opt_held_inc(&ps->held, f, o->r, MAX_ENTRIES,
+				      &ps->too_big);
 	if (!o->inc) {
 		if (!ps->too_big)
 			return STEP_ERR;
@@ -834,8 +842,6 @@ static enum step search(struct pass *ps)
 	int rc;
 
 	o->floor = ps->score;
-	o->pats = ps->pats;
-	o->hosts = ps->hosts;
 	rc = opt_climb(o, ps->t0, ps->budget, ps->max_tries, &ps->s);
 	if (rc == 1 && !ps->par.no_kicks)
 		rc = opt_iterate(o, ps->t0, ps->budget, ps->max_tries, &ps->s);
@@ -995,7 +1001,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	free(ps.train);
 	free(ps.held0);
 	free(ps.held1);
-	free(ps.pats);
+	opt_held_free(&ps.held);
 	return ret;
 }
 
