@@ -750,6 +750,8 @@ static int apply_config(struct cli_setup *s)
 	if (!s->given[CLI_KEY_AUTO_BUDGET - CLI_KEY_LONG] &&
 	    c.cr.auto_budget > 0)
 		s->auto_conf.budget = c.cr.auto_budget;
+	/* the improve step's threshold, as the plugin applies it */
+	s->auto_conf.threshold = c.cr.auto_improve_threshold;
 	if (!s->given[CLI_KEY_ALLOW_CREDIT_LOOPS - CLI_KEY_LONG] &&
 	    c.cr.auto_allow_credit_loops)
 		s->auto_conf.allow_credit_loops = true;

@@ -21,6 +21,8 @@ static unsigned errors_printed;
 static cr_log_fn log_fn;
 static void *log_arg;
 static enum cr_log_level log_level = CR_LOG_INFO;
+static __thread cr_log_fn thread_fn;
+static __thread void *thread_arg;
 
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level)
 {
@@ -39,6 +41,12 @@ void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level)
 	*fn = log_fn;
 	*arg = log_arg;
 	*level = log_level;
+}
+
+void cr_log_set_thread(cr_log_fn fn, void *arg)
+{
+	thread_fn = fn;
+	thread_arg = arg;
 }
 
 void cr_log_keep_warnings(bool on)
@@ -88,10 +96,12 @@ void cr_log(enum cr_log_level level, const char *fmt, ...)
 	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
 		return;
 	fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
-	if (fn)
+	if (thread_fn)
+		thread_fn(thread_arg, level, msg);
+	else if (fn)
 		fn(__atomic_load_n(&log_arg, __ATOMIC_RELAXED), level, msg);
 	else
 		fprintf(stderr, "croute: %s: %s\n", prefix[level], msg);
-	if (!fn && level == CR_LOG_ERROR)
+	if (!thread_fn && !fn && level == CR_LOG_ERROR)
 		__atomic_add_fetch(&errors_printed, 1, __ATOMIC_RELAXED);
 }
