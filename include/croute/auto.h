@@ -142,8 +142,11 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
  * may change r's LFTs, must keep the engine's guarantees (by: the
  * winner's by-products, cr-updn's roots). budget: the seconds of work it
  * may take, or 0 for its own. 0, or -1 to keep the winner as it was (r
- * must then be unchanged).
+ * must then be unchanged), CR_AUTO_IMPROVE_GAVE_UP (r unchanged too) when
+ * it gave up (o->stop, or its own wall-clock guard): the improve step
+ * then gives up whole, so that its result never depends on timing.
  */
+#define CR_AUTO_IMPROVE_GAVE_UP (-2)
 typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_engine *e,

@@ -77,7 +77,8 @@ void cr_opt_params_init(struct cr_opt_params *p);
  * Improves r (routed by engine e on f, with by-products by: cr-updn's
  * roots, cr-ftree's CA order as the host order) on obj. Logs the
  * objective before and after, the moves and the time. 0 (r improved or
- * unchanged), or -1 (logged) on error, r then unchanged.
+ * unchanged), or -1 (logged) on error, -2 (logged) when it gave up
+ * (cr_opt_params.stop or the wall-clock guard), r then unchanged.
  */
 int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		const struct cr_objective *obj, const struct cr_opt_params *p,

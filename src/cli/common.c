@@ -980,7 +980,8 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		obj.max_flows = CR_AUTO_MAX_FLOWS;
 		bad = cr_optimize(f, e, &obj, &s->opt_params, r, &s->by, NULL);
 		cr_objective_release(&obj);
-		if (bad) {
+		/* a pass that gave up (logged) leaves the tables as routed */
+		if (bad == -1) {
 			cr_routing_free(r);
 			return NULL;
 		}

@@ -86,13 +86,14 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 	       const struct cr_auto_conf *ac, const struct cr_objective *obj,
 	       const struct cr_hosts *hosts, struct cand *w, double budget,
 	       struct cr_routing **best, struct cr_byproducts *best_by,
-	       bool kicks, double *spent)
+	       bool kicks, double *spent, bool *gave_up)
 {
 	struct cr_options wo = *o;
 	struct cr_routing *kept = cr_routing_copy(*best);
 	double *before = calloc(obj->num_terms + 1, sizeof(*before));
 	double t1 = cr_now();
 	char a[128], b[128], h[300] = "";
+	int rc;
 
 	auto_cand_options(w, &wo);
 	if (!kept || !before) {
@@ -102,10 +103,14 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 	memcpy(before, w->score, obj->num_terms * sizeof(*before));
 	auto_scores_text(obj, before, a, sizeof(a));
 	*spent = 0;
-	if (ac->improve(f, &wo, w->e, obj, *best, best_by, budget, kicks,
-			ac->improve_arg, spent) < 0) {
-		cr_info("cr-auto: the improvement pass left %s as it was",
-			w->name);
+	rc = ac->improve(f, &wo, w->e, obj, *best, best_by, budget, kicks,
+			 ac->improve_arg, spent);
+	if (rc < 0) {
+		/* A pass that gave up: its step with it, never half done. */
+		*gave_up |= rc == CR_AUTO_IMPROVE_GAVE_UP;
+		cr_info("cr-auto: the improvement pass left %s as it was%s",
+			w->name,
+			rc == CR_AUTO_IMPROVE_GAVE_UP ? " (it gave up)" : "");
 		goto out;
 	}
 	if (cr_objective_score(f, *best, obj, hosts, w->score) ||
@@ -160,13 +165,12 @@ static int runner_up(const struct cand *v, int n,
  * remains. Where the winner's climb needs the whole budget, b gets none
  * and the winner is as its pass left it. Returns the seconds it took.
  */
-static double second_chance(const struct cr_fabric *f,
-			    const struct cr_options *o,
-			    const struct cr_auto_conf *ac,
-			    const struct cr_objective *obj,
-			    const struct cr_hosts *hosts, struct cand *v, int b,
-			    int *win, double budget, struct cr_routing **best,
-			    struct cr_byproducts *best_by, double *spent)
+static double
+second_chance(const struct cr_fabric *f, const struct cr_options *o,
+	      const struct cr_auto_conf *ac, const struct cr_objective *obj,
+	      const struct cr_hosts *hosts, struct cand *v, int b, int *win,
+	      double budget, struct cr_routing **best,
+	      struct cr_byproducts *best_by, double *spent, bool *gave_up)
 {
 	struct cr_byproducts by = {0};
 	struct cr_routing *cr = NULL;
@@ -182,7 +186,9 @@ static double second_chance(const struct cr_fabric *f,
 	if (!cr)
 		goto out;
 	improve_winner(f, o, ac, obj, hosts, &v[b], budget, &cr, &by, false,
-		       spent);
+		       spent, gave_up);
+	if (*gave_up)
+		goto out;
 	if (cr_objective_cmp_tol(obj, v[b].score, v[*win].score) > 0) {
 		struct cr_routing *t = *best;
 
@@ -219,7 +225,7 @@ void auto_improve(struct run *a)
 	if (!a->ac->improve_rest) {
 		a->improve_s = improve_winner(
 			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win], 0,
-			&a->best, &a->best_by, true, &spent);
+			&a->best, &a->best_by, true, &spent, &a->gave_up);
 		return;
 	}
 	if (rest < AUTO_PASS_MIN_S) {
@@ -232,17 +238,18 @@ void auto_improve(struct run *a)
 	/* kicks only once both climbs are done */
 	a->improve_s = improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
 				      &a->v[a->win], rest, &a->best,
-				      &a->best_by, b < 0, &spent);
-	if (b < 0)
+				      &a->best_by, b < 0, &spent, &a->gave_up);
+	if (b < 0 || a->gave_up)
 		return;
 	a->improve_s += second_chance(a->f, a->o, a->ac, &a->obj, a->hosts,
 				      a->v, b, &a->win, rest - spent, &a->best,
-				      &a->best_by, &more);
+				      &a->best_by, &more, &a->gave_up);
 	spent += more;
-	if (rest - spent >= AUTO_PASS_MIN_S)
-		a->improve_s += improve_winner(
-			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win],
-			rest - spent, &a->best, &a->best_by, true, &more);
+	if (!a->gave_up && rest - spent >= AUTO_PASS_MIN_S)
+		a->improve_s +=
+			improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
+				       &a->v[a->win], rest - spent, &a->best,
+				       &a->best_by, true, &more, &a->gave_up);
 }
 
 /* -1, 0, 1: a worse than, within thr of, better than b, term by term. */

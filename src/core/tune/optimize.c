@@ -990,7 +990,7 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		undo_all(&ps.o);
 		ps.s.after = ps.s.before;
 		ps.s.moves = 0;
-		ret = -1;
+		ret = ps.s.budget_hit ? -2 : -1;
 	}
 	ps.s.work = ps.o.inc ? opt_work(&ps.o) : 0;
 	if (st)
