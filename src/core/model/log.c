@@ -21,8 +21,14 @@ static unsigned errors_printed;
 static cr_log_fn log_fn;
 static void *log_arg;
 static enum cr_log_level log_level = CR_LOG_INFO;
-static __thread cr_log_fn thread_fn;
-static __thread void *thread_arg;
+/*
+ * initial-exec: the plugin is dlopen'ed by opensm, and the default model
+ * would call ld.so's __tls_get_addr; two pointers fit the static TLS that
+ * glibc keeps for such libraries.
+ */
+#define THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
+static THREAD_LOCAL cr_log_fn thread_fn;
+static THREAD_LOCAL void *thread_arg;
 
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level)
 {
