@@ -183,8 +183,14 @@ struct cr_auto_conf {
 };
 
 #define CR_AUTO_THRESHOLD_DEFAULT 0.01
-/* The fast step's budget: twice cr-updn's routing work, plus this. */
+/*
+ * The fast step's limit: twice cr-updn's routing work, plus this; it
+ * plans to CR_AUTO_FAST_SHARE of it, leaving the rest to the import and
+ * the install (which cr-updn's sweep has too) and to a machine slower
+ * than the work estimates.
+ */
 #define CR_AUTO_FAST_EXTRA_S 0.25
+#define CR_AUTO_FAST_SHARE 0.5
 
 /*
  * The cr-auto engine for the plugin and the command: reads the
@@ -205,8 +211,8 @@ void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac);
  * cr-auto in two steps, so that a subnet manager need not wait for the
  * second (cr_auto_engine runs both, one after the other).
  *
- * The fast step: the candidates that fit a budget of twice cr-updn's
- * routing work on f plus CR_AUTO_FAST_EXTRA_S seconds of work (in work
+ * The fast step: the candidates that fit CR_AUTO_FAST_SHARE of twice
+ * cr-updn's routing work on f plus CR_AUTO_FAST_EXTRA_S seconds (in work
  * units, so the choice depends on the fabric only; the wall clock only
  * guards it, logged); the best qualifying one goes into r and by. The
  * rest is left to the improve step, and logged. 0, or -1 (logged) when

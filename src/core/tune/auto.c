@@ -19,8 +19,8 @@
  *
  * Two steps (cr_auto_fast, cr_auto_improve), so that the plugin can
  * install the first in OpenSM's sweep and run the second on a thread:
- * the fast step plans to twice cr-updn's routing work plus a quarter
- * second of work, the improve step to the budget; the improvement pass
+ * the fast step plans to half of twice cr-updn's routing work plus a
+ * quarter second of work, the improve step to the budget; the improvement pass
  * runs in the improve step only, whose result replaces the fast step's
  * only when better by a threshold on held-out samples (auto_improve.c).
  *
@@ -547,9 +547,13 @@ static int parse_run(struct run *a)
 	/*
 	 * With QoS, "all" tries the layered candidates right after ftree:
 	 * on tori and random graphs only they match min-hop's bandwidth
-	 * without credit loops, and the budget must not skip them.
+	 * without credit loops, and the budget must not skip them. Not in
+	 * the fast step: a layered routing costs switches times more than
+	 * cr-updn's, more than the sweep's budget; the improve step has
+	 * room for them.
 	 */
-	if (ac->qos && (!ac->candidates || !strcmp(ac->candidates, "all")))
+	if (ac->qos && !a->fast &&
+	    (!ac->candidates || !strcmp(ac->candidates, "all")))
 		layered_first(a->v, a->n);
 	a->scores = calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->scores));
 	a->order = calloc(a->n, sizeof(*a->order));
@@ -738,8 +742,10 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 
 	a.ac = auto_conf_of(o);
 	a.fast = true;
-	/* Twice cr-updn's routing work, and a quarter second of work. */
-	a.budget_work = 2 * WORK_UPDN * sl + CR_AUTO_FAST_EXTRA_S * WORK_PER_S;
+	/* A share of twice cr-updn's routing work and a quarter second. */
+	a.budget_work =
+		CR_AUTO_FAST_SHARE *
+		(2 * WORK_UPDN * sl + CR_AUTO_FAST_EXTRA_S * WORK_PER_S);
 	a.budget = a.budget_work / WORK_PER_S;
 	if (parse_run(&a) == 0) {
 		plan(&a);
