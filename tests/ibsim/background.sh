@@ -10,7 +10,8 @@
 #     at once by the fast step, the running step is cancelled and its
 #     result dropped (logged), and the next improvement is the one for
 #     the new fabric (offline `croute route -e auto` on it again);
-#   - opensm stops cleanly with an improve step running.
+#   - opensm stops cleanly with an improve step running;
+#   - croute_auto_max_churn refuses an improvement that changes more.
 # Nothing here waits on a clock but the generous CR_TIMEOUT.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
@@ -127,4 +128,15 @@ cr_wait_log "$CR_LOG" "background: the improve step starts" $((n + 1)) \
 	"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "no improve step after the repair"
 cr_opensm_stop || cr_fail "opensm did not stop cleanly with a step running"
 cr_log "stopped with the improve step likely running: OK"
+
+# --- (c) croute_auto_max_churn refuses a large background install --------
+cr_conf "croute_auto_budget $budget" "croute_auto_max_churn 0.001"
+cr_opensm_start -R cr-auto
+cr_wait_log "$CR_LOG" "$END" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "the improve step never ended (churn cap)"
+cr_expect_log "not installed: it changes [0-9]+ LFT entries.*croute_auto_max_churn" \
+	"the churn cap did not refuse the improvement"
+cr_reject_log "heavy sweep requested" "a refused improvement asked a sweep"
+cr_opensm_stop || cr_fail "opensm did not stop cleanly"
+cr_log "churn cap: improvement refused, nothing requested: OK"
 exit 0

@@ -44,9 +44,9 @@ void cr_log_set_level(enum cr_log_level level)
 
 void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level)
 {
-	*fn = log_fn;
-	*arg = log_arg;
-	*level = log_level;
+	*fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
+	*arg = __atomic_load_n(&log_arg, __ATOMIC_RELAXED);
+	*level = __atomic_load_n(&log_level, __ATOMIC_RELAXED);
 }
 
 void cr_log_set_thread(cr_log_fn fn, void *arg)
