@@ -510,6 +510,14 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	pthread_mutex_unlock(&bg->lock);
 	if (rc)
 		return rc < 0 ? -1 : 0;
+	if (pl->conf.incremental && bg->fabric_digest &&
+	    fd != bg->fabric_digest)
+		cr_info("%s: the fabric changed: routed afresh by the fast"
+			" step, not repaired (croute_incremental repairs"
+			" cr-minhop, cr-updn and cr-ftree tables only, and a"
+			" cr-auto winner may be cr-lash or changed by the"
+			" pass)",
+			pe->name);
 	/* A fabric or configuration of its own: the fast step, at once. */
 	if (cr_auto_fast(f, o, *r, by) < 0)
 		return -1;
