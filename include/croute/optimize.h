@@ -47,7 +47,10 @@ struct cr_opt_params {
 	bool pareto;
 	bool no_kicks; /* the climb alone, no iterated local search */
 	bool no_swap_memo; /* solve swaps known to fail again (tests) */
-	/* the pass gives up (every move undone) when it says so; NULL: never */
+	/*
+	 * the pass gives up (every move undone) when it says so; NULL:
+	 * never; its deadline, when set, replaces the wall-clock guard
+	 */
 	const struct cr_stop *stop;
 };
 

@@ -46,6 +46,9 @@
 #include <croute/log.h>
 #include <croute/node_match.h>
 
+/* Seconds the improve step may run past 4 x its budget on a busy host. */
+#define BG_SLACK_S 30.0
+
 struct bg_job {
 	uint64_t gen;
 	bool cancel; /* atomic */
@@ -58,7 +61,6 @@ struct bg_job {
 	struct cr_opt_params par;
 	char candidates[512], objective[512];
 	struct cr_routing *r; /* the installed tables, then the result */
-	struct cr_routing *was; /* the installed tables, for the churn */
 	struct cr_byproducts by;
 	double max_churn;
 	osm_opensm_t *osm; /* for the sweep request only */
@@ -76,7 +78,7 @@ struct cr_bg {
 	struct cr_routing *kept; /* an improvement, NULL: none */
 	struct cr_byproducts kept_by;
 	uint64_t kept_churn;
-	/* the sweeper's own */
+	/* the sweeper's own; installed read by the thread under lock */
 	struct bg_job *prepared; /* to start once installed */
 	uint64_t fabric_digest, conf_digest;
 	struct cr_routing *installed; /* NULL: nothing for the digests */
@@ -186,7 +188,6 @@ static void job_free(struct bg_job *j)
 	cr_fabric_free(j->f);
 	cr_options_release(&j->o);
 	cr_routing_free(j->r);
-	cr_routing_free(j->was);
 	cr_byproducts_release(&j->by);
 	free(j);
 }
@@ -257,8 +258,11 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	if (ac->improve && !ac->improve_rest)
 		budget += j->par.budget > 0 ? j->par.budget
 					    : CR_OPT_BUDGET_DEFAULT;
-	/* The pass's own guard, on the whole step. */
-	j->give_up_s = CR_OPT_WALL_GUARD * budget + CR_OPT_WALL_SLACK;
+	/*
+	 * The pass's own guard factor on the whole step, and more slack:
+	 * nothing waits for the thread, and giving up loses all its work.
+	 */
+	j->give_up_s = CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
 	if (copy_options(&j->o, o))
 		goto oom;
 	j->o.engine_conf = &j->ac;
@@ -266,8 +270,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	j->o.stop = &j->stop;
 	j->f = cr_fabric_copy(f);
 	j->r = cr_routing_copy(r);
-	j->was = cr_routing_copy(r);
-	if (!j->f || !j->r || !j->was || cr_byproducts_copy(&j->by, by))
+	if (!j->f || !j->r || cr_byproducts_copy(&j->by, by))
 		goto oom;
 	return j;
 oom:
@@ -312,7 +315,13 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 			j->name);
 		return false;
 	}
-	churn = cr_routing_churn(j->f, j->was, j->f, j->r);
+	/*
+	 * The tables installed: the sweeper changes them only after it
+	 * moved to another generation, under this lock.
+	 */
+	churn = bg->installed
+			? cr_routing_churn(j->f, bg->installed, j->f, j->r)
+			: all;
 	share = all ? (double)churn / (double)all : 0;
 	if (share > j->max_churn) {
 		cr_info("%s: background: the improvement is not installed:"
@@ -327,7 +336,11 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 	j->r = NULL;
 	cr_byproducts_move(&bg->kept_by, &j->by);
 	bg->kept_churn = churn;
-	if (osm_exit_flag || __atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE))
+	/*
+	 * Cancelled (under this lock) by a new sweep or by the plugin's
+	 * delete, which OpenSM calls while its SM object still exists.
+	 */
+	if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE))
 		return false;
 	cr_info("%s: background: improvement found (%" PRIu64 " LFT entries"
 		" to change, %.2f%% of all) after %.1f s; kept, a heavy sweep"

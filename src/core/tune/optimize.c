@@ -606,9 +606,11 @@ int opt_climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 				s->work_hit = true;
 				return 0;
 			}
+			/* a caller's deadline replaces the pass's guard */
 			if (cr_stop_now(o->stop) ||
-			    cr_now() - t0 >= CR_OPT_WALL_GUARD * budget +
-						     CR_OPT_WALL_SLACK) {
+			    (!(o->stop && o->stop->deadline > 0) &&
+			     cr_now() - t0 >= CR_OPT_WALL_GUARD * budget +
+						      CR_OPT_WALL_SLACK)) {
 				s->budget_hit = true;
 				return -2;
 			}
