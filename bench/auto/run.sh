@@ -10,7 +10,8 @@
 #   slim      croute gen two-level --leaves 12 --hosts 16 --uplinks 8
 #             --spines 8 (a 2:1 slimmed two-level tree)
 # Engines: OpenSM's minhop, updn and ftree, dfsssp and nue with -Q, in
-# opensm under ibsim; cr-auto in opensm with -Q (its time and winner);
+# opensm under ibsim; cr-auto in opensm with -Q, both steps in the sweep
+# (croute_auto_background FALSE: its time and winner);
 # and the tables cr-auto ends with, routed offline on the same fabric and
 # LIDs: `croute route -e auto --qos` (the tables the plugin installs once
 # its improvement work is done), and the same with --auto-hosts SCHED.
@@ -206,7 +207,7 @@ for arg in "$@"; do
 	row ftree ftree -
 	row "dfsssp -Q" dfsssp Q
 	row "nue -Q" nue Q
-	row "cr-auto -Q (opensm)" cr-auto Q "$@"
+	row "cr-auto -Q (opensm)" cr-auto Q "croute_auto_background FALSE" "$@"
 	offline "cr-auto offline"
 	if "$CROUTE" route --help 2>&1 | grep -q -- --auto-hosts; then
 		offline "cr-auto --auto-hosts" --auto-hosts "$CR_DIR/sched.hosts"

@@ -166,8 +166,11 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
  * may change r's LFTs, must keep the engine's guarantees (by: the
  * winner's by-products, cr-updn's roots). budget: the seconds of work it
  * may take, or 0 for its own. 0, or -1 to keep the winner as it was (r
- * must then be unchanged).
+ * must then be unchanged), CR_AUTO_IMPROVE_GAVE_UP (r unchanged too) when
+ * it gave up (o->stop, or its own wall-clock guard): the improve step
+ * then gives up whole, so that its result never depends on timing.
  */
+#define CR_AUTO_IMPROVE_GAVE_UP (-2)
 typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_engine *e,
@@ -198,7 +201,23 @@ struct cr_auto_conf {
 	 * not its own budget (croute_optimize).
 	 */
 	bool improve_rest;
+	/*
+	 * The improve step replaces the installed tables only when better
+	 * by this (relative) on held-out samples; <= 0:
+	 * CR_AUTO_THRESHOLD_DEFAULT
+	 */
+	double threshold;
 };
+
+#define CR_AUTO_THRESHOLD_DEFAULT 0.01
+/*
+ * The fast step's limit: twice cr-updn's routing work, plus this; it
+ * plans to CR_AUTO_FAST_SHARE of it, leaving the rest to the import and
+ * the install (which cr-updn's sweep has too) and to a machine slower
+ * than the work estimates.
+ */
+#define CR_AUTO_FAST_EXTRA_S 0.25
+#define CR_AUTO_FAST_SHARE 0.5
 
 /*
  * The cr-auto engine for the plugin and the command: reads the
@@ -214,6 +233,31 @@ extern const struct cr_engine cr_auto_engine;
  * the pointer: ac must outlive the runs that use o.
  */
 void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac);
+
+/*
+ * cr-auto in two steps, so that a subnet manager need not wait for the
+ * second (cr_auto_engine runs both, one after the other).
+ *
+ * The fast step: the candidates that fit CR_AUTO_FAST_SHARE of twice
+ * cr-updn's routing work on f plus CR_AUTO_FAST_EXTRA_S seconds (in work
+ * units, so the choice depends on the fabric only; the wall clock only
+ * guards it, logged); the best qualifying one goes into r and by. The
+ * rest is left to the improve step, and logged. 0, or -1 (logged) when
+ * none qualifies.
+ */
+int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
+		 struct cr_routing *r, struct cr_byproducts *by);
+/*
+ * The improve step, on r and by as the fast step left them (installed):
+ * every candidate the budget's work allows, then the improvement pass,
+ * bounded in work only, so the result depends on the inputs only. It
+ * replaces r and by when the result beats them by the threshold on
+ * held-out samples and not worse on training ones: 1; else 0 (r and by
+ * unchanged). o->stop makes it give up whole: -1 (logged), r and by
+ * unchanged, as on an error.
+ */
+int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r, struct cr_byproducts *by);
 
 /* cr_engine_find(), plus "auto" / "cr-auto". */
 const struct cr_engine *cr_engine_find_any(const char *name);

@@ -3,7 +3,23 @@
 #ifndef CROUTE_CLOCK_H
 #define CROUTE_CLOCK_H
 
+#include <stdbool.h>
+
 /* Seconds on the monotonic clock (differences only). */
 double cr_now(void);
+
+/*
+ * When a long computation gives up: cancel (read atomically, set by
+ * another thread) or the clock past deadline (cr_now() seconds; 0: none).
+ * Work stopped this way is thrown away whole, never cut at a point that
+ * depends on timing.
+ */
+struct cr_stop {
+	const bool *cancel; /* NULL: none */
+	double deadline;
+};
+
+/* Whether s (NULL: never) says to give up now. */
+bool cr_stop_now(const struct cr_stop *s);
 
 #endif

@@ -66,6 +66,13 @@ struct cr_conf {
 	double auto_budget;
 	bool auto_allow_credit_loops;
 	bool auto_optimize; /* the pass on cr-auto's winner, in its budget */
+	/*
+	 * cr-auto's improve step (and croute_optimize's pass) on a thread
+	 * after the sweep, not in it (the plugin's background.c)
+	 */
+	bool auto_background;
+	double auto_improve_threshold; /* relative, on held-out samples */
+	double auto_max_churn; /* fraction of all LFT entries, 1: no cap */
 	/* the improvement pass (include/croute/optimize.h) */
 	bool optimize;
 	double optimize_budget; /* 0: the default */

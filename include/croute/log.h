@@ -28,6 +28,11 @@ void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level);
 void cr_log_set_level(enum cr_log_level level);
 /* The sink and level in use, to restore after a temporary cr_log_set(). */
 void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level);
+/*
+ * The calling thread's messages go to fn instead of the sink (NULL: the
+ * sink again): a capture that other threads' messages never reach.
+ */
+void cr_log_set_thread(cr_log_fn fn, void *arg);
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -19,9 +19,10 @@
  * solved), CR_OPT_WORK_PER_S per second, the rate of one core of an idle
  * 2-core Debian 12 machine measured on the random and prod-tree fabrics of
  * bench/optimize. So a budget gives the same tables under any load; the
- * wall clock only stops a pass that runs CR_OPT_WALL_GUARD times over,
+ * wall clock only makes a pass that runs CR_OPT_WALL_GUARD times over,
  * plus CR_OPT_WALL_SLACK seconds (so that a small budget on a slow build,
- * a sanitizer's say, is not cut by the clock).
+ * a sanitizer's say, is not stopped by the clock), give up: every move is
+ * undone, never kept up to a point that depends on timing.
  */
 #define CR_OPT_WORK_PER_S 50e6
 #define CR_OPT_WALL_GUARD 4.0
@@ -46,6 +47,11 @@ struct cr_opt_params {
 	bool pareto;
 	bool no_kicks; /* the climb alone, no iterated local search */
 	bool no_swap_memo; /* solve swaps known to fail again (tests) */
+	/*
+	 * the pass gives up (every move undone) when it says so; NULL:
+	 * never; its deadline, when set, replaces the wall-clock guard
+	 */
+	const struct cr_stop *stop;
 };
 
 struct cr_opt_stats {
@@ -64,7 +70,7 @@ struct cr_opt_stats {
 	double seconds;
 	bool work_hit; /* stopped when the budget's work was done */
 	uint64_t work; /* work units done (CR_OPT_WORK_PER_S a second) */
-	bool budget_hit; /* stopped by the wall clock: timing-dependent */
+	bool budget_hit; /* gave up: wall clock or cr_opt_params.stop */
 	bool reverted; /* a check failed after the pass: start restored */
 };
 
@@ -74,7 +80,8 @@ void cr_opt_params_init(struct cr_opt_params *p);
  * Improves r (routed by engine e on f, with by-products by: cr-updn's
  * roots, cr-ftree's CA order as the host order) on obj. Logs the
  * objective before and after, the moves and the time. 0 (r improved or
- * unchanged), or -1 (logged) on error, r then unchanged.
+ * unchanged), or -1 (logged) on error, -2 (logged) when it gave up
+ * (cr_opt_params.stop or the wall-clock guard), r then unchanged.
  */
 int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		const struct cr_objective *obj, const struct cr_opt_params *p,

@@ -32,6 +32,8 @@ enum cr_updn_roots {
 	CR_ROOTS_TOP, /* the top rank of a BFS layering from the leaves */
 };
 
+struct cr_stop;
+
 struct cr_options {
 	bool port_shifting;
 	bool remote_guid_sorting;
@@ -59,6 +61,11 @@ struct cr_options {
 	 * engine reads them (cr-auto's: cr_auto_conf_use()). NULL: defaults.
 	 */
 	const void *engine_conf;
+	/*
+	 * Long runs (cr-auto's improve step, the improvement pass) give up
+	 * when it says so (include/croute/clock.h); NULL: never.
+	 */
+	const struct cr_stop *stop;
 };
 
 struct cr_routing {
@@ -98,6 +105,7 @@ struct cr_byproducts {
 	uint32_t *ca_order; /* ftree: LIDs of CA ports, in CA order */
 	uint32_t num_ca_order;
 	char *auto_table; /* cr-auto: the ranked candidates (text) */
+	char auto_winner[48]; /* cr-auto: the candidate installed */
 };
 
 /* Frees what b holds and empties it. */

@@ -770,6 +770,8 @@ static int apply_config(struct cli_setup *s)
 	if (!s->given[CLI_KEY_AUTO_BUDGET - CLI_KEY_LONG] &&
 	    c.cr.auto_budget > 0)
 		s->auto_conf.budget = c.cr.auto_budget;
+	/* the improve step's threshold, as the plugin applies it */
+	s->auto_conf.threshold = c.cr.auto_improve_threshold;
 	if (!s->given[CLI_KEY_ALLOW_CREDIT_LOOPS - CLI_KEY_LONG] &&
 	    c.cr.auto_allow_credit_loops)
 		s->auto_conf.allow_credit_loops = true;
@@ -999,7 +1001,8 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		obj.hosts_file = s->auto_conf.hosts;
 		bad = cr_optimize(f, e, &obj, &s->opt_params, r, &s->by, NULL);
 		cr_objective_release(&obj);
-		if (bad) {
+		/* a pass that gave up (logged) leaves the tables as routed */
+		if (bad == -1) {
 			cr_routing_free(r);
 			return NULL;
 		}

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "background.h"
 #include "estimate.h"
 
 #include <opensm/osm_event_plugin.h>
@@ -345,6 +346,7 @@ static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o)
 	ac->hosts = c->auto_hosts[0] ? c->auto_hosts : NULL;
 	ac->budget = c->auto_budget;
 	ac->allow_credit_loops = c->auto_allow_credit_loops;
+	ac->threshold = c->auto_improve_threshold;
 	/* Layers need OpenSM to program SL2VL: only with QoS. */
 	ac->qos = pl->osm->subn.opt.qos;
 	cr_auto_conf_use(o, ac);
@@ -383,7 +385,7 @@ static int engine_build_lid_matrices(void *context)
 	struct cr_byproducts by = {0};
 	struct cr_options o;
 	enum cr_fail_stage fail;
-	bool incremental = false, try_incremental;
+	bool incremental = false, try_incremental, background;
 
 	sync_log_level(osm);
 	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
@@ -417,6 +419,11 @@ static int engine_build_lid_matrices(void *context)
 	if (pl->conf.optimize_budget > 0)
 		pl->opt_params.budget = pl->conf.optimize_budget;
 	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
+	background = pe->e == &cr_auto_engine && pl->conf.auto_background;
+	if (!background)
+		cr_bg_forget(pl, pe->e == &cr_auto_engine
+					 ? "croute_auto_background is FALSE"
+					 : "another engine routes");
 	if (pe->e == &cr_auto_engine) {
 		auto_conf_read(pl, &o);
 	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
@@ -448,7 +455,10 @@ static int engine_build_lid_matrices(void *context)
 		goto fail;
 	if (try_incremental)
 		incremental = route_incremental(pl, pe, imp.f, &o, r, &by);
-	if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
+	if (background) {
+		if (cr_bg_route(pl, pe, imp.f, &o, &r, &by) < 0)
+			goto fail;
+	} else if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
@@ -481,6 +491,7 @@ static int engine_build_lid_matrices(void *context)
 	pl->run_engine = pe;
 	return 0;
 fail:
+	cr_bg_forget(pl, "the run failed");
 	cr_options_release(&o);
 	cr_routing_free(r);
 	cr_byproducts_release(&by);
@@ -537,6 +548,7 @@ static int engine_build_fwd_tables(void *context)
 	pl->run_sw = NULL;
 	pl->installed = true;
 	pl->dumped = false;
+	cr_bg_installed(pl);
 	total = elapsed_ms(&pl->run_start);
 	memory_mb(&rss, &peak);
 	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
@@ -547,6 +559,7 @@ static int engine_build_fwd_tables(void *context)
 		pl->incremental ? ", incremental" : "", rss, peak);
 	return 0;
 fail:
+	cr_bg_forget(pl, "the install failed");
 	cr_export_clear(&osm->subn);
 	snapshot_publish(pe, NULL);
 	run_reset(pl);
@@ -636,6 +649,8 @@ static void plugin_delete(void *plugin_data)
 	 */
 	if (pl->installed && !pl->dumped)
 		cr_report_dumps(pl, true);
+	/* Before the log goes: the improve step stops, logged. */
+	cr_bg_stop(pl);
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);
 	run_reset(pl);

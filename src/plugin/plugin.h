@@ -108,6 +108,7 @@ struct cr_plugin {
 	bool dumped; /* croute's dump files describe this run */
 
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
+	struct cr_bg *bg; /* background.c; NULL until used */
 
 	/* croute_incremental: the latest full run, NULL when none kept. */
 	struct cr_incr_base *incr_base;

@@ -7,7 +7,8 @@
 # the threads) follow each other while the contention estimate thread
 # works on the previous routing, so the sweeper (log level, routing, dumps, temporary files) and
 # the estimate thread (log, dump) run at once; then opensm stops, joining
-# the thread. No ThreadSanitizer report may name croute's code.
+# the thread. Then cr-auto, its improve step on a thread of its own while
+# sweeps come, a changed configuration cancels it and opensm stops. No ThreadSanitizer report may name croute's code.
 # Skipped in a build without TSan.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
@@ -67,10 +68,39 @@ cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
 cr_opensm_stop "$CR_TIMEOUT"
 rc=$?
 [ $rc = 0 ] || cr_fail "opensm with the TSan plugin exited with status $rc"
+est_log=$CR_LOG
+
+# cr-auto's improve step on its thread: sweeps come while it runs (a
+# changed configuration cancels it and starts another), it asks for its
+# own heavy sweep when it finds better tables, and opensm stops with one
+# running, joining it; the estimate thread runs meanwhile.
+cr_conf "sweep_interval 0" "croute_auto_budget 0.5" "croute_estimate full"
+cr_opensm_start -R cr-auto
+STARTS="background: the improve step starts"
+cr_wait_log "$CR_LOG" "$STARTS" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no improve step under TSan"
+cr_conf "sweep_interval 0" "croute_auto_budget 0.6" "croute_estimate full"
+n=$(cr_done_count)
+kill -HUP "$(cr_opensm_pid)"
+cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no routing after the configuration changed"
+cr_wait_log "$CR_LOG" "$STARTS" 2 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no improve step for the new configuration"
+cr_wait_log "$CR_LOG" "background: (improvement found|nothing)" 1 \
+	"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "the improve step never ended"
+n=$(cr_done_count)
+kill -HUP "$(cr_opensm_pid)"
+cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no routing after the last SIGHUP"
+cr_opensm_stop "$CR_TIMEOUT"
+rc=$?
+[ $rc = 0 ] || cr_fail "opensm with cr-auto's thread exited with status $rc"
+cr_expect_log "cancelled: the configuration changed" \
+	"the configuration change did not cancel the improve step"
 cr_ibsim_stop
 
-sup=$(grep -c "superseded by a newer routing" "$CR_LOG")
-est=$(grep -c "croute: contention estimate (" "$CR_LOG")
+sup=$(grep -c "superseded by a newer routing" "$est_log")
+est=$(grep -c "croute: contention estimate (" "$est_log")
 cr_log "$est estimate lines, $sup estimates superseded by a re-sweep"
 [ "$sup" -ge 1 ] ||
 	cr_fail "no estimate ran concurrently with a sweep (none superseded)"

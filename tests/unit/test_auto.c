@@ -11,6 +11,7 @@
 
 #include <croute/auto.h>
 #include <croute/check.h>
+#include <croute/clock.h>
 #include <croute/gen.h>
 #include <croute/optimize.h>
 
@@ -24,6 +25,18 @@ static void quiet(void *arg, enum cr_log_level level, const char *msg)
 /* The last run_auto()'s by-products: the table. */
 static struct cr_byproducts by;
 
+/*
+ * A deadline far off replaces the pass's wall-clock guard, which a
+ * sanitizer's build can pass: the pass then gives up whole.
+ */
+static struct cr_stop far_off;
+
+static const struct cr_stop *far(void)
+{
+	far_off.deadline = cr_now() + 3600;
+	return &far_off;
+}
+
 /* Routes f with cr-auto; returns cr_route_by's status, r kept. */
 static int run_auto(const struct cr_fabric *f, const struct cr_auto_conf *ac,
 		    struct cr_routing **out)
@@ -35,6 +48,7 @@ static int run_auto(const struct cr_fabric *f, const struct cr_auto_conf *ac,
 	assert_non_null(r);
 	cr_options_init(&o);
 	cr_auto_conf_use(&o, ac);
+	o.stop = far();
 	rc = cr_route_by(&cr_auto_engine, f, &o, r, &by);
 	*out = r;
 	return rc;
@@ -150,10 +164,11 @@ static void keep_plan(void *arg, enum cr_log_level level, const char *msg)
 
 /*
  * The budget is planned in work from the fabric's size: with room for
- * almost nothing, only the first candidate runs (it always does), the
- * others are "skipped: budget" in the table, shift's sample shrinks to 16
- * phases, and the answer is the same run after run. With the default
- * budget every candidate runs on every phase (32 hosts: 31).
+ * almost nothing, the improve step runs only the first candidate (it
+ * always does), shift's sample shrinks to 16 phases, and the answer is
+ * the same run after run; the fast step, sized to the fabric alone, had
+ * room for both, and its winner stays. With the default budget every
+ * candidate runs on every phase (32 hosts: 31).
  */
 static void test_budget_plan(void **state)
 {
@@ -167,12 +182,10 @@ static void test_budget_plan(void **state)
 	char row[512];
 
 	(void)state;
-	/* minhop+ps wins this with the budget (test_ring_deadlock_rule). */
+	/* minhop+ps wins this (test_ring_deadlock_rule). */
 	assert_int_equal(run_auto(f, &ac, &r), 0);
 	winner_row(r, row, sizeof(row));
-	assert_non_null(strstr(row, " updn "));
-	assert_non_null(strstr(by.auto_table, "minhop+ps"));
-	assert_non_null(strstr(by.auto_table, "skipped: budget"));
+	assert_non_null(strstr(row, " minhop+ps "));
 	assert_int_equal(run_auto(f, &ac, &r2), 0);
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		assert_memory_equal(r->lft[f->switches[s]],
@@ -523,6 +536,7 @@ static void test_pass_keeps_terms(void **state)
 		cr_opt_params_init(&p);
 		p.natural_hosts = true;
 		p.pareto = pareto;
+		p.stop = far();
 		assert_int_equal(cr_optimize(f, cr_engine_find("minhop"), &obj,
 					     &p, r, &by, NULL),
 				 0);

@@ -59,6 +59,37 @@ static void test_keys(void **state)
 	assert_int_equal(c.num_fail, 0);
 }
 
+/*
+ * cr-auto's background keys: on, 1% and no cap by default; fractions
+ * above 0 and at most 1, a bad one named and the key left as it was.
+ */
+static void test_background_keys(void **state)
+{
+	struct cr_conf c;
+
+	(void)state;
+	cr_conf_defaults(&c);
+	assert_true(c.auto_background);
+	assert_true(c.auto_improve_threshold == 0.01);
+	assert_true(c.auto_max_churn == 1);
+	assert_int_equal(parse(&c, "croute_auto_background FALSE\n"
+				   "croute_auto_improve_threshold 0.05\n"
+				   "croute_auto_max_churn 0.25\n"),
+			 0);
+	assert_false(c.auto_background);
+	assert_true(c.auto_improve_threshold == 0.05);
+	assert_true(c.auto_max_churn == 0.25);
+	assert_int_equal(parse(&c, "croute_auto_improve_threshold 0\n"), 1);
+	assert_non_null(strstr(last_error, "croute_auto_improve_threshold"));
+	assert_int_equal(parse(&c, "croute_auto_max_churn 1.5\n"), 1);
+	assert_non_null(strstr(last_error, "croute_auto_max_churn"));
+	assert_int_equal(parse(&c, "croute_auto_background maybe\n"), 1);
+	assert_non_null(strstr(last_error, "croute_auto_background"));
+	assert_false(c.auto_background);
+	assert_true(c.auto_improve_threshold == 0.05);
+	assert_true(c.auto_max_churn == 0.25);
+}
+
 /* cr-lash's keys: balance off and the path-SL dump on by default. */
 static void test_lash_keys(void **state)
 {
@@ -240,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_lash_keys),
+		cmocka_unit_test(test_background_keys),
 		cmocka_unit_test(test_dump_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_auto_keys),

@@ -133,6 +133,33 @@ static int set_auto_optimize(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->auto_optimize);
 }
 
+static int set_auto_background(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->auto_background);
+}
+
+/* A fraction: 0 < x <= 1. */
+static int parse_fraction(const char *val, double *out)
+{
+	char *end;
+	double x = strtod(val, &end);
+
+	if (end == val || *end || !(x > 0) || x > 1)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int set_auto_improve_threshold(struct cr_conf *c, const char *val)
+{
+	return parse_fraction(val, &c->auto_improve_threshold);
+}
+
+static int set_auto_max_churn(struct cr_conf *c, const char *val)
+{
+	return parse_fraction(val, &c->auto_max_churn);
+}
+
 static int set_optimize(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->optimize);
@@ -275,6 +302,11 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_allow_credit_loops", set_auto_allow_credit_loops,
 	 "TRUE or FALSE"},
 	{"croute_auto_optimize", set_auto_optimize, "TRUE or FALSE"},
+	{"croute_auto_background", set_auto_background, "TRUE or FALSE"},
+	{"croute_auto_improve_threshold", set_auto_improve_threshold,
+	 "a fraction above 0, at most 1"},
+	{"croute_auto_max_churn", set_auto_max_churn,
+	 "a fraction of all LFT entries above 0, at most 1"},
 	{"croute_optimize", set_optimize, "TRUE or FALSE"},
 	{"croute_optimize_budget", set_optimize_budget, "seconds above 0"},
 	{"croute_optimize_max_extra_hops", set_optimize_extra_hops, "0 to 16"},
@@ -302,6 +334,9 @@ void cr_conf_defaults(struct cr_conf *c)
 	c->dump_hosts = true;
 	c->dump_slurm = true;
 	c->auto_optimize = true;
+	c->auto_background = true;
+	c->auto_improve_threshold = CR_AUTO_THRESHOLD_DEFAULT;
+	c->auto_max_churn = 1;
 	c->mcast_trees = true;
 }
 

@@ -11,3 +11,12 @@ double cr_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
+
+bool cr_stop_now(const struct cr_stop *s)
+{
+	if (!s)
+		return false;
+	if (s->cancel && __atomic_load_n(s->cancel, __ATOMIC_ACQUIRE))
+		return true;
+	return s->deadline > 0 && cr_now() >= s->deadline;
+}

@@ -22,6 +22,14 @@ static unsigned errors_printed;
 static cr_log_fn log_fn;
 static void *log_arg;
 static enum cr_log_level log_level = CR_LOG_INFO;
+/*
+ * initial-exec: the plugin is dlopen'ed by opensm, and the default model
+ * would call ld.so's __tls_get_addr; two pointers fit the static TLS that
+ * glibc keeps for such libraries.
+ */
+#define THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
+static THREAD_LOCAL cr_log_fn thread_fn;
+static THREAD_LOCAL void *thread_arg;
 
 void cr_log_set(cr_log_fn fn, void *arg, enum cr_log_level level)
 {
@@ -37,9 +45,15 @@ void cr_log_set_level(enum cr_log_level level)
 
 void cr_log_get(cr_log_fn *fn, void **arg, enum cr_log_level *level)
 {
-	*fn = log_fn;
-	*arg = log_arg;
-	*level = log_level;
+	*fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
+	*arg = __atomic_load_n(&log_arg, __ATOMIC_RELAXED);
+	*level = __atomic_load_n(&log_level, __ATOMIC_RELAXED);
+}
+
+void cr_log_set_thread(cr_log_fn fn, void *arg)
+{
+	thread_fn = fn;
+	thread_arg = arg;
 }
 
 void cr_log_keep_warnings(bool on)
@@ -97,10 +111,12 @@ void cr_log(enum cr_log_level level, const char *fmt, ...)
 	if (level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
 		return;
 	fn = __atomic_load_n(&log_fn, __ATOMIC_ACQUIRE);
-	if (fn)
+	if (thread_fn)
+		thread_fn(thread_arg, level, msg);
+	else if (fn)
 		fn(__atomic_load_n(&log_arg, __ATOMIC_RELAXED), level, msg);
 	else
 		fprintf(stderr, "croute: %s: %s\n", prefix[level], msg);
-	if (!fn && level == CR_LOG_ERROR)
+	if (!thread_fn && !fn && level == CR_LOG_ERROR)
 		__atomic_add_fetch(&errors_printed, 1, __ATOMIC_RELAXED);
 }

@@ -17,6 +17,13 @@
  * for every candidate (not cr-ftree's own CA order) so that all are
  * judged on the same flows, as `croute estimate --lfts` judges a dump.
  *
+ * Two steps (cr_auto_fast, cr_auto_improve), so that the plugin can
+ * install the first in OpenSM's sweep and run the second on a thread:
+ * the fast step plans to half of twice cr-updn's routing work plus a
+ * quarter second of work, the improve step to the budget; the improvement pass
+ * runs in the improve step only, whose result replaces the fast step's
+ * only when better by a threshold on held-out samples (auto_improve.c).
+ *
  * Budget, in work: before anything runs, every candidate's cost is
  * estimated from the fabric's size alone (switches x LIDs for routing and
  * the check, flows for scoring; work_of()), in units of about a
@@ -32,10 +39,12 @@
  * fractions of injection) on every term, no later candidate can beat it
  * (ties keep the list order): the rest are skipped, and say so.
  *
- * Wall clock: only as a guard. A planned candidate is cut when the time
- * spent plus its estimate (scaled by how much slower than its estimate
- * the run went so far) passes the budget; that is logged as a warning,
- * since only then can the choice depend on timing.
+ * Wall clock: in the fast step only as a guard. A planned candidate is
+ * cut when the time spent plus its estimate (scaled by how much slower
+ * than its estimate the run went so far) passes the budget; that is
+ * logged as a warning, since only then can the choice depend on timing.
+ * The improve step is never cut: its caller's stop (cr_options.stop)
+ * makes it give up whole.
  *
  * Cost: the sum of the candidates' routing, check and estimate times.
  */
@@ -50,6 +59,8 @@
 #include <croute/clock.h>
 #include <croute/log.h>
 
+#include "auto_int.h"
+
 /* Every engine and toggle worth trying, cheap and likely first. */
 static const char *const all_candidates =
 	"ftree,dfp,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,minhop,"
@@ -57,20 +68,6 @@ static const char *const all_candidates =
 	"updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
 	"lash+glob,lash+bal+glob,minhop+first,lash+first";
-
-struct cand {
-	const struct cr_engine *e;
-	bool ps, rgs, bal, glob, first;
-	enum cr_updn_roots roots;
-	bool roots_file; /* updn: root_guid_file's roots */
-	char name[48];
-	/* results */
-	bool ran, routed, ok;
-	char why[160];
-	double *score;
-	uint64_t credit_loops;
-	double route_s, check_s, score_s, total_s;
-};
 
 static int parse_one(char *tok, struct cand *c, const char *what)
 {
@@ -157,17 +154,6 @@ int cr_auto_candidates_check(const char *list, const char *what)
 #define WORK_CHECK 12
 #define WORK_CHECK_LAYERED 15 /* x WORK_CHECK: the SL sets per LID */
 #define WORK_FLOW 700
-#define WORK_PER_S 1e9
-/* Less of the budget than this is not worth the pass's setup. */
-#define AUTO_PASS_MIN_S 0.05
-/*
- * The share of the budget's rest the pass's work may take: its count
- * leaves out its setup (holding every phase), so a counted second takes
- * longer than a second (the pass's seconds against its work are in the
- * log of bench/auto/run.sh "gen:torus 4 4 4 --hosts 2"); this keeps the
- * whole run in the budget.
- */
-#define AUTO_PASS_SHARE 0.7
 /* Shift's smallest sample when budget is short. */
 #define MIN_PHASES 16
 
@@ -325,7 +311,7 @@ static void capture_log(void *arg, enum cr_log_level level, const char *msg)
 }
 
 /* A candidate's toggles over the run's options. */
-static void cand_options(const struct cand *c, struct cr_options *o)
+void auto_cand_options(const struct cand *c, struct cr_options *o)
 {
 	o->port_shifting = c->ps;
 	o->remote_guid_sorting = c->rgs;
@@ -341,11 +327,10 @@ static void cand_options(const struct cand *c, struct cr_options *o)
  * routing (the caller frees it). Never fails the whole run: a problem is
  * the candidate's rejection reason.
  */
-static void run_one(const struct cr_fabric *f, const struct cr_options *base,
-		    const struct cr_auto_conf *ac,
-		    const struct cr_objective *obj,
-		    const struct cr_hosts *hosts, struct cand *c,
-		    struct cr_routing **out, struct cr_byproducts *by)
+void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
+		  const struct cr_auto_conf *ac, const struct cr_objective *obj,
+		  const struct cr_hosts *hosts, struct cand *c,
+		  struct cr_routing **out, struct cr_byproducts *by)
 {
 	struct cr_options o = *base;
 	struct cr_routing *r = NULL;
@@ -356,7 +341,7 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 
 	*out = NULL;
 	c->ran = true;
-	cand_options(c, &o);
+	auto_cand_options(c, &o);
 	/* The file's roots only for the candidate that asks for them. */
 	if (!strcmp(c->e->name, "updn") && !c->roots_file)
 		o.root_guids.count = 0;
@@ -376,9 +361,10 @@ static void run_one(const struct cr_fabric *f, const struct cr_options *base,
 		goto out;
 	}
 	cr_log_get(&cap.fn, &cap.arg, &cap.level);
-	cr_log_set(capture_log, &cap, cap.level);
+	/* This thread's messages only: the plugin's others log meanwhile. */
+	cr_log_set_thread(capture_log, &cap);
 	rc = cr_route_by(c->e, f, &o, r, by);
-	cr_log_set(cap.fn, cap.arg, cap.level);
+	cr_log_set_thread(NULL, NULL);
 	c->route_s = cr_now() - t0;
 	c->routed = rc == 0;
 	if (rc < 0) {
@@ -587,204 +573,6 @@ static void layered_first(struct cand *v, int n)
 		}
 }
 
-/* The scores of every term, "a/b/c", for the log. */
-static void scores_text(const struct cr_objective *obj, const double *sc,
-			char *buf, size_t len)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < obj->num_terms && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%.4f", i ? "/" : "",
-				      sc[i]);
-}
-
-/*
- * The winner's held-out figures before (kept) and after (now) the pass,
- * every term, as " (held-out A -> B)" in buf ("" when the objective holds nothing
- * out). 1 when they drop, 0 when not, -1 (logged) on error.
- */
-static int heldout_drop(const struct cr_fabric *f,
-			const struct cr_objective *obj,
-			const struct cr_hosts *hosts,
-			const struct cr_routing *kept,
-			const struct cr_routing *now, char *buf, size_t len)
-{
-	double *h = calloc(2 * (obj->num_terms + 1), sizeof(*h));
-	double *h1 = h ? h + obj->num_terms + 1 : NULL;
-	char t0[128], t1[128];
-	int ret = -1;
-
-	buf[0] = '\0';
-	if (!cr_objective_holds_out(obj, hosts)) {
-		free(h);
-		return 0;
-	}
-	if (!h ||
-	    cr_objective_score_set(f, kept, obj, hosts, CR_SCORE_HELDOUT, h) ||
-	    cr_objective_score_set(f, now, obj, hosts, CR_SCORE_HELDOUT, h1))
-		goto out;
-	scores_text(obj, h, t0, sizeof(t0));
-	scores_text(obj, h1, t1, sizeof(t1));
-	snprintf(buf, len, " (held-out %s -> %s)", t0, t1);
-	ret = cr_objective_cmp(h1, h, obj->num_terms) < 0;
-out:
-	free(h);
-	return ret;
-}
-
-/*
- * The optimizer (croute_optimize) on the winner *best. Its moves must
- * not make the winner worse on cr-auto's own judgement, the objective
- * with its tolerances (the pass compares terms strictly, so a gain on
- * the first term below its tolerance may cost more than that on the
- * next): then the winner stays as routed. The winner's
- * scores become those of the routing installed. budget: the pass's
- * seconds of work (0: its own). The pass's seconds.
- */
-static double
-improve_winner(const struct cr_fabric *f, const struct cr_options *o,
-	       const struct cr_auto_conf *ac, const struct cr_objective *obj,
-	       const struct cr_hosts *hosts, struct cand *w, double budget,
-	       struct cr_routing **best, struct cr_byproducts *best_by,
-	       bool kicks, double *spent)
-{
-	struct cr_options wo = *o;
-	struct cr_routing *kept = cr_routing_copy(*best);
-	double *before = calloc(obj->num_terms + 1, sizeof(*before));
-	double t1 = cr_now();
-	char a[128], b[128], h[300] = "";
-
-	cand_options(w, &wo);
-	if (!kept || !before) {
-		cr_info("cr-auto: out of memory: no improvement pass");
-		goto out;
-	}
-	memcpy(before, w->score, obj->num_terms * sizeof(*before));
-	scores_text(obj, before, a, sizeof(a));
-	*spent = 0;
-	if (ac->improve(f, &wo, w->e, obj, *best, best_by, budget, kicks,
-			ac->improve_arg, spent) < 0) {
-		cr_info("cr-auto: the improvement pass left %s as it was",
-			w->name);
-		goto out;
-	}
-	if (cr_objective_score(f, *best, obj, hosts, w->score) ||
-	    cr_objective_cmp_tol(obj, w->score, before) < 0 ||
-	    heldout_drop(f, obj, hosts, kept, *best, h, sizeof(h))) {
-		struct cr_routing *t = *best;
-
-		scores_text(obj, w->score, b, sizeof(b));
-		cr_info("cr-auto: the improvement pass took %s from %s to %s%s:"
-			" worse on the objective with its tolerances or on"
-			" held-out samples, the winner stays as routed",
-			w->name, a, b, h);
-		*best = kept;
-		kept = t;
-		memcpy(w->score, before, obj->num_terms * sizeof(*before));
-		goto out;
-	}
-	scores_text(obj, w->score, b, sizeof(b));
-	cr_info("cr-auto: the improvement pass took %s from %s to %s%s",
-		w->name, a, b, h);
-out:
-	cr_routing_free(kept);
-	free(before);
-	return cr_now() - t1;
-}
-
-/* The qualified candidate first on the last term, if not the winner: -1. */
-static int runner_up(const struct cand *v, int n,
-		     const struct cr_objective *obj, int win)
-{
-	unsigned last = obj->num_terms - 1;
-	int b = -1;
-
-	if (!last)
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (v[i].ok && i != win &&
-		    (b < 0 || v[i].score[last] > v[b].score[last]))
-			b = i;
-	if (b < 0 || v[b].score[last] <= v[win].score[last] + 1e-9)
-		return -1;
-	return b;
-}
-
-/*
- * The pass raises the winner's first term and keeps the later ones where
- * they were, so a candidate ahead on the last term can end ahead once
- * improved (test_second_chance has such a fabric). So when another
- * candidate (b) leads on the last term, the winner's pass stops at its
- * first local optimum (no kicks), b is routed again and its pass gets the
- * work left, the better of the two is kept, and kicks on it take what
- * remains. Where the winner's climb needs the whole budget, b gets none
- * and the winner is as its pass left it. Returns the seconds it took.
- */
-static double second_chance(const struct cr_fabric *f,
-			    const struct cr_options *o,
-			    const struct cr_auto_conf *ac,
-			    const struct cr_objective *obj,
-			    const struct cr_hosts *hosts, struct cand *v, int b,
-			    int *win, double budget, struct cr_routing **best,
-			    struct cr_byproducts *best_by, double *spent)
-{
-	struct cr_byproducts by = {0};
-	struct cr_routing *cr = NULL;
-	double t1 = cr_now();
-
-	*spent = 0;
-	if (budget < AUTO_PASS_MIN_S)
-		return 0;
-	cr_info("cr-auto: %s, first on the last term, gets the pass too"
-		" (%.3f s of work)",
-		v[b].name, budget);
-	run_one(f, o, ac, obj, hosts, &v[b], &cr, &by);
-	if (!cr)
-		goto out;
-	improve_winner(f, o, ac, obj, hosts, &v[b], budget, &cr, &by, false,
-		       spent);
-	if (cr_objective_cmp_tol(obj, v[b].score, v[*win].score) > 0) {
-		struct cr_routing *t = *best;
-
-		cr_info("cr-auto: improved, %s beats %s", v[b].name,
-			v[*win].name);
-		*best = cr;
-		cr = t;
-		cr_byproducts_release(best_by);
-		cr_byproducts_move(best_by, &by);
-		*win = b;
-	} else {
-		cr_info("cr-auto: improved, %s still trails %s", v[b].name,
-			v[*win].name);
-	}
-out:
-	cr_routing_free(cr);
-	cr_byproducts_release(&by);
-	return cr_now() - t1;
-}
-
-/* One run's state, shared by its steps. */
-struct run {
-	const struct cr_fabric *f;
-	const struct cr_options *o;
-	const struct cr_auto_conf *ac;
-	double t0, budget, budget_work;
-	struct cr_objective obj;
-	struct cr_hosts *hosts;
-	struct cand *v;
-	int n;
-	double *scores, *work;
-	bool *planned;
-	unsigned *order;
-	double work_done; /* the planned work of the candidates run */
-	unsigned wall_cuts;
-	struct cr_routing *best; /* the winner's routing so far */
-	struct cr_byproducts best_by, cand_by;
-	int win; /* the winner's index; -1: none yet */
-	double improve_s; /* the improvement pass's seconds */
-};
-
 /* The objective given, else the default for a known or unknown order. */
 static const char *auto_objective(const struct cr_auto_conf *ac)
 {
@@ -826,9 +614,13 @@ static int parse_run(struct run *a)
 	/*
 	 * With QoS, "all" tries the layered candidates right after ftree:
 	 * on tori and random graphs only they match min-hop's bandwidth
-	 * without credit loops, and the budget must not skip them.
+	 * without credit loops, and the budget must not skip them. Not in
+	 * the fast step: a layered routing costs switches times more than
+	 * cr-updn's, more than the sweep's budget; the improve step has
+	 * room for them.
 	 */
-	if (ac->qos && (!ac->candidates || !strcmp(ac->candidates, "all")))
+	if (ac->qos && !a->fast &&
+	    (!ac->candidates || !strcmp(ac->candidates, "all")))
 		layered_first(a->v, a->n);
 	a->scores = calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->scores));
 	a->order = calloc(a->n, sizeof(*a->order));
@@ -857,17 +649,19 @@ static void plan(struct run *a)
 		free_refusals += !a->work[i];
 	}
 	/* Refusals known before any work (lash without QoS) apart. */
-	cr_info("cr-auto: plan: %u of %u candidates fit the budget of %.1f s"
-		" (work estimated from %u switches, %u LIDs, %u hosts),"
+	cr_info("cr-auto: %splan: %u of %u candidates fit the budget of %.2f s"
+		" of work (estimated from %u switches, %u LIDs, %u hosts),"
 		" shift sampled to %u phases; %u refused at no cost",
+		a->fast ? "fast step: " : "",
 		a->n - free_refusals - budget_skips, a->n - free_refusals,
 		a->budget, a->f->num_switches, (unsigned)a->f->max_lid,
 		a->hosts->count, phases, free_refusals);
 }
 
 /*
- * Candidate i not run: outside the plan, unable to beat the winner, or
- * cut by the wall-clock guard. Says why in its row.
+ * Candidate i not run: outside the plan, unable to beat the winner, cut
+ * by the fast step's wall-clock guard, or the improve step giving up.
+ * Says why in its row.
  */
 static bool skipped(struct run *a, int i)
 {
@@ -876,8 +670,10 @@ static bool skipped(struct run *a, int i)
 
 	if (!a->planned[i]) {
 		snprintf(c->why, sizeof(c->why),
-			 "budget (about %.2f s of work; the plan had no room"
-			 " for it)",
+			 a->fast ? "left to the improve step (about %.2f s"
+				   " of work)"
+				 : "budget (about %.2f s of work; the plan had"
+				   " no room for it)",
 			 work / WORK_PER_S);
 		return true;
 	}
@@ -889,6 +685,12 @@ static bool skipped(struct run *a, int i)
 			 " term)",
 			 a->v[a->win].name);
 		return true;
+	}
+	if (!a->fast) {
+		a->gave_up |= cr_stop_now(a->o->stop);
+		if (a->gave_up)
+			snprintf(c->why, sizeof(c->why), "the step gave up");
+		return a->gave_up;
 	}
 	/* The guard: how much slower than the work estimate so far. */
 	if (a->work_done > 0 && spent > a->work_done / WORK_PER_S)
@@ -915,8 +717,8 @@ static void run_candidates(struct run *a)
 		c->score = a->scores + (size_t)i * a->obj.num_terms;
 		if (skipped(a, i))
 			continue;
-		run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
-			&a->cand_by);
+		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
+			     &a->cand_by);
 		a->work_done += a->work[i];
 		if (!cr)
 			continue;
@@ -938,89 +740,37 @@ static void run_candidates(struct run *a)
 			a->wall_cuts);
 }
 
-/*
- * The improvement pass on the winner: with its own budget, or with the
- * work the candidates left, shared with the runner-up on the last term
- * when there is one (second_chance()).
- */
-static void improve(struct run *a)
+/* Ranks the candidates and reports them: the table (or NULL). */
+static char *rank_report(struct run *a)
 {
-	/* The rest of the budget, in work: deterministic. */
-	double rest = AUTO_PASS_SHARE * (a->budget_work - a->work_done) /
-		      WORK_PER_S,
-	       spent = 0, more = 0;
-	int b;
-
-	if (!a->ac->improve_rest) {
-		a->improve_s = improve_winner(
-			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win], 0,
-			&a->best, &a->best_by, true, &spent);
-		return;
-	}
-	if (rest < AUTO_PASS_MIN_S) {
-		cr_info("cr-auto: no budget left for the improvement pass"
-			" (%.3f s of work)",
-			rest > 0 ? rest : 0);
-		return;
-	}
-	b = runner_up(a->v, a->n, &a->obj, a->win);
-	/* kicks only once both climbs are done */
-	a->improve_s = improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
-				      &a->v[a->win], rest, &a->best,
-				      &a->best_by, b < 0, &spent);
-	if (b < 0)
-		return;
-	a->improve_s += second_chance(a->f, a->o, a->ac, &a->obj, a->hosts,
-				      a->v, b, &a->win, rest - spent, &a->best,
-				      &a->best_by, &more);
-	spent += more;
-	if (rest - spent >= AUTO_PASS_MIN_S)
-		a->improve_s += improve_winner(
-			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win],
-			rest - spent, &a->best, &a->best_by, true, &more);
+	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
+	return report(a->v, a->n, &a->obj, a->order, a->win >= 0,
+		      cr_now() - a->t0 - a->improve_s, a->budget);
 }
 
-/*
- * Ranks and reports the candidates, then moves the winner's LFTs, SLs
- * and by-products into r and by, the table with them. -1 (logged) when
- * none qualifies.
- */
-static int install_winner(struct run *a, struct cr_routing *r,
-			  struct cr_byproducts *by)
+/* Moves the winner's LFTs, SLs and by-products into r and by. */
+static void take_winner(struct run *a, struct cr_routing *r,
+			struct cr_byproducts *by, char *table)
 {
-	const struct cr_auto_conf *ac = a->ac;
-	double secs, fastest = 0;
-	struct cr_routing tmp;
-	char *table;
+	struct cr_routing tmp = *r;
 
-	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
-	secs = cr_now() - a->t0;
-	table = report(a->v, a->n, &a->obj, a->order, a->win >= 0,
-		       secs - a->improve_s, a->budget);
-	if (a->win < 0) {
-		free(table);
-		cr_err("cr-auto: no candidate qualifies (see the lines above);"
-		       " OpenSM's next engine applies");
-		return -1;
-	}
+	*r = *a->best;
+	*a->best = tmp;
+	cr_byproducts_release(by);
+	cr_byproducts_move(by, &a->best_by);
+	by->auto_table = table;
+	snprintf(by->auto_winner, sizeof(by->auto_winner), "%s",
+		 a->v[a->win].name);
+}
+
+static double fastest_routing(const struct run *a)
+{
+	double fastest = 0;
+
 	for (int i = 0; i < a->n; i++)
 		if (a->v[i].routed && (!fastest || a->v[i].route_s < fastest))
 			fastest = a->v[i].route_s;
-	tmp = *r;
-	*r = *a->best;
-	*a->best = tmp;
-	cr_byproducts_move(by, &a->best_by);
-	by->auto_table = table;
-	cr_info("cr-auto: chose %s (%.4f on %s) of %d candidates in %.3f s,"
-		" budget %.1f s (candidates %.3f s, fastest candidate's"
-		" routing %.3f s; improvement pass %.3f s, %s)",
-		a->v[a->win].name, a->v[a->win].score[0], auto_objective(ac),
-		a->n, ac->improve_rest ? secs : secs - a->improve_s, a->budget,
-		secs - a->improve_s, fastest, a->improve_s,
-		!ac->improve	   ? "off"
-		: ac->improve_rest ? "in the budget"
-				   : "its own budget");
-	return 0;
+	return fastest;
 }
 
 static void run_release(struct run *a)
@@ -1037,25 +787,122 @@ static void run_release(struct run *a)
 	free(a->v);
 }
 
-static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
-		      struct cr_routing *r, struct cr_byproducts *by)
+static const struct cr_auto_conf *auto_conf_of(const struct cr_options *o)
 {
 	static const struct cr_auto_conf defaults = {0};
+
+	return o->engine_conf ? o->engine_conf : &defaults;
+}
+
+int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
+		 struct cr_routing *r, struct cr_byproducts *by)
+{
 	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
+	double sl = (double)f->num_switches * f->max_lid;
+	unsigned left = 0;
+	char *table;
 	int ret = -1;
 
-	a.ac = o->engine_conf ? o->engine_conf : &defaults;
-	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
-	a.budget_work = a.budget * WORK_PER_S;
+	a.ac = auto_conf_of(o);
+	a.fast = true;
+	/* A share of twice cr-updn's routing work and a quarter second. */
+	a.budget_work =
+		CR_AUTO_FAST_SHARE *
+		(2 * WORK_UPDN * sl + CR_AUTO_FAST_EXTRA_S * WORK_PER_S);
+	a.budget = a.budget_work / WORK_PER_S;
 	if (parse_run(&a) == 0) {
 		plan(&a);
 		run_candidates(&a);
-		if (a.win >= 0 && a.ac->improve)
-			improve(&a);
-		ret = install_winner(&a, r, by);
+		table = rank_report(&a);
+		for (int i = 0; i < a.n; i++)
+			left += !a.planned[i];
+		if (a.win < 0) {
+			free(table);
+			cr_err("cr-auto: no candidate qualifies (see the lines"
+			       " above); OpenSM's next engine applies");
+		} else {
+			cr_info("cr-auto: fast step chose %s (%.4f on %s) of"
+				" %d candidates in %.3f s (sweep budget %.3f s"
+				" of work, fastest candidate's routing %.3f s);"
+				" %u candidate(s)%s left to the improve step",
+				a.v[a.win].name, a.v[a.win].score[0],
+				auto_objective(a.ac), a.n, cr_now() - a.t0,
+				a.budget, fastest_routing(&a), left,
+				a.ac->improve ? " and the improvement pass"
+					      : "");
+			take_winner(&a, r, by, table);
+			ret = 0;
+		}
 	}
 	run_release(&a);
 	return ret;
+}
+
+int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r, struct cr_byproducts *by)
+{
+	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
+	double score = 0;
+	char *table;
+	int ret = -1;
+
+	a.ac = auto_conf_of(o);
+	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	a.budget_work = a.budget * WORK_PER_S;
+	if (parse_run(&a))
+		goto out;
+	plan(&a);
+	run_candidates(&a);
+	if (!a.gave_up && a.win >= 0 && a.ac->improve)
+		auto_improve(&a);
+	if (a.gave_up || cr_stop_now(o->stop)) {
+		cr_info("cr-auto: improve step gave up after %.3f s (%s):"
+			" nothing to install",
+			cr_now() - a.t0,
+			o->stop && o->stop->cancel &&
+					__atomic_load_n(o->stop->cancel,
+							__ATOMIC_ACQUIRE)
+				? "cancelled"
+				: "past its wall-clock limit");
+		goto out;
+	}
+	table = rank_report(&a);
+	if (a.win < 0) {
+		free(table);
+		ret = 0;
+		if (cr_objective_score(f, r, &a.obj, a.hosts, a.scores))
+			goto out;
+		score = a.scores[0];
+	} else {
+		ret = auto_accept(&a, r, &score);
+		if (ret == 1)
+			take_winner(&a, r, by, table);
+		else
+			free(table);
+	}
+	if (ret >= 0)
+		cr_info("cr-auto: chose %s (%.4f on %s): the %s step's tables"
+			" (improve step %.3f s against a budget of %.1f s of"
+			" work, improvement pass %.3f s%s)",
+			by->auto_winner, score, auto_objective(a.ac),
+			ret == 1 ? "improve" : "fast", cr_now() - a.t0,
+			a.budget, a.improve_s,
+			!a.ac->improve	     ? ", off"
+			: a.ac->improve_rest ? ""
+					     : ", its own budget");
+out:
+	run_release(&a);
+	return ret;
+}
+
+/* Offline, or the sweep without a background: both steps in one call. */
+static int auto_route(const struct cr_fabric *f, const struct cr_options *o,
+		      struct cr_routing *r, struct cr_byproducts *by)
+{
+	if (cr_auto_fast(f, o, r, by) < 0)
+		return -1;
+	cr_auto_improve(f, o, r, by);
+	return 0;
 }
 
 const struct cr_engine cr_auto_engine = {

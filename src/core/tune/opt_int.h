@@ -52,6 +52,7 @@ struct opt {
 	struct cr_routing *r;
 	const struct cr_byproducts *by; /* cr-updn's roots */
 	const struct cr_objective *obj;
+	const struct cr_stop *stop; /* cr_opt_params.stop */
 	enum legality leg;
 	bool check_credit; /* cr_check on each kept move */
 	bool pareto; /* cr_opt_params.pareto: no term below floor */

@@ -50,9 +50,9 @@
  * than before, else every move is undone.
  * The order of everything is fixed (ties by switch, LID, port), and the
  * budget is counted in work done (CR_OPT_WORK_PER_S), not in seconds, so
- * the result depends only on the inputs; only a machine CR_OPT_WALL_GUARD
- * times slower than the budget's rate makes the wall clock stop the pass
- * (logged: then a rerun may differ).
+ * the result depends only on the inputs; a machine CR_OPT_WALL_GUARD
+ * times slower than the budget's rate, or the caller's stop, makes the
+ * pass give up whole (every move undone, logged), never stop part way.
  *
  * Cost: one estimate to hold the phases (memory: the phases' paths, at
  * most MAX_ENTRIES entries, else the pass is skipped and says so), then
@@ -593,7 +593,7 @@ static bool stale(struct opt *o, uint32_t ix)
 
 /*
  * Rounds until one keeps nothing (1: a local optimum), max_tries moves are
- * tried or the budget is spent (0). -1 on error.
+ * tried or the budget is spent (0). -1 on error, -2 when it gives up.
  */
 int opt_climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 	      struct cr_opt_stats *s)
@@ -615,10 +615,13 @@ int opt_climb(struct opt *o, double t0, double budget, uint64_t max_tries,
 				s->work_hit = true;
 				return 0;
 			}
-			if (cr_now() - t0 >=
-			    CR_OPT_WALL_GUARD * budget + CR_OPT_WALL_SLACK) {
+			/* a caller's deadline replaces the pass's guard */
+			if (cr_stop_now(o->stop) ||
+			    (!(o->stop && o->stop->deadline > 0) &&
+			     cr_now() - t0 >= CR_OPT_WALL_GUARD * budget +
+						      CR_OPT_WALL_SLACK)) {
 				s->budget_hit = true;
-				return 0;
+				return -2;
 			}
 			if (stale(o, ix) || opt_frozen(o, ix))
 				continue;
@@ -715,6 +718,7 @@ static void pass_params(struct pass *ps, const struct cr_opt_params *p)
 	ps->max_tries =
 		ps->par.max_evals ? ps->par.max_evals : CR_OPT_MAX_EVALS;
 	ps->o.pareto = ps->par.pareto;
+	ps->o.stop = ps->par.stop;
 	ps->o.leg = engine_is(ps->e, "updn") ? LEG_UPDN : LEG_MINIMAL;
 	/* longer paths only where the engine's guarantee allows them */
 	ps->o.extra = engine_is(ps->e, "minhop") || engine_is(ps->e, "updn")
@@ -940,9 +944,7 @@ static void log_summary(struct pass *ps)
 		held, s->moves, s->moves == 1 ? "" : "s", s->evals, relayered,
 		kicks, s->seconds,
 		(unsigned long long)(o->inc ? opt_work(o) : 0),
-		s->budget_hit ? " (stopped by the wall clock, the machine"
-				" being slow: a rerun may differ)"
-		: s->work_hit ? " (its budget's work done)"
+		s->work_hit ? " (its budget's work done)"
 		: o->tries >= ps->max_tries
 			? " (stopped at the limit of moves tried)"
 			: "");
@@ -986,10 +988,17 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 		ps.s.moves = 0;
 	} else if (step == STEP_ERR) {
 		/* r as it came */
+		if (ps.s.budget_hit)
+			cr_info("optimize: gave up after %.2f s (%s); every"
+				" move undone",
+				cr_now() - ps.t0,
+				cr_stop_now(ps.o.stop)
+					? "stopped by its caller"
+					: "the wall clock passed its guard");
 		undo_all(&ps.o);
 		ps.s.after = ps.s.before;
 		ps.s.moves = 0;
-		ret = -1;
+		ret = ps.s.budget_hit ? -2 : -1;
 	}
 	ps.s.work = ps.o.inc ? opt_work(&ps.o) : 0;
 	if (st)
@@ -1014,7 +1023,7 @@ int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
 	struct cr_opt_stats st = {0};
 	int ret;
 
-	(void)o;
+	p.stop = o->stop;
 	if (budget > 0)
 		p.budget = budget;
 	/*

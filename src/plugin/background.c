@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cr-auto's improve step on a thread of its own, so that OpenSM's sweep
+ * waits only for the fast step (include/croute/auto.h).
+ *
+ * The story of one fabric: the sweep routes it with the fast step and
+ * installs that; once installed, the thread runs the improve step on
+ * private copies of the fabric, the options and the installed tables
+ * (it never touches OpenSM's structures, but to ask for a sweep). When
+ * the improve step finds better tables, and their churn is within
+ * croute_auto_max_churn, they are kept and OpenSM is asked for a heavy
+ * sweep as its console's "resweep heavy" does. That sweep imports the
+ * fabric again: when its digest (nodes, ports, links, LIDs, rates) and
+ * the configuration's are those the tables were made for, they are
+ * installed; otherwise they are dropped, the new fabric is routed with
+ * the fast step and the improve step starts again for it. Sweeps of the
+ * same fabric in between reinstall what is installed and leave the
+ * thread running.
+ *
+ * Guarantees: the first install never waits for the improve step; the
+ * improve step's result depends on its inputs only (it gives up whole
+ * past its wall-clock limit, or when cancelled, never stops part way),
+ * so the tables installed in the end are those `croute route -e auto`
+ * computes; stale results are dropped by generation, under the lock.
+ *
+ * Cost in the sweep: the digests, and copies of the fabric and tables.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "plugin.h"
+#include "background.h"
+
+#include <croute/clock.h>
+#include <croute/log.h>
+#include <croute/node_match.h>
+
+/* Seconds the improve step may run past 4 x its budget on a busy host. */
+#define BG_SLACK_S 30.0
+
+struct bg_job {
+	uint64_t gen;
+	bool cancel; /* atomic */
+	struct cr_stop stop;
+	double give_up_s; /* wall clock, from the start of the job */
+	char name[CR_PLUGIN_NAME_LEN];
+	struct cr_fabric *f;
+	struct cr_options o;
+	struct cr_auto_conf ac;
+	struct cr_opt_params par;
+	char candidates[512], objective[512];
+	struct cr_routing *r; /* the installed tables, then the result */
+	struct cr_byproducts by;
+	double max_churn;
+	osm_opensm_t *osm; /* for the sweep request only */
+};
+
+struct cr_bg {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool thread_live; /* created and not joined yet */
+	/* under lock */
+	bool busy; /* the thread is in its loop */
+	uint64_t gen; /* the state's; a job of another one is stale */
+	struct bg_job *pending; /* queued, not taken yet */
+	struct bg_job *running;
+	struct cr_routing *kept; /* an improvement, NULL: none */
+	struct cr_byproducts kept_by;
+	uint64_t kept_churn;
+	/* the sweeper's own; installed read by the thread under lock */
+	struct bg_job *prepared; /* to start once installed */
+	uint64_t fabric_digest, conf_digest;
+	struct cr_routing *installed; /* NULL: nothing for the digests */
+	struct cr_byproducts installed_by;
+};
+
+/* ---- digests ---------------------------------------------------------- */
+
+static void mix(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		*h ^= b[i];
+		*h *= 0x100000001b3ULL;
+	}
+}
+
+#define MIX(h, v)                                \
+	do {                                     \
+		__typeof__(v) mix_v_ = (v);      \
+		mix(h, &mix_v_, sizeof(mix_v_)); \
+	} while (0)
+
+/* What routing reads of the fabric, in its order (indices matter). */
+static uint64_t fabric_digest(const struct cr_fabric *f)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	MIX(&h, f->num_nodes);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *nd = &f->nodes[n];
+
+		MIX(&h, (int)nd->type);
+		MIX(&h, nd->guid);
+		MIX(&h, nd->num_ports);
+		MIX(&h, nd->lft_cap);
+		mix(&h, nd->desc, strlen(nd->desc));
+		for (unsigned p = 0; p <= nd->num_ports; p++) {
+			const struct cr_port *pt = &nd->ports[p];
+
+			MIX(&h, pt->guid);
+			MIX(&h, pt->lid);
+			MIX(&h, pt->lmc);
+			MIX(&h, pt->width);
+			MIX(&h, (int)pt->speed);
+			MIX(&h, pt->remote);
+			MIX(&h, pt->remote_port);
+		}
+	}
+	MIX(&h, f->sm_port_guid);
+	return h;
+}
+
+static void mix_list(uint64_t *h, const struct cr_guid_list *l)
+{
+	MIX(h, l->count);
+	mix(h, l->guids, l->count * sizeof(*l->guids));
+}
+
+/* The options and keys the routing depends on. */
+static uint64_t conf_digest(const struct cr_plugin_engine *pe,
+			    const struct cr_options *o,
+			    const struct cr_auto_conf *ac,
+			    const struct cr_opt_params *par)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const struct cr_conf *c = &pe->pl->conf;
+
+	MIX(&h, (uintptr_t)pe->e);
+	MIX(&h, o->port_shifting);
+	MIX(&h, o->remote_guid_sorting);
+	MIX(&h, o->scatter_ports);
+	mix_list(&h, &o->root_guids);
+	mix_list(&h, &o->cn_guids);
+	mix_list(&h, &o->io_guids);
+	mix_list(&h, &o->guid_order);
+	MIX(&h, o->num_port_orders);
+	mix(&h, o->port_orders, o->num_port_orders * sizeof(*o->port_orders));
+	MIX(&h, o->lash_start_vl);
+	MIX(&h, o->max_vls);
+	MIX(&h, o->lash_balance);
+	MIX(&h, o->balance_global);
+	MIX(&h, o->balance_first);
+	MIX(&h, (int)o->updn_roots);
+	mix(&h, c->auto_candidates, strlen(c->auto_candidates));
+	MIX(&h, '|');
+	mix(&h, c->auto_objective, strlen(c->auto_objective));
+	MIX(&h, ac->budget);
+	MIX(&h, ac->qos);
+	MIX(&h, ac->allow_credit_loops);
+	MIX(&h, ac->improve != NULL);
+	MIX(&h, ac->improve_rest);
+	MIX(&h, ac->threshold);
+	MIX(&h, c->auto_max_churn);
+	MIX(&h, par->budget);
+	MIX(&h, par->max_extra_hops);
+	return h;
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+static void job_free(struct bg_job *j)
+{
+	if (!j)
+		return;
+	cr_fabric_free(j->f);
+	cr_options_release(&j->o);
+	cr_routing_free(j->r);
+	cr_byproducts_release(&j->by);
+	free(j);
+}
+
+static int copy_list(struct cr_guid_list *dst, const struct cr_guid_list *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	for (size_t i = 0; i < src->count; i++)
+		if (cr_guid_list_add(dst, src->guids[i]))
+			return -1;
+	return 0;
+}
+
+/* A deep copy of o, without its engine's configuration. */
+static int copy_options(struct cr_options *dst, const struct cr_options *src)
+{
+	*dst = *src;
+	dst->port_orders = NULL;
+	dst->num_port_orders = 0;
+	if (copy_list(&dst->root_guids, &src->root_guids) ||
+	    copy_list(&dst->cn_guids, &src->cn_guids) ||
+	    copy_list(&dst->io_guids, &src->io_guids) ||
+	    copy_list(&dst->guid_order, &src->guid_order))
+		return -1;
+	if (src->num_port_orders) {
+		size_t n = src->num_port_orders * sizeof(*src->port_orders);
+
+		dst->port_orders = malloc(n);
+		if (!dst->port_orders)
+			return -1;
+		memcpy(dst->port_orders, src->port_orders, n);
+		dst->num_port_orders = src->num_port_orders;
+	}
+	dst->engine_conf = NULL;
+	dst->stop = NULL;
+	return 0;
+}
+
+/* The improve step's inputs, every one a private copy. NULL (logged). */
+static struct bg_job *
+job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
+	const struct cr_fabric *f, const struct cr_options *o,
+	const struct cr_routing *r, const struct cr_byproducts *by)
+{
+	const struct cr_auto_conf *ac = &pl->auto_conf;
+	struct bg_job *j = calloc(1, sizeof(*j));
+	double budget = ac->budget > 0 ? ac->budget : CR_AUTO_BUDGET_DEFAULT;
+
+	if (!j)
+		goto oom;
+	snprintf(j->name, sizeof(j->name), "%s", pe->name);
+	j->osm = pl->osm;
+	j->max_churn = pl->conf.auto_max_churn;
+	j->par = pl->opt_params;
+	j->ac = *ac;
+	j->ac.improve_arg = &j->par;
+	if (ac->candidates) {
+		snprintf(j->candidates, sizeof(j->candidates), "%s",
+			 ac->candidates);
+		j->ac.candidates = j->candidates;
+	}
+	if (ac->objective) {
+		snprintf(j->objective, sizeof(j->objective), "%s",
+			 ac->objective);
+		j->ac.objective = j->objective;
+	}
+	/* The pass's own budget (croute_optimize) comes on top. */
+	if (ac->improve && !ac->improve_rest)
+		budget += j->par.budget > 0 ? j->par.budget
+					    : CR_OPT_BUDGET_DEFAULT;
+	/*
+	 * The pass's own guard factor on the whole step, and more slack:
+	 * nothing waits for the thread, and giving up loses all its work.
+	 */
+	j->give_up_s = CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
+	if (copy_options(&j->o, o))
+		goto oom;
+	j->o.engine_conf = &j->ac;
+	j->stop.cancel = &j->cancel;
+	j->o.stop = &j->stop;
+	j->f = cr_fabric_copy(f);
+	j->r = cr_routing_copy(r);
+	if (!j->f || !j->r || cr_byproducts_copy(&j->by, by))
+		goto oom;
+	return j;
+oom:
+	cr_err("%s: out of memory preparing the improve step; the fast"
+	       " step's tables stay",
+	       pe->name);
+	job_free(j);
+	return NULL;
+}
+
+/* ---- the thread ------------------------------------------------------- */
+
+static uint64_t lft_entries(const struct cr_fabric *f)
+{
+	return (uint64_t)f->num_switches * ((uint64_t)f->max_lid + 1);
+}
+
+/* The improve step's result, under the lock. True: ask for a sweep. */
+static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
+{
+	uint64_t churn, all = lft_entries(j->f);
+	double share;
+
+	if (j->gen != bg->gen) {
+		if (rc == 1)
+			cr_info("%s: background: the improvement found is"
+				" dropped: the fabric or the configuration"
+				" changed while it ran",
+				j->name);
+		return false;
+	}
+	if (rc < 0) {
+		cr_info("%s: background: nothing to install (the improve"
+			" step stopped, see above); the fast step's tables"
+			" stay",
+			j->name);
+		return false;
+	}
+	if (rc == 0) {
+		cr_info("%s: background: nothing better than the installed"
+			" tables by croute_auto_improve_threshold; they stay",
+			j->name);
+		return false;
+	}
+	/*
+	 * The tables installed: the sweeper changes them only after it
+	 * moved to another generation, under this lock.
+	 */
+	churn = bg->installed
+			? cr_routing_churn(j->f, bg->installed, j->f, j->r)
+			: all;
+	share = all ? (double)churn / (double)all : 0;
+	if (share > j->max_churn) {
+		cr_info("%s: background: the improvement is not installed:"
+			" it changes %" PRIu64 " LFT entries, %.2f%% of all,"
+			" above croute_auto_max_churn (%.2f%%)",
+			j->name, churn, 100 * share, 100 * j->max_churn);
+		return false;
+	}
+	cr_routing_free(bg->kept);
+	cr_byproducts_release(&bg->kept_by);
+	bg->kept = j->r;
+	j->r = NULL;
+	cr_byproducts_move(&bg->kept_by, &j->by);
+	bg->kept_churn = churn;
+	/*
+	 * Cancelled (under this lock) by a new sweep or by the plugin's
+	 * delete, which OpenSM calls while its SM object still exists.
+	 */
+	if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE))
+		return false;
+	cr_info("%s: background: improvement found (%" PRIu64 " LFT entries"
+		" to change, %.2f%% of all) after %.1f s; kept, a heavy sweep"
+		" requested to install it",
+		j->name, churn, 100 * share,
+		cr_now() - (j->stop.deadline - j->give_up_s));
+	return true;
+}
+
+static void run_job(struct cr_bg *bg, struct bg_job *j)
+{
+	int rc;
+
+	j->stop.deadline = cr_now() + j->give_up_s;
+	cr_info("%s: background: the improve step starts (gives up after"
+		" %.1f s)",
+		j->name, j->give_up_s);
+	rc = cr_auto_improve(j->f, &j->o, j->r, &j->by);
+	pthread_mutex_lock(&bg->lock);
+	bg->running = NULL;
+	/* As OpenSM's console does "resweep heavy". */
+	if (settle(bg, j, rc)) {
+		j->osm->subn.force_heavy_sweep = TRUE;
+		osm_opensm_sweep(j->osm);
+	}
+	pthread_mutex_unlock(&bg->lock);
+}
+
+static void *bg_main(void *arg)
+{
+	struct cr_bg *bg = arg;
+
+	/* Below OpenSM's own threads, as the estimate's. Best effort. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
+		cr_debug("improve step thread: setpriority: %s",
+			 strerror(errno));
+	for (;;) {
+		struct bg_job *j;
+
+		pthread_mutex_lock(&bg->lock);
+		j = bg->pending;
+		bg->pending = NULL;
+		bg->running = j;
+		if (!j) {
+			bg->busy = false;
+			pthread_mutex_unlock(&bg->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&bg->lock);
+		run_job(bg, j);
+		job_free(j);
+	}
+}
+
+/* ---- the sweeper's side ----------------------------------------------- */
+
+static struct cr_bg *bg_get(struct cr_plugin *pl)
+{
+	struct cr_bg *bg = pl->bg;
+
+	if (bg)
+		return bg;
+	bg = calloc(1, sizeof(*bg));
+	if (!bg || pthread_mutex_init(&bg->lock, NULL)) {
+		free(bg);
+		return NULL;
+	}
+	pl->bg = bg;
+	return bg;
+}
+
+/* Under the lock: a new state; whatever the old one had goes. */
+static void drop_locked(struct cr_bg *bg, const char *name, const char *why)
+{
+	bg->gen++;
+	if (bg->running) {
+		__atomic_store_n(&bg->running->cancel, true, __ATOMIC_RELEASE);
+		if (why)
+			cr_info("%s: background: the running improve step is"
+				" cancelled: %s",
+				name, why);
+	}
+	job_free(bg->pending);
+	bg->pending = NULL;
+	if (bg->kept && why)
+		cr_info("%s: background: the improvement kept is dropped: %s",
+			name, why);
+	cr_routing_free(bg->kept);
+	bg->kept = NULL;
+	cr_byproducts_release(&bg->kept_by);
+	job_free(bg->prepared);
+	bg->prepared = NULL;
+	cr_routing_free(bg->installed);
+	bg->installed = NULL;
+	cr_byproducts_release(&bg->installed_by);
+}
+
+void cr_bg_forget(struct cr_plugin *pl, const char *why)
+{
+	struct cr_bg *bg = pl->bg;
+
+	if (!bg)
+		return;
+	pthread_mutex_lock(&bg->lock);
+	drop_locked(bg, "cr-auto", bg->installed ? why : NULL);
+	pthread_mutex_unlock(&bg->lock);
+}
+
+/* *r and by: a copy of the installed tables. */
+static int reinstall(struct cr_bg *bg, struct cr_routing **r,
+		     struct cr_byproducts *by)
+{
+	struct cr_routing *c = cr_routing_copy(bg->installed);
+
+	cr_byproducts_release(by);
+	if (!c || cr_byproducts_copy(by, &bg->installed_by)) {
+		cr_routing_free(c);
+		return -1;
+	}
+	cr_routing_free(*r);
+	*r = c;
+	return 0;
+}
+
+/*
+ * The same fabric and configuration as the tables installed: those
+ * again, or the improvement kept for them. 1 done, -1 out of memory.
+ */
+static int same_fabric(struct cr_bg *bg, const struct cr_plugin_engine *pe,
+		       const struct cr_fabric *f, struct cr_routing **r,
+		       struct cr_byproducts *by)
+{
+	uint64_t all = lft_entries(f);
+
+	if (bg->kept) {
+		cr_routing_free(bg->installed);
+		cr_byproducts_release(&bg->installed_by);
+		bg->installed = bg->kept;
+		cr_byproducts_move(&bg->installed_by, &bg->kept_by);
+		bg->kept = NULL;
+		cr_info("%s: background: the fabric is the one the improvement"
+			" was found for: installing it, %" PRIu64 " LFT entries"
+			" change (%.2f%% of all)",
+			pe->name, bg->kept_churn,
+			all ? 100.0 * (double)bg->kept_churn / (double)all : 0);
+	} else {
+		cr_info("%s: the fabric and configuration routed before: the"
+			" installed tables again%s",
+			pe->name,
+			bg->running || bg->pending
+				? " (their improve step still runs)"
+				: "");
+	}
+	return reinstall(bg, r, by) ? -1 : 1;
+}
+
+int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+		const struct cr_fabric *f, const struct cr_options *o,
+		struct cr_routing **r, struct cr_byproducts *by)
+{
+	struct cr_bg *bg = bg_get(pl);
+	uint64_t fd = fabric_digest(f);
+	uint64_t cd = conf_digest(pe, o, &pl->auto_conf, &pl->opt_params);
+	int rc = 0;
+
+	if (!bg) {
+		cr_err("%s: out of memory", pe->name);
+		return -1;
+	}
+	pthread_mutex_lock(&bg->lock);
+	if (bg->installed && fd == bg->fabric_digest && cd == bg->conf_digest) {
+		rc = same_fabric(bg, pe, f, r, by);
+	} else {
+		drop_locked(bg, pe->name,
+			    !bg->installed	      ? NULL
+			    : fd != bg->fabric_digest ? "the fabric changed"
+						      : "the configuration"
+							" changed");
+	}
+	pthread_mutex_unlock(&bg->lock);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (pl->conf.incremental && bg->fabric_digest &&
+	    fd != bg->fabric_digest)
+		cr_info("%s: the fabric changed: routed afresh by the fast"
+			" step, not repaired (croute_incremental repairs"
+			" cr-minhop, cr-updn and cr-ftree tables only, and a"
+			" cr-auto winner may be cr-lash or changed by the"
+			" pass)",
+			pe->name);
+	/* A fabric or configuration of its own: the fast step, at once. */
+	if (cr_auto_fast(f, o, *r, by) < 0)
+		return -1;
+	bg->installed = cr_routing_copy(*r);
+	if (!bg->installed || cr_byproducts_copy(&bg->installed_by, by)) {
+		cr_routing_free(bg->installed);
+		bg->installed = NULL;
+		cr_err("%s: out of memory keeping the installed tables",
+		       pe->name);
+		return 0;
+	}
+	bg->fabric_digest = fd;
+	bg->conf_digest = cd;
+	bg->prepared = job_new(pl, pe, f, o, *r, by);
+	return 0;
+}
+
+void cr_bg_installed(struct cr_plugin *pl)
+{
+	struct cr_bg *bg = pl->bg;
+	struct bg_job *j;
+	int err;
+
+	if (!bg || !bg->prepared)
+		return;
+	j = bg->prepared;
+	bg->prepared = NULL;
+	pthread_mutex_lock(&bg->lock);
+	j->gen = bg->gen;
+	job_free(bg->pending);
+	bg->pending = j;
+	if (bg->busy) {
+		/* The thread takes it once the cancelled one stops. */
+		pthread_mutex_unlock(&bg->lock);
+		return;
+	}
+	bg->busy = true;
+	pthread_mutex_unlock(&bg->lock);
+	/* The previous thread has left its loop: this join does not wait. */
+	if (bg->thread_live)
+		pthread_join(bg->thread, NULL);
+	bg->thread_live = false;
+	err = pthread_create(&bg->thread, NULL, bg_main, bg);
+	if (err) {
+		cr_err("cannot start the improve step thread: %s",
+		       strerror(err));
+		pthread_mutex_lock(&bg->lock);
+		job_free(bg->pending);
+		bg->pending = NULL;
+		bg->busy = false;
+		pthread_mutex_unlock(&bg->lock);
+		return;
+	}
+	bg->thread_live = true;
+}
+
+void cr_bg_stop(struct cr_plugin *pl)
+{
+	struct cr_bg *bg = pl->bg;
+
+	if (!bg)
+		return;
+	pthread_mutex_lock(&bg->lock);
+	drop_locked(bg, "cr-auto", bg->running ? "OpenSM exits" : NULL);
+	pthread_mutex_unlock(&bg->lock);
+	if (bg->thread_live)
+		pthread_join(bg->thread, NULL);
+	pthread_mutex_destroy(&bg->lock);
+	free(bg);
+	pl->bg = NULL;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cr-auto's two steps: the fast step and then the improve step give the
+ * tables cr_auto_engine gives in one call (the plugin's background and
+ * the command agree), run after run; an improve step that is cancelled
+ * or past its deadline gives up and leaves the tables as they were; and
+ * an improvement is kept only when it beats the threshold.
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+#include <croute/auto.h>
+#include <croute/clock.h>
+#include <croute/gen.h>
+#include <croute/optimize.h>
+
+static void quiet(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+/* A 4x4 torus with two hosts a switch: the pass finds something there. */
+static struct cr_fabric *torus(void)
+{
+	const unsigned dims[] = {4, 4};
+	struct cr_gen_params gp = {.seed = 1};
+	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 2, &gp);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+static void same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
+		      const struct cr_routing *b)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		assert_memory_equal(a->lft[f->switches[s]],
+				    b->lft[f->switches[s]], f->max_lid + 1);
+}
+
+static bool same(const struct cr_fabric *f, const struct cr_routing *a,
+		 const struct cr_routing *b)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (memcmp(a->lft[f->switches[s]], b->lft[f->switches[s]],
+			   f->max_lid + 1))
+			return false;
+	return true;
+}
+
+/*
+ * A deadline far off: it replaces the pass's own wall-clock guard, which
+ * a sanitizer's build can pass on this budget.
+ */
+static struct cr_stop far_off;
+
+static void conf(struct cr_auto_conf *ac, struct cr_opt_params *p)
+{
+	far_off.deadline = cr_now() + 3600;
+	cr_opt_params_init(p);
+	*ac = (struct cr_auto_conf){.candidates = "updn,minhop+ps",
+				    .allow_credit_loops = true,
+				    .budget = 0.5,
+				    .improve = cr_optimize_hook,
+				    .improve_arg = p,
+				    .improve_rest = true};
+}
+
+/* fast + improve = the engine in one call, twice over. */
+static void test_steps_equal_one_call(void **state)
+{
+	struct cr_fabric *f = torus();
+	struct cr_auto_conf ac;
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by = {0}, by2 = {0};
+	struct cr_routing *r = cr_routing_new(f), *fast, *one = NULL;
+	int rc;
+
+	(void)state;
+	conf(&ac, &p);
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	o.stop = &far_off;
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
+	fast = cr_routing_copy(r);
+	assert_non_null(fast);
+	rc = cr_auto_improve(f, &o, r, &by);
+	assert_true(rc == 0 || rc == 1);
+	/* unchanged unless an improvement was accepted */
+	assert_true(rc == 1 ? !same(f, r, fast) : same(f, r, fast));
+	for (int i = 0; i < 2; i++) {
+		cr_routing_free(one);
+		one = cr_routing_new(f);
+		assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, one, &by2),
+				 0);
+		same_lfts(f, r, one);
+	}
+	assert_string_equal(by.auto_winner, by2.auto_winner);
+	cr_routing_free(r);
+	cr_routing_free(one);
+	cr_routing_free(fast);
+	cr_byproducts_release(&by);
+	cr_byproducts_release(&by2);
+	cr_fabric_free(f);
+}
+
+/* A cancel flag set, or a deadline past: -1, tables and table as before. */
+static void test_give_up(void **state)
+{
+	struct cr_fabric *f = torus();
+	struct cr_auto_conf ac;
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = cr_routing_new(f), *fast;
+	bool cancel = true;
+	struct cr_stop stop = {.cancel = &cancel};
+	char *table;
+
+	(void)state;
+	conf(&ac, &p);
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
+	fast = cr_routing_copy(r);
+	table = strdup(by.auto_table);
+	assert_non_null(fast);
+	assert_non_null(table);
+	o.stop = &stop;
+	assert_int_equal(cr_auto_improve(f, &o, r, &by), -1);
+	same_lfts(f, r, fast);
+	assert_string_equal(by.auto_table, table);
+	cancel = false;
+	stop.deadline = cr_now() - 1;
+	assert_int_equal(cr_auto_improve(f, &o, r, &by), -1);
+	same_lfts(f, r, fast);
+	assert_string_equal(by.auto_table, table);
+	free(table);
+	cr_routing_free(r);
+	cr_routing_free(fast);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
+/* A threshold no gain reaches: the fast step's tables stay. */
+static void test_threshold(void **state)
+{
+	struct cr_fabric *f = torus();
+	struct cr_auto_conf ac;
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = cr_routing_new(f), *fast;
+
+	(void)state;
+	conf(&ac, &p);
+	ac.threshold = 1; /* twice as good, at least */
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	o.stop = &far_off;
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
+	fast = cr_routing_copy(r);
+	assert_non_null(fast);
+	assert_int_equal(cr_auto_improve(f, &o, r, &by), 0);
+	same_lfts(f, r, fast);
+	cr_routing_free(r);
+	cr_routing_free(fast);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steps_equal_one_call),
+		cmocka_unit_test(test_give_up),
+		cmocka_unit_test(test_threshold),
+	};
+
+	cr_log_set(quiet, NULL, CR_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
