@@ -190,6 +190,9 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 		route = WORK_FTREE * sl;
 	else if (!strcmp(c->e->name, "updn"))
 		route = WORK_UPDN * sl;
+	/* layered, but shortest paths per destination as minhop's */
+	else if (!strcmp(c->e->name, "dfp"))
+		route = WORK_MINHOP * sl;
 	else if (c->e->layered)
 		route = WORK_LASH_PER_SW * sl * f->num_switches;
 	else
