@@ -57,6 +57,11 @@ struct cr_objective {
 	 * NULL for the default order (cr_hosts_default()).
 	 */
 	const char *hosts_file;
+	/*
+	 * Without a file: the own order is the rail order of the default
+	 * one (cr_hosts_rail()), on fabrics of multi-HCA servers.
+	 */
+	bool rail_order;
 };
 
 /*

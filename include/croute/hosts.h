@@ -52,6 +52,11 @@ void cr_hosts_free(struct cr_hosts *h);
  */
 struct cr_hosts *cr_hosts_rail(const struct cr_fabric *f,
 			       const struct cr_hosts *base);
+/*
+ * Whether h's hosts include servers of several HCAs (two CA nodes of one
+ * system image GUID): a fabric whose jobs run in the rail order.
+ */
+bool cr_hosts_have_rails(const struct cr_fabric *f, const struct cr_hosts *h);
 
 /*
  * Strcmp with digit runs compared as numbers ("sw2" < "sw10"), the order

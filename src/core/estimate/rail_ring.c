@@ -108,6 +108,38 @@ static int by_server_rail(const void *a, const void *b)
 	return x->rail < y->rail ? -1 : x->rail > y->rail;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool cr_hosts_have_rails(const struct cr_fabric *f, const struct cr_hosts *h)
+{
+	uint64_t *sys = malloc((h->count + 1) * sizeof(*sys));
+	uint32_t n = 0, last = CR_NO_NODE;
+	bool rails = false;
+
+	if (!sys)
+		return false;
+	/* one entry a CA node: its ports are one HCA, not rails */
+	for (uint32_t i = 0; i < h->count; i++) {
+		const struct cr_node *nd = &f->nodes[h->ep[i].node];
+
+		if (h->ep[i].node == last || !nd->sysimg_guid ||
+		    nd->sysimg_guid == nd->guid)
+			continue;
+		last = h->ep[i].node;
+		sys[n++] = nd->sysimg_guid;
+	}
+	qsort(sys, n, sizeof(*sys), cmp_u64);
+	for (uint32_t i = 1; i < n && !rails; i++)
+		rails = sys[i] == sys[i - 1];
+	free(sys);
+	return rails;
+}
+
 struct cr_hosts *cr_hosts_rail(const struct cr_fabric *f,
 			       const struct cr_hosts *base)
 {

@@ -577,11 +577,30 @@ static void layered_first(struct cand *v, int n)
 }
 
 /* The objective given, else the default for a known or unknown order. */
-static const char *auto_objective(const struct cr_auto_conf *ac)
+static const char *auto_objective(const struct cr_auto_conf *ac, bool rails)
 {
 	if (ac->objective)
 		return ac->objective;
-	return ac->hosts ? CR_AUTO_OBJECTIVE_HOSTS : CR_AUTO_OBJECTIVE_DEFAULT;
+	return ac->hosts || rails ? CR_AUTO_OBJECTIVE_HOSTS
+				  : CR_AUTO_OBJECTIVE_DEFAULT;
+}
+
+/*
+ * AI jobs on servers of several HCAs run in the rail order (rank =
+ * server x rails + rail): a known order, tuned to as a host file's.
+ */
+static bool rail_fabric(const struct cr_fabric *f,
+			const struct cr_auto_conf *ac)
+{
+	struct cr_hosts *h;
+	bool rails;
+
+	if (ac->hosts)
+		return false;
+	h = cr_hosts_default(f);
+	rails = h && cr_hosts_have_rails(f, h);
+	cr_hosts_free(h);
+	return rails;
 }
 
 /* Which host order the routing is tuned for. */
@@ -591,6 +610,11 @@ static void log_hosts(const struct run *a)
 		cr_info("cr-auto: tuned for the host order of %s"
 			" (croute_auto_hosts, %u hosts)",
 			a->ac->hosts, a->hosts->count);
+	else if (a->rails)
+		cr_info("cr-auto: tuned for the rail order (servers of"
+			" several HCAs: rank = server x rails + rail, %u"
+			" hosts)",
+			a->hosts->count);
 	else
 		cr_info("cr-auto: tuned for the default host order (node"
 			" descriptions, natural sort, %u hosts)%s",
@@ -605,10 +629,12 @@ static int parse_run(struct run *a)
 {
 	const struct cr_auto_conf *ac = a->ac;
 
-	if (cr_objective_parse(auto_objective(ac), "croute_auto_objective",
-			       &a->obj))
+	a->rails = rail_fabric(a->f, ac);
+	if (cr_objective_parse(auto_objective(ac, a->rails),
+			       "croute_auto_objective", &a->obj))
 		return -1;
 	a->obj.hosts_file = ac->hosts;
+	a->obj.rail_order = a->rails;
 	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
 	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
 				a->o->root_guids.count > 0, &a->v);
@@ -829,8 +855,9 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 				" of work, fastest candidate's routing %.3f s);"
 				" %u candidate(s)%s left to the improve step",
 				a.v[a.win].name, a.v[a.win].score[0],
-				auto_objective(a.ac), a.n, cr_now() - a.t0,
-				a.budget, fastest_routing(&a), left,
+				auto_objective(a.ac, a.rails), a.n,
+				cr_now() - a.t0, a.budget, fastest_routing(&a),
+				left,
 				a.ac->improve ? " and the improvement pass"
 					      : "");
 			take_winner(&a, r, by, table);
@@ -887,7 +914,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		cr_info("cr-auto: chose %s (%.4f on %s): the %s step's tables"
 			" (improve step %.3f s against a budget of %.1f s of"
 			" work, improvement pass %.3f s%s)",
-			by->auto_winner, score, auto_objective(a.ac),
+			by->auto_winner, score, auto_objective(a.ac, a.rails),
 			ret == 1 ? "improve" : "fast", cr_now() - a.t0,
 			a.budget, a.improve_s,
 			!a.ac->improve	     ? ", off"

@@ -47,6 +47,8 @@ struct run {
 	 */
 	bool fast;
 	bool gave_up;
+	/* no host file, and servers of several HCAs: the rail order */
+	bool rails;
 	double t0, budget, budget_work;
 	struct cr_objective obj;
 	struct cr_hosts *hosts;

@@ -253,8 +253,16 @@ int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,
 struct cr_hosts *cr_objective_hosts(const struct cr_fabric *f,
 				    const struct cr_objective *obj)
 {
-	return obj->hosts_file ? cr_hosts_read(f, obj->hosts_file)
-			       : cr_hosts_default(f);
+	struct cr_hosts *h, *rail;
+
+	if (obj->hosts_file)
+		return cr_hosts_read(f, obj->hosts_file);
+	h = cr_hosts_default(f);
+	if (!h || !obj->rail_order)
+		return h;
+	rail = cr_hosts_rail(f, h);
+	cr_hosts_free(h);
+	return rail;
 }
 
 bool cr_objective_has_orders(const struct cr_objective *obj)

@@ -734,7 +734,7 @@ static enum step first_estimate(struct pass *ps)
 	struct opt *o = &ps->o;
 
 	/* a host list file is the order asked for, whatever the engine */
-	ps->hosts = ps->par.natural_hosts || obj->hosts_file
+	ps->hosts = ps->par.natural_hosts || obj->hosts_file || obj->rail_order
 			    ? cr_objective_hosts(f, obj)
 			    : cr_hosts_for(f, o->by, NULL);
 	ps->score = calloc(obj->num_terms + 1, sizeof(double));
