@@ -223,6 +223,14 @@ struct cr_auto_conf {
  */
 #define CR_AUTO_FAST_EXTRA_S 0.25
 #define CR_AUTO_FAST_SHARE 0.5
+/*
+ * The wall clock cuts the fast step's planned candidates only past this
+ * many times its planned work: on a busy machine (runs 1.5x slower than
+ * the estimates are common under load) the choice stays the plan's, so
+ * the tables stay those of `croute route -e auto`; only a machine this
+ * much slower makes it depend on timing, and the log says so.
+ */
+#define CR_AUTO_FAST_GUARD 4.0
 
 /*
  * The cr-auto engine for the plugin and the command: reads the

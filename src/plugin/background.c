@@ -59,7 +59,7 @@ struct bg_job {
 	struct cr_options o;
 	struct cr_auto_conf ac;
 	struct cr_opt_params par;
-	char candidates[512], objective[512];
+	char candidates[512], objective[512], hosts[1024];
 	struct cr_routing *r; /* the installed tables, then the result */
 	struct cr_byproducts by;
 	double max_churn;
@@ -253,6 +253,11 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 		snprintf(j->objective, sizeof(j->objective), "%s",
 			 ac->objective);
 		j->ac.objective = j->objective;
+	}
+	/* the configuration is read again at the next sweep */
+	if (ac->hosts) {
+		snprintf(j->hosts, sizeof(j->hosts), "%s", ac->hosts);
+		j->ac.hosts = j->hosts;
 	}
 	/* The pass's own budget (croute_optimize) comes on top. */
 	if (ac->improve && !ac->improve_rest)

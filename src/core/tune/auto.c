@@ -725,7 +725,7 @@ static bool skipped(struct run *a, int i)
 	if (a->work_done > 0 && spent > a->work_done / WORK_PER_S)
 		slow = spent / (a->work_done / WORK_PER_S);
 	if (a->work_done > 0 && work > 0 &&
-	    spent + slow * work / WORK_PER_S > a->budget) {
+	    spent + slow * work / WORK_PER_S > CR_AUTO_FAST_GUARD * a->budget) {
 		snprintf(c->why, sizeof(c->why),
 			 "budget (wall clock: %.3f s spent, about %.3f s"
 			 " more)",
