@@ -174,6 +174,7 @@ static uint64_t conf_digest(const struct cr_plugin_engine *pe,
 	MIX(&h, ac->improve_rest);
 	MIX(&h, ac->threshold);
 	MIX(&h, c->auto_max_churn);
+	MIX(&h, c->auto_give_up);
 	MIX(&h, par->budget);
 	MIX(&h, par->max_extra_hops);
 	return h;
@@ -262,7 +263,9 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	 * The pass's own guard factor on the whole step, and more slack:
 	 * nothing waits for the thread, and giving up loses all its work.
 	 */
-	j->give_up_s = CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
+	j->give_up_s = pl->conf.auto_give_up > 0
+			       ? pl->conf.auto_give_up
+			       : CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
 	if (copy_options(&j->o, o))
 		goto oom;
 	j->o.engine_conf = &j->ac;
@@ -447,6 +450,9 @@ void cr_bg_forget(struct cr_plugin *pl, const char *why)
 	pthread_mutex_lock(&bg->lock);
 	drop_locked(bg, "cr-auto", bg->installed ? why : NULL);
 	pthread_mutex_unlock(&bg->lock);
+	/* pl->incr_base is another engine's from now on, or none */
+	pl->auto_base[0] = '\0';
+	pl->auto_base_why[0] = '\0';
 }
 
 /* *r and by: a copy of the installed tables. */
@@ -499,7 +505,8 @@ static int same_fabric(struct cr_bg *bg, const struct cr_plugin_engine *pe,
 
 int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by)
+		struct cr_routing **r, struct cr_byproducts *by,
+		enum cr_bg_how *how)
 {
 	struct cr_bg *bg = bg_get(pl);
 	uint64_t fd = fabric_digest(f);
@@ -511,7 +518,11 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		return -1;
 	}
 	pthread_mutex_lock(&bg->lock);
+	*how = CR_BG_AGAIN;
 	if (bg->installed && fd == bg->fabric_digest && cd == bg->conf_digest) {
+		if (bg->kept)
+			cr_auto_drop_base(pl, "the installed tables are the"
+					      " improve step's");
 		rc = same_fabric(bg, pe, f, r, by);
 	} else {
 		drop_locked(bg, pe->name,
@@ -523,17 +534,29 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	pthread_mutex_unlock(&bg->lock);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (pl->conf.incremental && bg->fabric_digest &&
-	    fd != bg->fabric_digest)
-		cr_info("%s: the fabric changed: routed afresh by the fast"
-			" step, not repaired (croute_incremental repairs"
-			" cr-minhop, cr-updn and cr-ftree tables only, and a"
-			" cr-auto winner may be cr-lash or changed by the"
-			" pass)",
+	/*
+	 * A fabric or configuration of its own: the repair of the fast
+	 * step's tables (croute_incremental), else the fast step, at once.
+	 */
+	if (cd == bg->conf_digest && cr_auto_repair(pl, pe, f, o, *r, by)) {
+		*how = CR_BG_REPAIRED;
+	} else {
+		if (cr_auto_fast(f, o, *r, by) < 0)
+			return -1;
+		*how = CR_BG_FAST;
+		cr_auto_keep_base(pl, pe, f, o, *r, by);
+	}
+	bg->fabric_digest = fd;
+	bg->conf_digest = cd;
+	/* No copies for an improve step that would find the same tables. */
+	if (cr_auto_improve_idle(f, o, by)) {
+		cr_info("%s: background: no improve step for this fabric (its"
+			" budget, croute_auto_budget, holds the fast step's"
+			" winner alone and no improvement pass); no copies"
+			" kept",
 			pe->name);
-	/* A fabric or configuration of its own: the fast step, at once. */
-	if (cr_auto_fast(f, o, *r, by) < 0)
-		return -1;
+		return 0;
+	}
 	bg->installed = cr_routing_copy(*r);
 	if (!bg->installed || cr_byproducts_copy(&bg->installed_by, by)) {
 		cr_routing_free(bg->installed);
@@ -542,8 +565,6 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		       pe->name);
 		return 0;
 	}
-	bg->fabric_digest = fd;
-	bg->conf_digest = cd;
 	bg->prepared = job_new(pl, pe, f, o, *r, by);
 	return 0;
 }

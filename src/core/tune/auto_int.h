@@ -27,6 +27,11 @@ struct cand {
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48];
+	/*
+	 * the fast step's only candidate: checked, not scored (nothing to
+	 * compare it with; on the largest fabrics scoring takes longest)
+	 */
+	bool no_score;
 	/* results */
 	bool ran, routed, ok;
 	char why[160];
@@ -47,6 +52,7 @@ struct run {
 	 */
 	bool fast;
 	bool gave_up;
+	bool quiet; /* plans only: no log lines */
 	double t0, budget, budget_work;
 	struct cr_objective obj;
 	struct cr_hosts *hosts;
