@@ -981,6 +981,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	if (s->give_up > 0) {
 		s->stop.deadline = cr_now() + s->give_up;
 		s->opts.stop = &s->stop;
+		s->opt_params.stop = &s->stop;
 	}
 	r = cr_routing_new(f);
 	if (!r)

@@ -23,6 +23,11 @@
  * so the tables installed in the end are those `croute route -e auto`
  * computes; stale results are dropped by generation, under the lock.
  *
+ * croute_optimize after any other engine takes the same road: the
+ * engine's tables are installed at once, the pass runs on the thread, and
+ * its tables, when they gain more than croute_auto_improve_threshold
+ * (held-out), are installed at a requested sweep as above.
+ *
  * Cost in the sweep: the digests, and copies of the fabric and tables.
  */
 #ifdef HAVE_CONFIG_H
@@ -50,6 +55,9 @@
 #define BG_SLACK_S 30.0
 
 struct bg_job {
+	/* croute_optimize's pass after this engine; NULL: cr-auto's step */
+	const struct cr_engine *opt_e;
+	char hosts[1024];
 	uint64_t gen;
 	bool cancel; /* atomic */
 	struct cr_stop stop;
@@ -239,6 +247,14 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 
 	if (!j)
 		goto oom;
+	if (pe->e != &cr_auto_engine) {
+		j->opt_e = pe->e;
+		snprintf(j->objective, sizeof(j->objective), "%s",
+			 pl->conf.auto_objective);
+		snprintf(j->hosts, sizeof(j->hosts), "%s", pl->conf.auto_hosts);
+		budget = pl->opt_params.budget > 0 ? pl->opt_params.budget
+						   : CR_OPT_BUDGET_DEFAULT;
+	}
 	snprintf(j->name, sizeof(j->name), "%s", pe->name);
 	j->osm = pl->osm;
 	j->max_churn = pl->conf.auto_max_churn;
@@ -255,8 +271,9 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 			 ac->objective);
 		j->ac.objective = j->objective;
 	}
+	j->ac.threshold = pl->conf.auto_improve_threshold;
 	/* The pass's own budget (croute_optimize) comes on top. */
-	if (ac->improve && !ac->improve_rest)
+	if (!j->opt_e && ac->improve && !ac->improve_rest)
 		budget += j->par.budget > 0 ? j->par.budget
 					    : CR_OPT_BUDGET_DEFAULT;
 	/*
@@ -268,7 +285,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 			       : CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
 	if (copy_options(&j->o, o))
 		goto oom;
-	j->o.engine_conf = &j->ac;
+	j->o.engine_conf = j->opt_e ? NULL : &j->ac;
 	j->stop.cancel = &j->cancel;
 	j->o.stop = &j->stop;
 	j->f = cr_fabric_copy(f);
@@ -353,15 +370,54 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 	return true;
 }
 
+/*
+ * croute_optimize's pass on j->r, as cr_auto_improve() for cr-auto: 1
+ * when it kept moves and its gain (held-out when the objective holds
+ * some out) passes croute_auto_improve_threshold, 0 when not, -1 when it
+ * gave up or failed (logged).
+ */
+static int run_optimize(struct bg_job *j)
+{
+	struct cr_opt_params p = j->par;
+	struct cr_opt_stats st = {0};
+	struct cr_objective obj;
+	double thr = j->ac.threshold > 0 ? j->ac.threshold
+					 : CR_AUTO_THRESHOLD_DEFAULT;
+	double b, a;
+	int rc;
+
+	if (cr_objective_parse(j->objective[0] ? j->objective : NULL,
+			       "croute_auto_objective", &obj))
+		return -1;
+	obj.max_flows = CR_AUTO_MAX_FLOWS;
+	obj.hosts_file = j->hosts[0] ? j->hosts : NULL;
+	p.stop = &j->stop;
+	rc = cr_optimize(j->f, j->opt_e, &obj, &p, j->r, &j->by, &st);
+	cr_objective_release(&obj);
+	if (rc < 0)
+		return -1;
+	if (!st.moves || st.reverted)
+		return 0;
+	b = st.held_before > 0 ? st.held_before : st.before;
+	a = st.held_before > 0 ? st.held_after : st.after;
+	if (b > 0 && (a - b) / b > thr)
+		return 1;
+	cr_info("%s: background: the pass's gain %.4f -> %.4f is not above"
+		" croute_auto_improve_threshold (%.3f)",
+		j->name, b, a, thr);
+	return 0;
+}
+
 static void run_job(struct cr_bg *bg, struct bg_job *j)
 {
 	int rc;
 
 	j->stop.deadline = cr_now() + j->give_up_s;
-	cr_info("%s: background: the improve step starts (gives up after"
-		" %.1f s)",
-		j->name, j->give_up_s);
-	rc = cr_auto_improve(j->f, &j->o, j->r, &j->by);
+	cr_info("%s: background: the %s starts (gives up after %.1f s)",
+		j->name, j->opt_e ? "improvement pass" : "improve step",
+		j->give_up_s);
+	rc = j->opt_e ? run_optimize(j)
+		      : cr_auto_improve(j->f, &j->o, j->r, &j->by);
 	pthread_mutex_lock(&bg->lock);
 	bg->running = NULL;
 	/* As OpenSM's console does "resweep heavy". */
@@ -538,7 +594,17 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	 * A fabric or configuration of its own: the repair of the fast
 	 * step's tables (croute_incremental), else the fast step, at once.
 	 */
-	if (cd == bg->conf_digest && cr_auto_repair(pl, pe, f, o, *r, by)) {
+	if (pe->e != &cr_auto_engine) {
+		/* croute_optimize: the engine's tables now, the pass after */
+		if (cr_route_by(pe->e, f, o, *r, by) < 0) {
+			cr_err("%s cannot route this fabric (%u switches, %u"
+			       " nodes)",
+			       pe->name, f->num_switches, f->num_nodes);
+			return -1;
+		}
+		*how = CR_BG_AGAIN;
+	} else if (cd == bg->conf_digest &&
+		   cr_auto_repair(pl, pe, f, o, *r, by)) {
 		*how = CR_BG_REPAIRED;
 	} else {
 		if (cr_auto_fast(f, o, *r, by) < 0)
@@ -549,7 +615,7 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	bg->fabric_digest = fd;
 	bg->conf_digest = cd;
 	/* No copies for an improve step that would find the same tables. */
-	if (cr_auto_improve_idle(f, o, by)) {
+	if (pe->e == &cr_auto_engine && cr_auto_improve_idle(f, o, by)) {
 		cr_info("%s: background: no improve step for this fabric (its"
 			" budget, croute_auto_budget, holds the fast step's"
 			" winner alone and no improvement pass); no copies"

@@ -499,7 +499,9 @@ static int engine_build_lid_matrices(void *context)
 	if (pl->conf.optimize_budget > 0)
 		pl->opt_params.budget = pl->conf.optimize_budget;
 	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
-	background = pe->e == &cr_auto_engine && pl->conf.auto_background;
+	/* cr-auto's improve step, or croute_optimize's pass, on a thread */
+	background = pl->conf.auto_background &&
+		     (pe->e == &cr_auto_engine || pl->conf.optimize);
 	if (!background)
 		cr_bg_forget(pl, pe->e == &cr_auto_engine
 					 ? "croute_auto_background is FALSE"
@@ -550,7 +552,7 @@ static int engine_build_lid_matrices(void *context)
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
 	}
-	if (pl->conf.optimize && pe->e != &cr_auto_engine)
+	if (pl->conf.optimize && pe->e != &cr_auto_engine && !background)
 		optimize_routing(pl, pe, imp.f, r, &by);
 	if (!background)
 		keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);

@@ -13,7 +13,8 @@
 #   - opensm stops cleanly with an improve step running;
 #   - croute_auto_max_churn refuses an improvement that changes more;
 #   - with croute_incremental, a fault repairs the fast step's winner's
-#     tables at once, and the improve step follows.
+#     tables at once, and the improve step follows;
+#   - croute_optimize after cr-updn runs its pass on the thread too.
 # Nothing here waits on a clock but the generous CR_TIMEOUT, and no step
 # may give up: croute_auto_give_up puts its deadline an hour away, for
 # the plugin and the command alike, so every comparison is made.
@@ -148,10 +149,13 @@ cr_opensm_stop || cr_fail "opensm did not stop cleanly"
 cr_log "churn cap: improvement refused, nothing requested: OK"
 
 # --- (d) croute_incremental: the fast step's winner repaired --------------
-# Candidates croute_incremental repairs, and a threshold no gain reaches,
+# Candidates croute_incremental repairs on this tree (cr-updn's detours
+# off up*/down* it does not; min-hop's credit loops allowed here), and a
+# threshold no gain reaches,
 # so that the tables installed stay the fast step's.
 cr_conf "croute_auto_budget $budget" "$far" "croute_incremental TRUE" \
-	"croute_auto_candidates updn+ps,minhop+ps" \
+	"croute_auto_candidates minhop+ps,minhop" \
+	"croute_auto_allow_credit_loops TRUE" \
 	"croute_auto_improve_threshold 1"
 cr_opensm_start -R cr-auto
 cr_wait_log "$CR_LOG" "$END" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
@@ -173,4 +177,38 @@ cr_wait_log "$CR_LOG" "$END" 2 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 cr_ibsim_cmd "ReLink \"$1\"[$2]"
 cr_opensm_stop || cr_fail "opensm did not stop cleanly"
 cr_log "croute_incremental: repaired at once, improved after: OK"
+
+# --- (e) croute_optimize after cr-updn, in the background -----------------
+# The engine's tables go in at once, the pass runs after the install, and
+# what opensm holds in the end is offline cr-updn with the pass when the
+# pass's gain passes the threshold, cr-updn alone when not.
+cr_conf "$far" "croute_optimize TRUE" "croute_optimize_budget 1"
+cr_opensm_start -R cr-updn
+OPT_END="background: (improvement found|nothing better|nothing to install|the improvement is not installed|the pass's gain)"
+cr_wait_log "$CR_LOG" "$OPT_END" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "the background pass never ended"
+first_done=$(grep -n -m 1 -E "$CR_DONE" "$CR_LOG" | cut -d: -f1)
+first_pass=$(grep -n -m 1 "optimize: cr-updn" "$CR_LOG" | cut -d: -f1)
+[ -n "$first_done" ] && [ -n "$first_pass" ] &&
+	[ "$first_done" -lt "$first_pass" ] ||
+	cr_fail "the pass ran before the first install (in the sweep)"
+cr_expect_log "background: the improvement pass starts \(gives up after 3600" \
+	"no background pass"
+if [ "$(cr_count "background: improvement found")" -gt 0 ]; then
+	cr_wait_log "$CR_LOG" "background: the fabric is the one the" 1 \
+		"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "the pass's tables never installed"
+	set -- --optimize --optimize-budget 1
+else
+	set --
+fi
+cr_quiet
+"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine updn \
+	-F "$CR_DIR/offline.conf" "$@" -o "$CR_DIR/e.lfts" \
+	2>"$CR_DIR/e.err" || cr_fail "croute route -e updn ($*)"
+cr_lfts_norm "$CR_DIR/e.lfts" >"$CR_DIR/e.norm"
+installed e
+cr_same "$CR_DIR/e.norm" "$CR_DIR/e.plugin" 10 \
+	"the background pass's tables differ from croute route -e updn $*"
+cr_opensm_stop || cr_fail "opensm did not stop cleanly"
+cr_log "croute_optimize in the background = offline ($*): OK"
 exit 0
