@@ -478,9 +478,12 @@ static void drop_locked(struct cr_bg *bg, const char *name, const char *why)
 	if (bg->running) {
 		__atomic_store_n(&bg->running->cancel, true, __ATOMIC_RELEASE);
 		if (why)
-			cr_info("%s: background: the running improve step is"
-				" cancelled: %s",
-				name, why);
+			cr_info("%s: background: the running %s is cancelled:"
+				" %s",
+				bg->running->name,
+				bg->running->opt_e ? "improvement pass"
+						   : "improve step",
+				why);
 	}
 	job_free(bg->pending);
 	bg->pending = NULL;
