@@ -272,6 +272,24 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r, struct cr_byproducts *by);
 
+/*
+ * Whether the improve step on the tables the fast step left (by names
+ * its winner) would route those tables again: its plan holds no other
+ * candidate and no room for the pass. Then it need not run (it returns
+ * 0 at once): the plugin keeps no copies for it. Logs nothing.
+ */
+bool cr_auto_improve_idle(const struct cr_fabric *f, const struct cr_options *o,
+			  const struct cr_byproducts *by);
+
+/*
+ * Candidate name's engine (cr-auto's winner, by->auto_winner) into *e,
+ * and o with its toggles into *co (sharing o's lists): how it was
+ * routed, for croute_incremental to repair its tables. 0, or -1 when
+ * name is no candidate.
+ */
+int cr_auto_candidate(const char *name, const struct cr_options *o,
+		      const struct cr_engine **e, struct cr_options *co);
+
 /* cr_engine_find(), plus "auto" / "cr-auto". */
 const struct cr_engine *cr_engine_find_any(const char *name);
 

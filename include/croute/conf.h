@@ -73,6 +73,11 @@ struct cr_conf {
 	bool auto_background;
 	double auto_improve_threshold; /* relative, on held-out samples */
 	double auto_max_churn; /* fraction of all LFT entries, 1: no cap */
+	/*
+	 * wall-clock seconds after which the improve step gives up whole;
+	 * 0: CR_OPT_WALL_GUARD x its budget + 30 (background.c)
+	 */
+	double auto_give_up;
 	/* the improvement pass (include/croute/optimize.h) */
 	bool optimize;
 	double optimize_budget; /* 0: the default */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <croute/auto.h>
+#include <croute/clock.h>
 #include <croute/optimize.h>
 #include <croute/routing.h>
 
@@ -173,6 +174,9 @@ struct cli_setup {
 	char *conf_auto_hosts; /* from -F */
 	bool optimize; /* --optimize: the improvement pass after routing */
 	bool no_auto_optimize; /* --no-auto-optimize, croute_auto_optimize */
+	/* croute_auto_give_up: the improve step's deadline (0: none) */
+	double give_up;
+	struct cr_stop stop;
 	struct cr_opt_params opt_params;
 };
 

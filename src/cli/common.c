@@ -787,6 +787,7 @@ static int apply_config(struct cli_setup *s)
 		s->opt_params.budget = c.cr.optimize_budget;
 	if (!s->given[CLI_KEY_OPTIMIZE_EXTRA_HOPS - CLI_KEY_LONG])
 		s->opt_params.max_extra_hops = c.cr.optimize_max_extra_hops;
+	s->give_up = c.cr.auto_give_up;
 	free(c.routing_engine);
 	c.routing_engine = NULL;
 	return 0;
@@ -976,6 +977,12 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	s->auto_conf.improve_arg = &s->opt_params;
 	/* Without --optimize, the pass takes the rest of cr-auto's budget. */
 	s->auto_conf.improve_rest = !s->optimize && !s->no_auto_optimize;
+	/* As on the plugin's thread: a deadline replaces the pass's guard. */
+	if (s->give_up > 0) {
+		s->stop.deadline = cr_now() + s->give_up;
+		s->opts.stop = &s->stop;
+		s->opt_params.stop = &s->stop;
+	}
 	r = cr_routing_new(f);
 	if (!r)
 		return NULL;

@@ -23,6 +23,11 @@
  * so the tables installed in the end are those `croute route -e auto`
  * computes; stale results are dropped by generation, under the lock.
  *
+ * croute_optimize after any other engine takes the same road: the
+ * engine's tables are installed at once, the pass runs on the thread, and
+ * its tables, when they gain more than croute_auto_improve_threshold
+ * (held-out), are installed at a requested sweep as above.
+ *
  * Cost in the sweep: the digests, and copies of the fabric and tables.
  */
 #ifdef HAVE_CONFIG_H
@@ -50,6 +55,9 @@
 #define BG_SLACK_S 30.0
 
 struct bg_job {
+	/* croute_optimize's pass after this engine; NULL: cr-auto's step */
+	const struct cr_engine *opt_e;
+	char hosts[1024];
 	uint64_t gen;
 	bool cancel; /* atomic */
 	struct cr_stop stop;
@@ -174,6 +182,7 @@ static uint64_t conf_digest(const struct cr_plugin_engine *pe,
 	MIX(&h, ac->improve_rest);
 	MIX(&h, ac->threshold);
 	MIX(&h, c->auto_max_churn);
+	MIX(&h, c->auto_give_up);
 	MIX(&h, par->budget);
 	MIX(&h, par->max_extra_hops);
 	return h;
@@ -238,6 +247,14 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 
 	if (!j)
 		goto oom;
+	if (pe->e != &cr_auto_engine) {
+		j->opt_e = pe->e;
+		snprintf(j->objective, sizeof(j->objective), "%s",
+			 pl->conf.auto_objective);
+		snprintf(j->hosts, sizeof(j->hosts), "%s", pl->conf.auto_hosts);
+		budget = pl->opt_params.budget > 0 ? pl->opt_params.budget
+						   : CR_OPT_BUDGET_DEFAULT;
+	}
 	snprintf(j->name, sizeof(j->name), "%s", pe->name);
 	j->osm = pl->osm;
 	j->max_churn = pl->conf.auto_max_churn;
@@ -259,18 +276,21 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 		snprintf(j->hosts, sizeof(j->hosts), "%s", ac->hosts);
 		j->ac.hosts = j->hosts;
 	}
+	j->ac.threshold = pl->conf.auto_improve_threshold;
 	/* The pass's own budget (croute_optimize) comes on top. */
-	if (ac->improve && !ac->improve_rest)
+	if (!j->opt_e && ac->improve && !ac->improve_rest)
 		budget += j->par.budget > 0 ? j->par.budget
 					    : CR_OPT_BUDGET_DEFAULT;
 	/*
 	 * The pass's own guard factor on the whole step, and more slack:
 	 * nothing waits for the thread, and giving up loses all its work.
 	 */
-	j->give_up_s = CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
+	j->give_up_s = pl->conf.auto_give_up > 0
+			       ? pl->conf.auto_give_up
+			       : CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
 	if (copy_options(&j->o, o))
 		goto oom;
-	j->o.engine_conf = &j->ac;
+	j->o.engine_conf = j->opt_e ? NULL : &j->ac;
 	j->stop.cancel = &j->cancel;
 	j->o.stop = &j->stop;
 	j->f = cr_fabric_copy(f);
@@ -355,15 +375,54 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 	return true;
 }
 
+/*
+ * croute_optimize's pass on j->r, as cr_auto_improve() for cr-auto: 1
+ * when it kept moves and its gain (held-out when the objective holds
+ * some out) passes croute_auto_improve_threshold, 0 when not, -1 when it
+ * gave up or failed (logged).
+ */
+static int run_optimize(struct bg_job *j)
+{
+	struct cr_opt_params p = j->par;
+	struct cr_opt_stats st = {0};
+	struct cr_objective obj;
+	double thr = j->ac.threshold > 0 ? j->ac.threshold
+					 : CR_AUTO_THRESHOLD_DEFAULT;
+	double b, a;
+	int rc;
+
+	if (cr_objective_parse(j->objective[0] ? j->objective : NULL,
+			       "croute_auto_objective", &obj))
+		return -1;
+	obj.max_flows = CR_AUTO_MAX_FLOWS;
+	obj.hosts_file = j->hosts[0] ? j->hosts : NULL;
+	p.stop = &j->stop;
+	rc = cr_optimize(j->f, j->opt_e, &obj, &p, j->r, &j->by, &st);
+	cr_objective_release(&obj);
+	if (rc < 0)
+		return -1;
+	if (!st.moves || st.reverted)
+		return 0;
+	b = st.held_before > 0 ? st.held_before : st.before;
+	a = st.held_before > 0 ? st.held_after : st.after;
+	if (b > 0 && (a - b) / b > thr)
+		return 1;
+	cr_info("%s: background: the pass's gain %.4f -> %.4f is not above"
+		" croute_auto_improve_threshold (%.3f)",
+		j->name, b, a, thr);
+	return 0;
+}
+
 static void run_job(struct cr_bg *bg, struct bg_job *j)
 {
 	int rc;
 
 	j->stop.deadline = cr_now() + j->give_up_s;
-	cr_info("%s: background: the improve step starts (gives up after"
-		" %.1f s)",
-		j->name, j->give_up_s);
-	rc = cr_auto_improve(j->f, &j->o, j->r, &j->by);
+	cr_info("%s: background: the %s starts (gives up after %.1f s)",
+		j->name, j->opt_e ? "improvement pass" : "improve step",
+		j->give_up_s);
+	rc = j->opt_e ? run_optimize(j)
+		      : cr_auto_improve(j->f, &j->o, j->r, &j->by);
 	pthread_mutex_lock(&bg->lock);
 	bg->running = NULL;
 	/* As OpenSM's console does "resweep heavy". */
@@ -424,9 +483,12 @@ static void drop_locked(struct cr_bg *bg, const char *name, const char *why)
 	if (bg->running) {
 		__atomic_store_n(&bg->running->cancel, true, __ATOMIC_RELEASE);
 		if (why)
-			cr_info("%s: background: the running improve step is"
-				" cancelled: %s",
-				name, why);
+			cr_info("%s: background: the running %s is cancelled:"
+				" %s",
+				bg->running->name,
+				bg->running->opt_e ? "improvement pass"
+						   : "improve step",
+				why);
 	}
 	job_free(bg->pending);
 	bg->pending = NULL;
@@ -452,6 +514,9 @@ void cr_bg_forget(struct cr_plugin *pl, const char *why)
 	pthread_mutex_lock(&bg->lock);
 	drop_locked(bg, "cr-auto", bg->installed ? why : NULL);
 	pthread_mutex_unlock(&bg->lock);
+	/* pl->incr_base is another engine's from now on, or none */
+	pl->auto_base[0] = '\0';
+	pl->auto_base_why[0] = '\0';
 }
 
 /* *r and by: a copy of the installed tables. */
@@ -504,7 +569,8 @@ static int same_fabric(struct cr_bg *bg, const struct cr_plugin_engine *pe,
 
 int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by)
+		struct cr_routing **r, struct cr_byproducts *by,
+		enum cr_bg_how *how)
 {
 	struct cr_bg *bg = bg_get(pl);
 	uint64_t fd = fabric_digest(f);
@@ -516,7 +582,11 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		return -1;
 	}
 	pthread_mutex_lock(&bg->lock);
+	*how = CR_BG_AGAIN;
 	if (bg->installed && fd == bg->fabric_digest && cd == bg->conf_digest) {
+		if (bg->kept)
+			cr_auto_drop_base(pl, "the installed tables are the"
+					      " improve step's");
 		rc = same_fabric(bg, pe, f, r, by);
 	} else {
 		drop_locked(bg, pe->name,
@@ -528,17 +598,39 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	pthread_mutex_unlock(&bg->lock);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (pl->conf.incremental && bg->fabric_digest &&
-	    fd != bg->fabric_digest)
-		cr_info("%s: the fabric changed: routed afresh by the fast"
-			" step, not repaired (croute_incremental repairs"
-			" cr-minhop, cr-updn and cr-ftree tables only, and a"
-			" cr-auto winner may be cr-lash or changed by the"
-			" pass)",
+	/*
+	 * A fabric or configuration of its own: the repair of the fast
+	 * step's tables (croute_incremental), else the fast step, at once.
+	 */
+	if (pe->e != &cr_auto_engine) {
+		/* croute_optimize: the engine's tables now, the pass after */
+		if (cr_route_by(pe->e, f, o, *r, by) < 0) {
+			cr_err("%s cannot route this fabric (%u switches, %u"
+			       " nodes)",
+			       pe->name, f->num_switches, f->num_nodes);
+			return -1;
+		}
+		*how = CR_BG_AGAIN;
+	} else if (cd == bg->conf_digest &&
+		   cr_auto_repair(pl, pe, f, o, *r, by)) {
+		*how = CR_BG_REPAIRED;
+	} else {
+		if (cr_auto_fast(f, o, *r, by) < 0)
+			return -1;
+		*how = CR_BG_FAST;
+		cr_auto_keep_base(pl, pe, f, o, *r, by);
+	}
+	bg->fabric_digest = fd;
+	bg->conf_digest = cd;
+	/* No copies for an improve step that would find the same tables. */
+	if (pe->e == &cr_auto_engine && cr_auto_improve_idle(f, o, by)) {
+		cr_info("%s: background: no improve step for this fabric (its"
+			" budget, croute_auto_budget, holds the fast step's"
+			" winner alone and no improvement pass); no copies"
+			" kept",
 			pe->name);
-	/* A fabric or configuration of its own: the fast step, at once. */
-	if (cr_auto_fast(f, o, *r, by) < 0)
-		return -1;
+		return 0;
+	}
 	bg->installed = cr_routing_copy(*r);
 	if (!bg->installed || cr_byproducts_copy(&bg->installed_by, by)) {
 		cr_routing_free(bg->installed);
@@ -547,8 +639,6 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		       pe->name);
 		return 0;
 	}
-	bg->fabric_digest = fd;
-	bg->conf_digest = cd;
 	bg->prepared = job_new(pl, pe, f, o, *r, by);
 	return 0;
 }

@@ -21,9 +21,30 @@ struct cr_plugin_engine;
  * they were made for; else the fast step, with the improve step prepared
  * for cr_bg_installed(). 0, or -1 (logged).
  */
+enum cr_bg_how {
+	CR_BG_FAST, /* the fast step's tables */
+	CR_BG_REPAIRED, /* croute_incremental repaired them */
+	CR_BG_AGAIN, /* installed before, or the improvement kept */
+};
 int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by);
+		struct cr_routing **r, struct cr_byproducts *by,
+		enum cr_bg_how *how);
+/*
+ * plugin.c, croute_incremental for cr-auto: after a fast step, keeps its
+ * winner's tables for repairs when its engine allows them (cr-minhop,
+ * cr-updn, cr-ftree), else says why; cr_auto_repair() repairs them into
+ * r (fresh) for a changed fabric: true when it did; cr_auto_drop_base()
+ * forgets them (the installed tables are no longer theirs).
+ */
+void cr_auto_keep_base(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
+		       const struct cr_fabric *f, const struct cr_options *o,
+		       const struct cr_routing *r,
+		       const struct cr_byproducts *by);
+bool cr_auto_repair(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+		    const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r, struct cr_byproducts *by);
+void cr_auto_drop_base(struct cr_plugin *pl, const char *why);
 /* Once OpenSM took the tables: starts the improve step prepared, if any. */
 void cr_bg_installed(struct cr_plugin *pl);
 /*

@@ -246,6 +246,7 @@ static uint32_t lids_in_use(const struct cr_fabric *f)
  * failure, is logged and leaves r for a full run. True when r is routed.
  */
 static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+			      const struct cr_engine *e,
 			      const struct cr_fabric *f,
 			      const struct cr_options *o, struct cr_routing *r,
 			      struct cr_byproducts *by)
@@ -259,7 +260,7 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		return false;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = cr_route_incremental(pl->incr_base, pe->e, f, o, r, by, &st);
+	ret = cr_route_incremental(pl->incr_base, e, f, o, r, by, &st);
 	if (ret) {
 		cr_info("%s: full run (%s)", pe->name,
 			ret < 0 ? "the incremental run failed" : st.reason);
@@ -301,6 +302,85 @@ static void keep_full_run(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	if (pl->incr_base)
 		cr_info("%s: full run kept for incremental runs in %.1f ms",
 			pe->name, elapsed_ms(&t0));
+}
+
+void cr_auto_drop_base(struct cr_plugin *pl, const char *why)
+{
+	if (!pl->auto_base[0])
+		return;
+	cr_info("cr-auto: croute_incremental: %s, not the %s tables kept:"
+		" a fault is routed afresh by the fast step",
+		why, pl->auto_base);
+	snprintf(pl->auto_base_why, sizeof(pl->auto_base_why), "%s", why);
+	pl->auto_base[0] = '\0';
+	cr_incr_base_free(pl->incr_base);
+	pl->incr_base = NULL;
+}
+
+void cr_auto_keep_base(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
+		       const struct cr_fabric *f, const struct cr_options *o,
+		       const struct cr_routing *r,
+		       const struct cr_byproducts *by)
+{
+	const struct cr_engine *e;
+	struct cr_options co;
+	struct timespec t0;
+
+	cr_incr_base_free(pl->incr_base);
+	pl->incr_base = NULL;
+	pl->auto_base[0] = '\0';
+	if (!pl->conf.incremental || pl->conf.optimize ||
+	    cr_auto_candidate(by->auto_winner, o, &e, &co))
+		return;
+	/* cr-lash's and cr-dfp's layers: no repair keeps them acyclic */
+	if (e->layered) {
+		snprintf(
+			pl->auto_base_why, sizeof(pl->auto_base_why),
+			"the winner %s is cr-%s, whose tables croute_incremental"
+			" does not repair",
+			by->auto_winner, e->name);
+		cr_info("%s: %s: a fault is routed afresh by the fast step",
+			pe->name, pl->auto_base_why);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pl->incr_base = cr_incr_base_new(e, f, &co, r, by);
+	if (!pl->incr_base) {
+		snprintf(pl->auto_base_why, sizeof(pl->auto_base_why),
+			 "the winner %s's tables could not be kept",
+			 by->auto_winner);
+		return;
+	}
+	snprintf(pl->auto_base, sizeof(pl->auto_base), "%s", by->auto_winner);
+	cr_info("%s: the winner %s's tables kept for incremental runs in"
+		" %.1f ms",
+		pe->name, pl->auto_base, elapsed_ms(&t0));
+}
+
+bool cr_auto_repair(struct cr_plugin *pl, struct cr_plugin_engine *pe,
+		    const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r, struct cr_byproducts *by)
+{
+	const struct cr_engine *e;
+	struct cr_options co;
+
+	if (!pl->conf.incremental || pl->conf.optimize)
+		return false;
+	if (!pl->auto_base[0]) {
+		cr_info("%s: routed afresh by the fast step, not repaired (%s)",
+			pe->name,
+			pl->auto_base_why[0] ? pl->auto_base_why
+					     : "no earlier tables kept");
+		return false;
+	}
+	if (cr_auto_candidate(pl->auto_base, o, &e, &co) ||
+	    !route_incremental(pl, pe, e, f, &co, r, by))
+		return false;
+	cr_info("%s: the winner %s's tables repaired (croute_incremental);"
+		" the improve step follows in the background",
+		pe->name, pl->auto_base);
+	snprintf(by->auto_winner, sizeof(by->auto_winner), "%s", pl->auto_base);
+	return true;
 }
 
 static ib_api_status_t engine_mcast_stree(void *context, osm_mgrp_box_t *mbox)
@@ -419,7 +499,9 @@ static int engine_build_lid_matrices(void *context)
 	if (pl->conf.optimize_budget > 0)
 		pl->opt_params.budget = pl->conf.optimize_budget;
 	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
-	background = pe->e == &cr_auto_engine && pl->conf.auto_background;
+	/* cr-auto's improve step, or croute_optimize's pass, on a thread */
+	background = pl->conf.auto_background &&
+		     (pe->e == &cr_auto_engine || pl->conf.optimize);
 	if (!background)
 		cr_bg_forget(pl, pe->e == &cr_auto_engine
 					 ? "croute_auto_background is FALSE"
@@ -454,18 +536,26 @@ static int engine_build_lid_matrices(void *context)
 	if (!r)
 		goto fail;
 	if (try_incremental)
-		incremental = route_incremental(pl, pe, imp.f, &o, r, &by);
+		incremental =
+			route_incremental(pl, pe, pe->e, imp.f, &o, r, &by);
+	pl->export_no_base = false;
 	if (background) {
-		if (cr_bg_route(pl, pe, imp.f, &o, &r, &by) < 0)
+		enum cr_bg_how how;
+
+		if (cr_bg_route(pl, pe, imp.f, &o, &r, &by, &how) < 0)
 			goto fail;
+		incremental = how == CR_BG_REPAIRED;
+		/* other tables than the base's: its hop table is not theirs */
+		pl->export_no_base = how == CR_BG_AGAIN;
 	} else if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
 	}
-	if (pl->conf.optimize && pe->e != &cr_auto_engine)
+	if (pl->conf.optimize && pe->e != &cr_auto_engine && !background)
 		optimize_routing(pl, pe, imp.f, r, &by);
-	keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
+	if (!background)
+		keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	pl->incremental = incremental;
@@ -519,7 +609,8 @@ static int engine_build_fwd_tables(void *context)
 		goto fail;
 	}
 	/* Who reads hop rows: OpenSM's multicast trees, and its dumps. */
-	if (cr_export(osm, f, pl->routing, pl->run_sw, pl->incr_base,
+	if (cr_export(osm, f, pl->routing, pl->run_sw,
+		      pl->export_no_base ? NULL : pl->incr_base,
 		      pl->incremental,
 		      !pl->conf.mcast_trees ||
 			      osm_log_is_active(&osm->log, OSM_LOG_ROUTING),

@@ -112,6 +112,14 @@ struct cr_plugin {
 
 	/* croute_incremental: the latest full run, NULL when none kept. */
 	struct cr_incr_base *incr_base;
+	/*
+	 * cr-auto's: the winner whose fast-step tables incr_base keeps
+	 * ("": none, auto_base_why says why); the install hands the hop
+	 * table to incr_base only when the tables are those or a repair.
+	 */
+	char auto_base[48];
+	char auto_base_why[160];
+	bool export_no_base;
 
 	/*
 	 * mcast.c: the multicast trees' context over fabric (or over

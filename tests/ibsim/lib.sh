@@ -455,7 +455,7 @@ cr_reject_log() {
 # reports found are left in $CR_DIR/valgrind.ours.
 cr_valgrind_ours() {
 	grep -q "ERROR SUMMARY" "$1" || cr_fail "valgrind did not finish ($1)"
-	_ours=$(cd "$top_srcdir/src" && ls core/*.c plugin/*.c |
+	_ours=$(cd "$top_srcdir/src" && ls core/*.c core/*/*.c plugin/*.c 2>/dev/null |
 		sed 's|.*/||' | tr '\n' '|' | sed 's/\./\\./g; s/|$//')
 	awk -v ours="\\((${_ours}):[0-9]+\\)|libcroute" '
 		# valgrind separates its reports with an empty "==PID== " line.

@@ -4,7 +4,9 @@
  * tables cr_auto_engine gives in one call (the plugin's background and
  * the command agree), run after run; an improve step that is cancelled
  * or past its deadline gives up and leaves the tables as they were; and
- * an improvement is kept only when it beats the threshold.
+ * an improvement is kept only when it beats the threshold; a fast step
+ * with one candidate does not score it, and an improve step with nothing
+ * new to try does not run.
  */
 #include <string.h>
 
@@ -174,12 +176,90 @@ static void test_threshold(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * One candidate and no pass: the fast step checks it without scoring it,
+ * the improve step has nothing new to try (idle) and leaves the tables,
+ * and the engine in one call gives the same.
+ */
+static void test_idle(void **state)
+{
+	struct cr_fabric *f = torus();
+	struct cr_auto_conf ac;
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by = {0}, by2 = {0};
+	struct cr_routing *r = cr_routing_new(f), *fast,
+			  *one = cr_routing_new(f);
+
+	(void)state;
+	conf(&ac, &p);
+	ac.candidates = "updn";
+	ac.improve = NULL;
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	o.stop = &far_off;
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
+	assert_string_equal(by.auto_winner, "updn");
+	/* checked, not scored: its row has no figure, and wins */
+	assert_non_null(strstr(by.auto_table, "shift:avg@8 - "));
+	assert_non_null(strstr(by.auto_table, "WINNER"));
+	assert_true(cr_auto_improve_idle(f, &o, &by));
+	fast = cr_routing_copy(r);
+	assert_non_null(fast);
+	assert_int_equal(cr_auto_improve(f, &o, r, &by), 0);
+	same_lfts(f, r, fast);
+	assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, one, &by2), 0);
+	same_lfts(f, one, fast);
+	/* a second candidate, or the pass with room: not idle */
+	ac.candidates = "updn,minhop+ps";
+	assert_false(cr_auto_improve_idle(f, &o, &by));
+	ac.candidates = "updn";
+	ac.improve = cr_optimize_hook;
+	assert_false(cr_auto_improve_idle(f, &o, &by));
+	cr_routing_free(r);
+	cr_routing_free(one);
+	cr_routing_free(fast);
+	cr_byproducts_release(&by);
+	cr_byproducts_release(&by2);
+	cr_fabric_free(f);
+}
+
+/* No candidate qualifies: -1, and the caller's tables are back, empty. */
+static void test_fast_fails_clean(void **state)
+{
+	struct cr_fabric *f = torus();
+	struct cr_auto_conf ac;
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = cr_routing_new(f);
+
+	(void)state;
+	conf(&ac, &p);
+	ac.candidates = "lash"; /* refused: qos is off */
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), -1);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const uint8_t *row = r->lft[f->switches[s]];
+
+		assert_non_null(row);
+		for (uint32_t lid = 0; lid <= f->max_lid; lid++)
+			assert_int_equal(row[lid], CR_NO_PATH);
+	}
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steps_equal_one_call),
 		cmocka_unit_test(test_give_up),
 		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_fast_fails_clean),
 	};
 
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);

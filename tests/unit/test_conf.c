@@ -72,10 +72,15 @@ static void test_background_keys(void **state)
 	assert_true(c.auto_background);
 	assert_true(c.auto_improve_threshold == 0.01);
 	assert_true(c.auto_max_churn == 1);
+	assert_true(c.auto_give_up == 0);
 	assert_int_equal(parse(&c, "croute_auto_background FALSE\n"
 				   "croute_auto_improve_threshold 0.05\n"
-				   "croute_auto_max_churn 0.25\n"),
+				   "croute_auto_max_churn 0.25\n"
+				   "croute_auto_give_up 3600\n"),
 			 0);
+	assert_true(c.auto_give_up == 3600);
+	assert_int_equal(parse(&c, "croute_auto_give_up -1\n"), 1);
+	assert_non_null(strstr(last_error, "croute_auto_give_up"));
 	assert_false(c.auto_background);
 	assert_true(c.auto_improve_threshold == 0.05);
 	assert_true(c.auto_max_churn == 0.25);

@@ -160,6 +160,17 @@ static int set_auto_max_churn(struct cr_conf *c, const char *val)
 	return parse_fraction(val, &c->auto_max_churn);
 }
 
+static int set_auto_give_up(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double s = strtod(val, &end);
+
+	if (end == val || *end || !(s >= 0) || s > 1e7)
+		return -1;
+	c->auto_give_up = s;
+	return 0;
+}
+
 static int set_optimize(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->optimize);
@@ -307,6 +318,8 @@ static const struct conf_key conf_keys[] = {
 	 "a fraction above 0, at most 1"},
 	{"croute_auto_max_churn", set_auto_max_churn,
 	 "a fraction of all LFT entries above 0, at most 1"},
+	{"croute_auto_give_up", set_auto_give_up,
+	 "seconds, 0: 4 x the budget + 30"},
 	{"croute_optimize", set_optimize, "TRUE or FALSE"},
 	{"croute_optimize_budget", set_optimize_budget, "seconds above 0"},
 	{"croute_optimize_max_extra_hops", set_optimize_extra_hops, "0 to 16"},

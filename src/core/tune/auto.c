@@ -396,7 +396,8 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 		goto out;
 	}
 	t1 = cr_now();
-	if (cr_objective_score(f, r, obj, hosts, c->score) < 0) {
+	if (!c->no_score &&
+	    cr_objective_score(f, r, obj, hosts, c->score) < 0) {
 		snprintf(c->why, sizeof(c->why), "the estimate could not run");
 		goto out;
 	}
@@ -446,7 +447,7 @@ static void format_row(const struct cand *c, unsigned rank, unsigned idx,
 		char name[48];
 
 		term_name(&obj->terms[i], name, sizeof(name));
-		if (c->ok)
+		if (c->ok && !c->no_score)
 			k += (size_t)snprintf(buf + k, len - k, " %s %.4f",
 					      name, c->score[i]);
 		else
@@ -660,8 +661,33 @@ static int parse_run(struct run *a)
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		return -1;
 	}
-	log_hosts(a);
+	if (!a->quiet)
+		log_hosts(a);
 	return 0;
+}
+
+/*
+ * The fast step with one candidate that needs work in its plan: that one
+ * is checked but not scored, there is nothing to rank it against (on
+ * fat-tree 48 scoring takes four times its routing). Logged.
+ */
+static void sole_unscored(struct run *a)
+{
+	int only = -1;
+
+	for (int i = 0; i < a->n; i++) {
+		if (!a->planned[i] || !a->work[i])
+			continue;
+		if (only >= 0)
+			return;
+		only = i;
+	}
+	if (only < 0)
+		return;
+	a->v[only].no_score = true;
+	cr_info("cr-auto: fast step: %s is the only candidate that fits: it"
+		" is checked, not scored; the improve step scores it",
+		a->v[only].name);
 }
 
 /* Plans the run (plan_run) and logs the plan. */
@@ -677,6 +703,10 @@ static void plan(struct run *a)
 		budget_skips += !a->planned[i];
 		free_refusals += !a->work[i];
 	}
+	if (a->fast)
+		sole_unscored(a);
+	if (a->quiet)
+		return;
 	/* Refusals known before any work (lash without QoS) apart. */
 	cr_info("cr-auto: %splan: %u of %u candidates fit the budget of %.2f s"
 		" of work (estimated from %u switches, %u LIDs, %u hosts),"
@@ -823,6 +853,32 @@ static const struct cr_auto_conf *auto_conf_of(const struct cr_options *o)
 	return o->engine_conf ? o->engine_conf : &defaults;
 }
 
+/*
+ * The caller's tables are replaced by the winner's: their rows go before
+ * the candidates route (on fat-tree 48 a set of LFTs is 88 MB, and the
+ * candidates' reuse the memory). On failure they come back empty.
+ */
+static void shed_rows(struct cr_routing *r)
+{
+	for (uint32_t i = 0; i < r->num_nodes; i++) {
+		free(r->lft[i]);
+		r->lft[i] = NULL;
+	}
+}
+
+static int restore_rows(const struct cr_fabric *f, struct cr_routing *r)
+{
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t n = f->switches[i];
+
+		r->lft[n] = malloc((size_t)r->max_lid + 1);
+		if (!r->lft[n])
+			return -1;
+		memset(r->lft[n], CR_NO_PATH, (size_t)r->max_lid + 1);
+	}
+	return 0;
+}
+
 int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 		 struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -841,23 +897,32 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 	a.budget = a.budget_work / WORK_PER_S;
 	if (parse_run(&a) == 0) {
 		plan(&a);
+		shed_rows(r);
 		run_candidates(&a);
 		table = rank_report(&a);
 		for (int i = 0; i < a.n; i++)
 			left += !a.planned[i];
 		if (a.win < 0) {
 			free(table);
+			if (restore_rows(f, r))
+				cr_err("cr-auto: out of memory");
 			cr_err("cr-auto: no candidate qualifies (see the lines"
 			       " above); OpenSM's next engine applies");
 		} else {
-			cr_info("cr-auto: fast step chose %s (%.4f on %s) of"
+			char sc[640];
+
+			if (a.v[a.win].no_score)
+				snprintf(sc, sizeof(sc), "not scored");
+			else
+				snprintf(sc, sizeof(sc), "%.4f on %s",
+					 a.v[a.win].score[0],
+					 auto_objective(a.ac, a.rails));
+			cr_info("cr-auto: fast step chose %s (%s) of"
 				" %d candidates in %.3f s (sweep budget %.3f s"
 				" of work, fastest candidate's routing %.3f s);"
 				" %u candidate(s)%s left to the improve step",
-				a.v[a.win].name, a.v[a.win].score[0],
-				auto_objective(a.ac, a.rails), a.n,
-				cr_now() - a.t0, a.budget, fastest_routing(&a),
-				left,
+				a.v[a.win].name, sc, a.n, cr_now() - a.t0,
+				a.budget, fastest_routing(&a), left,
 				a.ac->improve ? " and the improvement pass"
 					      : "");
 			take_winner(&a, r, by, table);
@@ -866,6 +931,51 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
 	}
 	run_release(&a);
 	return ret;
+}
+
+/*
+ * Whether the improve step's plan can only give the installed tables
+ * again: its one candidate that needs work is the fast step's winner
+ * (same fabric and options: the same tables) and the pass is off or has
+ * no room. Then it does not run: on the largest fabrics that saves a
+ * second set of LFTs and the scoring.
+ */
+static bool nothing_new(const struct run *a, const struct cr_byproducts *by)
+{
+	int only = -1;
+	double rest;
+
+	for (int i = 0; i < a->n; i++) {
+		if (!a->planned[i] || !a->work[i])
+			continue;
+		if (only >= 0)
+			return false;
+		only = i;
+	}
+	if (only < 0 || strcmp(a->v[only].name, by->auto_winner))
+		return false;
+	rest = AUTO_PASS_SHARE * (a->budget_work - a->work[only]) / WORK_PER_S;
+	return !a->ac->improve ||
+	       (a->ac->improve_rest && rest < AUTO_PASS_MIN_S);
+}
+
+bool cr_auto_improve_idle(const struct cr_fabric *f, const struct cr_options *o,
+			  const struct cr_byproducts *by)
+{
+	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
+	bool idle = false;
+
+	a.ac = auto_conf_of(o);
+	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	a.budget_work = a.budget * WORK_PER_S;
+	/* the improve step logs its plan itself when it runs */
+	a.quiet = true;
+	if (parse_run(&a) == 0) {
+		plan(&a);
+		idle = nothing_new(&a, by);
+	}
+	run_release(&a);
+	return idle;
 }
 
 int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
@@ -882,18 +992,30 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	if (parse_run(&a))
 		goto out;
 	plan(&a);
+	if (nothing_new(&a, by)) {
+		cr_info("cr-auto: chose %s: the fast step's tables (the"
+			" improve step's budget of %.1f s of work holds that"
+			" candidate alone and no improvement pass: it would"
+			" route the same tables, so it does not run)",
+			by->auto_winner, a.budget);
+		ret = 0;
+		goto out;
+	}
 	run_candidates(&a);
 	if (!a.gave_up && a.win >= 0 && a.ac->improve)
 		auto_improve(&a);
 	if (a.gave_up || cr_stop_now(o->stop)) {
-		cr_info("cr-auto: improve step gave up after %.3f s (%s):"
-			" nothing to install",
+		cr_info("cr-auto: improve step gave up after %.3f s of wall"
+			" clock (%s): nothing to install",
 			cr_now() - a.t0,
 			o->stop && o->stop->cancel &&
 					__atomic_load_n(o->stop->cancel,
 							__ATOMIC_ACQUIRE)
 				? "cancelled"
-				: "past its wall-clock limit");
+			: o->stop && o->stop->deadline > 0
+				? "past its deadline, croute_auto_give_up or"
+				  " 4 x its budget + 30 s"
+				: "the pass past 4 x its budget + 2 s");
 		goto out;
 	}
 	table = rank_report(&a);
@@ -910,16 +1032,25 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		else
 			free(table);
 	}
-	if (ret >= 0)
+	if (ret >= 0) {
+		double took = cr_now() - a.t0;
+
+		/* Work, not seconds: say so when the clock ran longer. */
 		cr_info("cr-auto: chose %s (%.4f on %s): the %s step's tables"
-			" (improve step %.3f s against a budget of %.1f s of"
-			" work, improvement pass %.3f s%s)",
+			" (improve step %.3f s of wall clock for a budget of"
+			" %.1f s of work%s, improvement pass %.3f s%s)",
 			by->auto_winner, score, auto_objective(a.ac, a.rails),
-			ret == 1 ? "improve" : "fast", cr_now() - a.t0,
-			a.budget, a.improve_s,
+			ret == 1 ? "improve" : "fast", took, a.budget,
+			took > a.budget &&
+					(a.ac->improve_rest || !a.ac->improve)
+				? ", longer than the budget: the machine ran"
+				  " slower than the work model"
+				: "",
+			a.improve_s,
 			!a.ac->improve	     ? ", off"
 			: a.ac->improve_rest ? ""
 					     : ", its own budget");
+	}
 out:
 	run_release(&a);
 	return ret;
@@ -945,6 +1076,26 @@ const struct cr_engine cr_auto_engine = {
 void cr_auto_conf_use(struct cr_options *o, const struct cr_auto_conf *ac)
 {
 	o->engine_conf = ac;
+}
+
+int cr_auto_candidate(const char *name, const struct cr_options *o,
+		      const struct cr_engine **e, struct cr_options *co)
+{
+	char tok[sizeof(((struct cand *)0)->name)];
+	struct cand c;
+
+	if (!name || !*name || strlen(name) >= sizeof(tok))
+		return -1;
+	strcpy(tok, name);
+	if (parse_one(tok, &c, "cr-auto's winner"))
+		return -1;
+	*co = *o;
+	auto_cand_options(&c, co);
+	/* as auto_run_one(): the file's roots only for the one asking */
+	if (!strcmp(c.e->name, "updn") && !c.roots_file)
+		co->root_guids.count = 0;
+	*e = c.e;
+	return 0;
 }
 
 const struct cr_engine *cr_engine_find_any(const char *name)

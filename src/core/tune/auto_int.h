@@ -27,6 +27,11 @@ struct cand {
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48];
+	/*
+	 * the fast step's only candidate: checked, not scored (nothing to
+	 * compare it with; on the largest fabrics scoring takes longest)
+	 */
+	bool no_score;
 	/* results */
 	bool ran, routed, ok;
 	char why[160];
@@ -49,6 +54,7 @@ struct run {
 	bool gave_up;
 	/* no host file, and servers of several HCAs: the rail order */
 	bool rails;
+	bool quiet; /* plans only: no log lines */
 	double t0, budget, budget_work;
 	struct cr_objective obj;
 	struct cr_hosts *hosts;
