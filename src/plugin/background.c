@@ -67,7 +67,7 @@ struct bg_job {
 	struct cr_options o;
 	struct cr_auto_conf ac;
 	struct cr_opt_params par;
-	char candidates[512], objective[512], hosts[1024];
+	char candidates[512], objective[512];
 	struct cr_routing *r; /* the installed tables, then the result */
 	struct cr_byproducts by;
 	double max_churn;
@@ -272,7 +272,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 		j->ac.objective = j->objective;
 	}
 	/* the configuration is read again at the next sweep */
-	if (ac->hosts) {
+	if (!j->opt_e && ac->hosts) {
 		snprintf(j->hosts, sizeof(j->hosts), "%s", ac->hosts);
 		j->ac.hosts = j->hosts;
 	}
