@@ -403,9 +403,9 @@ static bool lacks(const struct hyperx *h, uint32_t s, uint32_t t,
 
 /*
  * Labels every switch toward destination switch index t and keeps the
- * candidates. Returns the connected switches with CAs left without a
- * path (the first in *one); those without CAs toward one without CAs
- * are counted apart, no CA traffic needing them.
+ * candidates. Returns the connected switches left without a path that
+ * CA traffic needs (the first in *one): a switch without CAs may lack
+ * one to another without CAs.
  */
 static uint32_t label_toward(struct hyperx *h, uint32_t t, const uint8_t *hop,
 			     uint32_t *one)
@@ -418,8 +418,6 @@ static uint32_t label_toward(struct hyperx *h, uint32_t t, const uint8_t *hop,
 		if (h->dist[s] <= 0) {
 			if (lacks(h, s, t, hop) && !left++)
 				*one = s;
-			else if (h->dist[s] < 0 && hop[s] != CR_HOPS_INF)
-				h->switch_pairs_left++;
 			continue;
 		}
 		for (uint32_t i = h->adj_start[s]; i < h->adj_start[s + 1];
@@ -552,16 +550,18 @@ static int hx_route_all(struct hyperx *h, const uint8_t *dist, bool *second,
 
 	*second = false;
 	for (uint32_t t = 0; t < h->ns; t++) {
-		uint32_t sw = f->switches[t], one = 0;
+		uint32_t sw = f->switches[t], one = 0, left;
 		const struct cr_node *n = &f->nodes[sw];
-
 		const uint8_t *hop = &dist[(size_t)t * h->ns];
-		uint32_t left;
 
 		memset(h->pref1, 0, h->ns);
 		while ((left = label_toward(h, t, hop, &one)) &&
 		       prefer_vl1_for(h, t, hop, h->need))
 			;
+		for (uint32_t s = 0; s < h->ns; s++)
+			h->switch_pairs_left += h->dist[s] < 0 &&
+						hop[s] != CR_HOPS_INF &&
+						!lacks(h, s, t, hop);
 		if (left) {
 			snprintf(why, len,
 				 "%s has no path to %s rising in "
