@@ -6,10 +6,11 @@
 #   dfly-cut  the same less 3 global cables (drop-global.awk)
 #   hyperx    hyperx 6 6 --hosts 6
 #   rail      rail-tree --servers 32 --rails 8 --unit 8 --spines 4
-# Rows: cr-auto (qos TRUE, -Q) and OpenSM's minhop, updn, ftree, and
-# dfsssp and nue with -Q. Each installed opensm-lfts.dump is scored with
-# `croute estimate` (shift on 16 sampled phases, bisect:10, rail-ring on
-# the rail tree; fractions of injection) on the fabric's own host order
+# Rows: cr-auto (qos TRUE, -Q), cr-hyperx (-Q) on the HyperX, and
+# OpenSM's minhop, updn, ftree, and dfsssp and nue with -Q. Each
+# installed opensm-lfts.dump is scored with `croute estimate` (shift on
+# 16 sampled phases, bisect:10, rail-ring on the rail tree; fractions of
+# injection) on the fabric's own host order
 # and the mean over 6 random orders (--orders 6, seed 1), and checked by
 # `croute check` (with the plugin's path-SL and SL2VL dumps for cr-auto's
 # layered winners: "OK" or u<unreachable>,c<VLs with credit loops>; the
@@ -98,8 +99,10 @@ for fab in "$@"; do
 		printf ' %7s %7s %6s' "$p" rand /bound
 	done
 	echo
-	for row in "cr-auto Q" "minhop -" "updn -" "ftree -" "dfsssp Q" \
-		"nue Q"; do
+	extra=
+	[ "$fab" = hyperx ] && extra=cr-hyperx
+	for row in "cr-auto Q" ${extra:+"$extra Q"} "minhop -" "updn -" \
+		"ftree -" "dfsssp Q" "nue Q"; do
 		set -- $row
 		if [ "$2" = Q ]; then
 			cr_conf "qos TRUE"
@@ -140,7 +143,12 @@ for fab in "$@"; do
 			continue
 		fi
 		printf '%-22s %8s ' "$label" "${t:--}"
-		score "$topo" "$CR_DUMP/opensm-lfts.dump" "$pats"
+		case $used in
+		cr-*) score "$topo" "$CR_DUMP/opensm-lfts.dump" "$pats" \
+			"$CR_DUMP/croute-lash-sl.dump" \
+			"$CR_DUMP/croute-lash-sl2vl.dump" ;;
+		*) score "$topo" "$CR_DUMP/opensm-lfts.dump" "$pats" ;;
+		esac
 	done
 	cr_ibsim_stop >>"$CR_DIR/run.log"
 done

@@ -234,6 +234,8 @@ int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,
 		  struct cr_routing *r, struct cr_byproducts *by);
 int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		 struct cr_routing *r, struct cr_byproducts *by);
+int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
+		    struct cr_routing *r, struct cr_byproducts *by);
 
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);

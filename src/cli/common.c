@@ -65,7 +65,7 @@ const char cli_live_lfts[] = "the switches";
 
 const struct cli_opt cli_engine_opts[] = {
 	{"engine", 'e', "NAME",
-	 "minhop, updn, ftree, lash, dfp or auto (cr- optional)"},
+	 "minhop, updn, ftree, lash, dfp, hyperx or auto"},
 	{"routing-engine", 'R', "LIST",
 	 "OpenSM's list (opensm -R): routes with its first cr- engine"},
 	{"balance", CLI_KEY_BALANCE, "MODE",

@@ -760,7 +760,7 @@ static void *plugin_create(osm_opensm_t *osm)
 {
 	struct cr_plugin *pl;
 	unsigned n = 0, registered = 0;
-	char names[CR_PLUGIN_NAME_LEN * 8] = "";
+	char names[CR_PLUGIN_NAME_LEN * 16] = "";
 
 	cr_log_set(log_sink, &osm->log, osm_log_level(osm));
 	pl = calloc(1, sizeof(*pl));

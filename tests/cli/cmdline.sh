@@ -7,7 +7,7 @@
 
 # An unknown engine lists the known ones.
 expect_exit 2 route --topo "$tmp/k.topo" -e dfsssp
-grep -q "unknown engine 'dfsssp' (known: minhop, updn, ftree, lash, dfp, auto)" \
+grep -q "'dfsssp' (known: minhop, updn, ftree, lash, dfp, hyperx, auto)" \
 	"$tmp/err" || fail "route -e dfsssp: $(cat "$tmp/err")"
 
 # hosts takes --dump-dir, as check and estimate do.

@@ -49,8 +49,8 @@ roots=$CR_DUMP/croute-updn-roots.dump
 # --- Registration and croute's own dump file.
 cr_conf
 cr_opensm_once -R cr-updn
-cr_expect_log "routing engines: cr-minhop cr-updn cr-ftree cr-lash cr-dfp cr-auto" \
-	"not all six engines registered"
+engines="cr-minhop cr-updn cr-ftree cr-lash cr-dfp cr-hyperx cr-auto"
+cr_expect_log "routing engines: $engines" "not all seven engines registered"
 cr_expect_log "cr-updn tables configured on all switches"
 [ -f "$roots" ] || cr_fail "no $roots after cr-updn"
 n=$(grep -c '^0x' "$roots")

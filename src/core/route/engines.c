@@ -38,8 +38,15 @@ static const struct cr_engine dfp = {
 	true,
 };
 
+static const struct cr_engine hyperx = {
+	"hyperx",
+	"HyperX: dimension-ordered, 1 VL; around missing cables 2",
+	cr_hyperx_route,
+	true,
+};
+
 const struct cr_engine *const cr_engines[] = {
-	&minhop, &updn, &ftree, &lash, &dfp, NULL,
+	&minhop, &updn, &ftree, &lash, &dfp, &hyperx, NULL,
 };
 
 const struct cr_engine *cr_engine_find(const char *name)
@@ -74,7 +81,7 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 	memset(s, 0, sizeof(*s));
 	s->e = part ? cr_engine_find(part) : NULL;
 	if (!s->e) {
-		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash, dfp)",
+		cr_err("%s: unknown engine '%s' (minhop, updn, ftree, lash, dfp, hyperx)",
 		       what, part ? part : "");
 		return -1;
 	}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# cr-hyperx through the command: on a generated 4 x 4 x 3 HyperX, intact
+# it routes on one VL, minimal between hosts, and checks clean; less
+# three switch-to-switch cables it uses two SLs (SL i on VL i), stays
+# complete and free of credit loops on its path SLs (croute check --sl
+# --sl2vl, the files route writes for ibdmchk); cr-auto with --qos
+# qualifies it (the unit test covers the fall-back to up*-down*).
+
+. "$(dirname "$0")/lib.sh"
+
+"$croute" gen hyperx 4 4 3 --hosts 2 --trunk 2 -o "$tmp/h.topo" ||
+	fail "croute gen hyperx"
+# Both port lines of each cable between the named switches (a>b).
+awk -v cuts="sw-0-0-0>sw-1-0-0 sw-1-1-1>sw-1-2-1 sw-2-3-2>sw-2-3-0" '
+BEGIN {
+	n = split(cuts, c, " ")
+	for (i = 1; i <= n; i++) {
+		split(c[i], ab, ">")
+		cut[ab[1] ">" ab[2]] = cut[ab[2] ">" ab[1]] = 1
+	}
+}
+/^Switch/ { split($0, q, "\""); me = q[4] }
+/^Ca/ { me = "" }
+/^\[/ && me != "" {
+	k = split($0, q, "\"")
+	if ((me ">" q[k - 1]) in cut)
+		next
+}
+{ print }' "$tmp/h.topo" >"$tmp/cut.topo"
+[ "$(grep -c '^\[' "$tmp/cut.topo")" -eq \
+	"$(($(grep -c '^\[' "$tmp/h.topo") - 12))" ] ||
+	fail "the awk script did not remove 3 double cables"
+
+for t in h cut; do
+	expect 0 "cr-hyperx: 48 switches in 3 dimension" "hyperx routes $t" \
+		"$croute" route -t "$tmp/$t.topo" -e hyperx \
+		-o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
+		--lash-sl2vl "$tmp/$t.sl2vl"
+	grep -q "up\*/down\*" "$tmp/out" && fail "hyperx fell back on $t"
+	expect 0 "result: +OK" "hyperx's $t routing checks clean" \
+		"$croute" check -t "$tmp/$t.topo" --lfts "$tmp/$t.lfts" \
+		--sl "$tmp/$t.sl" --sl2vl "$tmp/$t.sl2vl"
+	grep -Eq "credit loops: +0 " "$tmp/out" ||
+		fail "hyperx's $t routing has credit loops"
+done
+sls=$(awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/h.sl" | sort -u | tr '\n' ' ')
+[ "$sls" = "0 " ] || fail "hyperx's intact path SLs are '$sls', not 0"
+sls=$(awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/cut.sl" | sort -u | tr '\n' ' ')
+[ "$sls" = "0 1 " ] || fail "hyperx's cut path SLs are '$sls', not 0 1"
+expect 0 "non-minimal paths: +0$" "hyperx is minimal when intact" \
+	"$croute" check -t "$tmp/h.topo" --lfts "$tmp/h.lfts"
+
+# cr-auto tries it with QoS.
+expect 0 "cr-auto: +[0-9]+ +[0-9]+ +hyperx .*(qualifies|WINNER)" \
+	"cr-auto qualifies hyperx" "$croute" route -t "$tmp/h.topo" -e auto \
+	--qos --auto-candidates hyperx,updn -o "$tmp/a.lfts"
+exit $failed

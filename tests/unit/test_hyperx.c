@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of cr-hyperx on generated HyperX fabrics: every switch has
+ * an entry for every CA LID; on intact fabrics one VL and paths that are
+ * minimal and dimension-ordered (the generator's "sw-x-y-z" names give
+ * the coordinates), with the trunk cables of a hop sharing its LIDs;
+ * with three switch-to-switch cables removed at most two VLs, and no
+ * credit loop on any (cr_check with the path SLs); the same tables every
+ * run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/check.h>
+#include <croute/gen.h>
+#include <croute/hops.h>
+#include <croute/log.h>
+
+#include "testutil.h"
+
+static unsigned warnings;
+
+static void count_warnings(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	if (level <= CR_LOG_WARN) {
+		/* In the test's log: why cr-hyperx fell back. */
+		fprintf(stderr, "%s\n", msg);
+		warnings++;
+	}
+}
+
+static struct cr_fabric *hyperx(unsigned a, unsigned b, unsigned c,
+				unsigned trunk)
+{
+	struct cr_gen_params p = {.speed = CR_SPEED_QDR, .width = 4};
+	unsigned dims[3] = {a, b, c};
+	struct cr_fabric *f = cr_gen_hyperx(dims, c ? 3 : 2, 2, trunk, &p);
+
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+/* Switch node n's coordinates from its name "sw-x-y[-z]". */
+static void coords(const struct cr_fabric *f, uint32_t n, unsigned c[3])
+{
+	c[2] = 0;
+	assert_true(sscanf(f->nodes[n].desc, "sw-%u-%u-%u", &c[0], &c[1],
+			   &c[2]) >= 2);
+}
+
+/*
+ * The path from switch node n to lid changes one coordinate a hop, in
+ * rising dimensions, each to the destination's: minimal and ordered.
+ */
+static void check_ordered(const struct cr_fabric *f, const struct cr_routing *r,
+			  uint32_t n, uint16_t lid)
+{
+	uint32_t d = cr_lid_switch(f, lid, NULL);
+	unsigned want[3], at[3], next[3];
+	int last = -1;
+
+	coords(f, d, want);
+	while (n != d) {
+		uint8_t p = r->lft[n][lid];
+		uint32_t m = f->nodes[n].ports[p].remote;
+		int changed = -1;
+
+		assert_true(cr_is_switch(f, m));
+		coords(f, n, at);
+		coords(f, m, next);
+		for (int i = 0; i < 3; i++)
+			if (at[i] != next[i]) {
+				assert_int_equal(changed, -1);
+				changed = i;
+			}
+		assert_true(changed > last);
+		assert_int_equal(next[changed], want[changed]);
+		last = changed;
+		n = m;
+	}
+}
+
+/*
+ * Routes f with cr-hyperx, checks it complete and free of credit loops;
+ * returns the warnings logged (a fall-back says why). With intact, one
+ * VL and dimension-ordered paths.
+ */
+static unsigned route_and_check(const struct cr_fabric *f, unsigned max_vls,
+				bool intact)
+{
+	struct cr_options o;
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_check_report rep;
+	unsigned before = warnings;
+
+	cr_options_init(&o);
+	o.max_vls = (uint8_t)max_vls;
+	assert_non_null(r);
+	cr_log_set(count_warnings, NULL, CR_LOG_WARN);
+	assert_int_equal(cr_route(cr_engine_find("hyperx"), f, &o, r), 0);
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	assert_non_null(r->sl);
+	assert_true(r->num_layers >= 1 && r->num_layers <= 2);
+	assert_true(r->num_layers <= max_vls);
+	if (intact)
+		assert_int_equal(r->num_layers, 1);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t n = f->lid_node[lid];
+
+			if (n == CR_NO_NODE || cr_is_switch(f, n))
+				continue;
+			assert_true(cr_routing_hops(f, r, f->switches[s], lid) >
+				    0);
+			if (intact)
+				check_ordered(f, r, f->switches[s], lid);
+		}
+	cr_routing_free(r);
+	return warnings - before;
+}
+
+static void test_intact(void **state)
+{
+	static const unsigned shapes[][4] = {
+		{4, 4, 0, 1},
+		{4, 3, 0, 2},
+		{3, 3, 3, 1},
+		{4, 2, 3, 2},
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct cr_fabric *f = hyperx(shapes[i][0], shapes[i][1],
+					     shapes[i][2], shapes[i][3]);
+
+		assert_int_equal(route_and_check(f, 8, true), 0);
+		assert_int_equal(route_and_check(f, 1, true), 0);
+		cr_fabric_free(f);
+	}
+}
+
+/*
+ * The trunk cables of a hop share its CA LIDs: on each switch, the
+ * cables to one neighbour carry counts at most one apart.
+ */
+static void test_trunks(void **state)
+{
+	struct cr_fabric *f = hyperx(4, 4, 0, 3);
+	struct cr_routing *r = tu_route(f, "hyperx", NULL);
+	unsigned used[64];
+
+	(void)state;
+	assert_non_null(r);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = f->switches[s];
+		const struct cr_node *x = &f->nodes[n];
+
+		assert_true(x->num_ports < 64);
+		memset(used, 0, sizeof(used));
+		for (uint16_t lid = 1; lid <= f->max_lid; lid++)
+			if (f->lid_node[lid] != CR_NO_NODE &&
+			    !cr_is_switch(f, f->lid_node[lid]))
+				used[r->lft[n][lid]]++;
+		for (unsigned p = 1; p <= x->num_ports; p++)
+			for (unsigned q = 1; q <= x->num_ports; q++) {
+				if (!cr_is_switch(f, x->ports[p].remote) ||
+				    x->ports[p].remote != x->ports[q].remote)
+					continue;
+				assert_true(used[p] <= used[q] + 1);
+			}
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+static uint32_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (uint32_t)(*s >> 16);
+}
+
+static bool connected(const struct cr_fabric *f)
+{
+	uint8_t *dist = cr_switch_distances(f);
+	bool ok = true;
+
+	assert_non_null(dist);
+	for (size_t i = 0; i < (size_t)f->num_switches * f->num_switches; i++)
+		ok &= dist[i] != CR_HOPS_INF;
+	free(dist);
+	return ok;
+}
+
+/* A copy of f less count switch-to-switch cables drawn with seed. */
+static struct cr_fabric *cut(const struct cr_fabric *f, unsigned count,
+			     uint64_t seed)
+{
+	struct cr_fabric *g = cr_fabric_copy(f);
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+
+	assert_non_null(g);
+	for (unsigned k = 0; k < count;) {
+		uint32_t n = g->switches[rnd(&s) % g->num_switches];
+		unsigned p = 1 + rnd(&s) % g->nodes[n].num_ports;
+		uint32_t m = g->nodes[n].ports[p].remote;
+		struct cr_fabric *h;
+
+		if (m == CR_NO_NODE || !cr_is_switch(g, m))
+			continue;
+		h = tu_cut_link(g, n, p);
+		cr_fabric_free(g);
+		g = h;
+		k++;
+	}
+	if (!connected(g)) {
+		cr_fabric_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Three cables removed: two VLs at most, no fall-back, no credit loop. */
+static void test_cuts(void **state)
+{
+	static const unsigned shapes[][4] = {
+		{4, 4, 0, 1},
+		{3, 3, 3, 1},
+		{5, 4, 0, 2},
+		{2, 2, 2, 1},
+	};
+	unsigned tried = 0, fell = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct cr_fabric *f = hyperx(shapes[i][0], shapes[i][1],
+					     shapes[i][2], shapes[i][3]);
+
+		for (uint64_t seed = 1; seed <= 10; seed++) {
+			struct cr_fabric *g = cut(f, 3, seed + 100 * i);
+
+			if (!g)
+				continue;
+			tried++;
+			fell += route_and_check(g, 8, false) != 0;
+			cr_fabric_free(g);
+		}
+		cr_fabric_free(f);
+	}
+	fprintf(stderr, "fell %u of %u\n", fell, tried);
+	assert_true(tried >= 30);
+	assert_int_equal(fell, 0);
+}
+
+/*
+ * One VL where cuts need two, or no HyperX (a ring of seventy
+ * dimensions): up*-down*, said so.
+ */
+static void test_fall_back(void **state)
+{
+	struct cr_fabric *f = hyperx(3, 3, 3, 1);
+	struct cr_fabric *t = tu_ring(70);
+	unsigned fell = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct cr_fabric *g = cut(f, 3, seed);
+
+		if (g)
+			fell += route_and_check(g, 1, false);
+		cr_fabric_free(g);
+	}
+	assert_true(fell >= 1);
+	assert_int_equal(route_and_check(t, 8, false), 1);
+	cr_fabric_free(f);
+	cr_fabric_free(t);
+}
+
+/* The same tables and SLs on every run. */
+static void test_deterministic(void **state)
+{
+	struct cr_fabric *f = hyperx(3, 3, 3, 2);
+	struct cr_fabric *g = cut(f, 3, 7);
+	struct cr_fabric *fs[2] = {f, g};
+
+	(void)state;
+	assert_non_null(g);
+	for (unsigned k = 0; k < 2; k++) {
+		struct cr_routing *a = tu_route(fs[k], "hyperx", NULL);
+		struct cr_routing *b = tu_route(fs[k], "hyperx", NULL);
+
+		for (uint32_t s = 0; s < fs[k]->num_switches; s++) {
+			uint32_t n = fs[k]->switches[s];
+
+			assert_memory_equal(a->lft[n], b->lft[n],
+					    fs[k]->max_lid + 1u);
+			assert_memory_equal(a->sl[n], b->sl[n],
+					    fs[k]->max_lid + 1u);
+		}
+		cr_routing_free(a);
+		cr_routing_free(b);
+	}
+	cr_fabric_free(f);
+	cr_fabric_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intact),
+		cmocka_unit_test(test_trunks),
+		cmocka_unit_test(test_cuts),
+		cmocka_unit_test(test_fall_back),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
