@@ -191,7 +191,7 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 	else if (!strcmp(c->e->name, "updn"))
 		route = WORK_UPDN * sl;
 	/* layered, but shortest paths per destination as minhop's */
-	else if (!strcmp(c->e->name, "dfp"))
+	else if (!strcmp(c->e->name, "dfp") || !strcmp(c->e->name, "hyperx"))
 		route = WORK_MINHOP * sl;
 	else if (c->e->layered)
 		route = WORK_LASH_PER_SW * sl * f->num_switches;
@@ -722,11 +722,42 @@ static void plan(struct run *a)
  * by the fast step's wall-clock guard, or the improve step giving up.
  * Says why in its row.
  */
+/* Whether a planned candidate that needs work comes after i. */
+static bool planned_after(const struct run *a, int i)
+{
+	for (int j = i + 1; j < a->n; j++)
+		if (a->planned[j] && a->work[j] > 0)
+			return true;
+	return false;
+}
+
+/*
+ * Candidate i runs beyond the plan when every planned one was refused
+ * (cr-ftree, first and cheap, refuses every fabric that is no fat tree):
+ * the next in list order until one qualifies. Refusals depend on the
+ * fabric alone, so this does not depend on timing either. In the fast
+ * step it is then the only one: checked, not scored (sole_unscored()).
+ */
+static bool rescued(struct run *a, int i)
+{
+	struct cand *c = &a->v[i];
+
+	if (a->win >= 0 || !a->work[i] || planned_after(a, i))
+		return false;
+	cr_info("cr-auto: %sno planned candidate qualified: %s runs beyond"
+		" the plan",
+		a->fast ? "fast step: " : "", c->name);
+	c->no_score = a->fast;
+	return true;
+}
+
 static bool skipped(struct run *a, int i)
 {
 	struct cand *c = &a->v[i];
 	double spent = cr_now() - a->t0, slow = 1, work = a->work[i];
 
+	if (!a->planned[i] && rescued(a, i))
+		return false;
 	if (!a->planned[i]) {
 		snprintf(c->why, sizeof(c->why),
 			 a->fast ? "left to the improve step (about %.2f s"
