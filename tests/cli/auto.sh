@@ -41,4 +41,14 @@ def=$("$croute" estimate -t "$tmp/k.topo" -e auto --pattern shift -q |
 	fail "hosts --order auto exports an order scoring $got, default $def"
 grep -q "over the default order .*: exporting the" "$tmp/err" ||
 	fail "hosts --order auto does not say which order it exported"
+
+# A plan whose candidates are all refused (cr-ftree on a torus, the only
+# one a tiny budget plans) runs the next in list order until one
+# qualifies, instead of failing with no candidate.
+"$croute" gen torus 3 3 3 --hosts 1 -o "$tmp/t3.topo" || fail "gen torus"
+"$croute" route -t "$tmp/t3.topo" -e auto --auto-candidates ftree,updn \
+	--auto-budget 0.000001 -o "$tmp/t3.lft" -v 2>"$tmp/err" ||
+	fail "cr-auto failed when its plan's only candidate was refused"
+grep -q "no planned candidate qualified: updn runs beyond the plan" \
+	"$tmp/err" || fail "no candidate ran beyond a refused plan"
 exit $failed
