@@ -239,7 +239,7 @@ static double work_total(const struct work *w, uint32_t nhosts, uint32_t phases)
 static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 			 const struct cr_objective *obj, uint32_t nhosts,
 			 bool qos, double budget_work, bool *planned,
-			 double *work)
+			 double *work, unsigned held, double *held_work)
 {
 	uint64_t nn = nhosts;
 	uint32_t all = nhosts > 1 ? nhosts - 1 : 1;
@@ -255,6 +255,17 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 		hi = (uint32_t)(CR_AUTO_MAX_FLOWS / nn) > lo
 			     ? (uint32_t)(CR_AUTO_MAX_FLOWS / nn)
 			     : lo;
+	/*
+	 * The held-out scorings (auto_rank.c) first: a scoring's flows,
+	 * without routing or check; the choice needs them more than it
+	 * needs the last candidates of the list.
+	 */
+	if (w && held) {
+		w[n] = work_of(f, &v[0], obj, nhosts, true);
+		w[n].fixed = 0;
+		used = held * work_total(&w[n], nhosts, lo);
+		per_phase = held * WORK_FLOW * w[n].shift_terms * nhosts;
+	}
 	for (int i = 0; i < n; i++) {
 		if (w)
 			w[i] = work_of(f, &v[i], obj, nhosts, qos);
@@ -278,6 +289,7 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 	}
 	for (int i = 0; w && i < n; i++)
 		work[i] = work_total(&w[i], nhosts, phases);
+	*held_work = w && held ? held * work_total(&w[n], nhosts, phases) : 0;
 	free(w);
 	return phases;
 }
@@ -433,10 +445,41 @@ static void term_name(const struct cr_objective_term *t, char *buf, size_t len)
 		snprintf(buf + k, len - k, "%s", orders);
 }
 
+/*
+ * The figures beyond the objective's: the scores before the pass, the
+ * held-out ones (after: the winner's as installed, when the pass changed
+ * it).
+ */
+static size_t format_extra(const struct cand *c, const struct cr_objective *obj,
+			   const double *after, char *buf, size_t len)
+{
+	char t[160], u[160];
+	size_t k = 0;
+
+	if (c->ok && c->pre) {
+		auto_scores_text(obj, c->pre, t, sizeof(t));
+		k += (size_t)snprintf(buf, len, " (before the pass %s)", t);
+	}
+	if (k < len && c->ok && c->held) {
+		auto_scores_text(obj, c->held, t, sizeof(t));
+		if (after && c->pre) {
+			auto_scores_text(obj, after, u, sizeof(u));
+			k += (size_t)snprintf(buf + k, len - k,
+					      " | held-out %s, after the pass"
+					      " %s",
+					      t, u);
+		} else {
+			k += (size_t)snprintf(buf + k, len - k,
+					      " | held-out %s", t);
+		}
+	}
+	return k;
+}
+
 /* One row of the table and of the log, without a newline. */
 static void format_row(const struct cand *c, unsigned rank, unsigned idx,
-		       const struct cr_objective *obj, bool winner, char *buf,
-		       size_t len)
+		       const struct cr_objective *obj, bool winner,
+		       const double *after, char *buf, size_t len)
 {
 	size_t k;
 
@@ -452,6 +495,9 @@ static void format_row(const struct cand *c, unsigned rank, unsigned idx,
 		else
 			k += (size_t)snprintf(buf + k, len - k, " %s -", name);
 	}
+	if (k < len)
+		k += format_extra(c, obj, winner ? after : NULL, buf + k,
+				  len - k);
 	if (k >= len)
 		return;
 	if (!c->ran)
@@ -478,6 +524,11 @@ static int cmp_rank(const struct cand *a, const struct cand *b,
 		return a->ok ? 1 : -1;
 	if (!a->ok)
 		return 0;
+	/* The finalists first, in their held-out order. */
+	if (a->fin && b->fin)
+		return a->fin < b->fin ? 1 : a->fin > b->fin ? -1 : 0;
+	if (a->fin || b->fin)
+		return a->fin ? 1 : -1;
 	return cr_objective_cmp_tol(obj, a->score, b->score);
 }
 
@@ -503,29 +554,44 @@ static void rank_candidates(const struct cand *v, unsigned n,
 	}
 }
 
+/* The scores c was chosen on: held-out, else training before the pass. */
+static const double *chosen_on(const struct cand *c)
+{
+	if (c->held)
+		return c->held;
+	return c->pre ? c->pre : c->score;
+}
+
 /*
  * A line after the winner's row when the next one ties with it on every
- * term (with the tolerances): then list order chose. 0: no tie.
+ * term (with the tolerances) on the samples the choice was made on: then
+ * the training order, or the list order, chose. 0: no tie.
  */
 static int tie_note(const struct cand *v, const unsigned *order,
 		    const struct cr_objective *obj, char *buf, size_t len)
 {
 	const struct cand *w = &v[order[0]], *b = &v[order[1]];
+	bool held = w->held && b->held;
 
-	if (!b->ok || cmp_rank(w, b, obj))
+	if (!b->ok || (!held && (w->held || b->held)) ||
+	    cr_objective_cmp_tol(obj, chosen_on(w), chosen_on(b)))
 		return 0;
-	snprintf(buf, len, "# %s ties with %s on every term%s", w->name,
-		 b->name,
-		 order[0] < order[1] ? ": chosen as first in list order" : "");
+	snprintf(buf, len, "# %s ties with %s on every term%s%s%s", w->name,
+		 b->name, held ? " on held-out samples" : "",
+		 w->pre ? ", before the pass" : "",
+		 held ? ": chosen as first on the training samples"
+		 : order[0] < order[1] ? ": chosen as first in list order"
+				       : "");
 	return 1;
 }
 
 /* The ranked table, logged a line a candidate and kept in r. */
 static char *report(const struct cand *v, unsigned n,
 		    const struct cr_objective *obj, const unsigned *order,
-		    bool have_winner, double secs, double budget)
+		    bool have_winner, const double *after, double secs,
+		    double budget)
 {
-	char *text = NULL, row[512];
+	char *text = NULL, row[1024];
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
@@ -533,14 +599,15 @@ static char *report(const struct cand *v, unsigned n,
 		fprintf(m,
 			"# cr-auto: %u candidates in %.3f s (budget %.1f s);"
 			" best first\n# rank, candidate number, candidate,"
-			" objective scores (fractions of injection) | credit"
-			" loops, times | verdict\n",
+			" objective scores (fractions of injection) on the"
+			" training samples [| held-out scores, which rank the"
+			" best few] | credit loops, times | verdict\n",
 			n, secs, budget);
 	for (unsigned i = 0; i < n; i++) {
 		const struct cand *c = &v[order[i]];
 
-		format_row(c, i + 1, order[i], obj, have_winner && !i, row,
-			   sizeof(row));
+		format_row(c, i + 1, order[i], obj, have_winner && !i, after,
+			   row, sizeof(row));
 		cr_info("cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
@@ -629,8 +696,14 @@ static int parse_run(struct run *a)
 	a->order = calloc(a->n, sizeof(*a->order));
 	a->work = calloc(a->n, sizeof(*a->work));
 	a->planned = calloc(a->n, sizeof(*a->planned));
+	a->held_scores = calloc((size_t)AUTO_FINALISTS * a->obj.num_terms,
+				sizeof(*a->held_scores));
+	a->pre_scores =
+		calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->pre_scores));
+	a->win_held = calloc(a->obj.num_terms, sizeof(*a->win_held));
 	a->hosts = cr_objective_hosts(a->f, &a->obj);
-	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts) {
+	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts ||
+	    !a->held_scores || !a->pre_scores || !a->win_held) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		return -1;
 	}
@@ -641,11 +714,21 @@ static int parse_run(struct run *a)
 /* Plans the run (plan_run) and logs the plan. */
 static void plan(struct run *a)
 {
-	unsigned budget_skips = 0, free_refusals = 0;
+	unsigned budget_skips = 0, free_refusals = 0, held = 0;
 	uint32_t phases;
 
+	/*
+	 * The improve step chooses on held-out samples among the best few
+	 * on training ones, and scores the winner again after the pass.
+	 */
+	a->nfin = 1;
+	if (!a->fast && cr_objective_holds_out(&a->obj, a->hosts)) {
+		a->nfin = AUTO_FINALISTS < a->n ? AUTO_FINALISTS : a->n;
+		held = a->nfin + (a->ac->improve ? 1 : 0);
+	}
 	phases = plan_run(a->f, a->v, a->n, &a->obj, a->hosts->count,
-			  a->ac->qos, a->budget_work, a->planned, a->work);
+			  a->ac->qos, a->budget_work, a->planned, a->work, held,
+			  &a->held_work);
 	a->obj.shift_phases = phases;
 	for (int i = 0; i < a->n; i++) {
 		budget_skips += !a->planned[i];
@@ -659,6 +742,10 @@ static void plan(struct run *a)
 		a->n - free_refusals - budget_skips, a->n - free_refusals,
 		a->budget, a->f->num_switches, (unsigned)a->f->max_lid,
 		a->hosts->count, phases, free_refusals);
+	if (held)
+		cr_info("cr-auto: the best %u on training samples are ranked"
+			" on held-out samples (%u scorings, %.2f s of work)",
+			a->nfin, held, a->held_work / WORK_PER_S);
 }
 
 /*
@@ -723,18 +810,12 @@ static void run_candidates(struct run *a)
 		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
 			     &a->cand_by);
 		a->work_done += a->work[i];
-		if (!cr)
-			continue;
-		if (a->win < 0 ||
-		    cr_objective_cmp_tol(&a->obj, c->score,
-					 a->v[a->win].score) > 0) {
-			cr_routing_free(a->best);
-			a->best = cr;
-			cr_byproducts_move(&a->best_by, &a->cand_by);
-			a->win = i;
-		} else {
-			cr_routing_free(cr);
-		}
+		if (cr)
+			auto_keep(a, i, cr, &a->cand_by);
+	}
+	if (!a->gave_up) {
+		auto_choose_heldout(a);
+		a->work_done += a->held_work;
 	}
 	if (a->wall_cuts)
 		cr_warn("cr-auto: the wall clock cut %u planned"
@@ -748,6 +829,7 @@ static char *rank_report(struct run *a)
 {
 	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
 	return report(a->v, a->n, &a->obj, a->order, a->win >= 0,
+		      a->passed ? a->win_held : NULL,
 		      cr_now() - a->t0 - a->improve_s, a->budget);
 }
 
@@ -766,6 +848,39 @@ static void take_winner(struct run *a, struct cr_routing *r,
 		 a->v[a->win].name);
 }
 
+/*
+ * The pass on the winner, its scores before it kept (c->pre) for the
+ * table, and the winner's held-out figures as installed.
+ */
+static void pass_on_winner(struct run *a)
+{
+	size_t terms = a->obj.num_terms;
+	const struct cand *w;
+
+	memcpy(a->pre_scores, a->scores, (size_t)a->n * terms * sizeof(double));
+	auto_improve(a);
+	if (a->gave_up)
+		return;
+	for (int i = 0; i < a->n; i++) {
+		struct cand *c = &a->v[i];
+
+		if (c->ok && memcmp(c->score, a->pre_scores + i * terms,
+				    terms * sizeof(double)))
+			c->pre = a->pre_scores + i * terms;
+	}
+	w = &a->v[a->win];
+	a->passed = true;
+	if (a->nfin <= 1)
+		return;
+	if (w->held && !w->pre) {
+		memcpy(a->win_held, w->held, terms * sizeof(double));
+		return;
+	}
+	if (cr_objective_score_set(a->f, a->best, &a->obj, a->hosts,
+				   CR_SCORE_HELDOUT, a->win_held))
+		memcpy(a->win_held, w->held, terms * sizeof(double));
+}
+
 static double fastest_routing(const struct run *a)
 {
 	double fastest = 0;
@@ -778,9 +893,13 @@ static double fastest_routing(const struct run *a)
 
 static void run_release(struct run *a)
 {
+	auto_fin_release(a);
 	cr_routing_free(a->best);
 	cr_byproducts_release(&a->best_by);
 	cr_byproducts_release(&a->cand_by);
+	free(a->held_scores);
+	free(a->pre_scores);
+	free(a->win_held);
 	cr_hosts_free(a->hosts);
 	cr_objective_release(&a->obj);
 	free(a->scores);
@@ -846,7 +965,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 {
 	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
 	double score = 0;
-	char *table;
+	char *table, held[48] = "";
 	int ret = -1;
 
 	a.ac = auto_conf_of(o);
@@ -857,7 +976,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	plan(&a);
 	run_candidates(&a);
 	if (!a.gave_up && a.win >= 0 && a.ac->improve)
-		auto_improve(&a);
+		pass_on_winner(&a);
 	if (a.gave_up || cr_stop_now(o->stop)) {
 		cr_info("cr-auto: improve step gave up after %.3f s (%s):"
 			" nothing to install",
@@ -883,11 +1002,14 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		else
 			free(table);
 	}
+	if (ret == 1 && a.nfin > 1 && a.v[a.win].held)
+		snprintf(held, sizeof(held), ", held-out %.4f",
+			 a.passed ? a.win_held[0] : a.v[a.win].held[0]);
 	if (ret >= 0)
-		cr_info("cr-auto: chose %s (%.4f on %s): the %s step's tables"
-			" (improve step %.3f s against a budget of %.1f s of"
-			" work, improvement pass %.3f s%s)",
-			by->auto_winner, score, auto_objective(a.ac),
+		cr_info("cr-auto: chose %s (%.4f on %s%s): the %s step's"
+			" tables (improve step %.3f s against a budget of"
+			" %.1f s of work, improvement pass %.3f s%s)",
+			by->auto_winner, score, auto_objective(a.ac), held,
 			ret == 1 ? "improve" : "fast", cr_now() - a.t0,
 			a.budget, a.improve_s,
 			!a.ac->improve	     ? ", off"
