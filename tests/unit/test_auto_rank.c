@@ -165,12 +165,45 @@ static void test_heldout_winner(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * The sweep's plan on a random graph holds cr-ftree alone, which refuses
+ * a graph that is no tree: the fast step goes on past its plan until a
+ * candidate qualifies, rather than leave the fabric to OpenSM's next
+ * engine.
+ */
+static void test_fast_past_refusal(void **state)
+{
+	struct cr_gen_params gp = {.seed = 1};
+	struct cr_fabric *f = cr_gen_random(64, 8, 4, &gp);
+	struct cr_auto_conf ac = {.qos = true};
+	struct cr_byproducts by = {0};
+	struct cr_routing *r;
+	struct cr_options o;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = cr_routing_new(f);
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	cr_log_set(quiet, NULL, CR_LOG_DEBUG);
+	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
+	cr_log_set(NULL, NULL, CR_LOG_INFO);
+	assert_string_not_equal(by.auto_winner, "ftree");
+	assert_non_null(strstr(by.auto_table, "ftree"));
+	assert_non_null(strstr(by.auto_table, "refused"));
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_rank_heldout),
 		cmocka_unit_test(test_heldout_winner),
+		cmocka_unit_test(test_fast_past_refusal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,10 @@
  * cut when the time spent plus its estimate (scaled by how much slower
  * than its estimate the run went so far) passes the budget; that is
  * logged as a warning, since only then can the choice depend on timing.
+ * While no candidate has qualified, the fast step runs the next one past
+ * its plan and its guard: a refusal (cr-ftree on a graph that is no
+ * tree) costs little of the work planned for it, and the sweep needs a
+ * routing.
  * The improve step is never cut: its caller's stop (cr_options.stop)
  * makes it give up whole.
  *
@@ -758,7 +762,12 @@ static bool skipped(struct run *a, int i)
 	struct cand *c = &a->v[i];
 	double spent = cr_now() - a->t0, slow = 1, work = a->work[i];
 
-	if (!a->planned[i]) {
+	/*
+	 * The fast step past its plan while nothing qualified: a refusal
+	 * (cr-ftree on a graph that is no tree) spent little of the work
+	 * planned for it, and the sweep needs a routing.
+	 */
+	if (!a->planned[i] && !(a->fast && a->win < 0 && work > 0)) {
 		snprintf(c->why, sizeof(c->why),
 			 a->fast ? "left to the improve step (about %.2f s"
 				   " of work)"
@@ -782,6 +791,9 @@ static bool skipped(struct run *a, int i)
 			snprintf(c->why, sizeof(c->why), "the step gave up");
 		return a->gave_up;
 	}
+	/* Nothing qualified yet: the sweep needs this one, guard or not. */
+	if (a->win < 0)
+		return false;
 	/* The guard: how much slower than the work estimate so far. */
 	if (a->work_done > 0 && spent > a->work_done / WORK_PER_S)
 		slow = spent / (a->work_done / WORK_PER_S);
