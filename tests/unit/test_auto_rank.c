@@ -11,6 +11,7 @@
 #include <croute/auto.h>
 #include <croute/clock.h>
 #include <croute/gen.h>
+#include <croute/optimize.h>
 
 #include "../../src/core/tune/auto_int.h"
 
@@ -197,6 +198,60 @@ static void test_fast_past_refusal(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * The pass raises the winner on this graph: its row gives the scores it
+ * was chosen on (before the pass) beside those installed, and the
+ * held-out figures after the pass.
+ */
+static void test_before_after_pass(void **state)
+{
+	struct cr_gen_params gp = {.seed = 3};
+	struct cr_fabric *f = cr_gen_random(8, 4, 2, &gp);
+	struct cr_opt_params p;
+	struct cr_auto_conf ac = {.improve = cr_optimize_hook,
+				  .improve_arg = &p,
+				  .improve_rest = true,
+				  /* any held-out gain installs */
+				  .threshold = 1e-9};
+	struct cr_byproducts by = {0};
+	struct cr_stop stop = {0};
+	struct cr_routing *r;
+	struct cr_options o;
+	double after, before;
+	const char *s;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = cr_routing_new(f);
+	cr_opt_params_init(&p);
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	stop.deadline = cr_now() + 3600;
+	o.stop = &stop;
+	p.stop = &stop;
+	cr_log_set(quiet, NULL, CR_LOG_DEBUG);
+	assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, r, &by), 0);
+	cr_log_set(NULL, NULL, CR_LOG_INFO);
+	s = by.auto_table;
+	while (*s == '#')
+		s = strchr(s, '\n') + 1;
+	/* the winner's row, first */
+	assert_non_null(strstr(s, "WINNER"));
+	assert_true(strstr(s, "WINNER") < strchr(s, '\n'));
+	assert_int_equal(
+		sscanf(strstr(s, "shift:avg@8 "), "shift:avg@8 %lf", &after),
+		1);
+	s = strstr(s, "(before the pass ");
+	assert_non_null(s);
+	assert_int_equal(sscanf(s, "(before the pass %lf", &before), 1);
+	assert_true(after > before);
+	assert_non_null(strstr(s, "after the pass "));
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_rank_heldout),
 		cmocka_unit_test(test_heldout_winner),
 		cmocka_unit_test(test_fast_past_refusal),
+		cmocka_unit_test(test_before_after_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

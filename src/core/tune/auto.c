@@ -476,6 +476,11 @@ static size_t format_extra(const struct cand *c, const struct cr_objective *obj,
 			k += (size_t)snprintf(buf + k, len - k,
 					      " | held-out %s", t);
 		}
+	} else if (k < len && c->ok && after) {
+		/* not a finalist: won by the pass (second_chance()) */
+		auto_scores_text(obj, after, u, sizeof(u));
+		k += (size_t)snprintf(buf + k, len - k,
+				      " | held-out after the pass %s", u);
 	}
 	return k;
 }
