@@ -598,20 +598,25 @@ static int tie_note(const struct cand *v, const unsigned *order,
 static char *report(const struct cand *v, unsigned n,
 		    const struct cr_objective *obj, const unsigned *order,
 		    bool have_winner, const double *after, double secs,
-		    double budget)
+		    double budget, uint32_t nhosts)
 {
-	char *text = NULL, row[1024];
+	char *text = NULL, row[1024], phases[64] = "every phase";
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
+	/* what `croute compare --auto` must say its rows do not share */
+	if (obj->shift_phases && obj->shift_phases + 1 < nhosts)
+		snprintf(phases, sizeof(phases), "%u sampled phases",
+			 obj->shift_phases);
 	if (m)
 		fprintf(m,
 			"# cr-auto: %u candidates in %.3f s (budget %.1f s);"
-			" best first\n# rank, candidate number, candidate,"
+			" shift on %s of %u hosts; best first\n# rank,"
+			" candidate number, candidate,"
 			" objective scores (fractions of injection) on the"
 			" training samples [| held-out scores, which rank the"
 			" best few] | credit loops, times | verdict\n",
-			n, secs, budget);
+			n, secs, budget, phases, nhosts);
 	for (unsigned i = 0; i < n; i++) {
 		const struct cand *c = &v[order[i]];
 
@@ -847,7 +852,8 @@ static char *rank_report(struct run *a)
 	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
 	return report(a->v, a->n, &a->obj, a->order, a->win >= 0,
 		      a->passed ? a->win_held : NULL,
-		      cr_now() - a->t0 - a->improve_s, a->budget);
+		      cr_now() - a->t0 - a->improve_s, a->budget,
+		      a->hosts->count);
 }
 
 /* Moves the winner's LFTs, SLs and by-products into r and by. */
@@ -1022,6 +1028,11 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	if (ret == 1 && a.nfin > 1 && a.v[a.win].held)
 		snprintf(held, sizeof(held), ", held-out %.4f",
 			 a.passed ? a.win_held[0] : a.v[a.win].held[0]);
+	/* the fast step's tables stay: their held-out figure (a report) */
+	else if (ret == 0 && a.nfin > 1 &&
+		 !cr_objective_score_set(f, r, &a.obj, a.hosts,
+					 CR_SCORE_HELDOUT, a.win_held))
+		snprintf(held, sizeof(held), ", held-out %.4f", a.win_held[0]);
 	if (ret >= 0)
 		cr_info("cr-auto: chose %s (%.4f on %s%s): the %s step's"
 			" tables (improve step %.3f s against a budget of"
