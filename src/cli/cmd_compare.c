@@ -52,12 +52,13 @@ static const struct cli_opt *const compare_tables[] = {
 /*
  * Each engine plain; minhop and updn also with each toggle and both, and
  * the variants cr-auto picks most (glob on trees, first on meshes, the
- * top roots on tori, lash balanced globally on random graphs).
+ * top roots and lash+first on tori, lash balanced globally on random
+ * graphs).
  */
 #define DEFAULT_ENGINES                                                       \
 	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,minhop+glob,minhop+first," \
 	"updn,updn+ps,updn+rgs,updn+ps+rgs,updn+glob,updn+roots=ecc+glob,"    \
-	"updn+roots=top+glob,ftree,lash,lash+glob,lash+bal+glob"
+	"updn+roots=top+glob,ftree,lash,lash+glob,lash+bal+glob,lash+first"
 
 struct compare_ctx {
 	struct cli_setup setup;
