@@ -265,7 +265,8 @@ int cr_auto_fast(const struct cr_fabric *f, const struct cr_options *o,
  * every candidate the budget's work allows, then the improvement pass,
  * bounded in work only, so the result depends on the inputs only. It
  * replaces r and by when the result beats them by the threshold on
- * held-out samples and not worse on training ones: 1; else 0 (r and by
+ * held-out samples (and, when nothing ranked it on those, is not worse
+ * on training ones): 1; else 0 (r and by
  * unchanged). o->stop makes it give up whole: -1 (logged), r and by
  * unchanged, as on an error.
  */

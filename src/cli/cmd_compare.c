@@ -51,12 +51,14 @@ static const struct cli_opt *const compare_tables[] = {
 
 /*
  * Each engine plain; minhop and updn also with each toggle and both, and
- * the variants cr-auto picks most (glob on trees, first on meshes).
+ * the variants cr-auto picks most (glob on trees, first on meshes, the
+ * top roots and lash+first on tori, lash balanced globally on random
+ * graphs).
  */
 #define DEFAULT_ENGINES                                                       \
 	"minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,minhop+glob,minhop+first," \
 	"updn,updn+ps,updn+rgs,updn+ps+rgs,updn+glob,updn+roots=ecc+glob,"    \
-	"ftree,lash"
+	"updn+roots=top+glob,ftree,lash,lash+glob,lash+bal+glob,lash+first"
 
 struct compare_ctx {
 	struct cli_setup setup;
@@ -424,6 +426,11 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 		printf("# rnd mean, rnd worst: the avg on %lu random host"
 		       " orders (seed %llu)\n",
 		       c->est.orders, c->est.seed);
+	/* cr-auto samples to its budget: its figures are not the rows' */
+	if (c->with_auto)
+		printf("# the ranking after the table: cr-auto's objective on"
+		       " its own samples\n# (its first line gives shift's"
+		       " phases), the rows: the patterns above\n");
 }
 
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)

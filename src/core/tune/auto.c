@@ -43,6 +43,10 @@
  * cut when the time spent plus its estimate (scaled by how much slower
  * than its estimate the run went so far) passes the budget; that is
  * logged as a warning, since only then can the choice depend on timing.
+ * While no candidate has qualified, the fast step runs the next one past
+ * its plan and its guard: a refusal (cr-ftree on a graph that is no
+ * tree) costs little of the work planned for it, and the sweep needs a
+ * routing.
  * The improve step is never cut: its caller's stop (cr_options.stop)
  * makes it give up whole.
  *
@@ -239,7 +243,7 @@ static double work_total(const struct work *w, uint32_t nhosts, uint32_t phases)
 static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 			 const struct cr_objective *obj, uint32_t nhosts,
 			 bool qos, double budget_work, bool *planned,
-			 double *work)
+			 double *work, unsigned held, double *held_work)
 {
 	uint64_t nn = nhosts;
 	uint32_t all = nhosts > 1 ? nhosts - 1 : 1;
@@ -255,6 +259,17 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 		hi = (uint32_t)(CR_AUTO_MAX_FLOWS / nn) > lo
 			     ? (uint32_t)(CR_AUTO_MAX_FLOWS / nn)
 			     : lo;
+	/*
+	 * The held-out scorings (auto_rank.c) first: a scoring's flows,
+	 * without routing or check; the choice needs them more than it
+	 * needs the last candidates of the list.
+	 */
+	if (w && held) {
+		w[n] = work_of(f, &v[0], obj, nhosts, true);
+		w[n].fixed = 0;
+		used = held * work_total(&w[n], nhosts, lo);
+		per_phase = held * WORK_FLOW * w[n].shift_terms * nhosts;
+	}
 	for (int i = 0; i < n; i++) {
 		if (w)
 			w[i] = work_of(f, &v[i], obj, nhosts, qos);
@@ -278,6 +293,7 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 	}
 	for (int i = 0; w && i < n; i++)
 		work[i] = work_total(&w[i], nhosts, phases);
+	*held_work = w && held ? held * work_total(&w[n], nhosts, phases) : 0;
 	free(w);
 	return phases;
 }
@@ -410,155 +426,6 @@ out:
 	c->total_s = cr_now() - t0;
 }
 
-/* A term as the table names it: "@K" says its figure is over K + 1 orders. */
-static void term_name(const struct cr_objective_term *t, char *buf, size_t len)
-{
-	const struct cr_pattern *p = &t->pat;
-	const char *stat = t->stat == CR_STAT_MIN ? "min" : "avg";
-	char orders[32] = "";
-	size_t k;
-
-	if (t->orders)
-		snprintf(orders, sizeof(orders), "@%u%s", t->orders,
-			 t->worst ? ":worst" : "");
-	if (p->kind == CR_PAT_FLOWS)
-		k = (size_t)snprintf(buf, len, "flows:%s", stat);
-	else if (p->count)
-		k = (size_t)snprintf(buf, len, "%s:%u:%s",
-				     cr_pattern_kind_name(p->kind), p->count,
-				     stat);
-	else
-		k = (size_t)snprintf(buf, len, "%s:%s",
-				     cr_pattern_kind_name(p->kind), stat);
-	if (k < len)
-		snprintf(buf + k, len - k, "%s", orders);
-}
-
-/* One row of the table and of the log, without a newline. */
-static void format_row(const struct cand *c, unsigned rank, unsigned idx,
-		       const struct cr_objective *obj, bool winner, char *buf,
-		       size_t len)
-{
-	size_t k;
-
-	k = (size_t)snprintf(buf, len, "%2u %-3u %-22s", rank, idx + 1,
-			     c->name);
-	for (unsigned i = 0; i < obj->num_terms && k < len; i++) {
-		char name[48];
-
-		term_name(&obj->terms[i], name, sizeof(name));
-		if (c->ok && !c->no_score)
-			k += (size_t)snprintf(buf + k, len - k, " %s %.4f",
-					      name, c->score[i]);
-		else
-			k += (size_t)snprintf(buf + k, len - k, " %s -", name);
-	}
-	if (k >= len)
-		return;
-	if (!c->ran)
-		snprintf(buf + k, len - k, " | skipped: %s", c->why);
-	else if (!c->routed)
-		snprintf(buf + k, len - k, " | %.4f s | rejected: %s",
-			 c->total_s, c->why);
-	else
-		snprintf(buf + k, len - k,
-			 " | credit loops %llu, routed in %.4f s, checked in"
-			 " %.4f s, scored in %.4f s, %.4f s in all | %s%s",
-			 (unsigned long long)c->credit_loops, c->route_s,
-			 c->check_s, c->score_s, c->total_s,
-			 winner	 ? "WINNER"
-			 : c->ok ? "qualifies"
-				 : "rejected: ",
-			 c->ok ? "" : c->why);
-}
-
-static int cmp_rank(const struct cand *a, const struct cand *b,
-		    const struct cr_objective *obj)
-{
-	if (a->ok != b->ok)
-		return a->ok ? 1 : -1;
-	if (!a->ok)
-		return 0;
-	return cr_objective_cmp_tol(obj, a->score, b->score);
-}
-
-/*
- * Candidate indices, best first; ties keep the list order. The winner
- * (chosen as the list ran) goes first: with tolerances, ties are not
- * transitive and the sort alone could put another first.
- */
-static void rank_candidates(const struct cand *v, unsigned n,
-			    const struct cr_objective *obj, int win,
-			    unsigned *order)
-{
-	for (unsigned i = 0; i < n; i++) {
-		unsigned j = i;
-
-		while (j && ((int)i == win ||
-			     ((int)order[j - 1] != win &&
-			      cmp_rank(&v[i], &v[order[j - 1]], obj) > 0))) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = i;
-	}
-}
-
-/*
- * A line after the winner's row when the next one ties with it on every
- * term (with the tolerances): then list order chose. 0: no tie.
- */
-static int tie_note(const struct cand *v, const unsigned *order,
-		    const struct cr_objective *obj, char *buf, size_t len)
-{
-	const struct cand *w = &v[order[0]], *b = &v[order[1]];
-
-	if (!b->ok || cmp_rank(w, b, obj))
-		return 0;
-	snprintf(buf, len, "# %s ties with %s on every term%s", w->name,
-		 b->name,
-		 order[0] < order[1] ? ": chosen as first in list order" : "");
-	return 1;
-}
-
-/* The ranked table, logged a line a candidate and kept in r. */
-static char *report(const struct cand *v, unsigned n,
-		    const struct cr_objective *obj, const unsigned *order,
-		    bool have_winner, double secs, double budget)
-{
-	char *text = NULL, row[512];
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	if (m)
-		fprintf(m,
-			"# cr-auto: %u candidates in %.3f s (budget %.1f s);"
-			" best first\n# rank, candidate number, candidate,"
-			" objective scores (fractions of injection) | credit"
-			" loops, times | verdict\n",
-			n, secs, budget);
-	for (unsigned i = 0; i < n; i++) {
-		const struct cand *c = &v[order[i]];
-
-		format_row(c, i + 1, order[i], obj, have_winner && !i, row,
-			   sizeof(row));
-		cr_info("cr-auto: %s", row);
-		if (m)
-			fprintf(m, "%s\n", row);
-		if (have_winner && !i && n > 1 &&
-		    tie_note(v, order, obj, row, sizeof(row))) {
-			cr_info("cr-auto: %s", row + 2);
-			if (m)
-				fprintf(m, "%s\n", row);
-		}
-	}
-	if (!m || fclose(m)) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
 /* Stable: ftree first, then the layered candidates, then the rest. */
 static void layered_first(struct cand *v, int n)
 {
@@ -656,8 +523,14 @@ static int parse_run(struct run *a)
 	a->order = calloc(a->n, sizeof(*a->order));
 	a->work = calloc(a->n, sizeof(*a->work));
 	a->planned = calloc(a->n, sizeof(*a->planned));
+	a->held_scores = calloc((size_t)AUTO_FINALISTS * a->obj.num_terms,
+				sizeof(*a->held_scores));
+	a->pre_scores =
+		calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->pre_scores));
+	a->win_held = calloc(a->obj.num_terms, sizeof(*a->win_held));
 	a->hosts = cr_objective_hosts(a->f, &a->obj);
-	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts) {
+	if (!a->scores || !a->order || !a->work || !a->planned || !a->hosts ||
+	    !a->held_scores || !a->pre_scores || !a->win_held) {
 		cr_err("cr-auto: out of memory, or no hosts to score");
 		return -1;
 	}
@@ -693,11 +566,21 @@ static void sole_unscored(struct run *a)
 /* Plans the run (plan_run) and logs the plan. */
 static void plan(struct run *a)
 {
-	unsigned budget_skips = 0, free_refusals = 0;
+	unsigned budget_skips = 0, free_refusals = 0, held = 0;
 	uint32_t phases;
 
+	/*
+	 * The improve step chooses on held-out samples among the best few
+	 * on training ones, and scores the winner again after the pass.
+	 */
+	a->nfin = 1;
+	if (!a->fast && cr_objective_holds_out(&a->obj, a->hosts)) {
+		a->nfin = AUTO_FINALISTS < a->n ? AUTO_FINALISTS : a->n;
+		held = a->nfin + (a->ac->improve ? 1 : 0);
+	}
 	phases = plan_run(a->f, a->v, a->n, &a->obj, a->hosts->count,
-			  a->ac->qos, a->budget_work, a->planned, a->work);
+			  a->ac->qos, a->budget_work, a->planned, a->work, held,
+			  &a->held_work);
 	a->obj.shift_phases = phases;
 	for (int i = 0; i < a->n; i++) {
 		budget_skips += !a->planned[i];
@@ -715,6 +598,10 @@ static void plan(struct run *a)
 		a->n - free_refusals - budget_skips, a->n - free_refusals,
 		a->budget, a->f->num_switches, (unsigned)a->f->max_lid,
 		a->hosts->count, phases, free_refusals);
+	if (held)
+		cr_info("cr-auto: the best %u on training samples are ranked"
+			" on held-out samples (%u scorings, %.2f s of work)",
+			a->nfin, held, a->held_work / WORK_PER_S);
 }
 
 /*
@@ -782,6 +669,9 @@ static bool skipped(struct run *a, int i)
 			snprintf(c->why, sizeof(c->why), "the step gave up");
 		return a->gave_up;
 	}
+	/* Nothing qualified yet: the sweep needs this one, guard or not. */
+	if (a->win < 0)
+		return false;
 	/* The guard: how much slower than the work estimate so far. */
 	if (a->work_done > 0 && spent > a->work_done / WORK_PER_S)
 		slow = spent / (a->work_done / WORK_PER_S);
@@ -810,18 +700,12 @@ static void run_candidates(struct run *a)
 		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
 			     &a->cand_by);
 		a->work_done += a->work[i];
-		if (!cr)
-			continue;
-		if (a->win < 0 ||
-		    cr_objective_cmp_tol(&a->obj, c->score,
-					 a->v[a->win].score) > 0) {
-			cr_routing_free(a->best);
-			a->best = cr;
-			cr_byproducts_move(&a->best_by, &a->cand_by);
-			a->win = i;
-		} else {
-			cr_routing_free(cr);
-		}
+		if (cr)
+			auto_keep(a, i, cr, &a->cand_by);
+	}
+	if (!a->gave_up) {
+		auto_choose_heldout(a);
+		a->work_done += a->held_work;
 	}
 	if (a->wall_cuts)
 		cr_warn("cr-auto: the wall clock cut %u planned"
@@ -833,9 +717,11 @@ static void run_candidates(struct run *a)
 /* Ranks the candidates and reports them: the table (or NULL). */
 static char *rank_report(struct run *a)
 {
-	rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
-	return report(a->v, a->n, &a->obj, a->order, a->win >= 0,
-		      cr_now() - a->t0 - a->improve_s, a->budget);
+	auto_rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
+	return auto_report(a->v, a->n, &a->obj, a->order, a->win >= 0,
+			   a->passed ? a->win_held : NULL,
+			   cr_now() - a->t0 - a->improve_s, a->budget,
+			   a->hosts->count);
 }
 
 /* Moves the winner's LFTs, SLs and by-products into r and by. */
@@ -853,6 +739,39 @@ static void take_winner(struct run *a, struct cr_routing *r,
 		 a->v[a->win].name);
 }
 
+/*
+ * The pass on the winner, its scores before it kept (c->pre) for the
+ * table, and the winner's held-out figures as installed.
+ */
+static void pass_on_winner(struct run *a)
+{
+	size_t terms = a->obj.num_terms;
+	const struct cand *w;
+
+	memcpy(a->pre_scores, a->scores, (size_t)a->n * terms * sizeof(double));
+	auto_improve(a);
+	if (a->gave_up)
+		return;
+	for (int i = 0; i < a->n; i++) {
+		struct cand *c = &a->v[i];
+
+		if (c->ok && memcmp(c->score, a->pre_scores + i * terms,
+				    terms * sizeof(double)))
+			c->pre = a->pre_scores + i * terms;
+	}
+	w = &a->v[a->win];
+	a->passed = true;
+	if (a->nfin <= 1)
+		return;
+	if (w->held && !w->pre) {
+		memcpy(a->win_held, w->held, terms * sizeof(double));
+		return;
+	}
+	if (cr_objective_score_set(a->f, a->best, &a->obj, a->hosts,
+				   CR_SCORE_HELDOUT, a->win_held))
+		memcpy(a->win_held, w->held, terms * sizeof(double));
+}
+
 static double fastest_routing(const struct run *a)
 {
 	double fastest = 0;
@@ -865,9 +784,13 @@ static double fastest_routing(const struct run *a)
 
 static void run_release(struct run *a)
 {
+	auto_fin_release(a);
 	cr_routing_free(a->best);
 	cr_byproducts_release(&a->best_by);
 	cr_byproducts_release(&a->cand_by);
+	free(a->held_scores);
+	free(a->pre_scores);
+	free(a->win_held);
 	cr_hosts_free(a->hosts);
 	cr_objective_release(&a->obj);
 	free(a->scores);
@@ -1014,7 +937,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 {
 	struct run a = {.f = f, .o = o, .t0 = cr_now(), .win = -1};
 	double score = 0;
-	char *table;
+	char *table, held[48] = "";
 	int ret = -1;
 
 	a.ac = auto_conf_of(o);
@@ -1034,7 +957,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	}
 	run_candidates(&a);
 	if (!a.gave_up && a.win >= 0 && a.ac->improve)
-		auto_improve(&a);
+		pass_on_winner(&a);
 	if (a.gave_up || cr_stop_now(o->stop)) {
 		cr_info("cr-auto: improve step gave up after %.3f s of wall"
 			" clock (%s): nothing to install",
@@ -1063,15 +986,24 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		else
 			free(table);
 	}
+	if (ret == 1 && a.nfin > 1 && a.v[a.win].held)
+		snprintf(held, sizeof(held), ", held-out %.4f",
+			 a.passed ? a.win_held[0] : a.v[a.win].held[0]);
+	/* the fast step's tables stay: their held-out figure (a report) */
+	else if (ret == 0 && a.nfin > 1 &&
+		 !cr_objective_score_set(f, r, &a.obj, a.hosts,
+					 CR_SCORE_HELDOUT, a.win_held))
+		snprintf(held, sizeof(held), ", held-out %.4f", a.win_held[0]);
 	if (ret >= 0) {
 		double took = cr_now() - a.t0;
 
 		/* Work, not seconds: say so when the clock ran longer. */
-		cr_info("cr-auto: chose %s (%.4f on %s): the %s step's tables"
-			" (improve step %.3f s of wall clock for a budget of"
-			" %.1f s of work%s, improvement pass %.3f s%s)",
+		cr_info("cr-auto: chose %s (%.4f on %s%s): the %s step's"
+			" tables (improve step %.3f s of wall clock for a"
+			" budget of %.1f s of work%s, improvement pass %.3f"
+			" s%s)",
 			by->auto_winner, score, auto_objective(a.ac, a.rails),
-			ret == 1 ? "improve" : "fast", took, a.budget,
+			held, ret == 1 ? "improve" : "fast", took, a.budget,
 			took > a.budget &&
 					(a.ac->improve_rest || !a.ac->improve)
 				? ", longer than the budget: the machine ran"

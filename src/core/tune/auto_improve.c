@@ -8,9 +8,9 @@
  * judgement (the objective with its tolerances) nor on held-out samples.
  * A result replaces the installed tables only when it beats them on the
  * held-out samples by the threshold (cr_auto_conf.threshold, relative,
- * the first term outside it decides) and is not worse on the training
- * ones: a gain within the estimate's sampling noise is not worth the
- * churn of a new install.
+ * the first term outside it decides) and, unless it was ranked on
+ * held-out samples, is not worse on the training ones: a gain within
+ * the estimate's sampling noise is not worth the churn of a new install.
  *
  * Cost: the pass's budget (in work), two scorings of both tables for the
  * test.
@@ -308,7 +308,12 @@ int auto_accept(const struct run *a, const struct cr_routing *was,
 		memcpy(h1, t1, n * sizeof(*t));
 	}
 	up = cmp_thr(h1, h0, n, thr);
-	ret = up > 0 && cr_objective_cmp_tol(obj, t1, t) >= 0;
+	/*
+	 * A winner ranked on held-out samples (auto_rank.c) is judged on
+	 * them alone: asking it not to lose on the training ones would
+	 * keep the tables tuned to them.
+	 */
+	ret = up > 0 && (a->nfin > 1 || cr_objective_cmp_tol(obj, t1, t) >= 0);
 	*score = ret ? t1[0] : t[0];
 	auto_scores_text(obj, t, s0, sizeof(s0));
 	auto_scores_text(obj, t1, s1, sizeof(s1));

@@ -21,6 +21,13 @@
  */
 #define AUTO_PASS_SHARE 0.7
 
+/*
+ * How many of the best on training samples the improve step scores on
+ * held-out samples to choose the winner: a few, since each costs a
+ * scoring of every term and the plan counts that work.
+ */
+#define AUTO_FINALISTS 3
+
 struct cand {
 	const struct cr_engine *e;
 	bool ps, rgs, bal, glob, first;
@@ -36,6 +43,13 @@ struct cand {
 	bool ran, routed, ok;
 	char why[160];
 	double *score;
+	/*
+	 * The finalists (the best few on training samples): their scores
+	 * on held-out samples, and fin, their rank on those (1: the
+	 * winner); 0: not a finalist. pre: the scores before the pass.
+	 */
+	double *held, *pre;
+	unsigned fin;
 	uint64_t credit_loops;
 	double route_s, check_s, score_s, total_s;
 };
@@ -68,10 +82,37 @@ struct run {
 	struct cr_routing *best; /* the winner's routing so far */
 	struct cr_byproducts best_by, cand_by;
 	int win; /* the winner's index; -1: none yet */
+	/*
+	 * The best few on training samples so far, best first, with their
+	 * routings: the held-out samples choose among them
+	 * (auto_rank.c). nfin: how many the step keeps (1: training
+	 * alone chooses).
+	 */
+	unsigned nfin, kept;
+	int fin_idx[AUTO_FINALISTS];
+	struct cr_routing *fin_r[AUTO_FINALISTS];
+	struct cr_byproducts fin_by[AUTO_FINALISTS];
+	double held_work; /* the plan's work for the held-out scorings */
+	double *held_scores, *pre_scores;
+	bool passed; /* the pass ran on the winner */
+	double *win_held; /* the winner's held-out scores as installed */
 	double improve_s; /* the improvement pass's seconds */
 };
 
 void auto_cand_options(const struct cand *c, struct cr_options *o);
+/* auto_report.c: candidate indices best first, the winner first */
+void auto_rank_candidates(const struct cand *v, unsigned n,
+			  const struct cr_objective *obj, int win,
+			  unsigned *order);
+/*
+ * The ranked table, logged row by row; returned for croute-auto.dump
+ * (NULL out of memory). after: the winner's held-out figures after the
+ * pass, or NULL.
+ */
+char *auto_report(const struct cand *v, unsigned n,
+		  const struct cr_objective *obj, const unsigned *order,
+		  bool have_winner, const double *after, double secs,
+		  double budget, uint32_t nhosts);
 void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 		  const struct cr_auto_conf *ac, const struct cr_objective *obj,
 		  const struct cr_hosts *hosts, struct cand *c,
@@ -79,11 +120,33 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 /* The scores of every term, "a/b/c", for the log. */
 void auto_scores_text(const struct cr_objective *obj, const double *sc,
 		      char *buf, size_t len);
+/*
+ * Keeps candidate i's routing r (and *by) among the finalists when it is
+ * one (better than a kept one on training with the tolerances; ties keep
+ * the list order): a->win is the best of them. Takes r and *by.
+ */
+void auto_keep(struct run *a, int i, struct cr_routing *r,
+	       struct cr_byproducts *by);
+/*
+ * Scores the finalists on held-out samples and makes the best there the
+ * winner (a->best, a->best_by, a->win); ties keep the training order.
+ * 0, or -1 (logged; the training winner stays).
+ */
+int auto_choose_heldout(struct run *a);
+/*
+ * The order among finalists by their held-out scores h (k of them, in
+ * training order, each num_terms long): rank[j] 1.. (1: the winner).
+ */
+void auto_rank_heldout(const struct cr_objective *obj, const double *const *h,
+		       unsigned k, unsigned *rank);
+void auto_fin_release(struct run *a);
+
 /* The improvement pass on a->best (auto_improve.c). */
 void auto_improve(struct run *a);
 /*
  * Whether a's winner beats the installed tables was (routed on a->f) by
- * the threshold on held-out samples without losing on training ones:
+ * the threshold on held-out samples (without losing on training ones
+ * when a->nfin is 1: nothing ranked it on held-out ones):
  * 1 yes, 0 no (both logged), -1 (logged) on error. *score: the first
  * term of the tables that stay, on the training samples.
  */

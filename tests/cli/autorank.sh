@@ -1,0 +1,39 @@
+#!/bin/bash
+# cr-auto's ranking through the command: compare --auto names the winner,
+# its legend covers every option and says the ranking's samples are not
+# the rows', its default list has the variants cr-auto picks, and the
+# same fabric and options give the same tables and ranking.
+. "$(dirname "$0")/lib.sh"
+
+"$croute" gen torus 3 3 3 --hosts 1 -o "$tmp/t.topo" || fail "croute gen"
+expect_exit 0 compare --topo "$tmp/t.topo" --auto
+grep -q "^auto *=[a-z]" "$tmp/out" ||
+	fail "compare --auto: the winner is not named: $(cat "$tmp/out")"
+for o in glob first roots= "the ranking after the table"; do
+	grep -q "^#.*$o" "$tmp/out" || fail "compare: no $o in the legend"
+done
+grep -q "^# cr-auto: .* shift on [a-z0-9 ]* phases* of 27 hosts" \
+	"$tmp/out" || fail "compare: the ranking does not give shift's phases"
+for v in "updn *glob+roots=top" "lash *bal+glob" "lash *glob"; do
+	grep -q "^$v " "$tmp/out" || fail "compare: no $v row by default"
+done
+
+# Determinism: the tables and the improve step's ranking (times aside)
+# twice over; the fast step's wall-clock guard may differ, and says so.
+for i in 1 2; do
+	"$croute" route -t "$tmp/t.topo" -e auto --qos --auto-budget 1 \
+		-o "$tmp/r$i.lft" 2>"$tmp/log$i" || fail "croute route -e auto"
+	awk '/cr-auto: plan:/ { on = 1 } on' "$tmp/log$i" |
+		sed -n 's/^croute: info: cr-auto: *\([0-9][0-9]* .*\)/\1/p' |
+		sed 's/ | credit loops.*| / | /; s/ | [0-9.]* s | / | /' \
+			>"$tmp/rank$i"
+done
+[ -s "$tmp/rank1" ] || fail "cr-auto: no ranking in the log"
+cmp -s "$tmp/r1.lft" "$tmp/r2.lft" || fail "cr-auto: two runs, two tables"
+cmp -s "$tmp/rank1" "$tmp/rank2" ||
+	fail "cr-auto: two runs, two rankings: $(diff "$tmp/rank1" "$tmp/rank2")"
+grep -q "| held-out " "$tmp/rank1" ||
+	fail "cr-auto: no held-out figures in the ranking"
+grep -q "cr-auto: chose .*, held-out [0-9.]*)" "$tmp/log1" ||
+	fail "cr-auto: the log line has no held-out figure: $(cat "$tmp/log1")"
+exit $failed
