@@ -76,6 +76,10 @@ struct reader {
 	enum cr_speed def_speed;
 
 	uint32_t cur; /* node whose port lines follow */
+	/* "# Initiated from node G": ibnetdiscover lists that node, so a
+	 * file without it was cut short. */
+	uint64_t origin;
+	unsigned origin_line;
 	struct pending *links;
 	size_t nlinks, links_alloc;
 	char *pool;
@@ -379,6 +383,29 @@ static int header_desc(struct reader *rd, const char *rest, const char *id,
 	return *desc ? 0 : -1;
 }
 
+/*
+ * ibnetdiscover names a node "S-", "H-" or "R-" and its node GUID in 16
+ * hex digits, and prints that GUID on the *guid= line before it. When
+ * they differ (the line deleted or a digit changed), the GUID the
+ * routing would use is not the node's: refuse the file.
+ */
+static int check_id_guid(struct reader *rd, const char *kw, const char *id,
+			 uint64_t guid)
+{
+	uint64_t named;
+	const char *end;
+
+	if (strlen(id) != 18 || id[1] != '-' || id[0] != kw[0] ||
+	    parse_hex(id + 2, &end, &named) || *end || named == guid)
+		return 0;
+	rd_err(rd,
+	       "node \"%s\" gets GUID 0x%016" PRIx64 " from the *guid= line"
+	       " before it, not the GUID its id names (ibnetdiscover prints"
+	       " both alike): a line deleted or edited?",
+	       id, guid);
+	return -1;
+}
+
 static int add_node(struct reader *rd, int sim_type, const char *kw,
 		    const char *s)
 {
@@ -424,6 +451,8 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 		       id);
 		goto out;
 	}
+	if (check_id_guid(rd, kw, id, guid))
+		goto out;
 	n = rd->f->num_nodes;
 	other = cr_guidmap_get(&rd->guids, guid);
 	if (other != CR_GUIDMAP_NONE) {
@@ -646,6 +675,24 @@ static int set_value(struct reader *rd, const char *sign, unsigned long max,
 	return 0;
 }
 
+/* "# Initiated from node G port P", ibnetdiscover's header. */
+static int note_origin(struct reader *rd, const char *s)
+{
+	static const char kw[] = "Initiated from node";
+	const char *end;
+	uint64_t g;
+
+	s = skip_ws(s + 1);
+	if (strncmp(s, kw, sizeof(kw) - 1) || rd->origin_line)
+		return 0;
+	if (!parse_hex(skip_ws(s + sizeof(kw) - 1), &end, &g) && g &&
+	    (!*end || *end == ' ')) {
+		rd->origin = g;
+		rd->origin_line = rd->line;
+	}
+	return 0;
+}
+
 static int parse_line(struct reader *rd, char *line)
 {
 	static const struct {
@@ -685,7 +732,7 @@ static int parse_line(struct reader *rd, char *line)
 		return 0;
 	}
 	if (*s == '#')
-		return 0;
+		return note_origin(rd, s);
 	if (*s == '[')
 		return add_port_line(rd, s);
 	if (*s == '@') {
@@ -1049,6 +1096,13 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	}
 	if (!err && !rd.f->num_nodes) {
 		cr_err("%s: no nodes (not a topology file?)", name);
+		err = -1;
+	}
+	if (!err && rd.origin_line &&
+	    cr_guidmap_get(&rd.guids, rd.origin) == CR_GUIDMAP_NONE) {
+		cr_err("%s:%u: the file was discovered from node 0x%016" PRIx64
+		       ", which it does not list (%u lines): cut short?",
+		       name, rd.origin_line, rd.origin, rd.line);
 		err = -1;
 	}
 	if (!err)
