@@ -463,6 +463,7 @@ static int read_lines(const struct cr_fabric *f, const char *path, int want,
 	char *buf = NULL, *tok[3];
 	bool quoted[3];
 	size_t cap = 0;
+	ssize_t got;
 	unsigned line = 0;
 	int ret = -1;
 
@@ -473,12 +474,17 @@ static int read_lines(const struct cr_fabric *f, const char *path, int want,
 	ix = cr_ep_index_new(f);
 	if (!ix)
 		goto out;
-	while (getline(&buf, &cap, in) >= 0) {
+	while ((got = getline(&buf, &cap, in)) >= 0) {
 		struct cr_endpoint ep[2];
 		const char *why;
 		int n;
 
 		line++;
+		if (strlen(buf) != (size_t)got) {
+			cr_err("%s:%u: a NUL byte (not a text file?)", path,
+			       line);
+			goto out;
+		}
 		n = tokenize(buf, tok, quoted, want);
 		if (!n)
 			continue;
@@ -579,6 +585,7 @@ struct hosts_acc {
 	const struct cr_fabric *f;
 	struct cr_hosts *h;
 	size_t cap;
+	unsigned *line_of; /* per LID: the line that named its port */
 };
 
 static int add_host(void *arg, const char *path, unsigned line,
@@ -588,6 +595,13 @@ static int add_host(void *arg, const char *path, unsigned line,
 
 	if (check_source(a->f, path, line, ep, tok[0]))
 		return -1;
+	if (a->line_of[ep->lid]) {
+		cr_err("%s:%u: \"%s\" names the port line %u named: a host"
+		       " twice would send to itself",
+		       path, line, tok[0], a->line_of[ep->lid]);
+		return -1;
+	}
+	a->line_of[ep->lid] = line;
 	if (cr_grow(&a->h->ep, &a->cap, (size_t)a->h->count + 1,
 		    sizeof(*a->h->ep))) {
 		cr_err("%s:%u: out of memory", path, line);
@@ -601,11 +615,18 @@ struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path)
 {
 	struct hosts_acc a = {.f = f, .h = hosts_alloc(256), .cap = 256};
 
-	if (!a.h)
-		return NULL;
-	if (read_lines(f, path, 1, add_host, &a)) {
+	a.line_of = calloc((size_t)f->max_lid + 1, sizeof(*a.line_of));
+	if (!a.h || !a.line_of) {
+		if (a.h && !a.line_of)
+			cr_err("%s: out of memory", path);
 		cr_hosts_free(a.h);
+		free(a.line_of);
 		return NULL;
 	}
+	if (read_lines(f, path, 1, add_host, &a)) {
+		cr_hosts_free(a.h);
+		a.h = NULL;
+	}
+	free(a.line_of);
 	return a.h;
 }
