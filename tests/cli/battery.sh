@@ -8,8 +8,7 @@
 # the answer of the undamaged file (the damage did not matter, e.g. a
 # comment) or exit 2 with a message that names the file; a crash, a hang,
 # or another answer without an error or a warning naming the file is a
-# failure. Names in quotes are
-# not compared: a digit changed in a description changes only the name. Cases whose damage
+# failure. Cases whose damage
 # changes the fabric itself (a cable line deleted from both ends, ...)
 # are not generated.
 #
@@ -22,6 +21,13 @@ m=$tmp/m
 mkdir -p "$m"
 cases=0
 bad=0
+
+# What is compared: not names in quotes (a digit changed in a
+# description changes only the name), times, or the name of the LFT
+# format read.
+norm() {
+	sed -E "s/'[^']*'/''/g; s/[0-9]+\.[0-9]+ s\b/T s/g; s/^(# croute .*LFTs from [^ ]*) \(.*\)$/\1/"
+}
 
 # One case: the damaged file is at $target; run the command, judge it.
 judge() {
@@ -41,14 +47,15 @@ judge() {
 		grep -q -F -e "$(basename "$target")" -e "standard input" \
 			-e "stdin" "$tmp/e" || verdict=VAGUE
 	elif [ $rc != "$base_rc" ] ||
-		! sed "s/'[^']*'/''/g" "$tmp/o" | cmp -s - "$tmp/base.n"; then
+		! norm <"$tmp/o" | cmp -s - "$tmp/base.n"; then
 		# Another answer is fine when a warning names the file.
 		grep -q -F "warning: $target:" "$tmp/e" || verdict=WRONG
 	fi
-	# A list (roots, hosts, flows, ...) with a line cut, deleted, doubled
-	# or moved is another list: only crashes, hangs and vague errors.
+	# A list (roots, hosts, flows, ...) with a line cut, deleted, doubled,
+	# moved or naming another node is another list: only crashes, hangs
+	# and vague errors count (a GUID not in the fabric must be named).
 	[ -n "${list:-}" ] && [ "$verdict" = WRONG ] &&
-		case $kind in cut\ after* | *deleted | *doubled | *swapped | empty)
+		case $kind in cut\ after* | line\ * | *swapped | empty)
 			verdict= ;;
 		esac
 	[ -n "${BATTERY_VERBOSE:-}" ] &&
@@ -66,7 +73,7 @@ judge() {
 baseline() {
 	"${@//@T/$target}" >"$tmp/base" 2>"$tmp/base.err"
 	base_rc=$?
-	sed "s/'[^']*'/''/g" "$tmp/base" >"$tmp/base.n"
+	norm <"$tmp/base" >"$tmp/base.n"
 	[ $base_rc -le 1 ] || {
 		fail "baseline of $label exits $base_rc: $*"
 		sed 's/^/  | /' "$tmp/base.err" | head -n 4
