@@ -592,10 +592,23 @@ static bool next_to(const struct cr_fabric *f, uint32_t sw, uint32_t lid)
 	return false;
 }
 
+/* Some table read routes lid: the SM knew it. */
+static bool routed_somewhere(const struct lft_reader *lr, uint32_t lid)
+{
+	for (uint32_t i = 0; i < lr->f->num_switches; i++) {
+		uint32_t t = lr->f->switches[i];
+
+		if (lr->seen[t] && lr->r->lft[t][lid] != CR_NO_PATH)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Every engine routes a switch's own LID and the LIDs of ports cabled to
  * it (one hop is a legal path for all of them), so a table without one
- * of those lost a line.
+ * of those lost a line, unless no table routes the LID (its port went
+ * down after the topology was taken).
  */
 static int check_next_hops(const struct lft_reader *lr)
 {
@@ -610,7 +623,8 @@ static int check_next_hops(const struct lft_reader *lr)
 		for (uint32_t lid = 1; lr->seen[t] && lid <= top; lid++) {
 			if (f->lid_node[lid] == CR_NO_NODE ||
 			    r->lft[t][lid] != CR_NO_PATH ||
-			    beyond_cap(f, t, lid) || !next_to(f, t, lid))
+			    beyond_cap(f, t, lid) || !next_to(f, t, lid) ||
+			    !routed_somewhere(lr, lid))
 				continue;
 			cr_err("%s:%u: the table of switch %s has no entry for"
 			       " LID 0x%04x, its own or a neighbour's, which"

@@ -52,6 +52,7 @@ struct port_info {
 	unsigned link_line; /* of the line that cabled it */
 	uint16_t lid_hint; /* LID the far side's line gives for it */
 	bool rate_word; /* its line ends with a rate ("4xQDR") */
+	bool lid_hinted; /* its LID is the far side's word, without LMC */
 	uint8_t def_width; /* the file's defaults when its line was read */
 	enum cr_speed def_speed;
 };
@@ -985,6 +986,35 @@ static int check_port_guids(struct reader *rd)
  * and every cabled CA or router port (hints from the far side's lines fill
  * ports that have no line of their own).
  */
+/*
+ * A CA port whose own line is missing (a file cut before it) has only
+ * the LID the switch's line gives, not its LMC. OpenSM gives every CA
+ * port the same LMC: when the ports that state theirs agree, it is this
+ * port's too, or the port would lose the LIDs of its range.
+ */
+static void adopt_lmc(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	int lmc = -1;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++) {
+			const struct cr_port *x = &f->nodes[n].ports[p];
+
+			if (!x->lid || port_info(rd, n, p)->lid_hinted)
+				continue;
+			if (lmc >= 0 && lmc != x->lmc)
+				return;
+			lmc = x->lmc;
+		}
+	for (uint32_t n = 0; lmc > 0 && n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++)
+			if (port_info(rd, n, p)->lid_hinted)
+				f->nodes[n].ports[p].lmc = (uint8_t)lmc;
+}
+
 static int settle_lids(struct reader *rd, bool *any)
 {
 	struct cr_fabric *f = rd->f;
@@ -1007,10 +1037,15 @@ static int settle_lids(struct reader *rd, bool *any)
 				       .ports[cr_is_switch(f, x->remote)
 						      ? 0
 						      : x->remote_port];
-			if (!far->lid)
+			if (!far->lid) {
 				far->lid = hint;
+				if (!cr_is_switch(f, x->remote))
+					port_info(rd, x->remote, x->remote_port)
+						->lid_hinted = true;
+			}
 		}
 	}
+	adopt_lmc(rd);
 	for (uint32_t n = 0; n < f->num_nodes && !*any; n++)
 		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
 			if (f->nodes[n].ports[p].lid)
@@ -1074,7 +1109,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	bool lids = false;
+	bool lids = false, ended = true;
 	int err = 0;
 
 	rd.f = cr_fabric_new();
@@ -1085,10 +1120,16 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
 					 &err)) >= 0) {
 		rd.line++;
+		ended = len && line[len - 1] == '\n';
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		err = parse_line(&rd, line);
 	}
+	/* Every writer ends its lines: a file cut inside its last line may
+	 * still parse (a header without its description and ports). */
+	if (!err && rd.line && !ended)
+		cr_warn("%s:%u: the last line has no line end: cut short?",
+			name, rd.line);
 	free(line);
 	if (!err && ferror(in)) {
 		cr_err("%s: read error: %s", name, strerror(errno));
