@@ -21,6 +21,7 @@ m=$tmp/m
 mkdir -p "$m"
 cases=0
 bad=0
+conf_key=/
 
 # What is compared: not names in quotes (a digit changed in a
 # description changes only the name), times, or the name of the LFT
@@ -44,12 +45,13 @@ judge() {
 		grep -q -E 'Sanitizer|runtime error|Assertion' "$tmp/e"; then
 		verdict=CRASH
 	elif [ $rc = 2 ]; then
-		grep -q -F -e "$(basename "$target")" -e "standard input" \
-			-e "stdin" "$tmp/e" || verdict=VAGUE
+		grep -q -F -e "$(basename "$target")" -e "<stdin>" \
+			-e "$conf_key" "$tmp/e" || verdict=VAGUE
 	elif [ $rc != "$base_rc" ] ||
 		! norm <"$tmp/o" | cmp -s - "$tmp/base.n"; then
 		# Another answer is fine when a warning names the file.
-		grep -q -F "warning: $target:" "$tmp/e" || verdict=WRONG
+		grep -q -F "$(basename "$target"):" "$tmp/e" &&
+			grep -q "warning: " "$tmp/e" || verdict=WRONG
 	fi
 	# A list (roots, hosts, flows, ...) with a line cut, deleted, doubled,
 	# moved or naming another node is another list: only crashes, hangs
@@ -213,26 +215,26 @@ t=$two/ibnetdiscover.topo
 fabric=1
 # Lines that carry a cable: deleting one changes the fabric itself.
 keep='^\['
-battery topo "$t" 1 "$croute" route -q -t @T -e minhop
+battery topo "$t" 2 "$croute" route -q -t @T -e minhop
 battery topo-p "$two/ibnetdiscover-p.out" 1 \
 	"$croute" route -q -t @T -e minhop
-battery iblinkinfo "$two/iblinkinfo.out" 1 \
+battery iblinkinfo "$two/iblinkinfo.out" 2 \
 	"$croute" route -q -t @T -e minhop
 keep='PHY='
 battery subnet.lst "$two/opensm-subnet.lst" 1 \
 	"$croute" route -q -t @T -e minhop
 keep='^\['
-battery gen "$tmp/gen.topo" 3 "$croute" route -q -t @T -e updn
+battery gen "$tmp/gen.topo" 5 "$croute" route -q -t @T -e updn
 battery lmc "$tmp/lmc.topo" 5 "$croute" route -q -t @T -e ftree
 battery prod "$fab/prod-tree.topo" 23 \
 	"$croute" check -q -t @T -e minhop --skip-credit-loops
 keep=
 fabric=
-battery lfts "$two/opensm-lfts.dump" 1 \
+battery lfts "$two/opensm-lfts.dump" 2 \
 	"$croute" check -t "$t" --lfts @T
 battery lfts-lmc "$tmp/lmc.lfts" 7 \
 	"$croute" check -t "$tmp/lmc.topo" --lfts @T
-battery ibroute "$two/dump_lfts.out" 1 \
+battery ibroute "$two/dump_lfts.out" 3 \
 	"$croute" check -t "$t" --lfts @T
 battery guid2lid "$tmp/guid2lid" 1 "$croute" route -q -t "$t" \
 	--lids @T -e minhop
@@ -259,6 +261,55 @@ battery hosts "$tmp/hosts" 1 "$croute" estimate -q -t "$t" -e minhop \
 	--hosts @T
 battery flows "$tmp/flows" 1 "$croute" estimate -q -t "$t" -e minhop \
 	--pattern "flows:@T"
+
+list=
+# Standard input, and one file of a dump directory.
+battery stdin "$t" 7 sh -c '"$0" route -q -t - -e minhop <"$1"' \
+	"$croute" @T
+mkdir -p "$tmp/dd"
+cp "$two/opensm-subnet.lst" "$two/opensm-lfts.dump" "$tmp/dd/"
+fabric=1
+battery dumpdir-lst "$two/opensm-subnet.lst" 3 sh -c \
+	'cp "$1" "$2/opensm-subnet.lst" 2>/dev/null || rm -rf "$2/opensm-subnet.lst"
+	"$0" check --dump-dir "$2"' "$croute" @T "$tmp/dd"
+cp "$two/opensm-subnet.lst" "$tmp/dd/"
+fabric=
+battery dumpdir-lfts "$two/opensm-lfts.dump" 3 sh -c \
+	'cp "$1" "$2/opensm-lfts.dump" 2>/dev/null || rm -rf "$2/opensm-lfts.dump"
+	"$0" check --dump-dir "$2"' "$croute" @T "$tmp/dd"
+
+# Nonsense values of the opensm.conf keys croute reads: an error that
+# names the key, or a value read as OpenSM reads it (booleans: any word
+# but TRUE is FALSE, with a warning).
+target=$tmp/opensm.conf
+for conf_key in croute_auto_budget croute_auto_candidates \
+	croute_auto_improve_threshold croute_auto_max_churn \
+	croute_auto_objective croute_auto_optimize croute_balance \
+	croute_estimate croute_incremental croute_lash_balance \
+	croute_optimize croute_optimize_budget croute_optimize_max_extra_hops \
+	croute_patterns croute_penalty_factors croute_threads \
+	remote_guid_sorting port_shifting lmc qos croute_auto_background \
+	croute_fail_engine croute_mcast_trees croute_auto_allow_credit_loops \
+	lash_start_vl scatter_ports; do
+	for v in -1 99999999999999999999 abc 1e9 nan '"' "$(printf '\377')"; do
+		printf 'routing_engine cr-updn,updn\n%s %s\n' "$conf_key" "$v" \
+			>"$target"
+		cases=$((cases + 1))
+		timeout 30 "$croute" route -q -F "$target" -t "$t" -e updn \
+			>/dev/null 2>"$tmp/e"
+		rc=$?
+		case $rc in
+		0 | 2) ;;
+		*) fail "conf: $conf_key '$v': exit $rc" ;;
+		esac
+		if grep -q -E 'Sanitizer|runtime error' "$tmp/e"; then
+			fail "conf: $conf_key '$v': sanitizer report"
+		elif [ $rc = 2 ] && ! grep -q -e "$conf_key" -e "conf:2" "$tmp/e"
+		then
+			fail "VAGUE: conf: $conf_key '$v'"
+		fi
+	done
+done
 
 echo "battery: $cases cases, $bad failed"
 exit $failed
