@@ -192,7 +192,7 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 	fclose(in);
 	cr_guidmap_release(&m);
 	if (!err)
-		err = check_complete(path, f) || check_lmc(path, f);
+		err = check_complete(path, f) ? -1 : check_lmc(path, f);
 	if (!err && cr_fabric_finalize(f)) {
 		cr_err("%s: the LIDs are not consistent (see above)", path);
 		err = -1;
