@@ -110,6 +110,28 @@ static int cmp_exact(const void *a, const void *b)
 	return strcmp(x->desc, y->desc);
 }
 
+/* Compares a description's first word (a host name) with a word. */
+static int word_cmp(const char *desc, const char *word)
+{
+	size_t len = strcspn(desc, " \t");
+	int c = strncmp(desc, word, len);
+
+	if (c)
+		return c;
+	return word[len] ? -1 : 0;
+}
+
+static int cmp_word(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	size_t lx = strcspn(x->desc, " \t"), ly = strcspn(y->desc, " \t");
+	int c = strncmp(x->desc, y->desc, lx < ly ? lx : ly);
+
+	if (c)
+		return c;
+	return lx < ly ? -1 : lx > ly;
+}
+
 struct cr_hosts *cr_hosts_default(const struct cr_fabric *f)
 {
 	struct named *cas = malloc((f->num_nodes + 1) * sizeof(*cas));
@@ -191,6 +213,13 @@ struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
 struct cr_ep_index {
 	const struct cr_fabric *f;
 	struct named *by_desc; /* sorted by strcmp(desc) */
+	/*
+	 * CAs by host name, the first word of their description: the name
+	 * croute hosts and the Slurm export write ("h0001" of "h0001
+	 * HCA-1"), so that their files read back.
+	 */
+	struct named *by_host;
+	uint32_t num_hosts;
 	struct cr_guidmap node_guid;
 	struct cr_guidmap port_guid;
 };
@@ -200,6 +229,7 @@ void cr_ep_index_free(struct cr_ep_index *ix)
 	if (!ix)
 		return;
 	free(ix->by_desc);
+	free(ix->by_host);
 	cr_guidmap_release(&ix->node_guid);
 	cr_guidmap_release(&ix->port_guid);
 	free(ix);
@@ -213,7 +243,9 @@ struct cr_ep_index *cr_ep_index_new(const struct cr_fabric *f)
 		goto oom;
 	ix->f = f;
 	ix->by_desc = malloc((f->num_nodes + 1) * sizeof(*ix->by_desc));
-	if (!ix->by_desc || cr_guidmap_init(&ix->node_guid, f->num_nodes) ||
+	ix->by_host = malloc((f->num_nodes + 1) * sizeof(*ix->by_host));
+	if (!ix->by_desc || !ix->by_host ||
+	    cr_guidmap_init(&ix->node_guid, f->num_nodes) ||
 	    cr_guidmap_init(&ix->port_guid, f->num_nodes))
 		goto oom;
 	for (uint32_t i = 0; i < f->num_nodes; i++) {
@@ -226,12 +258,14 @@ struct cr_ep_index *cr_ep_index_new(const struct cr_fabric *f)
 			goto oom;
 		if (n->type == CR_NODE_SWITCH)
 			continue;
+		ix->by_host[ix->num_hosts++] = ix->by_desc[i];
 		for (unsigned p = 1; p <= n->num_ports; p++)
 			if (cr_guidmap_put(&ix->port_guid, n->ports[p].guid,
 					   cr_guidmap_port(i, p)) < 0)
 				goto oom;
 	}
 	qsort(ix->by_desc, f->num_nodes, sizeof(*ix->by_desc), cmp_exact);
+	qsort(ix->by_host, ix->num_hosts, sizeof(*ix->by_host), cmp_word);
 	return ix;
 oom:
 	cr_err("out of memory indexing node names");
@@ -263,6 +297,31 @@ static uint32_t find_desc(const struct cr_ep_index *ix, const char *desc,
 		return CR_NO_NODE;
 	}
 	return ix->by_desc[lo].node;
+}
+
+/* The CA whose host name is word; CR_NO_NODE, or *ambiguous. */
+static uint32_t find_host(const struct cr_ep_index *ix, const char *word,
+			  bool *ambiguous)
+{
+	size_t lo = 0, hi = ix->num_hosts;
+
+	*ambiguous = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (word_cmp(ix->by_host[mid].desc, word) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->num_hosts || word_cmp(ix->by_host[lo].desc, word))
+		return CR_NO_NODE;
+	if (lo + 1 < ix->num_hosts &&
+	    !word_cmp(ix->by_host[lo + 1].desc, word)) {
+		*ambiguous = true;
+		return CR_NO_NODE;
+	}
+	return ix->by_host[lo].node;
 }
 
 static int node_endpoint(const struct cr_fabric *f, uint32_t n,
@@ -338,8 +397,17 @@ int cr_endpoint_parse(const struct cr_ep_index *ix, const char *tok,
 		*why = "several nodes have this description";
 		return -1;
 	}
+	if (n == CR_NO_NODE && !strpbrk(tok, " \t")) {
+		n = find_host(ix, tok, &ambiguous);
+		if (ambiguous) {
+			*why = "several CAs have this host name (the first word"
+			       " of their descriptions): give a whole"
+			       " description or a port GUID";
+			return -1;
+		}
+	}
 	if (n == CR_NO_NODE) {
-		*why = "no node has this description";
+		*why = "no node has this description or host name";
 		return -1;
 	}
 	return node_endpoint(f, n, ep, why);
@@ -395,6 +463,7 @@ static int read_lines(const struct cr_fabric *f, const char *path, int want,
 	char *buf = NULL, *tok[3];
 	bool quoted[3];
 	size_t cap = 0;
+	ssize_t got;
 	unsigned line = 0;
 	int ret = -1;
 
@@ -405,12 +474,17 @@ static int read_lines(const struct cr_fabric *f, const char *path, int want,
 	ix = cr_ep_index_new(f);
 	if (!ix)
 		goto out;
-	while (getline(&buf, &cap, in) >= 0) {
+	while ((got = getline(&buf, &cap, in)) >= 0) {
 		struct cr_endpoint ep[2];
 		const char *why;
 		int n;
 
 		line++;
+		if (strlen(buf) != (size_t)got) {
+			cr_err("%s:%u: a NUL byte (not a text file?)", path,
+			       line);
+			goto out;
+		}
 		n = tokenize(buf, tok, quoted, want);
 		if (!n)
 			continue;
@@ -511,6 +585,7 @@ struct hosts_acc {
 	const struct cr_fabric *f;
 	struct cr_hosts *h;
 	size_t cap;
+	unsigned *line_of; /* per LID: the line that named its port */
 };
 
 static int add_host(void *arg, const char *path, unsigned line,
@@ -520,6 +595,13 @@ static int add_host(void *arg, const char *path, unsigned line,
 
 	if (check_source(a->f, path, line, ep, tok[0]))
 		return -1;
+	if (a->line_of[ep->lid]) {
+		cr_err("%s:%u: \"%s\" names the port line %u named: a host"
+		       " twice would send to itself",
+		       path, line, tok[0], a->line_of[ep->lid]);
+		return -1;
+	}
+	a->line_of[ep->lid] = line;
 	if (cr_grow(&a->h->ep, &a->cap, (size_t)a->h->count + 1,
 		    sizeof(*a->h->ep))) {
 		cr_err("%s:%u: out of memory", path, line);
@@ -533,11 +615,18 @@ struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path)
 {
 	struct hosts_acc a = {.f = f, .h = hosts_alloc(256), .cap = 256};
 
-	if (!a.h)
-		return NULL;
-	if (read_lines(f, path, 1, add_host, &a)) {
+	a.line_of = calloc((size_t)f->max_lid + 1, sizeof(*a.line_of));
+	if (!a.h || !a.line_of) {
+		if (a.h && !a.line_of)
+			cr_err("%s: out of memory", path);
 		cr_hosts_free(a.h);
+		free(a.line_of);
 		return NULL;
 	}
+	if (read_lines(f, path, 1, add_host, &a)) {
+		cr_hosts_free(a.h);
+		a.h = NULL;
+	}
+	free(a.line_of);
 	return a.h;
 }

@@ -55,6 +55,7 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 	/* a port listed twice would count its host twice */
 	uint8_t *seen = calloc((size_t)f->max_lid + 1, 1);
 	size_t n = 0, cap = 0, bufcap = 0;
+	ssize_t got;
 	unsigned line = 0;
 	char *buf = NULL;
 	FILE *in = NULL;
@@ -66,13 +67,18 @@ struct cr_hosts *cr_ca_order_read(const struct cr_fabric *f, const char *path)
 	in = cr_file_open_read(path);
 	if (!in)
 		goto out;
-	while (getline(&buf, &bufcap, in) >= 0) {
+	while ((got = getline(&buf, &bufcap, in)) >= 0) {
 		char guid[32];
 		struct cr_endpoint ep;
 		const char *why;
 		unsigned idx, lid, base;
 
 		line++;
+		if (strlen(buf) != (size_t)got) {
+			cr_err("%s:%u: a NUL byte (not a text file?)", path,
+			       line);
+			goto out;
+		}
 		if (buf[strspn(buf, " \t\r\n")] == '#' ||
 		    !buf[strspn(buf, " \t\r\n")])
 			continue;

@@ -12,6 +12,9 @@
  * (cr_file_remove_pending). Input files are opened through
  * cr_file_open_read(), which refuses directories.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memrchr */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -163,10 +166,26 @@ ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
 			*buf = b;
 			*cap = want;
 		}
-		/* A read error is the caller's to report (ferror). */
+		/*
+		 * A read error is the caller's to report (ferror). The fill
+		 * finds fgets' own terminator: a NUL byte inside the line
+		 * would else hide the rest of it and join the next line.
+		 */
+		memset(*buf + len, 'x', *cap - len);
 		if (!fgets(*buf + len, (int)(*cap - len), in))
 			return len && !ferror(in) ? (ssize_t)len : -1;
-		len += strlen(*buf + len);
+		{
+			size_t got = strlen(*buf + len);
+			const char *term = memrchr(*buf + len, 0, *cap - len);
+
+			if (term != *buf + len + got) {
+				cr_err("%s:%u: a NUL byte (not a text file?)",
+				       path, line);
+				*err = -1;
+				return -1;
+			}
+			len += got;
+		}
 		if ((len && (*buf)[len - 1] == '\n') || feof(in))
 			return (ssize_t)len;
 	}

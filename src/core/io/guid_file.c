@@ -99,11 +99,36 @@ struct guid_reader {
 	const char *path;
 	const char *key;
 	const struct cr_guidmap *known; /* NULL: no fabric to check */
+	const struct cr_fabric *f;
+	unsigned *named_on; /* per node: the line that named it, 0 = none */
+	uint64_t *named_as; /* per node: the GUID that line gave */
 	unsigned lines; /* lines with a GUID */
 	unsigned tails; /* of them, with text after it */
 	unsigned first_tail;
 	unsigned found; /* GUIDs in the fabric */
 };
+
+/*
+ * A node named twice (the same GUID, or its node GUID and a port's): one
+ * of the lines was meant for another node, as when a digit changed.
+ * Distinct port GUIDs of one CA are two ports, both meant.
+ */
+static void named_again(struct guid_reader *g, unsigned lineno, uint32_t n,
+			uint64_t guid)
+{
+	uint64_t node = g->f->nodes[n].guid, was = g->named_as[n];
+	char label[CR_NODE_LABEL_MAX];
+
+	if (g->named_on[n] && (was == guid || was == node || guid == node ||
+			       g->f->nodes[n].type == CR_NODE_SWITCH))
+		cr_warn("%s:%u: 0x%016" PRIx64 " names node %s again (line"
+			" %u): meant another node? (%s)",
+			g->path, lineno, guid,
+			cr_node_label(g->f, n, 0, label, sizeof(label)),
+			g->named_on[n], g->key);
+	g->named_on[n] = lineno;
+	g->named_as[n] = guid;
+}
 
 static int guid_line(struct guid_reader *g, unsigned lineno, char *s,
 		     struct cr_guid_list *l)
@@ -137,9 +162,12 @@ static int guid_line(struct guid_reader *g, unsigned lineno, char *s,
 	if (*rest && !g->tails++)
 		g->first_tail = lineno;
 	if (g->known) {
-		if (cr_guidmap_get(g->known, guid) != CR_GUIDMAP_NONE)
+		uint32_t n = cr_guidmap_get(g->known, guid);
+
+		if (n != CR_GUIDMAP_NONE) {
 			g->found++;
-		else
+			named_again(g, lineno, n, guid);
+		} else
 			cr_warn("%s:%u: 0x%016llx is no node or port of the"
 				" fabric (%s)",
 				g->path, lineno, guid, g->key);
@@ -184,7 +212,12 @@ int cr_guid_file_parse_in(FILE *fp, const char *path, const char *key,
 	int ret = 0;
 
 	if (f) {
-		if (fabric_guids(f, &known)) {
+		g.f = f;
+		g.named_on = calloc(f->num_nodes + 1, sizeof(*g.named_on));
+		g.named_as = calloc(f->num_nodes + 1, sizeof(*g.named_as));
+		if (!g.named_on || !g.named_as || fabric_guids(f, &known)) {
+			free(g.named_on);
+			free(g.named_as);
 			cr_guidmap_release(&known);
 			cr_err("out of memory reading %s", path);
 			return -1;
@@ -216,6 +249,8 @@ int cr_guid_file_parse_in(FILE *fp, const char *path, const char *key,
 		ret = guid_file_end(&g);
 	if (f)
 		cr_guidmap_release(&known);
+	free(g.named_on);
+	free(g.named_as);
 	return ret;
 }
 

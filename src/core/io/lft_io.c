@@ -576,6 +576,135 @@ static bool beyond_cap(const struct cr_fabric *f, uint32_t sw, uint32_t lid)
 	return f->nodes[sw].lft_cap && lid >= f->nodes[sw].lft_cap;
 }
 
+/* The port of LID is the switch's own, or cabled to the switch. */
+static bool next_to(const struct cr_fabric *f, uint32_t sw, uint32_t lid)
+{
+	uint32_t d = f->lid_node[lid];
+	const struct cr_node *n = &f->nodes[sw];
+
+	if (d == sw)
+		return true;
+	if (f->nodes[d].type != CR_NODE_SWITCH)
+		return f->nodes[d].ports[f->lid_port[lid]].remote == sw;
+	for (unsigned p = 1; p <= n->num_ports; p++)
+		if (n->ports[p].remote == d)
+			return true;
+	return false;
+}
+
+/* Some table read routes lid: the SM knew it. */
+static bool routed_somewhere(const struct lft_reader *lr, uint32_t lid)
+{
+	for (uint32_t i = 0; i < lr->f->num_switches; i++) {
+		uint32_t t = lr->f->switches[i];
+
+		if (lr->seen[t] && lr->r->lft[t][lid] != CR_NO_PATH)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every engine routes a switch's own LID and the LIDs of ports cabled to
+ * it (one hop is a legal path for all of them), so a table without one
+ * of those lost a line, unless no table routes the LID (its port went
+ * down after the topology was taken).
+ */
+static int check_next_hops(const struct lft_reader *lr)
+{
+	const struct cr_fabric *f = lr->f;
+	const struct cr_routing *r = lr->r;
+	uint32_t top = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
+
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t t = f->switches[i];
+		char la[CR_NODE_LABEL_MAX];
+
+		for (uint32_t lid = 1; lr->seen[t] && lid <= top; lid++) {
+			if (f->lid_node[lid] == CR_NO_NODE ||
+			    r->lft[t][lid] != CR_NO_PATH ||
+			    beyond_cap(f, t, lid) || !next_to(f, t, lid) ||
+			    !routed_somewhere(lr, lid))
+				continue;
+			cr_err("%s:%u: the table of switch %s has no entry for"
+			       " LID 0x%04x, its own or a neighbour's, which"
+			       " every engine routes: a line deleted?",
+			       lr->path, lr->table_line[t],
+			       cr_node_label(f, t, 0, la, sizeof(la)), lid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Every switch cabled to sw routes lid, and not back through sw. */
+static bool around(const struct lft_reader *lr, uint32_t sw, uint32_t lid)
+{
+	const struct cr_node *n = &lr->f->nodes[sw];
+	unsigned peers = 0;
+	bool hosts = lr->f->nodes[lr->f->lid_node[lid]].type != CR_NODE_SWITCH;
+
+	/* OpenSM's dumps leave out switch-to-switch routes that no CA's
+	 * path uses: look at the holes croute check counts. */
+	for (unsigned p = 1; !hosts && p <= n->num_ports; p++)
+		hosts = n->ports[p].remote != CR_NO_NODE &&
+			lr->f->nodes[n->ports[p].remote].type != CR_NODE_SWITCH;
+	if (!hosts)
+		return false;
+
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		uint32_t s = n->ports[p].remote;
+		unsigned q;
+
+		if (s == CR_NO_NODE || lr->f->nodes[s].type != CR_NODE_SWITCH)
+			continue;
+		q = lr->r->lft[s][lid];
+		if (!lr->seen[s] || q == CR_NO_PATH || !q ||
+		    lr->f->nodes[s].ports[q].remote == sw)
+			return false;
+		peers++;
+	}
+	return peers > 0;
+}
+
+/*
+ * A LID every neighbour routes, but not the switch: OpenSM's dump omits
+ * unrouted LIDs, so this is either the engine's choice (up/down rules)
+ * or a deleted line. Say so, naming the table, rather than report the
+ * holes as the routing's alone.
+ */
+static void warn_holes(const struct lft_reader *lr)
+{
+	const struct cr_fabric *f = lr->f;
+	const struct cr_routing *r = lr->r;
+	uint32_t top = f->max_lid < r->max_lid ? f->max_lid : r->max_lid;
+	uint32_t count = 0, first = CR_NO_NODE, first_lid = 0;
+	char la[CR_NODE_LABEL_MAX];
+
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t t = f->switches[i];
+
+		for (uint32_t lid = 1; lr->seen[t] && lid <= top; lid++) {
+			if (f->lid_node[lid] == CR_NO_NODE ||
+			    r->lft[t][lid] != CR_NO_PATH ||
+			    beyond_cap(f, t, lid) || !around(lr, t, lid))
+				continue;
+			if (!count++) {
+				first = t;
+				first_lid = lid;
+			}
+		}
+	}
+	if (count)
+		cr_warn("%s:%u: the table of switch %s has no entry for LID"
+			" 0x%04x though every switch cabled to it routes that"
+			" LID (%u such holes): a line deleted, or the engine's"
+			" choice?",
+			lr->path, lr->table_line[first],
+			cr_node_label(f, first, 0, la, sizeof(la)), first_lid,
+			count);
+}
+
 /*
  * OpenSM routes a LID through a neighbour only if the neighbour routes it
  * (short of the neighbour's LFT capacity): an entry that forwards a LID
@@ -669,8 +798,10 @@ int cr_lft_read_format(const char *path, const struct cr_fabric *f,
 		err = -1;
 	}
 	if (!err && lr.format == LFT_DUMP &&
-	    (check_tail(&lr) || check_dead_ends(&lr)))
+	    (check_tail(&lr) || check_dead_ends(&lr) || check_next_hops(&lr)))
 		err = -1;
+	if (!err && lr.format == LFT_DUMP)
+		warn_holes(&lr);
 	for (uint32_t i = 0; !err && i < f->num_switches; i++) {
 		if (lr.seen[f->switches[i]])
 			tables++;

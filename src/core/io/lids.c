@@ -127,6 +127,39 @@ static int check_complete(const char *path, const struct cr_fabric *f)
 	return 0;
 }
 
+/*
+ * OpenSM gives every CA port the same LMC (one lmc option): a range of
+ * another size is a digit changed or another SM's file.
+ */
+static int check_lmc(const char *path, const struct cr_fabric *f)
+{
+	const struct cr_port *first = NULL;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *node = &f->nodes[n];
+
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= node->num_ports; p++) {
+			const struct cr_port *x = &node->ports[p];
+
+			if (!x->lid || x->remote == CR_NO_NODE)
+				continue;
+			if (!first)
+				first = x;
+			if (x->lmc == first->lmc)
+				continue;
+			cr_err("%s: port 0x%016" PRIx64 " has LIDs %u-%u (LMC"
+			       " %u), port 0x%016" PRIx64 " LMC %u: OpenSM"
+			       " gives every CA port one LMC",
+			       path, x->guid, x->lid,
+			       x->lid + (1u << x->lmc) - 1, x->lmc, first->guid,
+			       first->lmc);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 {
 	struct cr_guidmap m = {0};
@@ -159,7 +192,7 @@ int cr_lids_read_guid2lid(const char *path, struct cr_fabric *f)
 	fclose(in);
 	cr_guidmap_release(&m);
 	if (!err)
-		err = check_complete(path, f);
+		err = check_complete(path, f) ? -1 : check_lmc(path, f);
 	if (!err && cr_fabric_finalize(f)) {
 		cr_err("%s: the LIDs are not consistent (see above)", path);
 		err = -1;

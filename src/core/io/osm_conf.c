@@ -61,6 +61,21 @@ static int set_num(long long *p, const char *val, long long max)
 	return 0;
 }
 
+/*
+ * OpenSM's booleans: "TRUE" is true and any other word false, as OpenSM
+ * reads them; a word that is neither TRUE nor FALSE is likely a mistake,
+ * so say how it is read.
+ */
+static bool osm_bool(const char *path, unsigned lineno, const char *key,
+		     const char *val)
+{
+	if (strcmp(val, "TRUE") && strcmp(val, "FALSE"))
+		cr_warn("%s:%u: %s '%s' is neither TRUE nor FALSE: read as"
+			" FALSE, as OpenSM reads it",
+			path, lineno, key, val);
+	return !strcmp(val, "TRUE");
+}
+
 int cr_osm_conf_parse(struct cr_osm_conf *c, FILE *fp, const char *path)
 {
 	char *line = NULL, *copy = NULL;
@@ -104,9 +119,9 @@ int cr_osm_conf_parse(struct cr_osm_conf *c, FILE *fp, const char *path)
 		else if (!strcmp(key, "port_search_ordering_file"))
 			err = set_str(&c->port_search_ordering_file, val);
 		else if (!strcmp(key, "port_shifting"))
-			c->port_shifting = !strcmp(val, "TRUE");
+			c->port_shifting = osm_bool(path, lineno, key, val);
 		else if (!strcmp(key, "qos"))
-			c->qos = !strcmp(val, "TRUE");
+			c->qos = osm_bool(path, lineno, key, val);
 		else if (!strcmp(key, "lmc")) {
 			if (set_num(&v, val, 7))
 				goto bad;

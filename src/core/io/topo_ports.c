@@ -600,6 +600,14 @@ static uint32_t far_end(const struct pl_reader *rd, const struct pl_port *p)
 	return (at & 0xff) == p->rport ? at : CR_GUIDMAP_NONE;
 }
 
+/* The LID of a port: a switch's is its port 0's. */
+static unsigned far_lid(const struct cr_fabric *f, uint32_t at)
+{
+	const struct cr_node *n = &f->nodes[at >> 8];
+
+	return n->ports[n->type == CR_NODE_SWITCH ? 0 : at & 0xff].lid;
+}
+
 static int add_links(struct pl_reader *rd)
 {
 	struct cr_fabric *f = rd->f;
@@ -628,6 +636,13 @@ static int add_links(struct pl_reader *rd)
 			return -1;
 		}
 		q = &rd->ports[qi];
+		if (p->rlid && p->rlid != far_lid(f, at)) {
+			pl_err(rd,
+			       "the far end has LID %u here, %u on its own"
+			       " line %u",
+			       p->rlid, far_lid(f, at), q->line);
+			return -1;
+		}
 		x = &f->nodes[a].ports[p->port];
 		y = &f->nodes[at >> 8].ports[at & 0xff];
 		if (x->remote == CR_NO_NODE && y->remote == CR_NO_NODE) {

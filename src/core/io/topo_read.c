@@ -52,6 +52,7 @@ struct port_info {
 	unsigned link_line; /* of the line that cabled it */
 	uint16_t lid_hint; /* LID the far side's line gives for it */
 	bool rate_word; /* its line ends with a rate ("4xQDR") */
+	bool lid_hinted; /* its LID is the far side's word, without LMC */
 	uint8_t def_width; /* the file's defaults when its line was read */
 	enum cr_speed def_speed;
 };
@@ -76,6 +77,10 @@ struct reader {
 	enum cr_speed def_speed;
 
 	uint32_t cur; /* node whose port lines follow */
+	/* "# Initiated from node G": ibnetdiscover lists that node, so a
+	 * file without it was cut short. */
+	uint64_t origin;
+	unsigned origin_line;
 	struct pending *links;
 	size_t nlinks, links_alloc;
 	char *pool;
@@ -379,6 +384,29 @@ static int header_desc(struct reader *rd, const char *rest, const char *id,
 	return *desc ? 0 : -1;
 }
 
+/*
+ * ibnetdiscover names a node "S-", "H-" or "R-" and its node GUID in 16
+ * hex digits, and prints that GUID on the *guid= line before it. When
+ * they differ (the line deleted or a digit changed), the GUID the
+ * routing would use is not the node's: refuse the file.
+ */
+static int check_id_guid(struct reader *rd, const char *kw, const char *id,
+			 uint64_t guid)
+{
+	uint64_t named;
+	const char *end;
+
+	if (strlen(id) != 18 || id[1] != '-' || id[0] != kw[0] ||
+	    parse_hex(id + 2, &end, &named) || *end || named == guid)
+		return 0;
+	rd_err(rd,
+	       "node \"%s\" gets GUID 0x%016" PRIx64 " from the *guid= line"
+	       " before it, not the GUID its id names (ibnetdiscover prints"
+	       " both alike): a line deleted or edited?",
+	       id, guid);
+	return -1;
+}
+
 static int add_node(struct reader *rd, int sim_type, const char *kw,
 		    const char *s)
 {
@@ -424,6 +452,8 @@ static int add_node(struct reader *rd, int sim_type, const char *kw,
 		       id);
 		goto out;
 	}
+	if (check_id_guid(rd, kw, id, guid))
+		goto out;
 	n = rd->f->num_nodes;
 	other = cr_guidmap_get(&rd->guids, guid);
 	if (other != CR_GUIDMAP_NONE) {
@@ -646,6 +676,24 @@ static int set_value(struct reader *rd, const char *sign, unsigned long max,
 	return 0;
 }
 
+/* "# Initiated from node G port P", ibnetdiscover's header. */
+static int note_origin(struct reader *rd, const char *s)
+{
+	static const char kw[] = "Initiated from node";
+	const char *end;
+	uint64_t g;
+
+	s = skip_ws(s + 1);
+	if (strncmp(s, kw, sizeof(kw) - 1) || rd->origin_line)
+		return 0;
+	if (!parse_hex(skip_ws(s + sizeof(kw) - 1), &end, &g) && g &&
+	    (!*end || *end == ' ')) {
+		rd->origin = g;
+		rd->origin_line = rd->line;
+	}
+	return 0;
+}
+
 static int parse_line(struct reader *rd, char *line)
 {
 	static const struct {
@@ -685,7 +733,7 @@ static int parse_line(struct reader *rd, char *line)
 		return 0;
 	}
 	if (*s == '#')
-		return 0;
+		return note_origin(rd, s);
 	if (*s == '[')
 		return add_port_line(rd, s);
 	if (*s == '@') {
@@ -938,6 +986,35 @@ static int check_port_guids(struct reader *rd)
  * and every cabled CA or router port (hints from the far side's lines fill
  * ports that have no line of their own).
  */
+/*
+ * A CA port whose own line is missing (a file cut before it) has only
+ * the LID the switch's line gives, not its LMC. OpenSM gives every CA
+ * port the same LMC: when the ports that state theirs agree, it is this
+ * port's too, or the port would lose the LIDs of its range.
+ */
+static void adopt_lmc(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	int lmc = -1;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++) {
+			const struct cr_port *x = &f->nodes[n].ports[p];
+
+			if (!x->lid || port_info(rd, n, p)->lid_hinted)
+				continue;
+			if (lmc >= 0 && lmc != x->lmc)
+				return;
+			lmc = x->lmc;
+		}
+	for (uint32_t n = 0; lmc > 0 && n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++)
+			if (port_info(rd, n, p)->lid_hinted)
+				f->nodes[n].ports[p].lmc = (uint8_t)lmc;
+}
+
 static int settle_lids(struct reader *rd, bool *any)
 {
 	struct cr_fabric *f = rd->f;
@@ -960,10 +1037,15 @@ static int settle_lids(struct reader *rd, bool *any)
 				       .ports[cr_is_switch(f, x->remote)
 						      ? 0
 						      : x->remote_port];
-			if (!far->lid)
+			if (!far->lid) {
 				far->lid = hint;
+				if (!cr_is_switch(f, x->remote))
+					port_info(rd, x->remote, x->remote_port)
+						->lid_hinted = true;
+			}
 		}
 	}
+	adopt_lmc(rd);
 	for (uint32_t n = 0; n < f->num_nodes && !*any; n++)
 		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
 			if (f->nodes[n].ports[p].lid)
@@ -1027,7 +1109,7 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	bool lids = false;
+	bool lids = false, ended = true;
 	int err = 0;
 
 	rd.f = cr_fabric_new();
@@ -1038,10 +1120,16 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	while (!err && (len = cr_getline(&line, &cap, in, name, rd.line + 1,
 					 &err)) >= 0) {
 		rd.line++;
+		ended = len && line[len - 1] == '\n';
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		err = parse_line(&rd, line);
 	}
+	/* Every writer ends its lines: a file cut inside its last line may
+	 * still parse (a header without its description and ports). */
+	if (!err && rd.line && !ended)
+		cr_warn("%s:%u: the last line has no line end: cut short?",
+			name, rd.line);
 	free(line);
 	if (!err && ferror(in)) {
 		cr_err("%s: read error: %s", name, strerror(errno));
@@ -1049,6 +1137,13 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 	}
 	if (!err && !rd.f->num_nodes) {
 		cr_err("%s: no nodes (not a topology file?)", name);
+		err = -1;
+	}
+	if (!err && rd.origin_line &&
+	    cr_guidmap_get(&rd.guids, rd.origin) == CR_GUIDMAP_NONE) {
+		cr_err("%s:%u: the file was discovered from node 0x%016" PRIx64
+		       ", which it does not list (%u lines): cut short?",
+		       name, rd.origin_line, rd.origin, rd.line);
 		err = -1;
 	}
 	if (!err)
