@@ -172,8 +172,11 @@ ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
 		 * would else hide the rest of it and join the next line.
 		 */
 		memset(*buf + len, 'x', *cap - len);
-		if (!fgets(*buf + len, (int)(*cap - len), in))
+		if (!fgets(*buf + len, (int)(*cap - len), in)) {
+			/* the fill above overwrote the last read's terminator */
+			(*buf)[len] = '\0';
 			return len && !ferror(in) ? (ssize_t)len : -1;
+		}
 		{
 			size_t got = strlen(*buf + len);
 			const char *term = memrchr(*buf + len, 0, *cap - len);
