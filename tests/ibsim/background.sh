@@ -176,7 +176,9 @@ cr_wait_log "$CR_LOG" "background: the improve step starts" 2 \
 	"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "no improve step after the repair"
 cr_wait_log "$CR_LOG" "$END" 2 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "the improve step after the repair never ended"
+n=$(cr_count "$CR_DONE")
 cr_ibsim_cmd "ReLink \"$1\"[$2]"
+cr_settle "$n"
 cr_opensm_stop || cr_fail "opensm did not stop cleanly"
 cr_log "croute_incremental: repaired at once, improved after: OK"
 
