@@ -12,6 +12,12 @@
 enum cr_log_level {
 	CR_LOG_ERROR = 0,
 	CR_LOG_WARN, /* the run goes on, but its answer may not be trusted */
+	/*
+	 * What an administrator needs from a run even when not asking for
+	 * detail: the engine chosen, why a step was skipped. The command
+	 * shows it by default; info and below only with -v.
+	 */
+	CR_LOG_NOTE,
 	CR_LOG_INFO,
 	CR_LOG_VERBOSE,
 	CR_LOG_DEBUG,
@@ -53,6 +59,7 @@ const char *cr_log_warning(unsigned i);
 
 #define cr_err(...) cr_log(CR_LOG_ERROR, __VA_ARGS__)
 #define cr_warn(...) cr_log(CR_LOG_WARN, __VA_ARGS__)
+#define cr_note(...) cr_log(CR_LOG_NOTE, __VA_ARGS__)
 #define cr_info(...) cr_log(CR_LOG_INFO, __VA_ARGS__)
 #define cr_verbose(...) cr_log(CR_LOG_VERBOSE, __VA_ARGS__)
 #define cr_debug(...) cr_log(CR_LOG_DEBUG, __VA_ARGS__)

@@ -313,7 +313,11 @@ int cli_report_written(int ret);
 /* ', "warnings": [...]': those logged since --json turned keeping on. */
 void cli_json_warnings(FILE *out);
 
-/* The log level the options asked for (-q: CR_LOG_WARN). */
+/*
+ * The log level the options asked for: CR_LOG_NOTE by default (warnings,
+ * notes and each command's summary line), -q: CR_LOG_WARN, -v:
+ * CR_LOG_VERBOSE, -vv: CR_LOG_DEBUG.
+ */
 extern int cli_verbosity;
 
 double cli_now(void);

@@ -181,7 +181,7 @@ static int auto_order(const struct cr_fabric *f, const struct cr_routing *r,
 	if (t)
 		snprintf(tuned, sizeof(tuned),
 			 " %.4f over the order of croute_auto_hosts,", st);
-	cr_info("cr-auto: shift avg %.4f over the default order (node"
+	cr_note("cr-auto: shift avg %.4f over the default order (node"
 		" descriptions),%s %.4f over the leaf order: exporting %s",
 		sd, tuned, sl,
 		sl > sb + 1e-9 ? "the leaf order, which scores best"

@@ -200,7 +200,7 @@ static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
 		  : 1;
 	*secs = cli_now() - t0;
 	if (rc) {
-		cr_info("croute route: a full run: %s",
+		cr_note("croute route: a full run: %s",
 			base ? st.reason : "no incremental base");
 		cr_routing_free(r);
 		r = cli_route(s, f, e, secs);
@@ -209,7 +209,7 @@ static int route_incremental(struct route_ctx *c, struct cr_fabric **fp,
 				ret = CLI_PROBLEMS;
 			goto out;
 		}
-	} else if (cli_verbosity >= CR_LOG_INFO) {
+	} else if (cli_verbosity >= CR_LOG_NOTE) {
 		fprintf(stderr,
 			"croute route: incremental from %s: %u switch links"
 			" and %u host links down, %u nodes (%u switches)"
@@ -321,7 +321,7 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (write_lash_file(c.lash_sl, cr_lash_write_psl, f, r) ||
 	    write_lash_file(c.lash_sl2vl, cr_lash_write_sl2vl, f, r))
 		goto out;
-	if (cli_verbosity >= CR_LOG_INFO) {
+	if (cli_verbosity >= CR_LOG_NOTE) {
 		struct rusage ru;
 
 		/* Peak memory: what sizing a large fabric's SM host needs. */

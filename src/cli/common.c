@@ -26,7 +26,7 @@
 #include "cli.h"
 
 static const struct cli_opt common_opts[] = {
-	{"verbose", 'v', NULL, "more messages on stderr (twice: debug)"},
+	{"verbose", 'v', NULL, "what each step did, on stderr (twice: debug)"},
 	{"quiet", 'q', NULL, "only errors on stderr"},
 	{"help", 'h', NULL, "show this help"},
 	CLI_OPT_END,
@@ -93,7 +93,7 @@ const struct cli_opt cli_engine_opts[] = {
 	CLI_OPT_END,
 };
 
-int cli_verbosity = CR_LOG_INFO;
+int cli_verbosity = CR_LOG_NOTE;
 
 double cli_now(void)
 {
@@ -221,7 +221,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 	      int (*handle)(void *ctx, int key, const char *arg), void *ctx)
 {
 	size_t total = count_opts(common_opts), nlo = 0, nso = 0;
-	int verbosity = CR_LOG_INFO, ret = -1, c;
+	int verbosity = CR_LOG_NOTE, ret = -1, c;
 	struct option *lo;
 	char *so;
 
@@ -250,8 +250,9 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 			ret = -2;
 			goto out;
 		case 'v':
-			if (verbosity < CR_LOG_DEBUG)
-				verbosity++;
+			/* -v: info and verbose (what each step did), -vv: debug */
+			verbosity = verbosity < CR_LOG_VERBOSE ? CR_LOG_VERBOSE
+							       : CR_LOG_DEBUG;
 			break;
 		case 'q':
 			verbosity = CR_LOG_WARN;

@@ -50,12 +50,12 @@ char *cli_conf_engine(const char *file, const char *list)
 		builtin = builtin ? builtin : name;
 	}
 	if (pick && builtin)
-		cr_info("%s: routing_engine %s: %s is OpenSM's engine, not one"
+		cr_note("%s: routing_engine %s: %s is OpenSM's engine, not one"
 			" of croute's; routing with %s, the first croute"
 			" engine of the list",
 			file, list, builtin, pick);
 	else if (pick && strcmp(pick, list))
-		cr_info("%s: routing_engine %s: routing with %s, the first"
+		cr_note("%s: routing_engine %s: routing with %s, the first"
 			" croute engine of the list",
 			file, list, pick);
 	pick = strdup(pick ? pick : builtin ? builtin : list);
@@ -91,12 +91,12 @@ int cli_engine_list(struct cli_setup *s, const char *list)
 		s->engine_pick = strdup(name);
 		s->engine = s->engine_pick;
 		if (builtin)
-			cr_info("-R %s: %s is OpenSM's engine, not one of"
+			cr_note("-R %s: %s is OpenSM's engine, not one of"
 				" croute's; routing with %s, the first croute"
 				" engine of the list",
 				list, builtin, name);
 		else if (strcmp(name, list))
-			cr_info("-R %s: routing with %s, the first croute"
+			cr_note("-R %s: routing with %s, the first croute"
 				" engine of the list",
 				list, name);
 		free(copy);

@@ -129,7 +129,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s)
 	 */
 	mad_rpc_close_port(mad);
 	mad = NULL;
-	if (cli_verbosity >= CR_LOG_INFO)
+	if (cli_verbosity >= CR_LOG_NOTE)
 		fprintf(stderr,
 			"croute: discovering the fabric through CA %s"
 			" port %d...\n",
@@ -152,7 +152,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s)
 			f = NULL;
 		}
 	}
-	if (f && cli_verbosity >= CR_LOG_INFO)
+	if (f && cli_verbosity >= CR_LOG_NOTE)
 		fprintf(stderr,
 			"croute: discovered %u nodes, %u switches in %.1f s"
 			" (%u MADs)\n",

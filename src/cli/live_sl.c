@@ -221,7 +221,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 	for (uint32_t n = 0; n < f->num_switches; n++)
 		memset(q->r->sl_set[f->switches[n]], 0,
 		       ((size_t)q->r->max_lid + 1) * sizeof(uint16_t));
-	if (cli_verbosity >= CR_LOG_INFO)
+	if (cli_verbosity >= CR_LOG_NOTE)
 		fprintf(stderr,
 			"croute: asking the SA for %" PRIu64 " PathRecords (one"
 			" per CA LID and destination LID; --live-sl none"

@@ -119,7 +119,7 @@ struct cli_progress *cli_progress_start(const char *what, uint64_t total)
 {
 	struct cli_progress *p;
 
-	if (cli_verbosity < CR_LOG_INFO || !isatty(STDERR_FILENO) || !total)
+	if (cli_verbosity < CR_LOG_NOTE || !isatty(STDERR_FILENO) || !total)
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)

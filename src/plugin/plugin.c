@@ -46,6 +46,7 @@ static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 	static const osm_log_level_t osm_level[] = {
 		[CR_LOG_ERROR] = OSM_LOG_ERROR,
 		[CR_LOG_WARN] = OSM_LOG_INFO,
+		[CR_LOG_NOTE] = OSM_LOG_INFO,
 		[CR_LOG_INFO] = OSM_LOG_INFO,
 		[CR_LOG_VERBOSE] = OSM_LOG_VERBOSE,
 		[CR_LOG_DEBUG] = OSM_LOG_DEBUG,

@@ -8,7 +8,7 @@
 
 "$croute" gen ktree 4 3 --hca-ports 2 -o "$tmp/k.topo" || fail "croute gen"
 # On the own order alone, the figure estimate --lfts reports.
-"$croute" route -t "$tmp/k.topo" -e auto --auto-objective \
+"$croute" route -v -t "$tmp/k.topo" -e auto --auto-objective \
 	"shift:avg~1%,bisect:avg" -o "$tmp/k.lft" 2>"$tmp/err" ||
 	fail "croute route -e auto"
 # "optimize: cr-ENGINE shift:avg A -> B" and "cr-auto: chose ENGINE (S on"

@@ -21,7 +21,7 @@ done
 # Determinism: the tables and the improve step's ranking (times aside)
 # twice over; the fast step's wall-clock guard may differ, and says so.
 for i in 1 2; do
-	"$croute" route -t "$tmp/t.topo" -e auto --qos --auto-budget 1 \
+	"$croute" route -v -t "$tmp/t.topo" -e auto --qos --auto-budget 1 \
 		-o "$tmp/r$i.lft" 2>"$tmp/log$i" || fail "croute route -e auto"
 	awk '/cr-auto: plan:/ { on = 1 } on' "$tmp/log$i" |
 		sed -n 's/^croute: info: cr-auto: *\([0-9][0-9]* .*\)/\1/p' |

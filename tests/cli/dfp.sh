@@ -20,7 +20,7 @@ awk -v count=3 -f "$top_srcdir/bench/modern/drop-global.awk" \
 
 for t in d cut; do
 	expect 0 "cr-dfp: 72 switches in 9 groups routed on 2 VL" \
-		"dfp routes $t" "$croute" route -t "$tmp/$t.topo" -e dfp \
+		"dfp routes $t" "$croute" route -v -t "$tmp/$t.topo" -e dfp \
 		-o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
 		--lash-sl2vl "$tmp/$t.sl2vl"
 	grep -q "up\*/down\*" "$tmp/out" && fail "dfp fell back on $t"
@@ -51,6 +51,6 @@ expect 0 "result: +OK" "the fall-back checks clean" "$croute" check \
 
 # cr-auto tries it with QoS.
 expect 0 "cr-auto: +[0-9]+ +[0-9]+ +dfp .*(qualifies|WINNER)" \
-	"cr-auto qualifies dfp" "$croute" route -t "$tmp/d.topo" -e auto \
+	"cr-auto qualifies dfp" "$croute" route -v -t "$tmp/d.topo" -e auto \
 	--qos -o "$tmp/a.lfts"
 exit $failed

@@ -33,7 +33,7 @@ BEGIN {
 
 for t in h cut; do
 	expect 0 "cr-hyperx: 48 switches in 3 dimension" "hyperx routes $t" \
-		"$croute" route -t "$tmp/$t.topo" -e hyperx \
+		"$croute" route -v -t "$tmp/$t.topo" -e hyperx \
 		-o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
 		--lash-sl2vl "$tmp/$t.sl2vl"
 	grep -q "up\*/down\*" "$tmp/out" && fail "hyperx fell back on $t"
@@ -52,6 +52,6 @@ expect 0 "non-minimal paths: +0$" "hyperx is minimal when intact" \
 
 # cr-auto tries it with QoS.
 expect 0 "cr-auto: +[0-9]+ +[0-9]+ +hyperx .*(qualifies|WINNER)" \
-	"cr-auto qualifies hyperx" "$croute" route -t "$tmp/h.topo" -e auto \
+	"cr-auto qualifies hyperx" "$croute" route -v -t "$tmp/h.topo" -e auto \
 	--qos --auto-candidates hyperx,updn -o "$tmp/a.lfts"
 exit $failed

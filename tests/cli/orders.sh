@@ -60,7 +60,7 @@ awk '$1 == "minhop" { exit !(NF == 9 && $6 != $8) }' "$tmp/out" ||
 
 # cr-auto's plan counts an "@K" term's K + 1 orders against its budget.
 for o in shift:avg shift:avg@8; do
-	expect_exit 0 route --topo "$T" --engine auto --auto-objective "$o" \
+	expect_exit 0 route -v --topo "$T" --engine auto --auto-objective "$o" \
 		--auto-budget 0.02 --no-auto-optimize -o "$tmp/auto.lfts"
 	grep "cr-auto: plan:" "$tmp/err" | sed 's/ of .*//; s/.*plan: //' \
 		>"$tmp/plan-$o"
@@ -71,7 +71,7 @@ done
 # cr-auto's pass reports its held-out figures beside the training ones
 # (a budget with room for the pass after the candidates, shift's every
 # phase and the held-out ranking).
-expect_exit 0 route --topo "$T" --engine auto --auto-budget 2 \
+expect_exit 0 route -v --topo "$T" --engine auto --auto-budget 2 \
 	-o "$tmp/auto.lfts"
 grep -q "improvement pass took .* to .*(held-out [0-9./]* -> [0-9./]*)" \
 	"$tmp/err" || fail "cr-auto's log lacks the held-out figures"

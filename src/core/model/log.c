@@ -86,8 +86,8 @@ static void keep_warning(const char *msg)
 
 void cr_log(enum cr_log_level level, const char *fmt, ...)
 {
-	static const char *const prefix[] = {"error", "warning", "info",
-					     "verbose", "debug"};
+	static const char *const prefix[] = {"error", "warning", "note",
+					     "info",  "verbose", "debug"};
 	bool keep_it = level == CR_LOG_WARN && keep;
 	char raw[1024], msg[2048];
 	va_list ap;

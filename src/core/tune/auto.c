@@ -471,25 +471,34 @@ static bool rail_fabric(const struct cr_fabric *f,
 	return rails;
 }
 
-/* Which host order the routing is tuned for. */
+/*
+ * Which host order the routing is tuned for: a note once, with the step
+ * whose tables are final when it runs (the improve step; the fast step
+ * alone in the sweep is logged at info).
+ */
 static void log_hosts(const struct run *a)
 {
+	enum cr_log_level l = a->fast ? CR_LOG_INFO : CR_LOG_NOTE;
+
 	if (a->ac->hosts)
-		cr_info("cr-auto: tuned for the host order of %s"
-			" (croute_auto_hosts, %u hosts)",
-			a->ac->hosts, a->hosts->count);
+		cr_log(l,
+		       "cr-auto: tuned for the host order of %s"
+		       " (croute_auto_hosts, %u hosts)",
+		       a->ac->hosts, a->hosts->count);
 	else if (a->rails)
-		cr_info("cr-auto: tuned for the rail order (servers of"
-			" several HCAs: rank = server x rails + rail, %u"
-			" hosts)",
-			a->hosts->count);
+		cr_log(l,
+		       "cr-auto: tuned for the rail order (servers of"
+		       " several HCAs: rank = server x rails + rail, %u"
+		       " hosts)",
+		       a->hosts->count);
 	else
-		cr_info("cr-auto: tuned for the default host order (node"
-			" descriptions, natural sort, %u hosts)%s",
-			a->hosts->count,
-			cr_objective_has_orders(&a->obj)
-				? " and random orders of it"
-				: "");
+		cr_log(l,
+		       "cr-auto: tuned for the default host order (node"
+		       " descriptions, natural sort, %u hosts)%s",
+		       a->hosts->count,
+		       cr_objective_has_orders(&a->obj)
+			       ? " and random orders of it"
+			       : "");
 }
 
 /* The objective and the candidates, in the order they are tried. */
@@ -947,7 +956,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	plan(&a);
 	if (nothing_new(&a, by)) {
-		cr_info("cr-auto: chose %s: the fast step's tables (the"
+		cr_note("cr-auto: chose %s: the fast step's tables (the"
 			" improve step's budget of %.1f s of work holds that"
 			" candidate alone and no improvement pass: it would"
 			" route the same tables, so it does not run)",
@@ -959,7 +968,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	if (!a.gave_up && a.win >= 0 && a.ac->improve)
 		pass_on_winner(&a);
 	if (a.gave_up || cr_stop_now(o->stop)) {
-		cr_info("cr-auto: improve step gave up after %.3f s of wall"
+		cr_note("cr-auto: improve step gave up after %.3f s of wall"
 			" clock (%s): nothing to install",
 			cr_now() - a.t0,
 			o->stop && o->stop->cancel &&
@@ -998,7 +1007,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 		double took = cr_now() - a.t0;
 
 		/* Work, not seconds: say so when the clock ran longer. */
-		cr_info("cr-auto: chose %s (%.4f on %s%s): the %s step's"
+		cr_note("cr-auto: chose %s (%.4f on %s%s): the %s step's"
 			" tables (improve step %.3f s of wall clock for a"
 			" budget of %.1f s of work%s, improvement pass %.3f"
 			" s%s)",
