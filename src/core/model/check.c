@@ -311,19 +311,134 @@ int cr_credit_loop_any(const struct cr_fabric *f, const struct cr_routing *r)
 	return cycles != 0;
 }
 
+/*
+ * The layered graphs, one a VL in use, built in one pass over the LIDs:
+ * each part of the LIDs fills graphs of its own (a dependency only sets
+ * a bit, so the parts' graphs OR into the same graph whatever the
+ * split), with its own scratch for the SL sets.
+ */
+struct vl_job {
+	const struct cr_fabric *f;
+	const struct cr_routing *r;
+	const uint8_t *hops;
+	const struct cdg *g; /* channel numbering */
+	unsigned nvl; /* VLs in use */
+	uint16_t vl_sls[16]; /* per VL in use: the SLs it carries */
+	size_t words; /* per graph */
+	uint64_t *out; /* per part and VL in use: a graph's bitmaps */
+	uint16_t *mask; /* per part: SL sets per switch */
+	uint32_t *order; /* per part: sl_masks' scratch */
+};
+
+static int vl_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		    uint32_t end)
+{
+	struct vl_job *j = arg;
+	const struct cr_fabric *f = j->f;
+	uint32_t ns = f->num_switches;
+	uint16_t *mask = &j->mask[(size_t)part * (ns + 1)];
+	uint32_t *order = &j->order[(size_t)part * (ns + 1)];
+	struct cdg g = *j->g;
+
+	(void)nparts;
+	for (uint32_t lid = begin + 1; lid <= end; lid++) {
+		if (f->lid_node[lid] == CR_NO_NODE)
+			continue;
+		sl_masks(f, j->r, j->hops, (uint16_t)lid, order, mask);
+		for (unsigned k = 0; k < j->nvl; k++) {
+			g.out = &j->out[((size_t)part * j->nvl + k) * j->words];
+			for (uint32_t s = 0; s < ns; s++)
+				if (mask[s] & j->vl_sls[k])
+					cdg_add(&g, j->r, f->switches[s],
+						(uint16_t)lid);
+		}
+	}
+	return 0;
+}
+
+/* The VLs traffic uses (SL2VL maps the SLs of the paths onto them). */
+static uint16_t vls_in_use(const struct cr_fabric *f,
+			   const struct cr_routing *r)
+{
+	uint16_t sls = 0, vls = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sw = f->switches[s];
+
+		if (!r->sl[sw]) {
+			vls |= 1;
+			continue;
+		}
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			sls |= cr_routing_sls(r, sw, (uint16_t)lid);
+	}
+	for (unsigned sl = 0; sl < 16; sl++)
+		if (sls & (1u << sl))
+			vls |= 1u << (r->sl2vl[sl] & 15);
+	return vls;
+}
+
+/* Each VL's graph from the path SLs, searched VL by VL. */
+static int check_layered(const struct cr_fabric *f, const struct cr_routing *r,
+			 const uint8_t *hops, struct cdg *g, FILE *out,
+			 unsigned max_report, struct cr_check_report *rep)
+{
+	uint32_t ns = f->num_switches;
+	unsigned nparts = cr_parallel_parts(f->max_lid, 1024);
+	uint16_t used = vls_in_use(f, r);
+	struct vl_job j = {.f = f, .r = r, .hops = hops, .g = g};
+	uint8_t vl_of[16];
+	int ret = -1;
+
+	j.words = (size_t)g->num_chans * 4;
+	for (unsigned vl = 0; vl < 16; vl++) {
+		if (!(used & (1u << vl)))
+			continue;
+		for (unsigned sl = 0; sl < 16; sl++)
+			if ((r->sl2vl[sl] & 15) == vl)
+				j.vl_sls[j.nvl] |= (uint16_t)(1u << sl);
+		vl_of[j.nvl++] = (uint8_t)vl;
+	}
+	j.out = calloc((size_t)nparts * j.nvl * j.words + 1, sizeof(*j.out));
+	j.mask = malloc((size_t)nparts * (ns + 1) * sizeof(*j.mask));
+	j.order = malloc((size_t)nparts * (ns + 1) * sizeof(*j.order));
+	if (!j.out || !j.mask || !j.order)
+		goto out;
+	cr_parallel(f->max_lid, nparts, vl_range, &j);
+	for (unsigned k = 0; k < j.nvl; k++) {
+		uint64_t cycles, *dst = &j.out[(size_t)k * j.words];
+
+		for (unsigned p = 1; p < nparts; p++) {
+			const uint64_t *src =
+				&j.out[((size_t)p * j.nvl + k) * j.words];
+
+			for (size_t w = 0; w < j.words; w++)
+				dst[w] |= src[w];
+		}
+		memcpy(g->out, dst, j.words * sizeof(*dst));
+		cycles = cdg_cycles(g, out, vl_of[k], max_report);
+		if (cycles == UINT64_MAX)
+			goto out;
+		if (cycles)
+			rep->credit_loops++;
+	}
+	ret = 0;
+out:
+	free(j.out);
+	free(j.mask);
+	free(j.order);
+	return ret;
+}
+
 static int check_credit_loops(const struct cr_fabric *f,
 			      const struct cr_routing *r, const uint8_t *hops,
 			      FILE *out, unsigned max_report,
 			      struct cr_check_report *rep)
 {
-	uint32_t ns = f->num_switches;
-	uint16_t *mask = malloc((ns + 1) * sizeof(*mask));
-	uint32_t *order = malloc((ns + 1) * sizeof(*order));
-	uint16_t vls_used = 0;
 	struct cdg g = {0};
 	int ret = -1;
 
-	if (!mask || !order || cdg_init(&g, f))
+	if (cdg_init(&g, f))
 		goto oom;
 	/* Without path SLs all traffic is on VL 0: no per-LID SL sets. */
 	if (!r->sl) {
@@ -338,58 +453,14 @@ static int check_credit_loops(const struct cr_fabric *f,
 		ret = 0;
 		goto out;
 	}
-	/* Which VLs carry traffic at all (SL2VL maps SLs onto them). */
-	for (uint32_t s = 0; s < ns; s++) {
-		uint32_t sw = f->switches[s];
-
-		if (!r->sl[sw]) {
-			vls_used |= 1;
-			continue;
-		}
-		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-			uint16_t sls = cr_routing_sls(r, sw, (uint16_t)lid);
-
-			for (unsigned sl = 0; sl < 16; sl++)
-				if (sls & (1u << sl))
-					vls_used |= 1u << (r->sl2vl[sl] & 15);
-		}
-	}
-	for (unsigned vl = 0; vl < 16; vl++) {
-		uint64_t cycles;
-
-		if (!(vls_used & (1u << vl)))
-			continue;
-		memset(g.out, 0, (size_t)g.num_chans * 4 * sizeof(uint64_t));
-		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-			if (f->lid_node[lid] == CR_NO_NODE)
-				continue;
-			sl_masks(f, r, hops, lid, order, mask);
-			for (uint32_t s = 0; s < ns; s++) {
-				bool on_vl = false;
-
-				for (unsigned sl = 0; sl < 16; sl++)
-					if ((mask[s] & (1u << sl)) &&
-					    (r->sl2vl[sl] & 15) == vl)
-						on_vl = true;
-				if (on_vl)
-					cdg_add(&g, r, f->switches[s], lid);
-			}
-		}
-		cycles = cdg_cycles(&g, out, vl, max_report);
-		if (cycles == UINT64_MAX)
-			goto oom;
-		if (cycles)
-			rep->credit_loops++;
-	}
+	if (check_layered(f, r, hops, &g, out, max_report, rep))
+		goto oom;
 	ret = 0;
 	goto out;
 oom:
 	cr_err("out of memory building the channel dependency graph");
 out:
-	if (mask && order && g.f)
-		cdg_free(&g);
-	free(mask);
-	free(order);
+	cdg_free(&g);
 	return ret;
 }
 
