@@ -24,11 +24,15 @@ static void test_hostlist(void **state)
 	const char *a[] = {"h0003", "h0001", "h0002", "h0007", "sw",   "h0009",
 			   "h0008", "n1",    "n10",   "n9",    "h0001"};
 	const char *b[] = {"x", "x.y", "a-1-2"};
+	/* one name given twice: no one-element brackets */
+	const char *c[] = {"SL1-3_L7_U1", "SL1-3_L7_U1", "SL1-3_L7_U2"};
 
 	(void)state;
 	expect_list(a, 11, "h[0001-0003,0007-0009],n[1,9],n10,sw");
 	expect_list(b, 3, "a-1-2,x,x.y");
 	expect_list(b, 0, "");
+	expect_list(c, 2, "SL1-3_L7_U1");
+	expect_list(c, 3, "SL1-3_L7_U[1-2]");
 }
 
 /* Two leaves of two hosts, one spine; host LIDs out of leaf order. */

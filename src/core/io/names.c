@@ -267,7 +267,8 @@ int cr_hostlist_compress(const char *const *names, size_t n, char **out)
 			cr_buf_put(&b, ",", 1);
 		while (j < m && same_group(&v[i], &v[j]))
 			j++;
-		if (j - i == 1) {
+		/* One name, or one name twice: no brackets ("U1", not "U[1]"). */
+		if (j - i == 1 || v[j - 1].num == v[i].num) {
 			cr_buf_put(&b, v[i].s, strlen(v[i].s));
 			i = j;
 			continue;
