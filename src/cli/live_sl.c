@@ -190,7 +190,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 
 	if (mode == CLI_LIVE_SL_AUTO) {
 		if (!my_lid || f->lid_node[my_lid] == CR_NO_NODE) {
-			cr_info("live: the local port's LID %u is not in the"
+			cr_note("live: the local port's LID %u is not in the"
 				" fabric: no path SLs read (--live-sl all)",
 				my_lid);
 			return 0;
@@ -199,7 +199,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 		p.total = lids - port_lids(f, my_lid);
 		if (query_source(q, my_lid, &p, &nonzero)) {
 			progress_end(&p);
-			cr_info("live: the SA at LID %d answers no PathRecord"
+			cr_note("live: the SA at LID %d answers no PathRecord"
 				" (is the subnet manager running?): no path SLs"
 				" read",
 				q->sm.lid);
@@ -207,7 +207,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 		}
 		progress_end(&p);
 		if (!nonzero) {
-			cr_info("live: every path from this port is on SL 0:"
+			cr_note("live: every path from this port is on SL 0:"
 				" no further PathRecords asked (--live-sl all"
 				" asks all %" PRIu64 ")",
 				all_pairs(f, lids));
@@ -240,7 +240,7 @@ static int read_path_sls(struct sl_query *q, enum cli_live_sl mode,
 		return -1;
 	}
 	if (q->failed)
-		cr_info("live: %" PRIu64 " of %" PRIu64 " PathRecords were"
+		cr_note("live: %" PRIu64 " of %" PRIu64 " PathRecords were"
 			" not given (the first: LID %u to %u); those paths"
 			" are left out of the credit-loop check",
 			q->failed, p.total, q->first_failed[0],
@@ -372,7 +372,7 @@ int cli_live_read_sls(struct ibmad_port *mad, ibnd_fabric_t *fab,
 			cr_err("live: no SM LID: no SA to ask path SLs");
 			return -1;
 		}
-		cr_info("live: no SM LID: no path SLs read");
+		cr_note("live: no SM LID: no path SLs read");
 		return 0;
 	}
 	if (cr_routing_alloc_sl_set(f, r))
