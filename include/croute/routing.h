@@ -99,6 +99,12 @@ struct cr_byproducts {
 	uint32_t *roots; /* updn: root switch nodes */
 	uint32_t num_roots;
 	bool updn_detours; /* updn: some pairs left up*-down* (top level) */
+	/*
+	 * updn: (switch with CAs, LID) pairs the roots leave without a
+	 * path; the plugin fails rather than install tables some CAs
+	 * cannot use.
+	 */
+	uint64_t stranded;
 	/* ftree: switch routes without an up/down path restricted or left
 	 * out, to stay free of credit loops */
 	bool ftree_turns_restricted;

@@ -553,6 +553,14 @@ static int engine_build_lid_matrices(void *context)
 		       pe->name, imp.f->num_switches, imp.f->num_nodes);
 		goto fail;
 	}
+	/* Tables some CAs cannot use: the next engine of the list instead. */
+	if (by.stranded) {
+		cr_err("%s: %" PRIu64 " (switch with CAs, LID) pairs have no"
+		       " up*/down* path with these roots: not installing"
+		       " tables some CAs cannot use",
+		       pe->name, by.stranded);
+		goto fail;
+	}
 	if (pl->conf.optimize && pe->e != &cr_auto_engine && !background)
 		optimize_routing(pl, pe, imp.f, r, &by);
 	if (!background)

@@ -10,7 +10,8 @@
 # fall-through to another engine). On the director and on the second
 # tree, no two flows of any shift may share a link (hosts in the order of
 # their names). A negative control shows the checks see min-hop's credit
-# loops.
+# loops. Roots that leave CAs without a path make cr-updn fail, so that
+# OpenSM routes with the next engine of its list.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -143,6 +144,27 @@ updn_case director-rootfile "root_guid_file $CR_DIR/roots" \
 	"remote_guid_sorting TRUE"
 [ "$(grep -c '^0x' "$CR_DUMP/croute-updn-roots.dump")" = 4 ] ||
 	cr_fail "director-rootfile: expected the 4 spines as roots"
+
+# Roots that leave CAs without a path (every leaf of a two-level tree: a
+# host's traffic would go down to a spine and up again): cr-updn fails
+# with an error, and OpenSM routes with the next engine of the list.
+cr_gen "$CR_DIR/strand.topo" two-level --leaves 3 --hosts 2 --uplinks 2 \
+	--spines 2
+awk '
+	/^switchguid=/ { g = $0; sub(/^switchguid=/, "", g); sub(/\(.*/, "", g) }
+	/^Switch[ \t]/ && /"leaf-/ { print g }
+' "$CR_DIR/strand.topo" >"$CR_DIR/leafroots"
+cr_ibsim_start "$CR_DIR/strand.topo"
+cr_conf "root_guid_file $CR_DIR/leafroots"
+cr_opensm_once -R cr-updn,minhop
+cr_expect_log "pairs have no up\*/down\* path with these roots: not installing" \
+	"stranding roots: cr-updn did not refuse its tables"
+cr_expect_log "minhop tables configured on all switches" \
+	"stranding roots: OpenSM did not move on to the next engine"
+cr_reject_log "cr-updn tables configured" \
+	"stranding roots: cr-updn's tables were installed"
+cr_ibsim_stop
+cr_log "stranding roots: refused, the next engine routed: OK"
 
 # Negative control: min-hop on the torus has credit loops, and the same
 # checks say so.

@@ -263,6 +263,7 @@ again:
 			goto again;
 		}
 	}
+	by->stranded = illegal_ca;
 	if (illegal_ca)
 		cr_err("cr-updn: %" PRIu64
 		       " (switch with CAs, LID) pairs have no legal up*/down* path with these roots: LIDs some CAs cannot reach (CAs on core switches? cable them to leaves, or give root_guid_file)",
