@@ -24,6 +24,7 @@
 
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 #include "ranked.h"
 
@@ -54,13 +55,11 @@ int cr_ranked_init(struct cr_ranked *k)
 	k->cand_start = calloc(ns + 1, sizeof(*k->cand_start));
 	k->flow = calloc(ns + 1, sizeof(*k->flow));
 	k->order = calloc(ns + 1, sizeof(*k->order));
-	k->stack = calloc(ns + 2, sizeof(*k->stack));
-	k->stamp = calloc(ns + 1, sizeof(*k->stamp));
 	k->mask = 3;
 	if (!k->esrc || !k->port_entry || !k->erank[0] || !k->erank[1] ||
 	    !k->cand || !k->cas || !k->dist || !k->ok || !k->pref1 ||
 	    !k->first[0] || !k->first[1] || !k->cand_start || !k->flow ||
-	    !k->order || !k->stack || !k->stamp)
+	    !k->order)
 		return -1;
 	memset(k->port_entry, 0xff,
 	       ((size_t)ns * k->stride + 1) * sizeof(*k->port_entry));
@@ -95,8 +94,6 @@ void cr_ranked_free(struct cr_ranked *k)
 	free(k->cand_start);
 	free(k->flow);
 	free(k->order);
-	free(k->stack);
-	free(k->stamp);
 	cr_portsel_free(k->ps);
 	k->ps = NULL;
 }
@@ -314,69 +311,76 @@ int cr_ranked_reset(struct cr_ranked *k)
 	return 0;
 }
 
+/* One part of the final check's LIDs: its own walk state. */
+struct walk {
+	const struct cr_ranked *k;
+	uint8_t *ok; /* bit v: the path as written rises on VL v */
+	int *first[2]; /* its first channel's rank on each VL */
+	uint32_t *stack, *stamp;
+};
+
 /*
  * The path from switch index s toward lid, as the tables route it: its
  * first channel's rank on each VL into first[], and whether its ranks
  * rise (bit v) into ok[]; stamp[] marks the switches done for this LID.
  * Iterative: the path is walked to a switch done, then unwound.
  */
-static void path_state(struct cr_ranked *k, uint16_t lid, uint32_t s,
-		       uint32_t stamp)
+static void path_state(struct walk *w, uint16_t lid, uint32_t s, uint32_t stamp)
 {
+	const struct cr_ranked *k = w->k;
 	const struct cr_fabric *f = k->f;
 	uint32_t top = 0;
 
-	while (k->stamp[s] != stamp) {
+	while (w->stamp[s] != stamp) {
 		uint32_t sw = f->switches[s], m;
 		uint8_t p = k->r->lft[sw][lid];
 
-		k->stack[top++] = s;
+		w->stack[top++] = s;
 		m = p && p != CR_NO_PATH && p <= f->nodes[sw].num_ports
 			    ? f->nodes[sw].ports[p].remote
 			    : CR_NO_NODE;
 		if (m == CR_NO_NODE || !cr_is_switch(f, m) || top > k->ns) {
 			/* Delivered, no entry, or a loop: ends here. */
-			k->stamp[s] = stamp;
-			k->ok[s] = p != CR_NO_PATH && top <= k->ns &&
+			w->stamp[s] = stamp;
+			w->ok[s] = p != CR_NO_PATH && top <= k->ns &&
 						   (!p || m != CR_NO_NODE)
 					   ? 3
 					   : 0;
-			k->first[0][s] = k->first[1][s] = INT_MAX;
+			w->first[0][s] = w->first[1][s] = INT_MAX;
 			top--;
 			break;
 		}
 		s = f->nodes[m].sw_index;
 	}
 	while (top) {
-		uint32_t x = k->stack[--top], sw = f->switches[x];
+		uint32_t x = w->stack[--top], sw = f->switches[x];
 		uint8_t p = k->r->lft[sw][lid];
 		uint32_t y = f->nodes[f->nodes[sw].ports[p].remote].sw_index;
 		uint32_t i = k->port_entry[(size_t)x * k->stride + p];
 
-		k->ok[x] = 0;
+		w->ok[x] = 0;
 		for (unsigned v = 0; v < 2 && i != UINT32_MAX; v++) {
 			int r = k->erank[v][i];
 
-			k->first[v][x] = r;
-			if ((k->ok[y] >> v & 1) && r < k->first[v][y])
-				k->ok[x] |= (uint8_t)(1u << v);
+			w->first[v][x] = r;
+			if ((w->ok[y] >> v & 1) && r < w->first[v][y])
+				w->ok[x] |= (uint8_t)(1u << v);
 		}
-		k->stamp[x] = stamp;
+		w->stamp[x] = stamp;
 	}
 }
 
-/*
- * Whether some switch's path to some LID does not rise on the ranking of
- * its SL's VL: the property that keeps both VLs free of credit loops,
- * checked on the tables as written, LID by LID, every switch a source.
- */
-static bool vl_loops(struct cr_ranked *k)
+/* LIDs begin + 1 .. end: 1 when some path does not rise on its SL's VL. */
+static int loops_range(void *arg, unsigned part, unsigned nparts,
+		       uint32_t begin, uint32_t end)
 {
+	struct walk *w = &((struct walk *)arg)[part];
+	const struct cr_ranked *k = w->k;
 	const struct cr_fabric *f = k->f;
 	uint32_t stamp = 0;
 
-	memset(k->stamp, 0, (k->ns + 1) * sizeof(*k->stamp));
-	for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+	(void)nparts;
+	for (uint32_t lid = begin + 1; lid <= end; lid++) {
 		if (f->lid_node[lid] == CR_NO_NODE)
 			continue;
 		stamp++;
@@ -384,13 +388,51 @@ static bool vl_loops(struct cr_ranked *k)
 			uint32_t sw = f->switches[s];
 			uint8_t v = k->r->sl[sw][lid];
 
-			path_state(k, lid, s, stamp);
+			path_state(w, (uint16_t)lid, s, stamp);
 			if (k->r->lft[sw][lid] != CR_NO_PATH && v < 2 &&
-			    !(k->ok[s] >> v & 1))
-				return true;
+			    !(w->ok[s] >> v & 1))
+				return 1;
 		}
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * Whether some switch's path to some LID does not rise on the ranking of
+ * its SL's VL: the property that keeps both VLs free of credit loops,
+ * checked on the tables as written, LID by LID, every switch a source;
+ * the LIDs split among threads. -1 when memory runs out.
+ */
+static int vl_loops(const struct cr_ranked *k)
+{
+	unsigned nparts = cr_parallel_parts(k->f->max_lid, 256);
+	struct walk *w = calloc(nparts, sizeof(*w));
+	int ret = -1;
+
+	if (!w)
+		return -1;
+	for (unsigned p = 0; p < nparts; p++) {
+		w[p].k = k;
+		w[p].ok = calloc(k->ns + 1, 1);
+		w[p].first[0] = calloc(k->ns + 1, sizeof(int));
+		w[p].first[1] = calloc(k->ns + 1, sizeof(int));
+		w[p].stack = calloc(k->ns + 2, sizeof(*w[p].stack));
+		w[p].stamp = calloc(k->ns + 1, sizeof(*w[p].stamp));
+		if (!w[p].ok || !w[p].first[0] || !w[p].first[1] ||
+		    !w[p].stack || !w[p].stamp)
+			goto out;
+	}
+	ret = cr_parallel(k->f->max_lid, nparts, loops_range, w) != 0;
+out:
+	for (unsigned p = 0; p < nparts; p++) {
+		free(w[p].ok);
+		free(w[p].first[0]);
+		free(w[p].first[1]);
+		free(w[p].stack);
+		free(w[p].stamp);
+	}
+	free(w);
+	return ret;
 }
 
 int cr_ranked_fall_back(const struct cr_ranked *k, struct cr_byproducts *by,
@@ -417,6 +459,7 @@ int cr_ranked_finish(struct cr_ranked *k, struct cr_byproducts *by, bool second,
 	unsigned max_vls = k->o->max_vls ? k->o->max_vls : 8;
 	struct cr_routing *r = k->r;
 	char why[256];
+	int loops;
 
 	if (second && max_vls < 2) {
 		snprintf(why, sizeof(why), "%s need a second VL; max_vls is %u",
@@ -428,8 +471,13 @@ int cr_ranked_finish(struct cr_ranked *k, struct cr_byproducts *by, bool second,
 	for (unsigned sl = 0; sl < 16; sl++)
 		r->sl2vl[sl] = sl < 2 ? (uint8_t)sl : 0;
 	/* Guaranteed by the rankings; checked so that a flaw cannot ship. */
-	if (!vl_loops(k))
+	loops = vl_loops(k);
+	if (!loops)
 		return 0;
+	if (loops < 0) {
+		cr_err("%s: out of memory checking the tables", k->name);
+		return -1;
+	}
 	return cr_ranked_fall_back(k, by, "a VL would have a credit loop") ? -1
 									   : 1;
 }

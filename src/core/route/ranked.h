@@ -46,7 +46,6 @@ struct cr_ranked {
 	bool flows; /* the port-selection module balances flows */
 	uint64_t *flow; /* per switch index: CA sources through it */
 	uint32_t *order, num_order; /* labelled switches, nearest first */
-	uint32_t *stack, *stamp; /* the final check's walk */
 };
 
 /* Allocates the arrays and counts CAs; -1 when memory runs out. */
