@@ -112,6 +112,8 @@ struct cr_byproducts {
 	uint32_t num_ca_order;
 	char *auto_table; /* cr-auto: the ranked candidates (text) */
 	char auto_winner[48]; /* cr-auto: the candidate installed */
+	/* cr-auto: the improvement pass changed the winner's tables */
+	bool auto_passed;
 };
 
 /* Frees what b holds and empties it. */

@@ -573,6 +573,7 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		enum cr_bg_how *how)
 {
 	struct cr_bg *bg = bg_get(pl);
+	bool rebase = false;
 	uint64_t fd = fabric_digest(f);
 	uint64_t cd = conf_digest(pe, o, &pl->auto_conf, &pl->opt_params);
 	int rc = 0;
@@ -584,9 +585,14 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 	pthread_mutex_lock(&bg->lock);
 	*how = CR_BG_AGAIN;
 	if (bg->installed && fd == bg->fabric_digest && cd == bg->conf_digest) {
-		if (bg->kept)
+		/*
+		 * A candidate's own tables can be kept for repairs as the
+		 * fast step's are; tables the pass changed cannot.
+		 */
+		if (bg->kept && bg->kept_by.auto_passed)
 			cr_auto_drop_base(pl, "the installed tables are the"
-					      " improve step's");
+					      " improvement pass's");
+		rebase = bg->kept && pe->e == &cr_auto_engine;
 		rc = same_fabric(bg, pe, f, r, by);
 	} else {
 		drop_locked(bg, pe->name,
@@ -596,6 +602,8 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 							" changed");
 	}
 	pthread_mutex_unlock(&bg->lock);
+	if (rc > 0 && rebase && !by->auto_passed)
+		cr_auto_keep_base(pl, pe, f, o, *r, by);
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	/*

@@ -14,7 +14,9 @@
 #   - croute_auto_max_churn refuses an improvement that changes more;
 #   - with croute_incremental, a fault repairs the fast step's winner's
 #     tables at once, and the improve step follows;
-#   - croute_optimize after cr-updn runs its pass on the thread too.
+#   - croute_optimize after cr-updn runs its pass on the thread too;
+#   - an improvement that is a candidate's own tables, once installed,
+#     is what a later fault repairs (croute_incremental).
 # Nothing here waits on a clock but the generous CR_TIMEOUT, and no step
 # may give up: croute_auto_give_up puts its deadline an hour away, for
 # the plugin and the command alike, so every comparison is made.
@@ -215,4 +217,36 @@ cr_same "$CR_DIR/e.norm" "$CR_DIR/e.plugin" 10 \
 	"the background pass's tables differ from croute route -e updn $*"
 cr_opensm_stop || cr_fail "opensm did not stop cleanly"
 cr_log "croute_optimize in the background = offline ($*): OK"
+
+# --- (f) a background install keeps the repair base ------------------------
+# With these candidates the fast step's sample picks minhop+ps, the
+# improve step plain minhop (a candidate's own tables: the pass is off;
+# min-hop's credit loops allowed here, as in (d)). After that install, a
+# fault is repaired from minhop's tables, not routed afresh by the fast
+# step.
+# shellcheck disable=SC2046
+set -- $(head -n 1 "$links")
+cands=minhop+ps,minhop+ps+rgs,ftree,updn+roots=ecc+ps,updn+roots=top+ps
+cands=$cands,updn+roots=top,minhop
+cr_conf "croute_auto_budget $budget" "$far" "croute_incremental TRUE" \
+	"croute_auto_optimize FALSE" "croute_auto_candidates $cands" \
+	"croute_auto_allow_credit_loops TRUE"
+cr_opensm_start -R cr-auto
+cr_wait_log "$CR_LOG" "background: the fabric is the one the improvement" \
+	1 "$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "(f): no background install"
+cr_expect_log "cr-auto: the winner minhop's tables kept for incremental runs" \
+	"(f): the background install's tables were not kept for repairs"
+cr_quiet
+n=$(cr_count "$CR_DONE")
+cr_ibsim_cmd "Unlink \"$1\"[$2]"
+cr_settle "$n"
+cr_expect_log "the winner minhop's tables repaired \(croute_incremental\)" \
+	"(f): the fault was not repaired from the installed tables"
+[ "$(cr_count "cr-auto: fast step chose ")" = 1 ] ||
+	cr_fail "(f): the fast step ran after the fault instead of the repair"
+n=$(cr_count "$CR_DONE")
+cr_ibsim_cmd "ReLink \"$1\"[$2]"
+cr_settle "$n"
+cr_opensm_stop || cr_fail "opensm did not stop cleanly"
+cr_log "a background install kept for repairs, repaired at once: OK"
 exit 0

@@ -618,7 +618,7 @@ int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
 #if UINTPTR_MAX == 0xffffffffffffffffu /* the sizes of LP64 */
 _Static_assert(sizeof(struct cr_routing) == 56,
 	       "struct cr_routing changed: update cr_routing_copy");
-_Static_assert(sizeof(struct cr_byproducts) == 104,
+_Static_assert(sizeof(struct cr_byproducts) == 112,
 	       "struct cr_byproducts changed: update cr_byproducts_copy");
 #endif
 

@@ -746,6 +746,7 @@ static void take_winner(struct run *a, struct cr_routing *r,
 	by->auto_table = table;
 	snprintf(by->auto_winner, sizeof(by->auto_winner), "%s",
 		 a->v[a->win].name);
+	by->auto_passed = a->v[a->win].pre != NULL;
 }
 
 /*
