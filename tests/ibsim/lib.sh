@@ -348,43 +348,6 @@ cr_opensm_pid() {
 	cr_children "$CR_OSM_PID" | head -n 1
 }
 
-# One routing run has ended: an engine's tables are in, or none could.
-CR_DONE=" tables configured on all switches|No routing engine able"
-
-# cr_count PATTERN: lines of the current opensm log matching PATTERN.
-cr_count() {
-	cr_n=$(grep -E -c -- "$1" "$CR_LOG" 2>/dev/null)
-	echo "${cr_n:-0}"
-}
-
-# cr_hup: SIGHUP, a heavy sweep; OpenSM and croute read their
-# configuration again.
-cr_hup() {
-	cr_pid=$(cr_opensm_pid)
-	[ -n "$cr_pid" ] || cr_fail "opensm is gone"
-	kill -HUP "$cr_pid"
-}
-
-# cr_hup_routed [WHAT]: cr_hup, then wait for that sweep's routing run
-# (WHAT names the SIGHUP in the failure).
-cr_hup_routed() {
-	cr_before=$(cr_count "$CR_DONE")
-	cr_hup
-	cr_wait_log "$CR_LOG" "$CR_DONE" $((cr_before + 1)) "$CR_TIMEOUT" \
-		"$CR_OSM_PID" || cr_fail "no routing after ${1:-SIGHUP}"
-}
-
-# cr_sweep: cr_hup_routed, then wait until no further sweep follows
-# (ibsim's traps can start one of their own).
-cr_sweep() {
-	cr_hup_routed
-	while :; do
-		cr_before=$(cr_count "$CR_DONE")
-		sleep 2
-		[ "$(cr_count "$CR_DONE")" = "$cr_before" ] && break
-	done
-}
-
 # cr_opensm_stop [SECONDS]: SIGTERM, wait, SIGKILL; returns opensm's status.
 cr_opensm_stop() {
 	pid=$(cr_opensm_pid)

@@ -13,6 +13,27 @@ cr_need valgrind
 cr_init valgrind_bg
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-180}
 
+DONE=" tables configured on all switches|No routing engine able"
+
+cr_done_count() {
+	grep -E -c -- "$DONE" "$CR_LOG" 2>/dev/null
+}
+
+# cr_sweep: SIGHUP, wait until it has routed and no further sweep follows.
+cr_sweep() {
+	n=$(cr_done_count)
+	pid=$(cr_opensm_pid)
+	[ -n "$pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$pid"
+	cr_wait_log "$CR_LOG" "$DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+		cr_fail "no routing after SIGHUP"
+	while :; do
+		n=$(cr_done_count)
+		sleep 2
+		[ "$(cr_done_count)" = "$n" ] && break
+	done
+}
+
 topo=$CR_DIR/fabric.topo
 cr_gen "$topo" two-level --leaves 4 --hosts 3 --uplinks 4 --spines 2
 cr_ibsim_start "$topo"
@@ -29,7 +50,7 @@ CR_OSM_WRAP="valgrind --leak-check=full --show-leak-kinds=all
 	--errors-for-leak-kinds=definite,indirect --keep-debuginfo=yes
 	--num-callers=40 --log-file=$CR_DIR/valgrind.log"
 cr_opensm_start -R cr-auto,cr-updn
-cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+cr_wait_log "$CR_LOG" "$DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "opensm under valgrind did not route"
 cr_expect_log "cr-auto: fast step chose "
 cr_wait_log "$CR_LOG" "background: (improvement found|nothing|the improve step gave up|gave up)" \

@@ -35,8 +35,6 @@
 
 #include <croute/guidmap.h>
 
-#include "topo_lex.h"
-
 struct pl_port {
 	uint32_t node; /* in rd->nodes */
 	unsigned port;
@@ -80,13 +78,20 @@ struct pl_reader {
 #define pl_err(rd, fmt, ...) \
 	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
 
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
 /* A decimal number up to max at s (no sign, no base prefix). */
 static int dec(const char **s, unsigned long max, unsigned *v)
 {
 	char *e;
 	unsigned long x;
 
-	*s = topo_skip_ws(*s);
+	*s = skip_ws(*s);
 	if (!isdigit((unsigned char)**s))
 		return -1;
 	errno = 0;
@@ -101,7 +106,7 @@ static int dec(const char **s, unsigned long max, unsigned *v)
 /* "0x" and 1 to 16 hex digits at s. */
 static int hex_guid(const char **s, uint64_t *v)
 {
-	const char *p = topo_skip_ws(*s);
+	const char *p = skip_ws(*s);
 	char *e;
 
 	if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X') ||
@@ -147,7 +152,7 @@ enum cr_topo_ports cr_topo_ports_kind(const char *s)
 	unsigned a, b;
 	uint64_t g;
 
-	s = topo_skip_ws(s);
+	s = skip_ws(s);
 	if ((!strncmp(s, "SW ", 3) || !strncmp(s, "CA ", 3) ||
 	     !strncmp(s, "RT ", 3)) &&
 	    (s += 3, !dec(&s, 0xffff, &a)) && !dec(&s, 255, &b) &&
@@ -273,7 +278,7 @@ static int p_line(struct pl_reader *rd, const char *s)
 	uint8_t width;
 	enum cr_speed speed = CR_SPEED_UNKNOWN;
 	enum cr_node_type type;
-	const char *d, *t = topo_skip_ws(s);
+	const char *d, *t = skip_ws(s);
 	size_t len, n;
 	bool cabled;
 	struct pl_port *p;
@@ -284,21 +289,21 @@ static int p_line(struct pl_reader *rd, const char *s)
 	    dec(&s, CR_MAX_PORTS, &port) || !port || hex_guid(&s, &guid))
 		goto bad;
 	type = p_type(t);
-	s = topo_skip_ws(s);
+	s = skip_ws(s);
 	n = word_len(s);
 	if (width_word(s, n, &width))
 		goto bad;
-	s = topo_skip_ws(s + n);
+	s = skip_ws(s + n);
 	n = word_len(s);
 	if (!(n == 3 && !strncmp(s, "???", 3))) {
 		speed = cr_speed_parse(s, n);
 		if (speed == CR_SPEED_UNKNOWN)
 			goto bad;
 	}
-	s = topo_skip_ws(s + n);
+	s = skip_ws(s + n);
 	cabled = s[0] == '-' && s[1] == ' ';
 	if (cabled) {
-		s = topo_skip_ws(s + 2);
+		s = skip_ws(s + 2);
 		if ((strncmp(s, "SW ", 3) && strncmp(s, "CA ", 3) &&
 		     strncmp(s, "RT ", 3)))
 			goto bad;
@@ -306,7 +311,7 @@ static int p_line(struct pl_reader *rd, const char *s)
 		if (dec(&s, 0xffff, &rlid) || dec(&s, CR_MAX_PORTS, &rport) ||
 		    !rport || hex_guid(&s, &rguid) || !rguid)
 			goto bad;
-		s = topo_skip_ws(s);
+		s = skip_ws(s);
 	}
 	if (p_desc(s, cabled, &d, &len))
 		goto bad;
@@ -348,7 +353,7 @@ static int li_rate(const char *s, uint8_t *width, enum cr_speed *speed)
 		{"25.78125", CR_SPEED_EDR}, {"53.125", CR_SPEED_HDR},
 		{"106.25", CR_SPEED_NDR},   {"212.5", CR_SPEED_XDR},
 	};
-	size_t n = word_len(s = topo_skip_ws(s));
+	size_t n = word_len(s = skip_ws(s));
 
 	*width = 0;
 	*speed = CR_SPEED_UNKNOWN;
@@ -356,15 +361,15 @@ static int li_rate(const char *s, uint8_t *width, enum cr_speed *speed)
 		return 0; /* down: "(   Down/ Polling)" */
 	if (width_word(s, n, width))
 		return -1;
-	s = topo_skip_ws(s + n);
+	s = skip_ws(s + n);
 	n = word_len(s);
 	for (unsigned i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
 		if (strlen(lanes[i].gbps) == n && !strncmp(s, lanes[i].gbps, n))
 			*speed = lanes[i].speed;
-	s = topo_skip_ws(s + n);
+	s = skip_ws(s + n);
 	if (*speed == CR_SPEED_UNKNOWN || strncmp(s, "Gbps", 4))
 		return -1;
-	if (!strncmp(topo_skip_ws(s + 4), "(FDR10)", 7))
+	if (!strncmp(skip_ws(s + 4), "(FDR10)", 7))
 		*speed = CR_SPEED_FDR10;
 	return 0;
 }
@@ -433,13 +438,13 @@ static int li_line(struct pl_reader *rd, const char *s)
 	if (rd->nodes[rd->cur].type != CR_NODE_SWITCH && hex_guid(&s, &guid))
 		goto bad;
 	if (li_lid_port(&s, &lid, &port) || !port ||
-	    strncmp(topo_skip_ws(s), "==(", 3))
+	    strncmp(skip_ws(s), "==(", 3))
 		goto bad;
-	link = topo_skip_ws(s) + 3;
+	link = skip_ws(s) + 3;
 	far = strstr(link, "==>");
 	if (!far || li_rate(link, &width, &speed))
 		goto bad;
-	far = topo_skip_ws(far + 3);
+	far = skip_ws(far + 3);
 	cabled = *far != '[' && *far != '"';
 	if (cabled && (li_lid_port(&far, &rlid, &rport) || !rport))
 		goto bad;
@@ -676,7 +681,7 @@ static int parse_lines(struct pl_reader *rd, FILE *in)
 		rd->line++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
-		s = topo_skip_ws(line);
+		s = skip_ws(line);
 		if (!*s || *s == '#')
 			continue;
 		err = rd->format == CR_TOPO_PORTS_P ? p_line(rd, line)
@@ -767,7 +772,7 @@ enum cr_topo_ports cr_topo_ports_detect(FILE *in, unsigned *line)
 
 	*line = 0;
 	while (getline(&buf, &cap, in) >= 0) {
-		const char *s = topo_skip_ws(buf);
+		const char *s = skip_ws(buf);
 
 		++*line;
 		if (*s == '\n' || *s == '\r' || !*s || *s == '#')

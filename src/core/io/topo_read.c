@@ -29,14 +29,190 @@
 
 #include <croute/guidmap.h>
 
-#include "topo_int.h"
-#include "topo_lex.h"
+/* ibsim's node type numbering, which indexes its GUID counters. */
+enum { SIM_CA = 1, SIM_SWITCH = 2, SIM_ROUTER = 3, SIM_TYPES };
+
+struct pending {
+	uint32_t node;
+	uint8_t port;
+	uint8_t rport;
+	size_t rid; /* offset of the remote id in the pool */
+	unsigned line;
+	uint64_t rguid; /* the far port's GUID the line gives, 0 = none */
+};
+
+struct node_info {
+	char *id;
+	unsigned line; /* of the header */
+	size_t port_base; /* index of its port 0 in ports[] */
+};
+
+struct port_info {
+	unsigned line; /* of the port's own port line, 0 = none */
+	unsigned link_line; /* of the line that cabled it */
+	uint16_t lid_hint; /* LID the far side's line gives for it */
+	bool rate_word; /* its line ends with a rate ("4xQDR") */
+	bool lid_hinted; /* its LID is the far side's word, without LMC */
+	uint8_t def_width; /* the file's defaults when its line was read */
+	enum cr_speed def_speed;
+};
+
+struct reader {
+	FILE *in;
+	const char *name;
+	unsigned line;
+	struct cr_fabric *f;
+
+	struct node_info *nodes;
+	size_t nodes_alloc;
+	struct cr_strindex ids; /* id -> node */
+	struct port_info *ports;
+	size_t ports_used, ports_alloc;
+
+	struct cr_guidmap guids; /* node GUIDs already taken */
+	uint64_t guid_abs[SIM_TYPES];
+	uint64_t guid_next[SIM_TYPES];
+	uint64_t sysimg; /* for the next node only, 0 = none */
+	uint8_t def_width;
+	enum cr_speed def_speed;
+
+	uint32_t cur; /* node whose port lines follow */
+	/* "# Initiated from node G": ibnetdiscover lists that node, so a
+	 * file without it was cut short. */
+	uint64_t origin;
+	unsigned origin_line;
+	struct pending *links;
+	size_t nlinks, links_alloc;
+	char *pool;
+	size_t pool_len, pool_alloc;
+};
+
+#define rd_err(rd, fmt, ...) \
+	cr_err("%s:%u: " fmt, (rd)->name, (rd)->line, ##__VA_ARGS__)
 
 static const char *node_id(const void *ctx, uint32_t i)
 {
-	const struct topo_reader *rd = ctx;
+	const struct reader *rd = ctx;
 
 	return rd->nodes[i].id;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* s starts with the word kw, followed by a blank or the end. */
+static const char *word(const char *s, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	if (strncmp(s, kw, n) || (s[n] && s[n] != ' ' && s[n] != '\t'))
+		return NULL;
+	return s + n;
+}
+
+/* "kw=value" or "kw+value": returns the sign's position. */
+static const char *assignment(const char *s, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	if (strncmp(s, kw, n))
+		return NULL;
+	s = skip_ws(s + n);
+	return *s == '=' || *s == '+' ? s : NULL;
+}
+
+static int parse_u64(const char *s, const char **end, uint64_t *v)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 0);
+	if (errno || e == s)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+/* ibnetdiscover prints port GUIDs in hex without 0x: "(2c90200000001)". */
+static int parse_hex(const char *s, const char **end, uint64_t *v)
+{
+	char *e;
+
+	if (!isxdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 16);
+	if (errno || e == s)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+/*
+ * ibnetdiscover prints LIDs, LMCs and port numbers in decimal: "0200" is
+ * 200, not octal 128. Hand-written files may give them in hex, with 0x.
+ */
+static int parse_dec(const char *s, const char **end, unsigned long max,
+		     unsigned long *v)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	unsigned long long x;
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &e, hex ? 16 : 10);
+	if (errno || x > max)
+		return -1;
+	*v = (unsigned long)x;
+	*end = e;
+	return 0;
+}
+
+static int parse_uint(const char *s, const char **end, unsigned long max,
+		      unsigned long *v)
+{
+	uint64_t x;
+
+	if (parse_u64(s, end, &x) || x > max)
+		return -1;
+	*v = (unsigned long)x;
+	return 0;
+}
+
+/*
+ * "4xQDR" and friends: 1 a rate (ibnetdiscover's "4x???" an unknown speed),
+ * 0 not a rate ("0x1f", "2x"), -1 a rate word no link runs at ("4xQDX",
+ * "3xQDR"), which must not pass for the file's default.
+ */
+static int parse_rate(const char *s, size_t len, uint8_t *width,
+		      enum cr_speed *speed)
+{
+	size_t i = 0, q = 0;
+	unsigned w = 0;
+	enum cr_speed sp;
+
+	while (i < len && isdigit((unsigned char)s[i]) && w < 100)
+		w = w * 10 + (s[i++] - '0');
+	if (!i || i + 1 >= len || (s[i] != 'x' && s[i] != 'X'))
+		return 0;
+	sp = cr_speed_parse(s + i + 1, len - i - 1);
+	while (i + 1 + q < len && s[i + 1 + q] == '?')
+		q++;
+	if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)
+		return sp == CR_SPEED_UNKNOWN ? 0 : -1;
+	if (sp == CR_SPEED_UNKNOWN && i + 1 + q < len)
+		return -1;
+	*width = w;
+	*speed = sp;
+	return 1;
 }
 
 /* What the words of a line's tail say: LIDs in order, LMC, rate. */
@@ -49,7 +225,7 @@ struct tail {
 	enum cr_speed speed;
 };
 
-static int scan_tail(struct topo_reader *rd, const char *s, const char *e,
+static int scan_tail(struct reader *rd, const char *s, const char *e,
 		     struct tail *t)
 {
 	while (s < e) {
@@ -66,12 +242,12 @@ static int scan_tail(struct topo_reader *rd, const char *s, const char *e,
 		if ((s - w == 3 && !strncmp(w, "lid", 3)) ||
 		    (s - w == 3 && !strncmp(w, "lmc", 3))) {
 			bool is_lid = w[1] == 'i';
-			const char *num = topo_skip_ws(s);
+			const char *num = skip_ws(s);
 
-			if (num >= e || topo_parse_dec(num, &end,
-						       is_lid ? CR_MAX_UCAST_LID
-							      : CR_MAX_LMC,
-						       &v)) {
+			if (num >= e ||
+			    parse_dec(num, &end,
+				      is_lid ? CR_MAX_UCAST_LID : CR_MAX_LMC,
+				      &v)) {
 				rd_err(rd, "bad %s value",
 				       is_lid ? "LID" : "LMC");
 				return -1;
@@ -86,7 +262,7 @@ static int scan_tail(struct topo_reader *rd, const char *s, const char *e,
 			continue;
 		}
 		if (!t->width &&
-		    topo_parse_rate(w, s - w, &t->width, &t->speed) < 0) {
+		    parse_rate(w, s - w, &t->width, &t->speed) < 0) {
 			rd_err(rd,
 			       "unknown link rate \"%.*s\" (widths 1x, 2x,"
 			       " 4x, 8x, 12x; speeds SDR, DDR, QDR, FDR10,"
@@ -128,7 +304,7 @@ static enum cr_speed speed_of_mask(unsigned long m, unsigned long ext)
 }
 
 /* The quoted string at s ("..."): copies it out, returns past the quote. */
-static const char *quoted(struct topo_reader *rd, const char *s, char **out,
+static const char *quoted(struct reader *rd, const char *s, char **out,
 			  const char *what)
 {
 	const char *e;
@@ -145,7 +321,7 @@ static const char *quoted(struct topo_reader *rd, const char *s, char **out,
 	return e + 1;
 }
 
-static int check_id(struct topo_reader *rd, const char *id)
+static int check_id(struct reader *rd, const char *id)
 {
 	if (!*id) {
 		rd_err(rd, "empty node id");
@@ -166,7 +342,7 @@ static int check_id(struct topo_reader *rd, const char *id)
  * a quote inside it does no harm; unquoted (ibsim) up to the keywords that
  * may follow it. Without '#', ibsim uses the node id.
  */
-static int header_desc(struct topo_reader *rd, const char *rest, const char *id,
+static int header_desc(struct reader *rd, const char *rest, const char *id,
 		       char **desc, const char **tail)
 {
 	const char *h = strchr(rest, '#'), *e;
@@ -176,7 +352,7 @@ static int header_desc(struct topo_reader *rd, const char *rest, const char *id,
 		*desc = strdup(id);
 		return *desc ? 0 : -1;
 	}
-	h = topo_skip_ws(h + 1);
+	h = skip_ws(h + 1);
 	if (*h == '"') {
 		e = strrchr(h, '"');
 		if (e == h) {
@@ -214,14 +390,14 @@ static int header_desc(struct topo_reader *rd, const char *rest, const char *id,
  * they differ (the line deleted or a digit changed), the GUID the
  * routing would use is not the node's: refuse the file.
  */
-static int check_id_guid(struct topo_reader *rd, const char *kw, const char *id,
+static int check_id_guid(struct reader *rd, const char *kw, const char *id,
 			 uint64_t guid)
 {
 	uint64_t named;
 	const char *end;
 
 	if (strlen(id) != 18 || id[1] != '-' || id[0] != kw[0] ||
-	    topo_parse_hex(id + 2, &end, &named) || *end || named == guid)
+	    parse_hex(id + 2, &end, &named) || *end || named == guid)
 		return 0;
 	rd_err(rd,
 	       "node \"%s\" gets GUID 0x%016" PRIx64 " from the *guid= line"
@@ -231,7 +407,7 @@ static int check_id_guid(struct topo_reader *rd, const char *kw, const char *id,
 	return -1;
 }
 
-static int add_node(struct topo_reader *rd, int sim_type, const char *kw,
+static int add_node(struct reader *rd, int sim_type, const char *kw,
 		    const char *s)
 {
 	static const enum cr_node_type types[SIM_TYPES] = {
@@ -247,14 +423,14 @@ static int add_node(struct topo_reader *rd, int sim_type, const char *kw,
 	uint32_t n, other;
 	int ret = -1;
 
-	s = topo_skip_ws(s);
-	if (topo_parse_uint(s, &s, 255, &nports) || nports < 1 ||
+	s = skip_ws(s);
+	if (parse_uint(s, &s, 255, &nports) || nports < 1 ||
 	    nports > CR_MAX_PORTS) {
 		rd_err(rd, "'%s' needs a port count (1..%u) and a quoted id",
 		       kw, CR_MAX_PORTS);
 		return -1;
 	}
-	s = quoted(rd, topo_skip_ws(s), &id, "the node id");
+	s = quoted(rd, skip_ws(s), &id, "the node id");
 	if (!s || check_id(rd, id))
 		goto out;
 	other = cr_strindex_find(&rd->ids, id);
@@ -328,7 +504,7 @@ out:
 	return ret;
 }
 
-static int add_port_line(struct topo_reader *rd, const char *s)
+static int add_port_line(struct reader *rd, const char *s)
 {
 	struct cr_fabric *f = rd->f;
 	uint32_t n = rd->cur;
@@ -348,7 +524,7 @@ static int add_port_line(struct topo_reader *rd, const char *s)
 		return -1;
 	}
 	node = &f->nodes[n];
-	if (topo_parse_dec(s + 1, &s, 255, &p) || *s != ']') {
+	if (parse_dec(s + 1, &s, 255, &p) || *s != ']') {
 		rd_err(rd, "bad port number");
 		return -1;
 	}
@@ -367,16 +543,16 @@ static int add_port_line(struct topo_reader *rd, const char *s)
 	s++;
 	if (!strncmp(s, "[ext", 4) && (c = strchr(s, ']')))
 		s = c + 1;
-	s = topo_skip_ws(s);
+	s = skip_ws(s);
 	if (*s == '(') {
 		/* This CA port's own GUID (ibsim would use node GUID + p). */
-		if (topo_parse_hex(s + 1, &s, &guid) || *s != ')' || !guid) {
+		if (parse_hex(s + 1, &s, &guid) || *s != ')' || !guid) {
 			rd_err(rd, "bad port GUID");
 			return -1;
 		}
 		if (node->type != CR_NODE_SWITCH)
 			port->guid = guid;
-		s = topo_skip_ws(s + 1);
+		s = skip_ws(s + 1);
 	}
 	s = quoted(rd, s, &rid, "the remote node id");
 	if (!s)
@@ -384,7 +560,7 @@ static int add_port_line(struct topo_reader *rd, const char *s)
 	if (check_id(rd, rid))
 		goto fail;
 	if (*s == '[') {
-		if (topo_parse_dec(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
+		if (parse_dec(s + 1, &s, 255, &rp) || *s != ']' || !rp) {
 			rd_err(rd, "bad remote port number");
 			goto fail;
 		}
@@ -392,7 +568,7 @@ static int add_port_line(struct topo_reader *rd, const char *s)
 	}
 	if (*s == '(') {
 		/* ibnetdiscover: the far port's GUID, checked when cabling. */
-		if (topo_parse_hex(s + 1, &s, &rguid) || *s != ')' || !rguid) {
+		if (parse_hex(s + 1, &s, &rguid) || *s != ')' || !rguid) {
 			rd_err(rd, "bad remote port GUID");
 			goto fail;
 		}
@@ -403,7 +579,7 @@ static int add_port_line(struct topo_reader *rd, const char *s)
 	for (const char *o = s; (o = strchr(o, '=')) && (!c || o < c); o++) {
 		const char *end;
 
-		if (o == s || topo_parse_uint(o + 1, &end, 255, &mask)) {
+		if (o == s || parse_uint(o + 1, &end, 255, &mask)) {
 			rd_err(rd, "bad port option");
 			goto fail;
 		}
@@ -472,12 +648,12 @@ fail:
 }
 
 /* switchguid=G sets ibsim's counter, switchguid+N moves it from the last G. */
-static int set_guid_base(struct topo_reader *rd, int sim_type, const char *sign)
+static int set_guid_base(struct reader *rd, int sim_type, const char *sign)
 {
 	uint64_t v;
 	const char *end;
 
-	if (topo_parse_u64(topo_skip_ws(sign + 1), &end, &v)) {
+	if (parse_u64(skip_ws(sign + 1), &end, &v)) {
 		rd_err(rd, "bad GUID");
 		return -1;
 	}
@@ -488,13 +664,12 @@ static int set_guid_base(struct topo_reader *rd, int sim_type, const char *sign)
 	return 0;
 }
 
-static int set_value(struct topo_reader *rd, const char *sign,
-		     unsigned long max, unsigned long *v)
+static int set_value(struct reader *rd, const char *sign, unsigned long max,
+		     unsigned long *v)
 {
 	const char *end;
 
-	if (*sign != '=' ||
-	    topo_parse_uint(topo_skip_ws(sign + 1), &end, max, v)) {
+	if (*sign != '=' || parse_uint(skip_ws(sign + 1), &end, max, v)) {
 		rd_err(rd, "bad value");
 		return -1;
 	}
@@ -502,16 +677,16 @@ static int set_value(struct topo_reader *rd, const char *sign,
 }
 
 /* "# Initiated from node G port P", ibnetdiscover's header. */
-static int note_origin(struct topo_reader *rd, const char *s)
+static int note_origin(struct reader *rd, const char *s)
 {
 	static const char kw[] = "Initiated from node";
 	const char *end;
 	uint64_t g;
 
-	s = topo_skip_ws(s + 1);
+	s = skip_ws(s + 1);
 	if (strncmp(s, kw, sizeof(kw) - 1) || rd->origin_line)
 		return 0;
-	if (!topo_parse_hex(topo_skip_ws(s + sizeof(kw) - 1), &end, &g) && g &&
+	if (!parse_hex(skip_ws(s + sizeof(kw) - 1), &end, &g) && g &&
 	    (!*end || *end == ' ')) {
 		rd->origin = g;
 		rd->origin_line = rd->line;
@@ -519,7 +694,7 @@ static int note_origin(struct topo_reader *rd, const char *s)
 	return 0;
 }
 
-static int parse_line(struct topo_reader *rd, char *line)
+static int parse_line(struct reader *rd, char *line)
 {
 	static const struct {
 		const char *kw;
@@ -550,7 +725,7 @@ static int parse_line(struct topo_reader *rd, char *line)
 		"include",
 		"do",
 	};
-	const char *s = topo_skip_ws(line), *x;
+	const char *s = skip_ws(line), *x;
 	unsigned long v;
 
 	if (!*s) {
@@ -567,32 +742,31 @@ static int parse_line(struct topo_reader *rd, char *line)
 	}
 	rd->cur = CR_NO_NODE;
 	for (unsigned i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
-		if ((x = topo_word(s, headers[i].kw)))
+		if ((x = word(s, headers[i].kw)))
 			return add_node(rd, headers[i].type, headers[i].kw, x);
 	for (unsigned i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
-		if ((x = topo_assignment(s, bases[i].kw)))
+		if ((x = assignment(s, bases[i].kw)))
 			return set_guid_base(rd, bases[i].type, x);
-	if ((x = topo_assignment(s, "sysimgguid"))) {
-		if (*x != '=' ||
-		    topo_parse_u64(topo_skip_ws(x + 1), &x, &rd->sysimg)) {
+	if ((x = assignment(s, "sysimgguid"))) {
+		if (*x != '=' || parse_u64(skip_ws(x + 1), &x, &rd->sysimg)) {
 			rd_err(rd, "bad system image GUID");
 			return -1;
 		}
 		return 0;
 	}
-	if ((x = topo_assignment(s, "width"))) {
+	if ((x = assignment(s, "width"))) {
 		if (set_value(rd, x, 31, &v))
 			return -1;
 		rd->def_width = width_of_mask(v);
 		return 0;
 	}
-	if ((x = topo_assignment(s, "speed"))) {
+	if ((x = assignment(s, "speed"))) {
 		if (set_value(rd, x, 7, &v))
 			return -1;
 		rd->def_speed = speed_of_mask(v, 0);
 		return 0;
 	}
-	if ((x = topo_assignment(s, "extspeed"))) {
+	if ((x = assignment(s, "extspeed"))) {
 		if (set_value(rd, x, 7, &v))
 			return -1;
 		if (v)
@@ -604,8 +778,7 @@ static int parse_line(struct topo_reader *rd, char *line)
 			return 0;
 	for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]);
 	     i++) {
-		if (topo_word(s, unsupported[i]) ||
-		    topo_assignment(s, unsupported[i])) {
+		if (word(s, unsupported[i]) || assignment(s, unsupported[i])) {
 			rd_err(rd, "ibsim's '%s' is not supported",
 			       unsupported[i]);
 			return -1;
@@ -619,7 +792,297 @@ static int parse_line(struct topo_reader *rd, char *line)
 	return -1;
 }
 
-static void reader_release(struct topo_reader *rd)
+static struct port_info *port_info(struct reader *rd, uint32_t n, unsigned p)
+{
+	return &rd->ports[rd->nodes[n].port_base + p];
+}
+
+/* Cables the pending links; a link listed from both sides must agree. */
+static int resolve_links(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+
+	for (size_t i = 0; i < rd->nlinks; i++) {
+		const struct pending *l = &rd->links[i];
+		const char *rid = rd->pool + l->rid;
+		uint32_t b = cr_strindex_find(&rd->ids, rid);
+		struct cr_port *x, *y;
+
+		rd->line = l->line;
+		if (b == CR_NO_NODE) {
+			rd_err(rd, "no node has the id \"%s\"", rid);
+			return -1;
+		}
+		if (l->rport > f->nodes[b].num_ports) {
+			rd_err(rd, "\"%s\" has no port %u (ports 1..%u)", rid,
+			       l->rport, f->nodes[b].num_ports);
+			return -1;
+		}
+		if (b == l->node && l->rport == l->port) {
+			rd_err(rd, "port %u is cabled to itself", l->port);
+			return -1;
+		}
+		if (b == l->node) {
+			rd_err(rd,
+			       "\"%s\" port %u is cabled to its own port %u",
+			       rid, l->port, l->rport);
+			return -1;
+		}
+		if (l->rguid) {
+			const struct cr_node *rn = &f->nodes[b];
+			uint64_t g =
+				rn->ports[cr_is_switch(f, b) ? 0 : l->rport]
+					.guid;
+
+			if (g != l->rguid) {
+				rd_err(rd,
+				       "\"%s\"[%u] has port GUID 0x%" PRIx64
+				       " here, 0x%" PRIx64 " in its own record"
+				       " (line %u)",
+				       rid, l->rport, l->rguid, g,
+				       rd->nodes[b].line);
+				return -1;
+			}
+		}
+		x = &f->nodes[l->node].ports[l->port];
+		y = &f->nodes[b].ports[l->rport];
+		if (x->remote == b && x->remote_port == l->rport)
+			continue; /* listed from the other side too */
+		if (x->remote != CR_NO_NODE || y->remote != CR_NO_NODE) {
+			uint32_t m = x->remote != CR_NO_NODE ? l->node : b;
+			unsigned q =
+				x->remote != CR_NO_NODE ? l->port : l->rport;
+			const struct cr_port *z = &f->nodes[m].ports[q];
+
+			rd_err(rd,
+			       "\"%s\"[%u] - \"%s\"[%u] contradicts"
+			       " line %u, which cables \"%s\"[%u] to"
+			       " \"%s\"[%u]",
+			       rd->nodes[l->node].id, l->port, rid, l->rport,
+			       port_info(rd, m, q)->link_line, rd->nodes[m].id,
+			       q, rd->nodes[z->remote].id, z->remote_port);
+			return -1;
+		}
+		if (cr_fabric_link(f, l->node, l->port, b, l->rport))
+			return -1;
+		port_info(rd, l->node, l->port)->link_line = l->line;
+		port_info(rd, b, l->rport)->link_line = l->line;
+	}
+	return 0;
+}
+
+static uint8_t min_nonzero(uint8_t a, uint8_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/*
+ * A link runs at the lower of what its two ends say, as ibsim computes the
+ * active width and speed from its enable masks; an end that says nothing
+ * (no line, or a line cut before its rate) takes the other's, and a link
+ * neither end rates takes the file's default. Two rates printed on the
+ * link's two lines ("4xQDR", as ibnetdiscover prints the active rate)
+ * must agree.
+ */
+static int settle_rates(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			struct cr_port *x = &f->nodes[n].ports[p], *y;
+			const struct port_info *ix = port_info(rd, n, p), *iy;
+			uint8_t dw;
+			enum cr_speed ds;
+
+			if (x->remote == CR_NO_NODE) {
+				x->width = 0;
+				x->speed = CR_SPEED_UNKNOWN;
+				continue;
+			}
+			y = &f->nodes[x->remote].ports[x->remote_port];
+			iy = port_info(rd, x->remote, x->remote_port);
+			/* "4x???": ibnetdiscover could not name the speed */
+			if (ix->rate_word && iy->rate_word &&
+			    (x->width != y->width ||
+			     (x->speed && y->speed && x->speed != y->speed))) {
+				rd->line = ix->line;
+				rd_err(rd,
+				       "\"%s\"[%u] runs at %ux%s here, %ux%s on"
+				       " line %u (the two ends of a link must"
+				       " agree)",
+				       rd->nodes[n].id, p, x->width,
+				       cr_speed_name(x->speed), y->width,
+				       cr_speed_name(y->speed), iy->line);
+				return -1;
+			}
+			dw = min_nonzero(ix->line ? ix->def_width : 0,
+					 iy->line ? iy->def_width : 0);
+			ds = (enum cr_speed)min_nonzero(
+				ix->line ? ix->def_speed : 0,
+				iy->line ? iy->def_speed : 0);
+			x->width = y->width = min_nonzero(x->width, y->width);
+			x->speed = y->speed =
+				(enum cr_speed)min_nonzero(x->speed, y->speed);
+			if (!x->width)
+				x->width = y->width = dw;
+			if (!x->speed)
+				x->speed = y->speed = ds;
+		}
+	}
+	return 0;
+}
+
+/* Every port that gets a LID has a GUID of its own. */
+static int check_port_guids(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	struct cr_guidmap m = {0};
+	int ret = 0;
+
+	if (cr_guidmap_init(&m, f->num_nodes * 2)) {
+		cr_err("%s: out of memory", rd->name);
+		return -1;
+	}
+	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
+		const struct cr_node *node = &f->nodes[n];
+		bool sw = node->type == CR_NODE_SWITCH;
+
+		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0 : node->num_ports);
+		     p++) {
+			uint64_t g = node->ports[p].guid;
+			uint32_t other;
+
+			if (!sw && node->ports[p].remote == CR_NO_NODE)
+				continue;
+			other = cr_guidmap_get(&m, g);
+			if (other != CR_GUIDMAP_NONE) {
+				rd->line = port_info(rd, n, p)->line
+						   ? port_info(rd, n, p)->line
+						   : rd->nodes[n].line;
+				rd_err(rd,
+				       "port GUID 0x%016" PRIx64 " of \"%s\""
+				       " port %u is also that of \"%s\" port"
+				       " %u (line %u)",
+				       g, rd->nodes[n].id, p,
+				       rd->nodes[other >> 8].id, other & 0xff,
+				       rd->nodes[other >> 8].line);
+				ret = -1;
+				break;
+			}
+			if (cr_guidmap_put(&m, g, cr_guidmap_port(n, p)) < 0) {
+				cr_err("%s: out of memory", rd->name);
+				ret = -1;
+				break;
+			}
+		}
+	}
+	cr_guidmap_release(&m);
+	return ret;
+}
+
+/*
+ * LIDs are all or nothing: a file with some must give one to every switch
+ * and every cabled CA or router port (hints from the far side's lines fill
+ * ports that have no line of their own).
+ */
+/*
+ * A CA port whose own line is missing (a file cut before it) has only
+ * the LID the switch's line gives, not its LMC. OpenSM gives every CA
+ * port the same LMC: when the ports that state theirs agree, it is this
+ * port's too, or the port would lose the LIDs of its range.
+ */
+static void adopt_lmc(struct reader *rd)
+{
+	struct cr_fabric *f = rd->f;
+	int lmc = -1;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++) {
+			const struct cr_port *x = &f->nodes[n].ports[p];
+
+			if (!x->lid || port_info(rd, n, p)->lid_hinted)
+				continue;
+			if (lmc >= 0 && lmc != x->lmc)
+				return;
+			lmc = x->lmc;
+		}
+	for (uint32_t n = 0; lmc > 0 && n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++)
+			if (port_info(rd, n, p)->lid_hinted)
+				f->nodes[n].ports[p].lmc = (uint8_t)lmc;
+}
+
+static int settle_lids(struct reader *rd, bool *any)
+{
+	struct cr_fabric *f = rd->f;
+
+	*any = false;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		struct cr_node *node = &f->nodes[n];
+
+		for (unsigned p = 1; p <= node->num_ports; p++) {
+			struct cr_port *x = &node->ports[p];
+			struct cr_port *far;
+			uint16_t hint;
+
+			if (x->remote == CR_NO_NODE)
+				continue;
+			hint = port_info(rd, n, p)->lid_hint;
+			if (!hint)
+				continue;
+			far = &f->nodes[x->remote]
+				       .ports[cr_is_switch(f, x->remote)
+						      ? 0
+						      : x->remote_port];
+			if (!far->lid) {
+				far->lid = hint;
+				if (!cr_is_switch(f, x->remote))
+					port_info(rd, x->remote, x->remote_port)
+						->lid_hinted = true;
+			}
+		}
+	}
+	adopt_lmc(rd);
+	for (uint32_t n = 0; n < f->num_nodes && !*any; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			if (f->nodes[n].ports[p].lid)
+				*any = true;
+	if (!*any)
+		return 0;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *node = &f->nodes[n];
+
+		rd->line = rd->nodes[n].line;
+		if (node->type == CR_NODE_SWITCH) {
+			if (!node->ports[0].lid) {
+				rd_err(rd,
+				       "switch \"%s\" has no LID, other"
+				       " nodes have",
+				       rd->nodes[n].id);
+				return -1;
+			}
+			continue;
+		}
+		for (unsigned p = 1; p <= node->num_ports; p++) {
+			if (node->ports[p].remote == CR_NO_NODE ||
+			    node->ports[p].lid)
+				continue;
+			if (port_info(rd, n, p)->line)
+				rd->line = port_info(rd, n, p)->line;
+			rd_err(rd,
+			       "port %u of \"%s\" has no LID, other nodes"
+			       " have",
+			       p, rd->nodes[n].id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void reader_release(struct reader *rd)
 {
 	for (size_t i = 0; rd->f && i < rd->f->num_nodes; i++)
 		free(rd->nodes[i].id);
@@ -633,7 +1096,7 @@ static void reader_release(struct topo_reader *rd)
 
 struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 {
-	struct topo_reader rd = {
+	struct reader rd = {
 		.in = in,
 		.name = name,
 		.cur = CR_NO_NODE,
@@ -684,7 +1147,13 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		err = -1;
 	}
 	if (!err)
-		err = topo_settle(&rd, &lids);
+		err = resolve_links(&rd);
+	if (!err)
+		err = settle_rates(&rd);
+	if (!err)
+		err = check_port_guids(&rd);
+	if (!err)
+		err = settle_lids(&rd, &lids);
 	if (!err) {
 		/* ibsim attaches OpenSM to the file's first port. */
 		const struct cr_node *first = &rd.f->nodes[0];
