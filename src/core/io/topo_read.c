@@ -16,7 +16,6 @@
  * then agree), port lines may follow a header without a blank line, and a
  * port missing its rate takes the file's default (ibsim's: 4x SDR).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +80,9 @@ struct cr_fabric *cr_topo_read_file(FILE *in, const char *name)
 		cr_warn("%s:%u: the last line has no line end: cut short?",
 			name, rd.line);
 	free(line);
-	if (!err && ferror(in)) {
-		cr_err("%s: read error: %s", name, strerror(errno));
-		err = -1;
-	}
-	if (!err && !rd.f->num_nodes) {
-		cr_err("%s: no nodes (not a topology file?)", name);
-		err = -1;
-	}
+	if (!err)
+		err = cr_read_end(in, name, rd.f->num_nodes,
+				  "no nodes (not a topology file?)");
 	if (!err && rd.origin_line &&
 	    cr_guidmap_get(&rd.guids, rd.origin) == CR_GUIDMAP_NONE) {
 		cr_err("%s:%u: the file was discovered from node 0x%016" PRIx64
