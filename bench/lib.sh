@@ -31,3 +31,31 @@ bench_min() {
 	printf '%s\n' "$@" | awk '$1 != "-" && (m == "" || $1 + 0 < m) {
 		m = $1 + 0 } END { print (m == "" ? "-" : m) }'
 }
+
+# bench_fabric NAME FILE: writes the fabric NAME to FILE, one of the
+# fabrics of bench/auto (random, torus, prod-tree, director, ktree-1: a
+# 3-level tree with one top switch dropped, slim: a 2:1 two-level tree),
+# "gen:ARGS" (the arguments of `croute gen`) or a topology file.
+bench_fabric() {
+	case $1 in
+	random) cr_gen "$2" random --switches 64 --links 8 --hosts 4 \
+		--seed 1 ;;
+	torus) cr_gen "$2" torus 6 6 6 --hosts 2 ;;
+	prod-tree) cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$2" ;;
+	director) cr_gen "$2" two-level --leaves 36 --hosts 18 --uplinks 18 \
+		--spines 18 --scramble 1 ;;
+	ktree-1)
+		cr_gen "$2.full" ktree 8 3
+		awk -v desc=sw-l0-00 \
+			-f "$top_srcdir/bench/auto/drop-switch.awk" "$2.full" \
+			>"$2" || cr_fail "cannot drop the spine" ;;
+	slim) cr_gen "$2" two-level --leaves 12 --hosts 16 --uplinks 8 \
+		--spines 8 ;;
+	gen:*)
+		# shellcheck disable=SC2086
+		cr_gen "$2" ${1#gen:} ;;
+	*)
+		[ -f "$1" ] || cr_fail "unknown fabric $1 (not a file either)"
+		cp "$1" "$2" ;;
+	esac
+}

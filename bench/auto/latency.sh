@@ -21,22 +21,6 @@ cr_init bench-latency
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 [ $# -gt 0 ] || set -- prod-tree random torus
 
-# make_fabric NAME FILE
-make_fabric() {
-	case $1 in
-	random) cr_gen "$2" random --switches 64 --links 8 --hosts 4 \
-		--seed 1 ;;
-	torus) cr_gen "$2" torus 6 6 6 --hosts 2 ;;
-	prod-tree) cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$2" ;;
-	gen:*)
-		# shellcheck disable=SC2086
-		cr_gen "$2" ${1#gen:} ;;
-	*)
-		[ -f "$1" ] || cr_fail "unknown fabric $1 (not a file either)"
-		cp "$1" "$2" ;;
-	esac
-}
-
 # step ENGINE [conf lines]: the routing step of one -Q sweep, in seconds,
 # into $t.
 step() {
@@ -58,7 +42,7 @@ for arg in "$@"; do
 	*) fab=$arg ;;
 	esac
 	topo=$CR_DIR/fabric$n.topo
-	make_fabric "$arg" "$topo"
+	bench_fabric "$arg" "$topo"
 	cr_ibsim_start "$topo"
 	step cr-updn
 	updn=$t

@@ -38,37 +38,12 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
 . "$top_srcdir/bench/lib.sh"
-here=$top_srcdir/bench/auto
 
 cr_init bench-auto
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 [ $# -gt 0 ] || set -- random torus prod-tree director ktree-1 slim
 ORDERS_SEED=${ORDERS_SEED:-101}
 SCHED_SEED=${SCHED_SEED:-7}
-
-# make_fabric NAME FILE
-make_fabric() {
-	case $1 in
-	random) cr_gen "$2" random --switches 64 --links 8 --hosts 4 \
-		--seed 1 ;;
-	torus) cr_gen "$2" torus 6 6 6 --hosts 2 ;;
-	prod-tree) cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$2" ;;
-	director) cr_gen "$2" two-level --leaves 36 --hosts 18 --uplinks 18 \
-		--spines 18 --scramble 1 ;;
-	ktree-1)
-		cr_gen "$2.full" ktree 8 3
-		awk -v desc=sw-l0-00 -f "$here/drop-switch.awk" "$2.full" \
-			>"$2" || cr_fail "cannot drop the spine" ;;
-	slim) cr_gen "$2" two-level --leaves 12 --hosts 16 --uplinks 8 \
-		--spines 8 ;;
-	gen:*)
-		# shellcheck disable=SC2086
-		cr_gen "$2" ${1#gen:} ;;
-	*)
-		[ -f "$1" ] || cr_fail "unknown fabric $1 (not a file either)"
-		cp "$1" "$2" ;;
-	esac
-}
 
 # sched_order TOPO SEED: the hosts (their descriptions) in a seeded
 # random order (a linear congruential shuffle, the same with any
@@ -142,7 +117,7 @@ for arg in "$@"; do
 	*) fab=$arg ;;
 	esac
 	topo=$CR_DIR/fabric$nfab.topo
-	make_fabric "$arg" "$topo"
+	bench_fabric "$arg" "$topo"
 	sched_order "$topo" "$SCHED_SEED" >"$CR_DIR/sched.hosts"
 	cr_ibsim_start "$topo"
 	# row LABEL ENGINE QOS [conf lines]

@@ -117,6 +117,12 @@ ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
  * named; NULL when not known.
  */
 const char *cr_file_kind(const char *line);
+/*
+ * A reader's checks once its lines are read: a read error on in, or a file
+ * that gave none of what it must (count 0; none says what is missing and
+ * what the file may be instead), logged; -1 for either, else 0.
+ */
+int cr_read_end(FILE *in, const char *path, size_t count, const char *none);
 
 /* gzip support, registered by the command only (include/croute/gzfile.h). */
 struct cr_gz_ops {

@@ -312,6 +312,11 @@ void cli_json_str(FILE *out, const char *s);
 int cli_report_written(int ret);
 /* ', "warnings": [...]': those logged since --json turned keeping on. */
 void cli_json_warnings(FILE *out);
+/*
+ * --json given: sets *json and keeps the warnings logged from here on,
+ * which the report lists (cli_json_warnings) as stderr may not be read.
+ */
+void cli_json_on(bool *json);
 
 /*
  * The log level the options asked for: CR_LOG_NOTE by default (warnings,

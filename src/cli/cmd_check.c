@@ -73,8 +73,7 @@ static int check_opt(void *arg, int key, const char *val)
 		c->setup.sl2vl = val;
 		break;
 	case KEY_JSON:
-		c->json = true;
-		cr_log_keep_warnings(true);
+		cli_json_on(&c->json);
 		break;
 	case KEY_SWITCHES:
 		c->flags |= CR_CHECK_SWITCHES;

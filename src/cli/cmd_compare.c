@@ -84,13 +84,11 @@ static int compare_opt(void *arg, int key, const char *val)
 	if (key == KEY_AUTO)
 		c->with_auto = true;
 	else if (key == KEY_JSON)
-		c->json = true;
+		cli_json_on(&c->json);
 	else if (key == KEY_BOUND)
 		c->bound = true;
 	else
 		c->engines = val; /* KEY_ENGINES */
-	if (key == KEY_JSON)
-		cr_log_keep_warnings(true);
 	return 0;
 }
 

@@ -74,8 +74,7 @@ static int estimate_opt(void *arg, int key, const char *val)
 		c->lfts = val;
 		break;
 	case KEY_JSON:
-		c->json = true;
-		cr_log_keep_warnings(true);
+		cli_json_on(&c->json);
 		break;
 	case KEY_GBPS:
 		c->gbps = true;

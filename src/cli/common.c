@@ -1047,6 +1047,12 @@ void cli_json_warnings(FILE *out)
 	fputc(']', out);
 }
 
+void cli_json_on(bool *json)
+{
+	*json = true;
+	cr_log_keep_warnings(true);
+}
+
 void cli_json_begin(FILE *out, const char *command)
 {
 	fprintf(out, "{\"schema\": \"%s\", \"version\": %d, \"command\": ",

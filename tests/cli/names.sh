@@ -6,15 +6,22 @@
 "$croute" gen ktree 2 2 -o "$tmp/k.topo" || fail "gen"
 sed 's/# "h0002 HCA-1"/# "h0001 HCA-1"/' "$tmp/k.topo" >"$tmp/dup.topo"
 
-# JSON hot links: from_guid and to_guid, each the GUID of its end.
-expect_exit 0 estimate --topo "$tmp/k.topo" -e minhop --json
-python3 - "$tmp/out" "$tmp/k.topo" <<'END' || fail "hot links' GUIDs"
+# Each node's GUID by its description, as the checks below compare them.
+python3 - "$tmp/k.topo" >"$tmp/guids" <<'END' || fail "GUIDs of k.topo"
 import json, re, sys
 guid = {}
-for line in open(sys.argv[2]):
+for line in open(sys.argv[1]):
     m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s+# "([^"]*)"', line)
     if m:
         guid[m.group(2)] = int(m.group(1), 16)
+json.dump(guid, sys.stdout)
+END
+
+# JSON hot links: from_guid and to_guid, each the GUID of its end.
+expect_exit 0 estimate --topo "$tmp/k.topo" -e minhop --json
+python3 - "$tmp/out" "$tmp/guids" <<'END' || fail "hot links' GUIDs"
+import json, sys
+guid = json.load(open(sys.argv[2]))
 links = [l for p in json.load(open(sys.argv[1]))["patterns"]
          for l in p["hot_links"]]
 assert links, "no hot links"
@@ -28,13 +35,9 @@ END
 	fail "route"
 grep -v '^0x0003 ' "$tmp/m.dump" >"$tmp/holes.dump"
 expect_exit 1 estimate --topo "$tmp/k.topo" --lfts "$tmp/holes.dump" --json
-python3 - "$tmp/out" "$tmp/k.topo" <<'END' || fail "unrouted flows' GUIDs"
-import json, re, sys
-guid = {}
-for line in open(sys.argv[2]):
-    m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s+# "([^"]*)"', line)
-    if m:
-        guid[m.group(2)] = int(m.group(1), 16)
+python3 - "$tmp/out" "$tmp/guids" <<'END' || fail "unrouted flows' GUIDs"
+import json, sys
+guid = json.load(open(sys.argv[2]))
 flows = [u for p in json.load(open(sys.argv[1]))["patterns"]
          for u in p["unrouted_flows"]]
 assert flows, "no flow without a path"

@@ -4,41 +4,27 @@
 # exits 1 when it finds problems and 0 when it finds none.
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS DESCRIPTION COMMAND...: the command exits with STATUS.
-expect() {
-	want=$1
-	what=$2
-	shift 2
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: exit $got, expected $want: $*"
-		sed 's/^/  | /' "$tmp/out" | head -n 5
-		failed=1
-	fi
-}
-
 for cmd in gen route check estimate compare hosts export bound; do
-	expect 0 "$cmd --help" "$croute" "$cmd" --help
+	expect 0 "" "$cmd --help" "$croute" "$cmd" --help
 	grep -q '^Usage: croute '"$cmd" "$tmp/out" ||
 		{ echo "FAIL: $cmd --help prints no usage"; failed=1; }
-	expect 0 "help $cmd" "$croute" help "$cmd"
-	expect 2 "$cmd --no-such-option" "$croute" "$cmd" --no-such-option
+	expect 0 "" "help $cmd" "$croute" help "$cmd"
+	expect 2 "" "$cmd --no-such-option" "$croute" "$cmd" --no-such-option
 done
-expect 0 "--help" "$croute" --help
-expect 0 "--version" "$croute" --version
-expect 2 "no command" "$croute"
-expect 2 "unknown command" "$croute" no-such-command
-expect 2 "route without --topo" "$croute" route
-expect 2 "route with an operand" "$croute" route -t /dev/null extra
-expect 2 "unknown engine" "$croute" route -t /dev/null -e nosuch
+expect 0 "" "--help" "$croute" --help
+expect 0 "" "--version" "$croute" --version
+expect 2 "" "no command" "$croute"
+expect 2 "" "unknown command" "$croute" no-such-command
+expect 2 "" "route without --topo" "$croute" route
+expect 2 "" "route with an operand" "$croute" route -t /dev/null extra
+expect 2 "" "unknown engine" "$croute" route -t /dev/null -e nosuch
 
 "$croute" gen torus 5 5 -o "$tmp/torus" || failed=1
 "$croute" gen ktree 2 3 -o "$tmp/tree" || failed=1
-expect 2 "check with neither --lfts nor --engine" "$croute" check \
+expect 2 "" "check with neither --lfts nor --engine" "$croute" check \
 	-t "$tmp/tree"
 # min-hop has credit loops on a torus; up/down has none.
-expect 1 "check finds credit loops" "$croute" check -t "$tmp/torus" -e minhop
+expect 1 "" "check finds credit loops" "$croute" check -t "$tmp/torus" -e minhop
 grep -q '^credit loop' "$tmp/out" ||
 	{ echo "FAIL: check names no credit loop"; failed=1; }
 # Each credit loop is printed as its whole cycle of cables: every cable
@@ -61,14 +47,14 @@ function close_cycle() {
 END { close_cycle(); exit bad || !cycles }' "$tmp/out" ||
 	{ echo "FAIL: credit loops are not printed as cycles of cables"
 	  grep -A5 '^credit loop' "$tmp/out" | head; failed=1; }
-expect 0 "check of a clean routing" "$croute" check -t "$tmp/torus" -e updn
-expect 0 "route to a file" "$croute" route -t "$tmp/tree" -e ftree \
+expect 0 "" "check of a clean routing" "$croute" check -t "$tmp/torus" -e updn
+expect 0 "" "route to a file" "$croute" route -t "$tmp/tree" -e ftree \
 	-o "$tmp/lfts"
-expect 0 "check of a dumped routing" "$croute" check -t "$tmp/tree" \
+expect 0 "" "check of a dumped routing" "$croute" check -t "$tmp/tree" \
 	--lfts "$tmp/lfts"
 
 for opt in --skip-credit-loops --no-credit-loops; do
-	expect 0 "check $opt" "$croute" check -t "$tmp/torus" -e minhop $opt
+	expect 0 "" "check $opt" "$croute" check -t "$tmp/torus" -e minhop $opt
 	grep -q '^credit loops: *not checked' "$tmp/out" ||
 		{ echo "FAIL: check $opt still searched"; failed=1; }
 done
@@ -95,10 +81,10 @@ Hca 2 "Hca3"
 [1] "Switch2"[1]
 NET
 for e in minhop updn lash; do
-	expect 0 "check -e $e of an ibsim net with half-cabled CAs" \
+	expect 0 "" "check -e $e of an ibsim net with half-cabled CAs" \
 		"$croute" check -t "$tmp/net" -e $e
 done
-expect 2 "--sm-port of no port" "$croute" route -t "$tmp/net" \
+expect 2 "" "--sm-port of no port" "$croute" route -t "$tmp/net" \
 	--sm-port 0x123
 
 [ $failed = 0 ] && echo "PASS: usage and exit status"

@@ -449,6 +449,54 @@ cr_reject_log() {
 	fi
 }
 
+# A sweep has ended when OpenSM says which engine's tables are in place.
+CR_SWEPT=" tables configured on all switches|No routing engine able"
+
+cr_swept_count() {
+	grep -E -c -- "$CR_SWEPT" "$CR_LOG" 2>/dev/null
+}
+
+# cr_sweep: SIGHUP (a heavy sweep, and OpenSM and croute re-read their
+# configuration), wait until it has routed and no further sweep follows
+# (ibsim's traps can start one of their own).
+cr_sweep() {
+	n=$(cr_swept_count)
+	pid=$(cr_opensm_pid)
+	[ -n "$pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$pid"
+	cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" \
+		"$CR_OSM_PID" || cr_fail "no routing after SIGHUP"
+	while :; do
+		n=$(cr_swept_count)
+		sleep 2
+		[ "$(cr_swept_count)" = "$n" ] && break
+	done
+}
+
+# cr_valgrind_start ARGS...: opensm ARGS under valgrind (its log in
+# $CR_DIR/valgrind.log), waited for until its first routing.
+cr_valgrind_start() {
+	CR_OSM_WRAP="valgrind --leak-check=full --show-leak-kinds=all
+		--errors-for-leak-kinds=definite,indirect --keep-debuginfo=yes
+		--num-callers=40 --log-file=$CR_DIR/valgrind.log"
+	cr_opensm_start "$@"
+	cr_wait_log "$CR_LOG" "$CR_SWEPT" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+		cr_fail "opensm under valgrind did not route"
+}
+
+# cr_valgrind_end: stops opensm and ibsim; fails unless opensm exited
+# cleanly and valgrind reports nothing in croute's code.
+cr_valgrind_end() {
+	cr_opensm_stop "$CR_TIMEOUT"
+	rc=$?
+	[ $rc = 0 ] || cr_fail "opensm under valgrind exited with status $rc"
+	cr_ibsim_stop
+	cr_valgrind_ours "$CR_DIR/valgrind.log"
+	grep -E "ERROR SUMMARY|definitely lost|indirectly lost" \
+		"$CR_DIR/valgrind.log" | head -n 3
+	cr_log "no valgrind report involves croute: OK"
+}
+
 # cr_valgrind_ours LOG: fails unless valgrind finished writing LOG and no
 # report in it involves croute's code (the plugin's and the core's source
 # files, or the library); opensm's own reports are not ours to fix. The

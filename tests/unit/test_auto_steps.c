@@ -8,6 +8,7 @@
  * with one candidate does not score it, and an improve step with nothing
  * new to try does not run.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -72,108 +73,110 @@ static void conf(struct cr_auto_conf *ac, struct cr_opt_params *p)
 				    .improve_rest = true};
 }
 
+/* What every test routes: the torus, cr-auto's conf, the tables. */
+struct steps {
+	struct cr_fabric *f;
+	struct cr_auto_conf ac; /* read through o at each call */
+	struct cr_opt_params p;
+	struct cr_options o;
+	struct cr_byproducts by, by2;
+	struct cr_routing *r, *fast, *one;
+};
+
+static int setup(void **state)
+{
+	struct steps *x = calloc(1, sizeof(*x));
+
+	assert_non_null(x);
+	x->f = torus();
+	x->r = cr_routing_new(x->f);
+	assert_non_null(x->r);
+	conf(&x->ac, &x->p);
+	cr_options_init(&x->o);
+	cr_auto_conf_use(&x->o, &x->ac);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct steps *x = *state;
+
+	cr_routing_free(x->r);
+	cr_routing_free(x->fast);
+	cr_routing_free(x->one);
+	cr_byproducts_release(&x->by);
+	cr_byproducts_release(&x->by2);
+	cr_fabric_free(x->f);
+	free(x);
+	return 0;
+}
+
+/* The fast step, its tables kept in x->fast. */
+static void fast_step(struct steps *x)
+{
+	assert_int_equal(cr_auto_fast(x->f, &x->o, x->r, &x->by), 0);
+	x->fast = cr_routing_copy(x->r);
+	assert_non_null(x->fast);
+}
+
 /* fast + improve = the engine in one call, twice over. */
 static void test_steps_equal_one_call(void **state)
 {
-	struct cr_fabric *f = torus();
-	struct cr_auto_conf ac;
-	struct cr_opt_params p;
-	struct cr_options o;
-	struct cr_byproducts by = {0}, by2 = {0};
-	struct cr_routing *r = cr_routing_new(f), *fast, *one = NULL;
+	struct steps *x = *state;
 	int rc;
 
-	(void)state;
-	conf(&ac, &p);
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	o.stop = &far_off;
-	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
-	fast = cr_routing_copy(r);
-	assert_non_null(fast);
-	rc = cr_auto_improve(f, &o, r, &by);
+	x->o.stop = &far_off;
+	fast_step(x);
+	rc = cr_auto_improve(x->f, &x->o, x->r, &x->by);
 	assert_true(rc == 0 || rc == 1);
 	/* unchanged unless an improvement was accepted */
-	assert_true(rc == 1 ? !same(f, r, fast) : same(f, r, fast));
+	assert_true(rc == 1 ? !same(x->f, x->r, x->fast)
+			    : same(x->f, x->r, x->fast));
 	for (int i = 0; i < 2; i++) {
-		cr_routing_free(one);
-		one = cr_routing_new(f);
-		assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, one, &by2),
+		cr_routing_free(x->one);
+		x->one = cr_routing_new(x->f);
+		assert_int_equal(cr_route_by(&cr_auto_engine, x->f, &x->o,
+					     x->one, &x->by2),
 				 0);
-		same_lfts(f, r, one);
+		same_lfts(x->f, x->r, x->one);
 	}
-	assert_string_equal(by.auto_winner, by2.auto_winner);
-	cr_routing_free(r);
-	cr_routing_free(one);
-	cr_routing_free(fast);
-	cr_byproducts_release(&by);
-	cr_byproducts_release(&by2);
-	cr_fabric_free(f);
+	assert_string_equal(x->by.auto_winner, x->by2.auto_winner);
 }
 
 /* A cancel flag set, or a deadline past: -1, tables and table as before. */
 static void test_give_up(void **state)
 {
-	struct cr_fabric *f = torus();
-	struct cr_auto_conf ac;
-	struct cr_opt_params p;
-	struct cr_options o;
-	struct cr_byproducts by = {0};
-	struct cr_routing *r = cr_routing_new(f), *fast;
+	struct steps *x = *state;
 	bool cancel = true;
 	struct cr_stop stop = {.cancel = &cancel};
 	char *table;
 
-	(void)state;
-	conf(&ac, &p);
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
-	fast = cr_routing_copy(r);
-	table = strdup(by.auto_table);
-	assert_non_null(fast);
+	fast_step(x);
+	table = strdup(x->by.auto_table);
 	assert_non_null(table);
-	o.stop = &stop;
-	assert_int_equal(cr_auto_improve(f, &o, r, &by), -1);
-	same_lfts(f, r, fast);
-	assert_string_equal(by.auto_table, table);
+	x->o.stop = &stop;
+	assert_int_equal(cr_auto_improve(x->f, &x->o, x->r, &x->by), -1);
+	same_lfts(x->f, x->r, x->fast);
+	assert_string_equal(x->by.auto_table, table);
 	cancel = false;
 	stop.deadline = cr_now() - 1;
-	assert_int_equal(cr_auto_improve(f, &o, r, &by), -1);
-	same_lfts(f, r, fast);
-	assert_string_equal(by.auto_table, table);
+	assert_int_equal(cr_auto_improve(x->f, &x->o, x->r, &x->by), -1);
+	same_lfts(x->f, x->r, x->fast);
+	assert_string_equal(x->by.auto_table, table);
 	free(table);
-	cr_routing_free(r);
-	cr_routing_free(fast);
-	cr_byproducts_release(&by);
-	cr_fabric_free(f);
 }
 
 /* A threshold no gain reaches: the fast step's tables stay. */
 static void test_threshold(void **state)
 {
-	struct cr_fabric *f = torus();
-	struct cr_auto_conf ac;
-	struct cr_opt_params p;
-	struct cr_options o;
-	struct cr_byproducts by = {0};
-	struct cr_routing *r = cr_routing_new(f), *fast;
+	struct steps *x = *state;
 
-	(void)state;
-	conf(&ac, &p);
-	ac.threshold = 1; /* twice as good, at least */
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	o.stop = &far_off;
-	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
-	fast = cr_routing_copy(r);
-	assert_non_null(fast);
-	assert_int_equal(cr_auto_improve(f, &o, r, &by), 0);
-	same_lfts(f, r, fast);
-	cr_routing_free(r);
-	cr_routing_free(fast);
-	cr_byproducts_release(&by);
-	cr_fabric_free(f);
+	x->ac.threshold = 1; /* twice as good, at least */
+	x->o.stop = &far_off;
+	fast_step(x);
+	assert_int_equal(cr_auto_improve(x->f, &x->o, x->r, &x->by), 0);
+	same_lfts(x->f, x->r, x->fast);
 }
 
 /*
@@ -183,83 +186,61 @@ static void test_threshold(void **state)
  */
 static void test_idle(void **state)
 {
-	struct cr_fabric *f = torus();
-	struct cr_auto_conf ac;
-	struct cr_opt_params p;
-	struct cr_options o;
-	struct cr_byproducts by = {0}, by2 = {0};
-	struct cr_routing *r = cr_routing_new(f), *fast,
-			  *one = cr_routing_new(f);
+	struct steps *x = *state;
 
-	(void)state;
-	conf(&ac, &p);
-	ac.candidates = "updn";
-	ac.improve = NULL;
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	o.stop = &far_off;
-	assert_int_equal(cr_auto_fast(f, &o, r, &by), 0);
-	assert_string_equal(by.auto_winner, "updn");
+	x->ac.candidates = "updn";
+	x->ac.improve = NULL;
+	x->o.stop = &far_off;
+	x->one = cr_routing_new(x->f);
+	assert_int_equal(cr_auto_fast(x->f, &x->o, x->r, &x->by), 0);
+	assert_string_equal(x->by.auto_winner, "updn");
 	/* checked, not scored: its row has no figure, and wins */
-	assert_non_null(strstr(by.auto_table, "shift:avg@8 - "));
-	assert_non_null(strstr(by.auto_table, "WINNER"));
-	assert_true(cr_auto_improve_idle(f, &o, &by));
-	fast = cr_routing_copy(r);
-	assert_non_null(fast);
-	assert_int_equal(cr_auto_improve(f, &o, r, &by), 0);
-	same_lfts(f, r, fast);
-	assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, one, &by2), 0);
-	same_lfts(f, one, fast);
+	assert_non_null(strstr(x->by.auto_table, "shift:avg@8 - "));
+	assert_non_null(strstr(x->by.auto_table, "WINNER"));
+	assert_true(cr_auto_improve_idle(x->f, &x->o, &x->by));
+	x->fast = cr_routing_copy(x->r);
+	assert_non_null(x->fast);
+	assert_int_equal(cr_auto_improve(x->f, &x->o, x->r, &x->by), 0);
+	same_lfts(x->f, x->r, x->fast);
+	assert_int_equal(
+		cr_route_by(&cr_auto_engine, x->f, &x->o, x->one, &x->by2), 0);
+	same_lfts(x->f, x->one, x->fast);
 	/* a second candidate, or the pass with room: not idle */
-	ac.candidates = "updn,minhop+ps";
-	assert_false(cr_auto_improve_idle(f, &o, &by));
-	ac.candidates = "updn";
-	ac.improve = cr_optimize_hook;
-	assert_false(cr_auto_improve_idle(f, &o, &by));
-	cr_routing_free(r);
-	cr_routing_free(one);
-	cr_routing_free(fast);
-	cr_byproducts_release(&by);
-	cr_byproducts_release(&by2);
-	cr_fabric_free(f);
+	x->ac.candidates = "updn,minhop+ps";
+	assert_false(cr_auto_improve_idle(x->f, &x->o, &x->by));
+	x->ac.candidates = "updn";
+	x->ac.improve = cr_optimize_hook;
+	assert_false(cr_auto_improve_idle(x->f, &x->o, &x->by));
 }
 
 /* No candidate qualifies: -1, and the caller's tables are back, empty. */
 static void test_fast_fails_clean(void **state)
 {
-	struct cr_fabric *f = torus();
-	struct cr_auto_conf ac;
-	struct cr_opt_params p;
-	struct cr_options o;
-	struct cr_byproducts by = {0};
-	struct cr_routing *r = cr_routing_new(f);
+	struct steps *x = *state;
+	const struct cr_fabric *f = x->f;
 
-	(void)state;
-	conf(&ac, &p);
-	ac.candidates = "lash"; /* refused: qos is off */
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	assert_int_equal(cr_auto_fast(f, &o, r, &by), -1);
+	x->ac.candidates = "lash"; /* refused: qos is off */
+	assert_int_equal(cr_auto_fast(x->f, &x->o, x->r, &x->by), -1);
 	for (uint32_t s = 0; s < f->num_switches; s++) {
-		const uint8_t *row = r->lft[f->switches[s]];
+		const uint8_t *row = x->r->lft[f->switches[s]];
 
 		assert_non_null(row);
 		for (uint32_t lid = 0; lid <= f->max_lid; lid++)
 			assert_int_equal(row[lid], CR_NO_PATH);
 	}
-	cr_routing_free(r);
-	cr_byproducts_release(&by);
-	cr_fabric_free(f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_steps_equal_one_call),
-		cmocka_unit_test(test_give_up),
-		cmocka_unit_test(test_threshold),
-		cmocka_unit_test(test_idle),
-		cmocka_unit_test(test_fast_fails_clean),
+		cmocka_unit_test_setup_teardown(test_steps_equal_one_call,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_give_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threshold, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_fails_clean, setup,
+						teardown),
 	};
 
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);

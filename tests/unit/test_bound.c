@@ -80,6 +80,38 @@ static void test_two_switches(void **state)
 }
 
 /*
+ * Leaves A and B (GUIDs 1, 2) joined through spines S1 and S2 (3, 4), hpl
+ * hosts on each leaf (GUIDs from guid0, A's first, into h), LIDs assigned;
+ * A's links to S1 and S2 run at speed1 and speed2 (CR_SPEED_UNKNOWN: as
+ * every other link, QDR).
+ */
+static struct cr_fabric *two_spines(unsigned hpl, uint64_t guid0,
+				    enum cr_speed speed1, enum cr_speed speed2,
+				    uint32_t *h)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t la = tu_switch(f, hpl + 2, 1), lb = tu_switch(f, hpl + 2, 2);
+	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4);
+
+	tu_link(f, la, hpl + 1, s1, 1);
+	tu_link(f, la, hpl + 2, s2, 1);
+	if (speed1 != CR_SPEED_UNKNOWN)
+		f->nodes[la].ports[hpl + 1].speed =
+			f->nodes[s1].ports[1].speed = speed1;
+	if (speed2 != CR_SPEED_UNKNOWN)
+		f->nodes[la].ports[hpl + 2].speed =
+			f->nodes[s2].ports[1].speed = speed2;
+	tu_link(f, lb, hpl + 1, s1, 2);
+	tu_link(f, lb, hpl + 2, s2, 2);
+	for (unsigned i = 0; i < 2 * hpl; i++) {
+		h[i] = tu_host(f, guid0 + i);
+		tu_link(f, i < hpl ? la : lb, 1 + i % hpl, h[i], 1);
+	}
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	return f;
+}
+
+/*
  * Leaves A and B joined through two spines; A-S1 is QDR (32 Gb/s), A-S2
  * SDR (8 Gb/s), the rest QDR. Four hosts of A send to four of B: A can
  * push 32 + 8 = 40 Gb/s of the 128 asked (no single path carries more
@@ -89,23 +121,12 @@ static void test_two_switches(void **state)
  */
 static void test_diamond(void **state)
 {
-	struct cr_fabric *f = cr_fabric_new();
-	uint32_t la = tu_switch(f, 6, 1), lb = tu_switch(f, 6, 2);
-	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4), h[8];
+	uint32_t h[8];
+	struct cr_fabric *f =
+		two_spines(4, 0, CR_SPEED_UNKNOWN, CR_SPEED_SDR, h);
 	struct cr_bound_phase out;
 	struct cr_flow fl[5];
 
-	tu_link(f, la, 5, s1, 1);
-	tu_link(f, la, 6, s2, 1);
-	f->nodes[la].ports[6].speed = f->nodes[s2].ports[1].speed =
-		CR_SPEED_SDR;
-	tu_link(f, lb, 5, s1, 2);
-	tu_link(f, lb, 6, s2, 2);
-	for (unsigned i = 0; i < 8; i++) {
-		h[i] = tu_host(f, i);
-		tu_link(f, i < 4 ? la : lb, 1 + i % 4, h[i], 1);
-	}
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	for (unsigned i = 0; i < 4; i++)
 		fl[i] = flow(f, h[i], h[4 + i]);
 	fl[4] = flow(f, h[4], h[0]);
@@ -197,25 +218,11 @@ static void test_minimal(void **state)
  */
 static void test_unsplittable(void **state)
 {
-	struct cr_fabric *f = cr_fabric_new();
-	uint32_t la = tu_switch(f, 4, 1), lb = tu_switch(f, 4, 2);
-	uint32_t s1 = tu_switch(f, 2, 3), s2 = tu_switch(f, 2, 4), h[4];
+	uint32_t h[4];
+	struct cr_fabric *f = two_spines(2, 10, CR_SPEED_DDR, CR_SPEED_SDR, h);
 	struct cr_bound_opts o;
 	struct cr_bound_phase out;
 
-	tu_link(f, la, 3, s1, 1);
-	tu_link(f, la, 4, s2, 1);
-	f->nodes[la].ports[3].speed = f->nodes[s1].ports[1].speed =
-		CR_SPEED_DDR;
-	f->nodes[la].ports[4].speed = f->nodes[s2].ports[1].speed =
-		CR_SPEED_SDR;
-	tu_link(f, lb, 3, s1, 2);
-	tu_link(f, lb, 4, s2, 2);
-	for (unsigned i = 0; i < 4; i++) {
-		h[i] = tu_host(f, 10 + i);
-		tu_link(f, i < 2 ? la : lb, 1 + i % 2, h[i], 1);
-	}
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	struct cr_flow fl[] = {flow(f, h[0], h[2]), flow(f, h[1], h[3])};
 
 	cr_bound_opts_init(&o);

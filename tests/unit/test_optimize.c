@@ -8,6 +8,7 @@
  * bit, after any change tried or kept.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -281,33 +282,65 @@ static void test_one_move(void **state)
 }
 
 /*
+ * The held estimate the pass scores moves with, on a 10-switch random
+ * fabric routed by minhop, for the npat patterns of spec.
+ */
+struct held {
+	struct cr_fabric *f;
+	struct cr_routing *r;
+	struct cr_hosts *h;
+	struct cr_objective obj;
+	struct cr_pattern pats[2];
+	struct cr_est_inc *x;
+};
+
+static struct held *held_open(const char *spec, unsigned npat)
+{
+	struct cr_gen_params gp = {.seed = 3};
+	struct held *ho = calloc(1, sizeof(*ho));
+	bool too_big;
+
+	assert_non_null(ho);
+	assert_true(npat <= 2);
+	ho->f = cr_gen_random(10, 3, 2, &gp);
+	assert_non_null(ho->f);
+	assert_int_equal(cr_fabric_assign_lids(ho->f, 0), 0);
+	ho->r = route(ho->f, "minhop");
+	ho->h = cr_hosts_for(ho->f, &by, NULL);
+	assert_non_null(ho->h);
+	assert_int_equal(cr_objective_parse(spec, "test", &ho->obj), 0);
+	for (unsigned i = 0; i < npat; i++)
+		cr_objective_pattern(&ho->obj, i, ho->h, &ho->pats[i]);
+	ho->x = cr_est_inc_new(ho->f, ho->r, ho->pats, npat, ho->h, 0,
+			       &too_big);
+	assert_non_null(ho->x);
+	return ho;
+}
+
+static void held_close(struct held *ho)
+{
+	cr_est_inc_free(ho->x);
+	cr_objective_release(&ho->obj);
+	cr_hosts_free(ho->h);
+	cr_routing_free(ho->r);
+	cr_fabric_free(ho->f);
+	free(ho);
+}
+
+/*
  * Every entry of every switch is changed to each other port in turn: a
  * try that arrives gives exactly the full estimate of the changed tables;
  * every third is kept, and the held figures stay the full estimate's.
  */
 static void test_held_estimate(void **state)
 {
-	struct cr_gen_params gp = {.seed = 3};
-	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
-	struct cr_objective obj;
-	struct cr_pattern pats[2];
-	struct cr_est_inc *x;
-	struct cr_hosts *h;
-	struct cr_routing *r;
+	struct held *ho = held_open("shift:avg,bisect:min", 2);
+	struct cr_fabric *f = ho->f;
+	struct cr_routing *r = ho->r;
+	struct cr_hosts *h = ho->h;
+	struct cr_est_inc *x = ho->x;
 	unsigned tried = 0, kept = 0;
-	bool too_big;
 
-	assert_non_null(f);
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
-	r = route(f, "minhop");
-	h = cr_hosts_for(f, &by, NULL);
-	assert_non_null(h);
-	assert_int_equal(
-		cr_objective_parse("shift:avg,bisect:min", "test", &obj), 0);
-	cr_objective_pattern(&obj, 0, h, &pats[0]);
-	cr_objective_pattern(&obj, 1, h, &pats[1]);
-	x = cr_est_inc_new(f, r, pats, 2, h, 0, &too_big);
-	assert_non_null(x);
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t w = f->switches[s];
 
@@ -328,9 +361,10 @@ static void test_held_estimate(void **state)
 					r->lft[w][lid] = p;
 					continue;
 				}
-				assert_int_equal(
-					cr_objective_score(f, r, &obj, h, full),
-					0);
+				assert_int_equal(cr_objective_score(f, r,
+								    &ho->obj, h,
+								    full),
+						 0);
 				assert_true(avg[0] == full[0]);
 				assert_true(min[1] == full[1]);
 				if (++tried % 3) {
@@ -347,15 +381,12 @@ static void test_held_estimate(void **state)
 	{
 		double full[2];
 
-		assert_int_equal(cr_objective_score(f, r, &obj, h, full), 0);
+		assert_int_equal(cr_objective_score(f, r, &ho->obj, h, full),
+				 0);
 		assert_true(cr_est_inc_avg(x, 0) == full[0]);
 		assert_true(cr_est_inc_min(x, 1) == full[1]);
 	}
-	cr_est_inc_free(x);
-	cr_objective_release(&obj);
-	cr_hosts_free(h);
-	cr_routing_free(r);
-	cr_fabric_free(f);
+	held_close(ho);
 }
 
 /*
@@ -367,28 +398,16 @@ static void test_held_estimate(void **state)
  */
 static void test_disjoint_phases(void **state)
 {
-	struct cr_gen_params gp = {.seed = 3};
-	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
+	struct held *ho = held_open("shift:avg", 1);
+	struct cr_fabric *f = ho->f;
+	struct cr_routing *r = ho->r;
+	struct cr_hosts *h = ho->h;
+	struct cr_est_inc *x = ho->x;
 	unsigned disjoint = 0, shared = 0;
 	struct cr_est_inc_change c[2];
-	struct cr_objective obj;
-	struct cr_pattern pat;
-	struct cr_est_inc *x;
-	struct cr_hosts *h;
-	struct cr_routing *r;
 	uint32_t pa[256], pb[256];
-	bool too_big;
 	double base;
 
-	assert_non_null(f);
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
-	r = route(f, "minhop");
-	h = cr_hosts_for(f, &by, NULL);
-	assert_non_null(h);
-	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
-	cr_objective_pattern(&obj, 0, h, &pat);
-	x = cr_est_inc_new(f, r, &pat, 1, h, 0, &too_big);
-	assert_non_null(x);
 	base = cr_est_inc_avg(x, 0);
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t w = f->switches[s];
@@ -452,11 +471,7 @@ static void test_disjoint_phases(void **state)
 	}
 	assert_true(disjoint > 5);
 	assert_true(shared > 5);
-	cr_est_inc_free(x);
-	cr_objective_release(&obj);
-	cr_hosts_free(h);
-	cr_routing_free(r);
-	cr_fabric_free(f);
+	held_close(ho);
 }
 
 /*
@@ -466,29 +481,17 @@ static void test_disjoint_phases(void **state)
  */
 static void test_held_reuse(void **state)
 {
-	struct cr_gen_params gp = {.seed = 3};
-	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
-	struct cr_objective obj;
-	struct cr_pattern pat;
-	struct cr_est_inc *x;
-	struct cr_hosts *h;
-	struct cr_routing *r;
+	struct held *ho = held_open("shift:avg", 1);
+	struct cr_fabric *f = ho->f;
+	struct cr_routing *r = ho->r;
+	struct cr_hosts *h = ho->h;
+	struct cr_est_inc *x = ho->x;
 	uint16_t la, lb;
 	uint32_t w = CR_NO_NODE;
 	uint8_t p = 0, q = 0, pb = 0, qb = 0;
 	double a1[1], a2[1], m[1], full[1];
 	uint64_t solves, reused;
-	bool too_big;
 
-	assert_non_null(f);
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
-	r = route(f, "minhop");
-	h = cr_hosts_for(f, &by, NULL);
-	assert_non_null(h);
-	assert_int_equal(cr_objective_parse("shift:avg", "test", &obj), 0);
-	cr_objective_pattern(&obj, 0, h, &pat);
-	x = cr_est_inc_new(f, r, &pat, 1, h, 0, &too_big);
-	assert_non_null(x);
 	la = h->ep[0].lid;
 	lb = h->ep[h->count / 2].lid;
 	/* a switch where both LIDs can take another port (tried once) */
@@ -537,7 +540,7 @@ static void test_held_reuse(void **state)
 	assert_true(cr_est_inc_reused(x) > reused);
 	assert_true(cr_est_inc_solves(x) == solves);
 	assert_true(a2[0] == a1[0]);
-	assert_int_equal(cr_objective_score(f, r, &obj, h, full), 0);
+	assert_int_equal(cr_objective_score(f, r, &ho->obj, h, full), 0);
 	assert_true(a2[0] == full[0]);
 	/* kept: its phases change, the next try solves them */
 	assert_int_equal(cr_est_inc_commit(x), 0);
@@ -547,13 +550,9 @@ static void test_held_reuse(void **state)
 	assert_true(cr_est_inc_try(x, w, q, la, a2, m) > 0);
 	assert_true(cr_est_inc_solves(x) > solves);
 	assert_int_equal(cr_est_inc_reused(x), reused);
-	assert_int_equal(cr_objective_score(f, r, &obj, h, full), 0);
+	assert_int_equal(cr_objective_score(f, r, &ho->obj, h, full), 0);
 	assert_true(a2[0] == full[0]);
-	cr_est_inc_free(x);
-	cr_objective_release(&obj);
-	cr_hosts_free(h);
-	cr_routing_free(r);
-	cr_fabric_free(f);
+	held_close(ho);
 }
 
 /*
@@ -563,27 +562,13 @@ static void test_held_reuse(void **state)
  */
 static void test_held_partial(void **state)
 {
-	struct cr_gen_params gp = {.seed = 3};
-	struct cr_fabric *f = cr_gen_random(10, 3, 2, &gp);
-	struct cr_objective obj;
-	struct cr_pattern pats[2];
-	struct cr_est_inc *x;
-	struct cr_hosts *h;
-	struct cr_routing *r;
+	struct held *ho = held_open("shift:avg,bisect:avg", 2);
+	struct cr_fabric *f = ho->f;
+	struct cr_routing *r = ho->r;
+	struct cr_hosts *h = ho->h;
+	struct cr_est_inc *x = ho->x;
 	unsigned checked = 0, saved = 0;
-	bool too_big;
 
-	assert_non_null(f);
-	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
-	r = route(f, "minhop");
-	h = cr_hosts_for(f, &by, NULL);
-	assert_non_null(h);
-	assert_int_equal(
-		cr_objective_parse("shift:avg,bisect:avg", "test", &obj), 0);
-	cr_objective_pattern(&obj, 0, h, &pats[0]);
-	cr_objective_pattern(&obj, 1, h, &pats[1]);
-	x = cr_est_inc_new(f, r, pats, 2, h, 0, &too_big);
-	assert_non_null(x);
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t w = f->switches[s];
 
@@ -630,11 +615,7 @@ static void test_held_partial(void **state)
 	}
 	assert_true(checked > 10);
 	assert_true(saved > 5);
-	cr_est_inc_free(x);
-	cr_objective_release(&obj);
-	cr_hosts_free(h);
-	cr_routing_free(r);
-	cr_fabric_free(f);
+	held_close(ho);
 }
 
 /*

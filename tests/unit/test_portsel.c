@@ -62,6 +62,16 @@ static void route_nine(bool shifting, bool sorting, char table[3][16])
 	cr_fabric_free(f);
 }
 
+/* ports, ordered in place at switch sw, are a, b, c. */
+static void order_is(const struct cr_portsel *ps, uint32_t sw, uint8_t ports[3],
+		     uint8_t a, uint8_t b, uint8_t c)
+{
+	cr_portsel_order(ps, sw, ports, 3);
+	assert_int_equal(ports[0], a);
+	assert_int_equal(ports[1], b);
+	assert_int_equal(ports[2], c);
+}
+
 static void test_round_robin(void **state)
 {
 	char t[3][16];
@@ -134,10 +144,7 @@ static void test_remote_guid_order(void **state)
 	cr_options_init(&o);
 	o.remote_guid_sorting = true;
 	ps = cr_portsel_new(f, &o, r);
-	cr_portsel_order(ps, 0, ports, 3);
-	assert_int_equal(ports[0], 3);
-	assert_int_equal(ports[1], 2);
-	assert_int_equal(ports[2], 1);
+	order_is(ps, 0, ports, 3, 2, 1);
 	cr_portsel_free(ps);
 	cr_routing_free(r);
 	cr_fabric_free(f);
@@ -171,10 +178,7 @@ static void test_port_search_order(void **state)
 	assert_int_equal(o.num_port_orders, 2);
 	assert_int_equal(o.port_orders[1].num, 2);
 	ps = cr_portsel_new(f, &o, r);
-	cr_portsel_order(ps, 0, ports, 3);
-	assert_int_equal(ports[0], 2);
-	assert_int_equal(ports[1], 1);
-	assert_int_equal(ports[2], 3);
+	order_is(ps, 0, ports, 2, 1, 3);
 	/* The least loaded of the first in that order. */
 	assert_int_equal(cr_portsel_pick(ps, 0, ports, 3, 1, 0), 2);
 	assert_int_equal(cr_portsel_pick(ps, 0, ports, 3, 2, 0), 1);
@@ -211,10 +215,7 @@ static void test_remote_guid_ties(void **state)
 	cr_options_init(&o);
 	o.remote_guid_sorting = true;
 	ps = cr_portsel_new(f, &o, r);
-	cr_portsel_order(ps, x, ports, 3);
-	assert_int_equal(ports[0], 2);
-	assert_int_equal(ports[1], 3);
-	assert_int_equal(ports[2], 1);
+	order_is(ps, x, ports, 2, 3, 1);
 	cr_portsel_free(ps);
 	cr_routing_free(r);
 	cr_fabric_free(f);

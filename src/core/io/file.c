@@ -140,6 +140,19 @@ FILE *cr_file_read_gz(FILE *in, const char *path)
 	return gz_ops->open_read(fd, path);
 }
 
+int cr_read_end(FILE *in, const char *path, size_t count, const char *none)
+{
+	if (ferror(in)) {
+		cr_err("%s: read error: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!count) {
+		cr_err("%s: %s", path, none);
+		return -1;
+	}
+	return 0;
+}
+
 ssize_t cr_getline(char **buf, size_t *cap, FILE *in, const char *path,
 		   unsigned line, int *err)
 {

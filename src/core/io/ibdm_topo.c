@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -545,14 +544,9 @@ static int read_blocks(struct topo_rd *rd, FILE *in)
 	free(line);
 	if (err == -1)
 		td_err(rd, "out of memory");
-	if (!err && ferror(in)) {
-		cr_err("%s: read error: %s", rd->name, strerror(errno));
-		err = -1;
-	}
-	if (!err && !rd->nsys) {
-		cr_err("%s: no systems (not an ibdm topology file?)", rd->name);
-		err = -1;
-	}
+	if (!err)
+		err = cr_read_end(in, rd->name, rd->nsys,
+				  "no systems (not an ibdm topology file?)");
 	return err ? -1 : 0;
 }
 

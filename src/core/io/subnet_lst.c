@@ -456,14 +456,9 @@ static struct cr_fabric *read_subnet_lst(FILE *in, const char *name)
 			err = parse_line(&rd, s);
 	}
 	free(line);
-	if (!err && ferror(in)) {
-		cr_err("%s: read error: %s", name, strerror(errno));
-		err = -1;
-	}
-	if (!err && !rd.f->num_nodes) {
-		cr_err("%s: no links (not an opensm-subnet.lst?)", name);
-		err = -1;
-	}
+	if (!err)
+		err = cr_read_end(in, name, rd.f->num_nodes,
+				  "no links (not an opensm-subnet.lst?)");
 	if (!err)
 		err = settle(&rd);
 	if (!err)

@@ -190,25 +190,25 @@ static uint32_t new_node(struct pl_reader *rd, enum cr_node_type type,
 	return (uint32_t)rd->num_nodes++;
 }
 
-static struct pl_port *new_port(struct pl_reader *rd, uint32_t node,
-				unsigned port)
+/* Records what a port line says (v), numbered by the current line. */
+static int add_port(struct pl_reader *rd, const struct pl_port *v)
 {
+	struct pl_node *n = &rd->nodes[v->node];
 	struct pl_port *p;
-	struct pl_node *n = &rd->nodes[node];
 
 	if (cr_grow(&rd->ports, &rd->ports_alloc, rd->num_ports + 1,
-		    sizeof(*rd->ports)))
-		return NULL;
+		    sizeof(*rd->ports))) {
+		pl_err(rd, "out of memory");
+		return -1;
+	}
 	p = &rd->ports[rd->num_ports++];
-	memset(p, 0, sizeof(*p));
-	p->node = node;
-	p->port = port;
+	*p = *v;
 	p->line = rd->line;
-	if (port > n->max_port)
-		n->max_port = port;
-	if (port < n->low_port)
-		n->low_port = port;
-	return p;
+	if (p->port > n->max_port)
+		n->max_port = p->port;
+	if (p->port < n->low_port)
+		n->low_port = p->port;
+	return 0;
 }
 
 static enum cr_node_type p_type(const char *t)
@@ -281,7 +281,6 @@ static int p_line(struct pl_reader *rd, const char *s)
 	const char *d, *t = skip_ws(s);
 	size_t len, n;
 	bool cabled;
-	struct pl_port *p;
 	uint32_t node;
 
 	s = t + 2;
@@ -316,21 +315,25 @@ static int p_line(struct pl_reader *rd, const char *s)
 	if (p_desc(s, cabled, &d, &len))
 		goto bad;
 	node = p_node(rd, type, guid, port, d, len);
-	p = node == CR_NO_NODE ? NULL : new_port(rd, node, port);
-	if (!p) {
+	if (node == CR_NO_NODE) {
 		pl_err(rd, "out of memory");
 		return -1;
 	}
+	if (add_port(rd, &(struct pl_port){
+				 .node = node,
+				 .port = port,
+				 .lid = (uint16_t)lid,
+				 .guid = guid,
+				 .width = width,
+				 .speed = speed,
+				 .cabled = cabled,
+				 .rguid = rguid,
+				 .rlid = (uint16_t)rlid,
+				 .rport = rport,
+			 }))
+		return -1;
 	rd->cur = node;
 	rd->last_port = port;
-	p->lid = (uint16_t)lid;
-	p->guid = guid;
-	p->width = width;
-	p->speed = speed;
-	p->cabled = cabled;
-	p->rguid = rguid;
-	p->rlid = (uint16_t)rlid;
-	p->rport = rport;
 	return 0;
 bad:
 	pl_err(rd, "expected \"TYPE LID PORT 0xGUID WIDTH SPEED - TYPE LID PORT"
@@ -426,7 +429,6 @@ static int li_line(struct pl_reader *rd, const char *s)
 	uint8_t width;
 	enum cr_speed speed;
 	const char *link, *far;
-	struct pl_port *p;
 	bool cabled;
 
 	if (cr_topo_ports_kind(s) == CR_TOPO_PORTS_LINKINFO)
@@ -448,19 +450,17 @@ static int li_line(struct pl_reader *rd, const char *s)
 	cabled = *far != '[' && *far != '"';
 	if (cabled && (li_lid_port(&far, &rlid, &rport) || !rport))
 		goto bad;
-	p = new_port(rd, rd->cur, port);
-	if (!p) {
-		pl_err(rd, "out of memory");
-		return -1;
-	}
-	p->lid = (uint16_t)lid;
-	p->guid = guid;
-	p->width = width;
-	p->speed = speed;
-	p->cabled = cabled;
-	p->rlid = (uint16_t)rlid;
-	p->rport = rport;
-	return 0;
+	return add_port(rd, &(struct pl_port){
+				    .node = rd->cur,
+				    .port = port,
+				    .lid = (uint16_t)lid,
+				    .guid = guid,
+				    .width = width,
+				    .speed = speed,
+				    .cabled = cabled,
+				    .rlid = (uint16_t)rlid,
+				    .rport = rport,
+			    });
 bad:
 	pl_err(rd,
 	       "expected \"[0xGUID] LID PORT[ ] ==( WIDTH SPEED Gbps"
