@@ -212,6 +212,13 @@ struct cr_auto_conf {
 	 * CR_AUTO_THRESHOLD_DEFAULT
 	 */
 	double threshold;
+	/*
+	 * Shift's sample, for a caller that shows its own shift figures
+	 * beside the ranking (compare --auto): phases 0 sizes it to the
+	 * budget, UINT32_MAX is every phase; seed 0 keeps the pattern's.
+	 */
+	uint32_t shift_phases;
+	uint64_t shift_seed;
 };
 
 #define CR_AUTO_THRESHOLD_DEFAULT 0.01

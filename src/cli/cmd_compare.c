@@ -424,11 +424,11 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 		printf("# rnd mean, rnd worst: the avg on %lu random host"
 		       " orders (seed %llu)\n",
 		       c->est.orders, c->est.seed);
-	/* cr-auto samples to its budget: its figures are not the rows' */
+	/* "@K" terms average random orders: the rows have the own one */
 	if (c->with_auto)
-		printf("# the ranking after the table: cr-auto's objective on"
-		       " its own samples\n# (its first line gives shift's"
-		       " phases), the rows: the patterns above\n");
+		printf("# the ranking after the table: cr-auto's objective,"
+		       " shift on the rows' phases\n# (its first line gives"
+		       " them); \"@K\" terms also on K random orders\n");
 }
 
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -471,6 +471,18 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	npat = est_setup_patterns(&c.est, &pats);
 	if (npat < 0)
 		goto out;
+	/*
+	 * cr-auto would size shift's sample to its budget: the ranking's
+	 * figures would then not be the table's, on the same routing.
+	 */
+	for (int i = 0; i < npat; i++) {
+		if (pats[i].kind != CR_PAT_SHIFT)
+			continue;
+		c.setup.auto_conf.shift_phases =
+			pats[i].count ? pats[i].count : UINT32_MAX;
+		c.setup.auto_conf.shift_seed = pats[i].seed;
+		break;
+	}
 	/* The tables in place get a row of their own, "installed". */
 	if ((c.setup.live || c.setup.dump_dir) &&
 	    !cli_installed_lfts(&c.setup, NULL))

@@ -17,6 +17,19 @@ grep -q "^# cr-auto: .* shift on [a-z0-9 ]* phases* of 27 hosts" \
 for v in "updn *glob+roots=top" "lash *bal+glob" "lash *glob"; do
 	grep -q "^$v " "$tmp/out" || fail "compare: no $v row by default"
 done
+# The ranking samples shift as the rows do: on a plain shift objective
+# the winner's score is its row's figure.
+"$croute" gen torus 4 4 --hosts 2 -o "$tmp/t4.topo" || fail "croute gen"
+expect_exit 0 compare --topo "$tmp/t4.topo" --engines updn --auto \
+	--auto-objective shift:avg --auto-candidates updn,updn+ps \
+	--no-auto-optimize --phases 7 --seed 5
+grep -q "^# cr-auto: .* shift on 7 sampled phases of 32 hosts" "$tmp/out" ||
+	fail "compare: the ranking's phases are not the rows': $(cat "$tmp/out")"
+row=$(awk '$1 == "auto" { print $6 }' "$tmp/out")
+won=$(awk '/ WINNER$/ { for (i = 1; i < NF; i++)
+	if ($i == "shift:avg") print $(i + 1) }' "$tmp/out")
+[ -n "$row" ] && [ "$row" = "$won" ] ||
+	fail "compare: the auto row's shift $row, the ranking's $won"
 
 # Determinism: the tables and the improve step's ranking (times aside)
 # twice over; the fast step's wall-clock guard may differ, and says so.

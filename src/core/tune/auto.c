@@ -513,6 +513,9 @@ static int parse_run(struct run *a)
 	a->obj.hosts_file = ac->hosts;
 	a->obj.rail_order = a->rails;
 	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
+	for (unsigned i = 0; ac->shift_seed && i < a->obj.num_terms; i++)
+		if (a->obj.terms[i].pat.kind == CR_PAT_SHIFT)
+			a->obj.terms[i].pat.seed = ac->shift_seed;
 	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
 				a->o->root_guids.count > 0, &a->v);
 	if (a->n < 0)
@@ -590,6 +593,10 @@ static void plan(struct run *a)
 	phases = plan_run(a->f, a->v, a->n, &a->obj, a->hosts->count,
 			  a->ac->qos, a->budget_work, a->planned, a->work, held,
 			  &a->held_work);
+	if (a->ac->shift_phases && a->hosts->count > 1)
+		phases = a->ac->shift_phases < a->hosts->count - 1
+				 ? a->ac->shift_phases
+				 : a->hosts->count - 1;
 	a->obj.shift_phases = phases;
 	for (int i = 0; i < a->n; i++) {
 		budget_skips += !a->planned[i];
