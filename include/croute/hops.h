@@ -32,7 +32,5 @@ uint8_t *cr_switch_distances_among(const struct cr_fabric *f,
  */
 int cr_switch_adjacency(const struct cr_fabric *f, uint32_t **start,
 			uint32_t **adj, uint8_t **port);
-/* How many of switch node sw's ports are cabled to CAs. */
-unsigned cr_switch_ca_ports(const struct cr_fabric *f, uint32_t sw);
 
 #endif

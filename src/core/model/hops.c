@@ -176,14 +176,3 @@ int cr_switch_adjacency(const struct cr_fabric *f, uint32_t **start,
 	(*start)[ns] = k;
 	return 0;
 }
-
-unsigned cr_switch_ca_ports(const struct cr_fabric *f, uint32_t sw)
-{
-	const struct cr_node *n = &f->nodes[sw];
-	unsigned cas = 0;
-
-	for (unsigned p = 1; p <= n->num_ports; p++)
-		cas += n->ports[p].remote != CR_NO_NODE &&
-		       !cr_is_switch(f, n->ports[p].remote);
-	return cas;
-}
