@@ -34,10 +34,18 @@
  * they. A switch without CAs may be left without a path to another
  * switch without CAs (as cr-updn leaves some), never a CA or a CA's
  * switch. When a destination leaves a CA's switch without a rising path
- * in every group order tried (the groups' own, then seeded shuffles), or
- * the fabric has leaf-to-leaf cables, or max_vls leaves no second VL
- * when one is needed, the whole fabric is routed by cr-updn on one VL
- * instead, and the reason logged. Before the tables are returned, every
+ * in every group order tried (the groups' own, then seeded shuffles),
+ * the groups are chained instead: each cabled to the next, so that every
+ * pair of groups has a path through groups in order, up or down; a
+ * destination the waves still fail takes, on each switch, the path of a
+ * tree per VL whose first channel ranks highest (cr_ranked_tree), VL 1's
+ * below the destination's group, VL 0's above. Those destinations lose
+ * minimality, the others keep the waves' paths. Where no chain exists
+ * (a group cabled to one other only, with two such on one group, say),
+ * some pair of groups has no path rising on either VL whatever the
+ * order; then, or when the fabric has leaf-to-leaf cables, or max_vls
+ * leaves no second VL when one is needed, the whole fabric is routed by
+ * cr-updn on one VL instead, and the reason logged. Before the tables are returned, every
  * switch's path to every LID, as written, is checked to rise on its SL's
  * VL (linear in the tables; croute check's search of the dependency
  * graph took 55% of the time at 16,896 hosts), falling back the same way.
@@ -76,6 +84,15 @@ struct dfp {
 	 */
 	int8_t *side;
 	uint32_t num_groups;
+	/*
+	 * Chained group orders and, for a destination the waves leave a
+	 * switch without a path, a tree per VL (see label_by_trees).
+	 */
+	bool trees;
+	uint8_t *cabled; /* per group pair: a global cable joins them */
+	int *tbest[2], *thops; /* the trees (cr_ranked_tree) */
+	uint32_t *tnext[2], *next;
+	bool *tdone;
 };
 
 static uint32_t find(uint32_t *up, uint32_t x)
@@ -206,6 +223,34 @@ static bool prefers_vl1(const struct dfp *d, uint32_t s, uint32_t t, unsigned k)
 #define DFP_TRIES 12
 
 /*
+ * Toward switch index t when the waves leave a switch without a path:
+ * the switches of groups below t's (in VL 1's order) take VL 1's tree
+ * (cr_ranked_tree), those above VL 0's, t's group the one that reaches
+ * them. A path of VL 1's tree from a lower group crosses only groups up
+ * to t's, which all took that tree, and ends in t's group, where every
+ * path (down to a leaf, at most a turn up to a spine) rises on both VLs:
+ * it keeps rising as written. Where the group order joins every pair of
+ * groups by a path of rising (or falling) groups, each switch has one.
+ */
+static uint32_t label_by_trees(struct dfp *d, uint32_t t, const uint8_t *hop,
+			       uint32_t *one)
+{
+	struct cr_ranked *rp = &d->rp;
+
+	for (unsigned v = 0; v < 2; v++)
+		cr_ranked_tree(rp, t, v, d->tbest[v], d->tnext[v], d->thops,
+			       d->tdone);
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		unsigned v = d->group[s] != d->group[t]
+				     ? d->group[s] < d->group[t]
+				     : d->tnext[1][s] != UINT32_MAX;
+
+		d->next[s] = d->tnext[v][s];
+	}
+	return cr_ranked_follow(rp, t, d->next, hop, one);
+}
+
+/*
  * Labels every switch toward destination switch index t with each rule
  * of VL preference in turn, until every switch that CA traffic needs
  * has a path. Returns how many such switches are left without one.
@@ -213,7 +258,7 @@ static bool prefers_vl1(const struct dfp *d, uint32_t s, uint32_t t, unsigned k)
 static uint32_t label_toward(struct cr_ranked *rp, uint32_t t,
 			     const uint8_t *hop, uint32_t *one)
 {
-	const struct dfp *d = (const struct dfp *)rp;
+	struct dfp *d = (struct dfp *)rp;
 	uint32_t left = 0;
 
 	for (unsigned k = 0; k < DFP_TRIES; k++) {
@@ -223,10 +268,60 @@ static uint32_t label_toward(struct cr_ranked *rp, uint32_t t,
 		if (!left)
 			break;
 	}
-	return left;
+	return left && d->trees ? label_by_trees(d, t, hop, one) : left;
 }
 
 #define DFP_ORDERS 8
+#define DFP_CHAINS 32
+
+/*
+ * Extends a chain of n groups ending in last (perm[g]: group g's place,
+ * UINT32_MAX while out) by groups a global cable joins to the last, the
+ * lowest-numbered first, backtracking within *budget steps. Whether
+ * every group found a place.
+ */
+static bool chain_from(const struct dfp *d, uint32_t last, uint32_t n,
+		       uint32_t *perm, unsigned *budget)
+{
+	uint32_t ng = d->num_groups;
+
+	if (n == ng)
+		return true;
+	for (uint32_t g = 0; g < ng && *budget; g++) {
+		if (perm[g] != UINT32_MAX || !d->cabled[(size_t)last * ng + g])
+			continue;
+		--*budget;
+		perm[g] = n;
+		if (chain_from(d, g, n + 1, perm, budget))
+			return true;
+		perm[g] = UINT32_MAX;
+	}
+	return false;
+}
+
+/*
+ * Places the groups (perm[g]: group g's place) in a chain from group
+ * start in which a global cable joins each group to the next: then every
+ * pair of groups has a path through groups of rising places, on one VL
+ * or the other. When no chain is found, the groups left follow in their
+ * own order (some pair may then lack a path; the next start is tried).
+ */
+static void chain_order(const struct dfp *d, uint32_t start, uint32_t *perm)
+{
+	uint32_t ng = d->num_groups, n = 0;
+	unsigned budget = 1u << 16;
+
+	for (uint32_t g = 0; g < ng; g++)
+		perm[g] = UINT32_MAX;
+	perm[start] = 0;
+	if (chain_from(d, start, 1, perm, &budget))
+		return;
+	for (uint32_t g = 0; g < ng; g++)
+		n += perm[g] != UINT32_MAX;
+	for (uint32_t g = 0; g < ng; g++)
+		if (perm[g] == UINT32_MAX)
+			perm[g] = n++;
+}
 
 /*
  * The order of the groups the rankings follow, try k: the groups' own
@@ -243,8 +338,13 @@ static int set_order(struct cr_ranked *rp, unsigned k)
 
 	if (!perm)
 		return -1;
-	for (uint32_t g = 0; g < d->num_groups; g++)
-		perm[g] = g;
+	if (d->trees) {
+		chain_order(d, k % d->num_groups, perm);
+		k = 0;
+	} else {
+		for (uint32_t g = 0; g < d->num_groups; g++)
+			perm[g] = g;
+	}
 	for (uint32_t g = d->num_groups; k && g > 1; g--) {
 		uint32_t j, t;
 
@@ -262,11 +362,38 @@ static int set_order(struct cr_ranked *rp, unsigned k)
 	return 0;
 }
 
+/* Group pairs a global cable joins; -1: out of memory. */
+static int dfp_cabled(struct dfp *d)
+{
+	const struct cr_ranked *rp = &d->rp;
+	size_t ng = d->num_groups;
+
+	d->cabled = calloc(ng * ng + 1, 1);
+	if (!d->cabled)
+		return -1;
+	for (uint32_t s = 0; s < rp->ns; s++)
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++)
+			d->cabled[d->gid[s] * ng + d->gid[rp->adj[i]]] = 1;
+	return 0;
+}
+
 static int dfp_alloc(struct dfp *d)
 {
 	uint32_t ns = d->rp.ns;
 
 	d->leaf = calloc(ns + 1, sizeof(*d->leaf));
+	for (unsigned v = 0; v < 2; v++) {
+		d->tbest[v] = calloc(ns + 1, sizeof(int));
+		d->tnext[v] = calloc(ns + 1, sizeof(uint32_t));
+		if (!d->tbest[v] || !d->tnext[v])
+			return -1;
+	}
+	d->thops = calloc(ns + 1, sizeof(*d->thops));
+	d->next = calloc(ns + 1, sizeof(*d->next));
+	d->tdone = calloc(ns + 1, sizeof(*d->tdone));
+	if (!d->thops || !d->next || !d->tdone)
+		return -1;
 	d->group = calloc(ns + 1, sizeof(*d->group));
 	d->gid = calloc(ns + 1, sizeof(*d->gid));
 	d->side = calloc(ns + 1, sizeof(*d->side));
@@ -281,6 +408,14 @@ static void dfp_free(struct dfp *d)
 	free(d->group);
 	free(d->gid);
 	free(d->side);
+	free(d->cabled);
+	for (unsigned v = 0; v < 2; v++) {
+		free(d->tbest[v]);
+		free(d->tnext[v]);
+	}
+	free(d->thops);
+	free(d->next);
+	free(d->tdone);
 	cr_ranked_free(&d->rp);
 }
 
@@ -307,6 +442,16 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	}
 	ret = cr_ranked_route_tries(&d.rp, dist, DFP_ORDERS, why, sizeof(why));
+	if (ret == -1) {
+		/* Chained orders, and trees where the waves fail. */
+		d.trees = true;
+		if (dfp_cabled(&d))
+			goto oom;
+		ret = cr_ranked_route_tries(
+			&d.rp, dist,
+			d.num_groups < DFP_CHAINS ? d.num_groups : DFP_CHAINS,
+			why, sizeof(why));
+	}
 	if (ret == -2)
 		goto oom;
 	if (ret) {

@@ -230,6 +230,111 @@ uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
 	return left;
 }
 
+void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
+		    int *best, uint32_t *next, int *hops, bool *done)
+{
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		best[s] = INT_MIN;
+		next[s] = UINT32_MAX;
+		hops[s] = INT_MAX;
+		done[s] = false;
+	}
+	best[t] = INT_MAX;
+	hops[t] = 0;
+	/* Highest rank first: a path only falls as it grows backward. */
+	for (;;) {
+		uint32_t x = UINT32_MAX;
+
+		for (uint32_t s = 0; s < rp->ns; s++)
+			if (!done[s] && best[s] > INT_MIN &&
+			    (x == UINT32_MAX || best[s] > best[x] ||
+			     (best[s] == best[x] && hops[s] < hops[x])))
+				x = s;
+		if (x == UINT32_MAX)
+			break;
+		done[x] = true;
+		for (uint32_t i = rp->adj_start[x]; i < rp->adj_start[x + 1];
+		     i++) {
+			uint32_t s = rp->adj[i];
+
+			if (done[s])
+				continue;
+			for (uint32_t j = rp->adj_start[s];
+			     j < rp->adj_start[s + 1]; j++) {
+				int r;
+
+				if (rp->adj[j] != x)
+					continue;
+				r = rp->rank(rp, v, j, s, x);
+				if (r < best[x] &&
+				    (r > best[s] ||
+				     (r == best[s] && hops[x] + 1 < hops[s]))) {
+					best[s] = r;
+					hops[s] = hops[x] + 1;
+					next[s] = j;
+				}
+			}
+		}
+	}
+}
+
+/* Labels switch index s and the switches its path crosses (follow). */
+static void follow_one(struct cr_ranked *rp, const uint32_t *next, uint32_t s)
+{
+	uint32_t top = 0, x = s;
+
+	while (rp->dist[x] == -2) {
+		rp->dist[x] = -3;
+		rp->stack[top++] = x;
+		if (next[x] == UINT32_MAX)
+			break;
+		x = rp->adj[next[x]];
+	}
+	while (top) {
+		uint32_t y = rp->stack[--top], m;
+
+		rp->ok[y] = 0;
+		if (next[y] == UINT32_MAX ||
+		    rp->dist[m = rp->adj[next[y]]] < 0) {
+			/* No entry, a loop, or toward a switch without. */
+			rp->dist[y] = -1;
+			continue;
+		}
+		for (unsigned v = 0; v < 2; v++) {
+			int r = rp->rank(rp, v, next[y], y, m);
+
+			rp->first[v][y] = r;
+			if ((rp->ok[m] >> v & 1) && r < rp->first[v][m])
+				rp->ok[y] |= (uint8_t)(1u << v);
+		}
+		rp->dist[y] = rp->ok[y] ? rp->dist[m] + 1 : -1;
+	}
+}
+
+uint32_t cr_ranked_follow(struct cr_ranked *rp, uint32_t t,
+			  const uint32_t *next, const uint8_t *hop,
+			  uint32_t *one)
+{
+	uint32_t left = 0, nc = 0;
+
+	for (uint32_t s = 0; s < rp->ns; s++)
+		rp->dist[s] = -2;
+	rp->dist[t] = 0;
+	rp->ok[t] = 3;
+	rp->first[0][t] = rp->first[1][t] = INT_MAX;
+	for (uint32_t s = 0; s < rp->ns; s++)
+		follow_one(rp, next, s);
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		rp->cand_start[s] = nc;
+		if (rp->dist[s] > 0)
+			rp->cand[nc++] = rp->adj_port[next[s]];
+		else if (cr_ranked_lacks(rp, s, t, hop) && !left++)
+			*one = s;
+	}
+	rp->cand_start[rp->ns] = nc;
+	return left;
+}
+
 /* The labelled switches by distance to the destination, nearest first. */
 static void sort_by_distance(struct cr_ranked *rp)
 {

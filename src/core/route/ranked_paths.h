@@ -88,6 +88,26 @@ uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
 void cr_ranked_label_waves(struct cr_ranked *rp, uint32_t t);
 
 /*
+ * Toward switch index t on VL v's ranking alone: each switch with a path
+ * rising there gets the one whose first channel ranks highest, then the
+ * fewest hops (the most room for the switches that join it): best[s],
+ * that rank (INT_MIN: none), and next[s], its adjacency entry
+ * (UINT32_MAX: none). hops and done: scratch, per switch index.
+ */
+void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
+		    int *best, uint32_t *next, int *hops, bool *done);
+/*
+ * Labels every switch toward switch index t along the adjacency entries
+ * next[] (UINT32_MAX: none) as cr_ranked_label would: dist, ok, first
+ * and one candidate each. A switch whose path does not reach t or rise
+ * on either VL is left unlabelled. Returns the connected switches left
+ * without a path CA traffic needs (first: *one).
+ */
+uint32_t cr_ranked_follow(struct cr_ranked *rp, uint32_t t,
+			  const uint32_t *next, const uint8_t *hop,
+			  uint32_t *one);
+
+/*
  * Routes with each of the engine's tries until one routes every CA
  * pair: 0, -1 with the reason in why, -2 out of memory.
  */
