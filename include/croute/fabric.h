@@ -164,6 +164,9 @@ static inline uint32_t cr_remote(const struct cr_fabric *f, uint32_t n,
 uint32_t cr_lid_switch(const struct cr_fabric *f, uint16_t lid,
 		       uint8_t *out_port);
 
+/* How many ports of switch index s are cabled to CAs or routers. */
+unsigned cr_switch_num_cas(const struct cr_fabric *f, uint32_t s);
+
 /* Whether lid is the base LID of its port (every LID of an LMC 0 port). */
 static inline bool cr_lid_is_base(const struct cr_fabric *f, uint16_t lid)
 {

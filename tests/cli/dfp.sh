@@ -19,18 +19,8 @@ awk -v count=3 -f "$top_srcdir/bench/modern/drop-global.awk" \
 	fail "drop-global.awk did not remove 3 cables"
 
 for t in d cut; do
-	expect 0 "cr-dfp: 72 switches in 9 groups routed on 2 VL" \
-		"dfp routes $t" "$croute" route -v -t "$tmp/$t.topo" -e dfp \
-		-o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
-		--lash-sl2vl "$tmp/$t.sl2vl"
-	grep -q "up\*/down\*" "$tmp/out" && fail "dfp fell back on $t"
-	expect 0 "result: +OK" "dfp's $t routing checks clean" \
-		"$croute" check -t "$tmp/$t.topo" --lfts "$tmp/$t.lfts" \
-		--sl "$tmp/$t.sl" --sl2vl "$tmp/$t.sl2vl"
-	grep -Eq "credit loops: +0 " "$tmp/out" ||
-		fail "dfp's $t routing has credit loops"
-	sls=$(awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/$t.sl" | sort -u |
-		tr '\n' ' ')
+	route_ranked dfp "cr-dfp: 72 switches in 9 groups routed on 2 VL" $t
+	sls=$(path_sls $t)
 	[ "$sls" = "0 1 " ] || fail "dfp's $t path SLs are '$sls', not 0 1"
 done
 # Minimal between hosts: every non-minimal pair starts or ends at a spine.

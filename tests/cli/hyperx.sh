@@ -32,20 +32,11 @@ BEGIN {
 	fail "the awk script did not remove 3 double cables"
 
 for t in h cut; do
-	expect 0 "cr-hyperx: 48 switches in 3 dimension" "hyperx routes $t" \
-		"$croute" route -v -t "$tmp/$t.topo" -e hyperx \
-		-o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
-		--lash-sl2vl "$tmp/$t.sl2vl"
-	grep -q "up\*/down\*" "$tmp/out" && fail "hyperx fell back on $t"
-	expect 0 "result: +OK" "hyperx's $t routing checks clean" \
-		"$croute" check -t "$tmp/$t.topo" --lfts "$tmp/$t.lfts" \
-		--sl "$tmp/$t.sl" --sl2vl "$tmp/$t.sl2vl"
-	grep -Eq "credit loops: +0 " "$tmp/out" ||
-		fail "hyperx's $t routing has credit loops"
+	route_ranked hyperx "cr-hyperx: 48 switches in 3 dimension" $t
 done
-sls=$(awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/h.sl" | sort -u | tr '\n' ' ')
+sls=$(path_sls h)
 [ "$sls" = "0 " ] || fail "hyperx's intact path SLs are '$sls', not 0"
-sls=$(awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/cut.sl" | sort -u | tr '\n' ' ')
+sls=$(path_sls cut)
 [ "$sls" = "0 1 " ] || fail "hyperx's cut path SLs are '$sls', not 0 1"
 expect 0 "non-minimal paths: +0$" "hyperx is minimal when intact" \
 	"$croute" check -t "$tmp/h.topo" --lfts "$tmp/h.lfts"

@@ -53,3 +53,27 @@ expect() {
 		sed 's/^/  | /' "$tmp/out" | head -n 8
 	fi
 }
+
+# route_ranked ENGINE PATTERN NAME: cr-ENGINE (dfp, hyperx) routes
+# $tmp/NAME.topo into NAME.lfts, NAME.sl and NAME.sl2vl, its output
+# matching PATTERN, without falling back to up*-down*; croute check finds
+# the tables clean and, on the path SLs, free of credit loops.
+route_ranked() {
+	eng=$1
+	pat=$2
+	t=$3
+	expect 0 "$pat" "$eng routes $t" "$croute" route -v -t "$tmp/$t.topo" \
+		-e "$eng" -o "$tmp/$t.lfts" --lash-sl "$tmp/$t.sl" \
+		--lash-sl2vl "$tmp/$t.sl2vl"
+	grep -q "up\*/down\*" "$tmp/out" && fail "$eng fell back on $t"
+	expect 0 "result: +OK" "$eng's $t routing checks clean" \
+		"$croute" check -t "$tmp/$t.topo" --lfts "$tmp/$t.lfts" \
+		--sl "$tmp/$t.sl" --sl2vl "$tmp/$t.sl2vl"
+	grep -Eq "credit loops: +0 " "$tmp/out" ||
+		fail "$eng's $t routing has credit loops"
+}
+
+# path_sls NAME: the SLs the paths of $tmp/NAME.sl use, "0 1 " style.
+path_sls() {
+	awk '$3 ~ /^[0-9]+$/ { print $3 }' "$tmp/$1.sl" | sort -u | tr '\n' ' '
+}

@@ -6,27 +6,11 @@
  * the path SLs), also with global or leaf-spine cables removed; what it
  * cannot route in two VLs it hands to up*-down*, saying so.
  */
-#include <stdio.h>
 #include <string.h>
 
-#include <croute/check.h>
 #include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/log.h>
 
-#include "testutil.h"
-
-static unsigned warnings;
-
-static void count_warnings(void *arg, enum cr_log_level level, const char *msg)
-{
-	(void)arg;
-	if (level <= CR_LOG_WARN) {
-		/* In the test's log: why cr-dfp fell back. */
-		fprintf(stderr, "%s\n", msg);
-		warnings++;
-	}
-}
+#include "ranked_util.h"
 
 static struct cr_fabric *dfly(unsigned groups, unsigned leaves, unsigned spines,
 			      unsigned global)
@@ -45,18 +29,6 @@ static bool is_spine(const struct cr_fabric *f, uint32_t n)
 	return cr_is_switch(f, n) && strstr(f->nodes[n].desc, "-spine-");
 }
 
-static bool connected(const struct cr_fabric *f)
-{
-	uint8_t *dist = cr_switch_distances(f);
-	bool ok = true;
-
-	assert_non_null(dist);
-	for (size_t i = 0; i < (size_t)f->num_switches * f->num_switches; i++)
-		ok &= dist[i] != CR_HOPS_INF;
-	free(dist);
-	return ok;
-}
-
 /*
  * Routes f with cr-dfp and checks it: returns the warnings logged (a
  * fall-back says why). With minimal, every path from a leaf to a CA is
@@ -65,48 +37,30 @@ static bool connected(const struct cr_fabric *f)
 static unsigned route_and_check(const struct cr_fabric *f, unsigned max_vls,
 				bool minimal)
 {
-	struct cr_options o;
-	struct cr_routing *r = cr_routing_new(f);
-	struct cr_check_report rep;
+	unsigned warned = 0;
+	struct cr_routing *r = tu_route_ranked(f, "dfp", max_vls, &warned);
 	uint8_t *dist = cr_switch_distances(f);
-	unsigned before = warnings;
 
-	cr_options_init(&o);
-	o.max_vls = (uint8_t)max_vls;
-	assert_non_null(r);
 	assert_non_null(dist);
-	cr_log_set(count_warnings, NULL, CR_LOG_WARN);
-	assert_int_equal(cr_route(cr_engine_find("dfp"), f, &o, r), 0);
-	cr_log_set(NULL, NULL, CR_LOG_ERROR);
-	assert_non_null(r->sl);
-	assert_true(r->num_layers >= 1 && r->num_layers <= 2);
-	assert_true(r->num_layers <= max_vls);
-	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
-	assert_int_equal(rep.unreachable, 0);
-	assert_int_equal(rep.loops, 0);
-	assert_int_equal(rep.credit_loops, 0);
 	for (unsigned sl = 0; sl < 16; sl++)
 		assert_true(r->sl2vl[sl] < r->num_layers || sl >= 2);
-	/* Every switch reaches every CA LID. */
-	for (uint32_t s = 0; s < f->num_switches; s++)
+	for (uint32_t s = 0; minimal && s < f->num_switches; s++)
 		for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t n = f->lid_node[lid], d;
-			int h;
 
-			if (n == CR_NO_NODE || cr_is_switch(f, n))
+			if (n == CR_NO_NODE || cr_is_switch(f, n) ||
+			    is_spine(f, f->switches[s]))
 				continue;
-			h = cr_routing_hops(f, r, f->switches[s], lid);
-			assert_true(h > 0);
 			d = cr_lid_switch(f, lid, NULL);
-			if (minimal && !is_spine(f, f->switches[s]))
-				assert_int_equal(
-					h, dist[(size_t)s * f->num_switches +
-						f->nodes[d].sw_index] +
-						   1);
+			assert_int_equal(
+				cr_routing_hops(f, r, f->switches[s], lid),
+				dist[(size_t)s * f->num_switches +
+				     f->nodes[d].sw_index] +
+					1);
 		}
 	free(dist);
 	cr_routing_free(r);
-	return warnings - before;
+	return warned;
 }
 
 static void test_intact(void **state)
@@ -128,12 +82,11 @@ static void test_intact(void **state)
 	}
 }
 
-static uint32_t rnd(uint64_t *s)
+/* Whether the cable n-m joins two spines (global) or not (!global). */
+static bool global_or_not(const struct cr_fabric *f, uint32_t n, uint32_t m,
+			  const void *arg)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 16);
+	return (is_spine(f, n) && is_spine(f, m)) == *(const bool *)arg;
 }
 
 /*
@@ -144,54 +97,99 @@ static uint32_t rnd(uint64_t *s)
 static struct cr_fabric *cut(const struct cr_fabric *f, unsigned count,
 			     bool global, uint64_t seed)
 {
-	struct cr_fabric *g = cr_fabric_copy(f);
-	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-
-	assert_non_null(g);
-	for (unsigned k = 0; k < count;) {
-		uint32_t n = g->switches[rnd(&s) % g->num_switches], m;
-		unsigned p = 1 + rnd(&s) % g->nodes[n].num_ports;
-		struct cr_fabric *h;
-
-		m = g->nodes[n].ports[p].remote;
-		if (m == CR_NO_NODE || !cr_is_switch(g, m) ||
-		    (is_spine(g, n) && is_spine(g, m)) != global)
-			continue;
-		h = tu_cut_link(g, n, p);
-		cr_fabric_free(g);
-		g = h;
-		k++;
-	}
-	if (!connected(g)) {
-		cr_fabric_free(g);
-		return NULL;
-	}
-	return g;
+	return tu_cut_random(f, count, seed, global_or_not, &global);
 }
 
 /*
- * Global cables removed: third groups where needed. A fall-back to
- * up*-down* is allowed, never a credit loop, and it must stay rare: on
- * these cuts one in twenty draws needs it (a leaf's traffic to a spine's
- * LID finds no rising path in any group order tried).
+ * Global cables removed: third groups where needed, never a fall-back
+ * to up*-down* nor a credit loop. On these draws of 3 to 6 cuts, some
+ * (seeds 7 and 35 on the 9-group fabric, 7, 11 and 27 on the 7-group one)
+ * leave a switch of some destination without a rising path in every
+ * shuffled group order: a chained order and per-VL trees route them.
  */
 static void test_global_cuts(void **state)
 {
-	struct cr_fabric *f = dfly(9, 4, 4, 2);
+	static const unsigned shapes[][4] = {{9, 4, 4, 2}, {7, 3, 4, 2}};
 	unsigned tried = 0, fell = 0;
 
 	(void)state;
-	for (uint64_t seed = 1; seed <= 24; seed++) {
-		struct cr_fabric *g = cut(f, 3 + seed % 4, true, seed);
+	for (unsigned i = 0; i < 2; i++) {
+		struct cr_fabric *f = dfly(shapes[i][0], shapes[i][1],
+					   shapes[i][2], shapes[i][3]);
 
-		if (!g)
-			continue;
-		tried++;
-		fell += route_and_check(g, 8, false) != 0;
-		cr_fabric_free(g);
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			struct cr_fabric *g = cut(f, 3 + seed % 4, true, seed);
+
+			if (!g)
+				continue;
+			tried++;
+			if (route_and_check(g, 8, false)) {
+				fprintf(stderr, "shape %u seed %u fell back\n",
+					i, (unsigned)seed);
+				fell++;
+			}
+			cr_fabric_free(g);
+		}
+		cr_fabric_free(f);
 	}
-	assert_true(tried >= 12);
-	assert_true(fell * 10 <= tried);
+	fprintf(stderr, "fell %u of %u\n", fell, tried);
+	assert_true(tried >= 40);
+	assert_int_equal(fell, 0);
+}
+
+/* The pairs of groups (a, b) whose global cables test_no_order keeps. */
+static bool kept_pair(const struct cr_fabric *f, uint32_t n, uint32_t m,
+		      const void *arg)
+{
+	const unsigned(*keep)[2] = arg;
+	unsigned a, b;
+
+	if (!is_spine(f, n) || !is_spine(f, m))
+		return true;
+	assert_int_equal(sscanf(f->nodes[n].desc, "g%u", &a), 1);
+	assert_int_equal(sscanf(f->nodes[m].desc, "g%u", &b), 1);
+	for (unsigned k = 0; keep[k][0] != keep[k][1]; k++)
+		if ((keep[k][0] == a && keep[k][1] == b) ||
+		    (keep[k][0] == b && keep[k][1] == a))
+			return true;
+	return false;
+}
+
+/*
+ * Where no group order joins every pair of groups by a path of rising
+ * places, the rankings cannot route every pair on two VLs: up*-down*, said
+ * so. Groups 2 and 3 are cabled to group 1 only, and group 0 to 1 and 4,
+ * 4 to 0 and 1. The pair (2, 3) needs 1 between them, say 2 < 1 < 3;
+ * then 0 and 4 must be above 1 for the pair (2, 0) (its paths 2-1-0 and
+ * 2-1-4-0 both rise from 1), and below it for (3, 0): no order fits.
+ */
+static void test_no_order(void **state)
+{
+	static const unsigned keep[][2] = {{0, 1}, {0, 4}, {1, 2},
+					   {1, 3}, {1, 4}, {0, 0}};
+	struct cr_fabric *f = dfly(5, 2, 2, 2);
+	struct cr_fabric *g = cr_fabric_copy(f);
+
+	(void)state;
+	assert_non_null(g);
+	for (uint32_t s = 0; s < g->num_switches; s++) {
+		uint32_t n = g->switches[s];
+
+		for (unsigned p = 1; p <= g->nodes[n].num_ports; p++) {
+			uint32_t m = g->nodes[n].ports[p].remote;
+			struct cr_fabric *h;
+
+			if (m == CR_NO_NODE || !cr_is_switch(g, m) ||
+			    kept_pair(g, n, m, keep))
+				continue;
+			h = tu_cut_link(g, n, p);
+			cr_fabric_free(g);
+			g = h;
+		}
+	}
+	assert_true(tu_connected(g));
+	assert_int_equal(route_and_check(g, 8, false), 1);
+	cr_fabric_free(g);
 	cr_fabric_free(f);
 }
 
@@ -229,18 +227,9 @@ static void test_fall_back(void **state)
 static void test_deterministic(void **state)
 {
 	struct cr_fabric *f = dfly(7, 2, 3, 2);
-	struct cr_routing *a = tu_route(f, "dfp", NULL);
-	struct cr_routing *b = tu_route(f, "dfp", NULL);
 
 	(void)state;
-	for (uint32_t s = 0; s < f->num_switches; s++) {
-		uint32_t n = f->switches[s];
-
-		assert_memory_equal(a->lft[n], b->lft[n], f->max_lid + 1u);
-		assert_memory_equal(a->sl[n], b->sl[n], f->max_lid + 1u);
-	}
-	cr_routing_free(a);
-	cr_routing_free(b);
+	tu_assert_same_runs(f, "dfp");
 	cr_fabric_free(f);
 }
 
@@ -250,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_intact),
 		cmocka_unit_test(test_global_cuts),
 		cmocka_unit_test(test_leaf_cuts),
+		cmocka_unit_test(test_no_order),
 		cmocka_unit_test(test_fall_back),
 		cmocka_unit_test(test_deterministic),
 	};

@@ -9,27 +9,11 @@
  * run.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
 #include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/log.h>
 
-#include "testutil.h"
-
-static unsigned warnings;
-
-static void count_warnings(void *arg, enum cr_log_level level, const char *msg)
-{
-	(void)arg;
-	if (level <= CR_LOG_WARN) {
-		/* In the test's log: why cr-hyperx fell back. */
-		fprintf(stderr, "%s\n", msg);
-		warnings++;
-	}
-}
+#include "ranked_util.h"
 
 static struct cr_fabric *hyperx(unsigned a, unsigned b, unsigned c,
 				unsigned trunk)
@@ -91,39 +75,20 @@ static void check_ordered(const struct cr_fabric *f, const struct cr_routing *r,
 static unsigned route_and_check(const struct cr_fabric *f, unsigned max_vls,
 				bool intact)
 {
-	struct cr_options o;
-	struct cr_routing *r = cr_routing_new(f);
-	struct cr_check_report rep;
-	unsigned before = warnings;
+	unsigned warned = 0;
+	struct cr_routing *r = tu_route_ranked(f, "hyperx", max_vls, &warned);
 
-	cr_options_init(&o);
-	o.max_vls = (uint8_t)max_vls;
-	assert_non_null(r);
-	cr_log_set(count_warnings, NULL, CR_LOG_WARN);
-	assert_int_equal(cr_route(cr_engine_find("hyperx"), f, &o, r), 0);
-	cr_log_set(NULL, NULL, CR_LOG_ERROR);
-	assert_non_null(r->sl);
-	assert_true(r->num_layers >= 1 && r->num_layers <= 2);
-	assert_true(r->num_layers <= max_vls);
 	if (intact)
 		assert_int_equal(r->num_layers, 1);
-	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
-	assert_int_equal(rep.unreachable, 0);
-	assert_int_equal(rep.loops, 0);
-	assert_int_equal(rep.credit_loops, 0);
-	for (uint32_t s = 0; s < f->num_switches; s++)
+	for (uint32_t s = 0; intact && s < f->num_switches; s++)
 		for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t n = f->lid_node[lid];
 
-			if (n == CR_NO_NODE || cr_is_switch(f, n))
-				continue;
-			assert_true(cr_routing_hops(f, r, f->switches[s], lid) >
-				    0);
-			if (intact)
+			if (n != CR_NO_NODE && !cr_is_switch(f, n))
 				check_ordered(f, r, f->switches[s], lid);
 		}
 	cr_routing_free(r);
-	return warnings - before;
+	return warned;
 }
 
 static void test_intact(void **state)
@@ -180,52 +145,11 @@ static void test_trunks(void **state)
 	cr_fabric_free(f);
 }
 
-static uint32_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 16);
-}
-
-static bool connected(const struct cr_fabric *f)
-{
-	uint8_t *dist = cr_switch_distances(f);
-	bool ok = true;
-
-	assert_non_null(dist);
-	for (size_t i = 0; i < (size_t)f->num_switches * f->num_switches; i++)
-		ok &= dist[i] != CR_HOPS_INF;
-	free(dist);
-	return ok;
-}
-
 /* A copy of f less count switch-to-switch cables drawn with seed. */
 static struct cr_fabric *cut(const struct cr_fabric *f, unsigned count,
 			     uint64_t seed)
 {
-	struct cr_fabric *g = cr_fabric_copy(f);
-	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-
-	assert_non_null(g);
-	for (unsigned k = 0; k < count;) {
-		uint32_t n = g->switches[rnd(&s) % g->num_switches];
-		unsigned p = 1 + rnd(&s) % g->nodes[n].num_ports;
-		uint32_t m = g->nodes[n].ports[p].remote;
-		struct cr_fabric *h;
-
-		if (m == CR_NO_NODE || !cr_is_switch(g, m))
-			continue;
-		h = tu_cut_link(g, n, p);
-		cr_fabric_free(g);
-		g = h;
-		k++;
-	}
-	if (!connected(g)) {
-		cr_fabric_free(g);
-		return NULL;
-	}
-	return g;
+	return tu_cut_random(f, count, seed, NULL, NULL);
 }
 
 /* Three cables removed: two VLs at most, no fall-back, no credit loop. */
@@ -293,21 +217,8 @@ static void test_deterministic(void **state)
 
 	(void)state;
 	assert_non_null(g);
-	for (unsigned k = 0; k < 2; k++) {
-		struct cr_routing *a = tu_route(fs[k], "hyperx", NULL);
-		struct cr_routing *b = tu_route(fs[k], "hyperx", NULL);
-
-		for (uint32_t s = 0; s < fs[k]->num_switches; s++) {
-			uint32_t n = fs[k]->switches[s];
-
-			assert_memory_equal(a->lft[n], b->lft[n],
-					    fs[k]->max_lid + 1u);
-			assert_memory_equal(a->sl[n], b->sl[n],
-					    fs[k]->max_lid + 1u);
-		}
-		cr_routing_free(a);
-		cr_routing_free(b);
-	}
+	for (unsigned k = 0; k < 2; k++)
+		tu_assert_same_runs(fs[k], "hyperx");
 	cr_fabric_free(f);
 	cr_fabric_free(g);
 }

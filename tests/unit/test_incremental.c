@@ -140,6 +140,38 @@ static bool same_tables(const struct cr_fabric *f, const struct cr_routing *a,
 	return true;
 }
 
+/* f without switch node n and the CAs cabled to it. */
+static struct cr_fabric *drop_switch(const struct cr_fabric *f, uint32_t n)
+{
+	bool *drop = calloc(f->num_nodes, sizeof(*drop));
+	struct cr_fabric *g;
+
+	assert_non_null(drop);
+	drop[n] = true;
+	for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+		uint32_t m = f->nodes[n].ports[p].remote;
+
+		if (m != CR_NO_NODE && !cr_is_switch(f, m))
+			drop[m] = true;
+	}
+	g = drop_nodes(f, drop);
+	free(drop);
+	return g;
+}
+
+/* Back to f: the repair gives the full run's tables (base) again. */
+static void assert_back(const struct cr_incr_base *b, const char *engine,
+			const struct cr_fabric *f,
+			const struct cr_routing *base)
+{
+	struct cr_routing *back;
+	struct cr_incr_stats st;
+
+	assert_int_equal(incr(b, engine, f, &back, &st), 0);
+	assert_true(same_tables(f, base, back));
+	cr_routing_free(back);
+}
+
 /* The switch of base node index n in g (matched by GUID). */
 static uint32_t node_in(const struct cr_fabric *f, uint32_t n,
 			const struct cr_fabric *g)
@@ -567,21 +599,11 @@ static void test_ftree_switch_gone(void **state)
 
 	(void)state;
 	for (int level = 0; level < 3; level++) {
-		struct cr_routing *base, *r, *back;
+		struct cr_routing *base, *r;
 		struct cr_incr_base *b = base_of("cr-ftree", f, &base);
-		bool *drop = calloc(f->num_nodes, sizeof(*drop));
 		struct cr_incr_stats st;
-		uint32_t n = 3 * 3 * level + 4;
-		struct cr_fabric *g;
+		struct cr_fabric *g = drop_switch(f, 3 * 3 * level + 4);
 
-		drop[n] = true;
-		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-			uint32_t m = f->nodes[n].ports[p].remote;
-
-			if (m != CR_NO_NODE && !cr_is_switch(f, m))
-				drop[m] = true;
-		}
-		g = drop_nodes(f, drop);
 		if (level == 2) {
 			assert_int_equal(incr(b, "cr-ftree", g, &r, &st), 1);
 			assert_non_null(strstr(st.reason, "leaves"));
@@ -591,11 +613,8 @@ static void test_ftree_switch_gone(void **state)
 			assert_ftree_repair(f, base, g, r);
 			cr_routing_free(r);
 		}
-		assert_int_equal(incr(b, "cr-ftree", f, &back, &st), 0);
-		assert_true(same_tables(f, base, back));
-		cr_routing_free(back);
+		assert_back(b, "cr-ftree", f, base);
 		cr_fabric_free(g);
-		free(drop);
 		cr_incr_base_free(b);
 		cr_routing_free(base);
 	}
@@ -614,23 +633,13 @@ static void test_switch_gone(void **state)
 	(void)state;
 	for (int e = 0; e < 2; e++) {
 		for (int level = 0; level < 3; level++) {
-			struct cr_routing *base, *r, *back;
+			struct cr_routing *base, *r;
 			struct cr_incr_base *b = base_of(engines[e], f, &base);
-			bool *drop = calloc(f->num_nodes, sizeof(*drop));
 			struct cr_incr_stats st;
-			/* uf_kary: level 0 first (the top), hosts on the last */
-			uint32_t n = 3 * 3 * level + 4;
 			bool leaf = level == 2;
-			struct cr_fabric *g;
+			/* uf_kary: level 0 first (the top), hosts on the last */
+			struct cr_fabric *g = drop_switch(f, 3 * 3 * level + 4);
 
-			drop[n] = true;
-			for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-				uint32_t m = f->nodes[n].ports[p].remote;
-
-				if (m != CR_NO_NODE && !cr_is_switch(f, m))
-					drop[m] = true;
-			}
-			g = drop_nodes(f, drop);
 			if (e == 1 && level == 0) {
 				assert_int_equal(
 					incr(b, engines[e], g, &r, &st), 1);
@@ -654,13 +663,10 @@ static void test_switch_gone(void **state)
 							r->lft[g->switches[s]]
 							      [lid],
 							CR_NO_PATH);
-			assert_int_equal(incr(b, engines[e], f, &back, &st), 0);
-			assert_true(same_tables(f, base, back));
-			cr_routing_free(back);
+			assert_back(b, engines[e], f, base);
 			cr_routing_free(r);
 		next:
 			cr_fabric_free(g);
-			free(drop);
 			cr_incr_base_free(b);
 			cr_routing_free(base);
 		}

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <croute/gen.h>
+
 #include "testutil.h"
 
 static inline uint32_t uf_rand(uint64_t *s)
@@ -347,6 +349,38 @@ static inline unsigned uf_shift_contention(const struct cr_fabric *f,
 	worst = uf_shift_contention_of(f, r, hosts, nh, bad_phases);
 	free(hosts);
 	return worst;
+}
+
+/* Checks an engine's routing r of f (kary: a k-ary n-tree of uf_kary). */
+typedef void (*uf_check_fn)(const struct cr_fabric *f,
+			    const struct cr_routing *r, bool kary);
+
+/*
+ * The trees the flow-balance tests share, each routed by engine (default
+ * options) and handed to check: the k-ary n-trees (4, 3), (3, 4) and
+ * (2, 5), then `croute gen fat-tree 8`.
+ */
+static inline void uf_each_tree(const char *engine, uf_check_fn check)
+{
+	static const unsigned trees[][2] = {{4, 3}, {3, 4}, {2, 5}};
+	struct cr_gen_params p = {.seed = 1};
+	struct cr_fabric *g = cr_gen_fat_tree(8, &p);
+	struct cr_routing *r;
+
+	for (unsigned i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
+		struct cr_fabric *f = uf_kary(trees[i][0], trees[i][1]);
+
+		r = tu_route(f, engine, NULL);
+		check(f, r, true);
+		cr_routing_free(r);
+		cr_fabric_free(f);
+	}
+	assert_non_null(g);
+	assert_int_equal(cr_fabric_assign_lids(g, 0), 0);
+	r = tu_route(g, engine, NULL);
+	check(g, r, false);
+	cr_routing_free(r);
+	cr_fabric_free(g);
 }
 
 #endif

@@ -395,6 +395,19 @@ static const struct {
 	[CR_SPEED_XDR] = {"XDR", 200000000},
 };
 
+unsigned cr_switch_num_cas(const struct cr_fabric *f, uint32_t s)
+{
+	const struct cr_node *n = &f->nodes[f->switches[s]];
+	unsigned cas = 0;
+
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		uint32_t m = n->ports[p].remote;
+
+		cas += m != CR_NO_NODE && !cr_is_switch(f, m);
+	}
+	return cas;
+}
+
 uint32_t cr_link_rate_mbps(unsigned width, enum cr_speed speed)
 {
 	if ((unsigned)speed >= sizeof(speeds) / sizeof(speeds[0]))

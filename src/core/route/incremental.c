@@ -268,16 +268,8 @@ static int prepare(struct incr_repair *rep, const struct cr_options *o)
 	    !rep->gen_aff || !rep->gen_fix || !rep->gen_set || !rep->tent ||
 	    !rep->aff || !rep->set)
 		return -1;
-	for (uint32_t s = 0; s < ns; s++) {
-		const struct cr_node *n = &f->nodes[f->switches[s]];
-
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			uint32_t m = n->ports[p].remote;
-
-			if (m != CR_NO_NODE && !cr_is_switch(f, m))
-				rep->has_ca[s] = true;
-		}
-	}
+	for (uint32_t s = 0; s < ns; s++)
+		rep->has_ca[s] = cr_switch_num_cas(f, s) > 0;
 	if (cr_switch_adjacency(f, &rep->adj_start, &rep->adj_sw,
 				&rep->adj_port))
 		return -1;

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shortest paths on ranked VLs: the part of cr-dfp and cr-hyperx that
+ * does not depend on the fabric's shape. The engine ranks the channels
+ * twice, once per VL; a path takes SL 0 if its channels' VL 0 ranks
+ * strictly rise, else SL 1 if its VL 1 ranks do, and SL i travels on VL
+ * i. Every dependency on a VL then joins two channels of rising rank, so
+ * neither VL has a credit loop, whatever cables are missing.
+ *
+ * Paths. For each destination switch, a breadth-first search in waves:
+ * a switch takes the first wave in which a neighbour labelled in the
+ * previous one gives it a path rising on some VL (both preferred, then
+ * VL 0 or VL 1 as the engine asks per switch, then the most room left
+ * below), and every cable to a neighbour giving that same state is a
+ * candidate. Each LID then picks among them with the port-selection
+ * module: with flow balance the farthest switches first, each passing on
+ * the CA sources whose route crosses it; else nearest first. A switch
+ * without CAs may be left without a path to another without CAs; any
+ * other switch left without one fails the try, and the engine's next
+ * try (another order of its ranks) is routed. Before the tables are
+ * returned, every switch's path to every LID, as written, is checked to
+ * rise on its SL's VL; a failure, or a second VL that max_vls forbids,
+ * routes the whole fabric with cr-updn on one VL instead.
+ *
+ * Cost: per destination switch a few waves over the switch links, per
+ * LID a pick on every switch; the check is linear in the tables (each
+ * switch's path to a LID is walked once, from where it meets one done).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/hops.h>
+#include <croute/log.h>
+
+#include "ranked_paths.h"
+
+int cr_ranked_alloc(struct cr_ranked *rp)
+{
+	const struct cr_fabric *f = rp->f;
+	uint32_t ns = rp->ns, np = 0;
+
+	rp->mask = 3;
+	if (cr_switch_adjacency(f, &rp->adj_start, &rp->adj, &rp->adj_port))
+		return -1;
+	rp->port_start = calloc(ns + 1, sizeof(*rp->port_start));
+	rp->cand = malloc(rp->adj_start[ns] + 1);
+	rp->dist = calloc(ns + 1, sizeof(*rp->dist));
+	rp->ok = calloc(ns + 1, 1);
+	rp->pref1 = calloc(ns + 1, 1);
+	rp->first[0] = calloc(ns + 1, sizeof(int));
+	rp->first[1] = calloc(ns + 1, sizeof(int));
+	rp->stack = calloc(ns + 2, sizeof(*rp->stack));
+	rp->stamp = calloc(ns + 1, sizeof(*rp->stamp));
+	rp->cand_start = calloc(ns + 1, sizeof(*rp->cand_start));
+	rp->cas = calloc(ns + 1, sizeof(*rp->cas));
+	rp->flow = calloc(ns + 1, sizeof(*rp->flow));
+	rp->order = calloc(ns + 1, sizeof(*rp->order));
+	if (!rp->port_start || !rp->cand || !rp->dist || !rp->ok ||
+	    !rp->pref1 || !rp->first[0] || !rp->first[1] || !rp->stack ||
+	    !rp->stamp || !rp->cand_start || !rp->cas || !rp->flow ||
+	    !rp->order)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		rp->port_start[s] = np;
+		np += f->nodes[f->switches[s]].num_ports + 1u;
+		rp->cas[s] = cr_switch_num_cas(f, s);
+	}
+	rp->port_start[ns] = np;
+	rp->port_entry = malloc(((size_t)np + 1) * sizeof(*rp->port_entry));
+	if (!rp->port_entry)
+		return -1;
+	for (uint32_t x = 0; x < np; x++)
+		rp->port_entry[x] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++)
+			rp->port_entry[rp->port_start[s] + rp->adj_port[i]] = i;
+	return 0;
+}
+
+void cr_ranked_free(struct cr_ranked *rp)
+{
+	free(rp->port_start);
+	free(rp->port_entry);
+	free(rp->dist);
+	free(rp->ok);
+	free(rp->pref1);
+	free(rp->first[0]);
+	free(rp->first[1]);
+	free(rp->stack);
+	free(rp->stamp);
+	free(rp->cand_start);
+	free(rp->cand);
+	free(rp->cas);
+	free(rp->flow);
+	free(rp->order);
+	cr_portsel_free(rp->ps);
+	free(rp->adj_start);
+	free(rp->adj);
+	free(rp->adj_port);
+}
+
+uint8_t cr_ranked_state_via(const struct cr_ranked *rp, uint32_t i, uint32_t s,
+			    uint32_t t, int *r0, int *r1)
+{
+	uint8_t ok = 0;
+
+	*r0 = rp->rank(rp, 0, i, s, t);
+	*r1 = rp->rank(rp, 1, i, s, t);
+	if ((rp->ok[t] & 1) && *r0 < rp->first[0][t])
+		ok |= 1;
+	if ((rp->ok[t] & 2) && *r1 < rp->first[1][t])
+		ok |= 2;
+	return ok & rp->mask;
+}
+
+/*
+ * Whether state (ok, r0, r1) is better than (bok, b0, b1): both VLs,
+ * else VL 0 (VL 1 where vl1), then the most room left below on each.
+ */
+static bool state_better(uint8_t ok, int r0, int r1, uint8_t bok, int b0,
+			 int b1, bool vl1)
+{
+	static const int pref[2][4] = {{0, 2, 1, 3}, {0, 1, 2, 3}};
+
+	if (pref[vl1][ok] != pref[vl1][bok])
+		return pref[vl1][ok] > pref[vl1][bok];
+	if ((ok & 1) && r0 != b0)
+		return r0 > b0;
+	return (ok & 2) && r1 > b1;
+}
+
+static bool state_same(uint8_t ok, int r0, int r1, uint8_t bok, int b0, int b1)
+{
+	return ok == bok && (!(ok & 1) || r0 == b0) && (!(ok & 2) || r1 == b1);
+}
+
+/* One wave: labels the switches a neighbour of the last wave leads. */
+static bool label_wave(struct cr_ranked *rp, int wave)
+{
+	bool more = false;
+
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		uint8_t bok = 0;
+		int b0 = 0, b1 = 0;
+
+		if (rp->dist[s] >= 0)
+			continue;
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++) {
+			uint32_t m = rp->adj[i];
+			int r0, r1;
+			uint8_t ok;
+
+			if (rp->dist[m] != wave - 1)
+				continue;
+			ok = cr_ranked_state_via(rp, i, s, m, &r0, &r1);
+			if (ok && (!bok || state_better(ok, r0, r1, bok, b0, b1,
+							rp->pref1[s]))) {
+				bok = ok;
+				b0 = r0;
+				b1 = r1;
+			}
+		}
+		if (!bok)
+			continue;
+		/* Labelled at the end of the wave: ok[] is read. */
+		rp->ok[s] = bok | 0x80;
+		rp->first[0][s] = b0;
+		rp->first[1][s] = b1;
+		more = true;
+	}
+	for (uint32_t s = 0; s < rp->ns; s++)
+		if (rp->ok[s] & 0x80 && rp->dist[s] < 0) {
+			rp->ok[s] &= 3;
+			rp->dist[s] = wave;
+		}
+	return more;
+}
+
+void cr_ranked_label_waves(struct cr_ranked *rp, uint32_t t)
+{
+	for (uint32_t s = 0; s < rp->ns; s++)
+		rp->dist[s] = -1;
+	rp->dist[t] = 0;
+	rp->ok[t] = 3;
+	rp->first[0][t] = rp->first[1][t] = INT_MAX;
+	for (int wave = 1; label_wave(rp, wave); wave++)
+		;
+}
+
+bool cr_ranked_lacks(const struct cr_ranked *rp, uint32_t s, uint32_t t,
+		     const uint8_t *hop)
+{
+	return rp->dist[s] < 0 && hop[s] != CR_HOPS_INF &&
+	       (rp->cas[s] || rp->cas[t]);
+}
+
+uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
+			 uint32_t *one)
+{
+	uint32_t left = 0, nc = 0;
+
+	cr_ranked_label_waves(rp, t);
+	/* Candidates: the neighbours one wave nearer giving that state. */
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		rp->cand_start[s] = nc;
+		if (rp->dist[s] <= 0) {
+			if (cr_ranked_lacks(rp, s, t, hop) && !left++)
+				*one = s;
+			continue;
+		}
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++) {
+			uint32_t m = rp->adj[i];
+			int r0, r1;
+			uint8_t ok;
+
+			if (rp->dist[m] != rp->dist[s] - 1)
+				continue;
+			ok = cr_ranked_state_via(rp, i, s, m, &r0, &r1);
+			if (state_same(ok, r0, r1, rp->ok[s], rp->first[0][s],
+				       rp->first[1][s]))
+				rp->cand[nc++] = rp->adj_port[i];
+		}
+	}
+	rp->cand_start[rp->ns] = nc;
+	return left;
+}
+
+void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
+		    int *best, uint32_t *next, int *hops, bool *done)
+{
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		best[s] = INT_MIN;
+		next[s] = UINT32_MAX;
+		hops[s] = INT_MAX;
+		done[s] = false;
+	}
+	best[t] = INT_MAX;
+	hops[t] = 0;
+	/* Highest rank first: a path only falls as it grows backward. */
+	for (;;) {
+		uint32_t x = UINT32_MAX;
+
+		for (uint32_t s = 0; s < rp->ns; s++)
+			if (!done[s] && best[s] > INT_MIN &&
+			    (x == UINT32_MAX || best[s] > best[x] ||
+			     (best[s] == best[x] && hops[s] < hops[x])))
+				x = s;
+		if (x == UINT32_MAX)
+			break;
+		done[x] = true;
+		for (uint32_t i = rp->adj_start[x]; i < rp->adj_start[x + 1];
+		     i++) {
+			uint32_t s = rp->adj[i];
+
+			if (done[s])
+				continue;
+			for (uint32_t j = rp->adj_start[s];
+			     j < rp->adj_start[s + 1]; j++) {
+				int r;
+
+				if (rp->adj[j] != x)
+					continue;
+				r = rp->rank(rp, v, j, s, x);
+				if (r < best[x] &&
+				    (r > best[s] ||
+				     (r == best[s] && hops[x] + 1 < hops[s]))) {
+					best[s] = r;
+					hops[s] = hops[x] + 1;
+					next[s] = j;
+				}
+			}
+		}
+	}
+}
+
+/* Labels switch index s and the switches its path crosses (follow). */
+static void follow_one(struct cr_ranked *rp, const uint32_t *next, uint32_t s)
+{
+	uint32_t top = 0, x = s;
+
+	while (rp->dist[x] == -2) {
+		rp->dist[x] = -3;
+		rp->stack[top++] = x;
+		if (next[x] == UINT32_MAX)
+			break;
+		x = rp->adj[next[x]];
+	}
+	while (top) {
+		uint32_t y = rp->stack[--top], m;
+
+		rp->ok[y] = 0;
+		if (next[y] == UINT32_MAX ||
+		    rp->dist[m = rp->adj[next[y]]] < 0) {
+			/* No entry, a loop, or toward a switch without. */
+			rp->dist[y] = -1;
+			continue;
+		}
+		for (unsigned v = 0; v < 2; v++) {
+			int r = rp->rank(rp, v, next[y], y, m);
+
+			rp->first[v][y] = r;
+			if ((rp->ok[m] >> v & 1) && r < rp->first[v][m])
+				rp->ok[y] |= (uint8_t)(1u << v);
+		}
+		rp->dist[y] = rp->ok[y] ? rp->dist[m] + 1 : -1;
+	}
+}
+
+uint32_t cr_ranked_follow(struct cr_ranked *rp, uint32_t t,
+			  const uint32_t *next, const uint8_t *hop,
+			  uint32_t *one)
+{
+	uint32_t left = 0, nc = 0;
+
+	for (uint32_t s = 0; s < rp->ns; s++)
+		rp->dist[s] = -2;
+	rp->dist[t] = 0;
+	rp->ok[t] = 3;
+	rp->first[0][t] = rp->first[1][t] = INT_MAX;
+	for (uint32_t s = 0; s < rp->ns; s++)
+		follow_one(rp, next, s);
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		rp->cand_start[s] = nc;
+		if (rp->dist[s] > 0)
+			rp->cand[nc++] = rp->adj_port[next[s]];
+		else if (cr_ranked_lacks(rp, s, t, hop) && !left++)
+			*one = s;
+	}
+	rp->cand_start[rp->ns] = nc;
+	return left;
+}
+
+/* The labelled switches by distance to the destination, nearest first. */
+static void sort_by_distance(struct cr_ranked *rp)
+{
+	uint32_t n = 0, start[257] = {0};
+
+	for (uint32_t s = 0; s < rp->ns; s++)
+		if (rp->dist[s] >= 0 && rp->dist[s] < 256)
+			start[rp->dist[s] + 1]++;
+	for (unsigned k = 1; k < 257; k++)
+		start[k] += start[k - 1];
+	for (uint32_t s = 0; s < rp->ns; s++)
+		if (rp->dist[s] >= 0 && rp->dist[s] < 256) {
+			rp->order[start[rp->dist[s]]++] = s;
+			n++;
+		}
+	rp->num_order = n;
+}
+
+static void pick(struct cr_ranked *rp, uint32_t s, uint16_t lid, unsigned flags)
+{
+	const struct cr_fabric *f = rp->f;
+	uint32_t sw = f->switches[s], c = rp->cand_start[s];
+	unsigned n = rp->cand_start[s + 1] - c;
+	uint8_t p;
+
+	if (rp->flows)
+		p = cr_portsel_pick_flows(rp->ps, sw, &rp->cand[c], n, lid,
+					  flags, rp->flow[s]);
+	else
+		p = cr_portsel_pick(rp->ps, sw, &rp->cand[c], n, lid, flags);
+	rp->r->lft[sw][lid] = p;
+	rp->r->sl[sw][lid] = rp->ok[s] & 1 ? 0 : 1;
+	rp->second |= !(rp->ok[s] & 1);
+	if (rp->flows) {
+		uint32_t m = f->nodes[sw].ports[p].remote;
+
+		rp->flow[f->nodes[m].sw_index] += rp->flow[s];
+	}
+}
+
+/*
+ * Routes lid toward switch index t (port: where t delivers it): with
+ * flow balance the farthest switches first, each passing on the CA
+ * sources whose route crosses it; else nearest first (global balance
+ * commits each LID's paths).
+ */
+static void route_lid(struct cr_ranked *rp, uint16_t lid, uint32_t t,
+		      uint8_t port)
+{
+	const struct cr_fabric *f = rp->f;
+	bool sw_lid = cr_is_switch(f, f->lid_node[lid]);
+	unsigned flags = (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0) |
+			 (sw_lid ? CR_PS_NOCOUNT : 0);
+
+	rp->r->lft[f->switches[t]][lid] = port;
+	rp->r->sl[f->switches[t]][lid] = 0;
+	if (rp->flows) {
+		for (uint32_t i = 0; i < rp->num_order; i++)
+			rp->flow[rp->order[i]] = rp->cas[rp->order[i]];
+		for (uint32_t i = rp->num_order; i-- > 1;)
+			pick(rp, rp->order[i], lid, flags);
+		return;
+	}
+	for (uint32_t i = 1; i < rp->num_order; i++)
+		pick(rp, rp->order[i], lid, flags);
+	cr_portsel_commit(rp->ps, lid);
+}
+
+/* The LIDs switch index t delivers: its own and its CAs'. */
+static void route_switch(struct cr_ranked *rp, uint32_t t)
+{
+	const struct cr_fabric *f = rp->f;
+	uint32_t sw = f->switches[t];
+	const struct cr_node *n = &f->nodes[sw];
+
+	sort_by_distance(rp);
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		uint32_t m = p ? n->ports[p].remote : sw;
+		unsigned q = p ? n->ports[p].remote_port : 0;
+		const struct cr_port *x;
+
+		if (m == CR_NO_NODE || (p && cr_is_switch(f, m)))
+			continue;
+		x = &f->nodes[m].ports[q];
+		for (unsigned i = 0; x->lid && i < (1u << x->lmc); i++)
+			if (x->lid + i <= f->max_lid)
+				route_lid(rp, x->lid + i, t, (uint8_t)p);
+	}
+}
+
+/* Every LID; -1 with the reason in why when a switch has no path. */
+static int route_all(struct cr_ranked *rp, const uint8_t *dist, char *why,
+		     size_t len)
+{
+	const struct cr_fabric *f = rp->f;
+
+	rp->second = false;
+	for (uint32_t t = 0; t < rp->ns; t++) {
+		const uint8_t *hop = &dist[(size_t)t * rp->ns];
+		uint32_t one = 0, left = rp->label(rp, t, hop, &one);
+
+		for (uint32_t s = 0; s < rp->ns; s++)
+			rp->pairs_left += rp->dist[s] < 0 &&
+					  hop[s] != CR_HOPS_INF &&
+					  !cr_ranked_lacks(rp, s, t, hop);
+		if (left) {
+			snprintf(why, len,
+				 "%u switch(es) (%s first) have no "
+				 "path to %s rising in either VL's order",
+				 left, f->nodes[f->switches[one]].desc,
+				 f->nodes[f->switches[t]].desc);
+			return -1;
+		}
+		route_switch(rp, t);
+	}
+	return 0;
+}
+
+int cr_ranked_route_tries(struct cr_ranked *rp, const uint8_t *dist,
+			  unsigned tries, char *why, size_t len)
+{
+	int rc;
+
+	for (unsigned k = 0; k < tries; k++) {
+		if (rp->set_try(rp, k))
+			return -2;
+		cr_portsel_free(rp->ps);
+		rp->ps = NULL;
+		rp->pairs_left = 0;
+		cr_routing_clear(rp->r);
+		if (cr_routing_alloc_sl(rp->f, rp->r))
+			return -2;
+		rp->ps = cr_portsel_new(rp->f, rp->o, rp->r);
+		if (!rp->ps)
+			return -2;
+		rc = cr_portsel_use_flows(rp->ps);
+		if (rc < 0)
+			return -2;
+		rp->flows = rc == 1;
+		if (!route_all(rp, dist, why, len))
+			return 0;
+		cr_verbose("%s: %s %u: %s", rp->name, rp->try_what, k, why);
+	}
+	return -1;
+}
+
+/*
+ * The path from switch index s toward lid, as the tables route it: its
+ * first channel's rank on each VL into first[], and whether its ranks
+ * rise (bit v) into ok[]; stamp[] marks the switches done for this LID.
+ * Iterative: the path is walked to a switch done, then unwound.
+ */
+static void path_state(struct cr_ranked *rp, uint16_t lid, uint32_t s,
+		       uint32_t stamp)
+{
+	const struct cr_fabric *f = rp->f;
+	uint32_t top = 0;
+
+	while (rp->stamp[s] != stamp) {
+		uint32_t sw = f->switches[s], m;
+		uint8_t p = rp->r->lft[sw][lid];
+
+		rp->stack[top++] = s;
+		m = p && p != CR_NO_PATH && p <= f->nodes[sw].num_ports
+			    ? f->nodes[sw].ports[p].remote
+			    : CR_NO_NODE;
+		if (m == CR_NO_NODE || !cr_is_switch(f, m) || top > rp->ns) {
+			/* Delivered, no entry, or a loop: ends here. */
+			rp->stamp[s] = stamp;
+			rp->ok[s] = p != CR_NO_PATH && top <= rp->ns &&
+						    (!p || m != CR_NO_NODE)
+					    ? 3
+					    : 0;
+			rp->first[0][s] = rp->first[1][s] = INT_MAX;
+			top--;
+			break;
+		}
+		s = f->nodes[m].sw_index;
+	}
+	while (top) {
+		uint32_t x = rp->stack[--top], sw = f->switches[x];
+		uint8_t p = rp->r->lft[sw][lid];
+		uint32_t y = f->nodes[f->nodes[sw].ports[p].remote].sw_index;
+		uint32_t i = rp->port_entry[rp->port_start[x] + p];
+
+		rp->ok[x] = 0;
+		for (unsigned v = 0; v < 2 && i != UINT32_MAX; v++) {
+			int r = rp->rank(rp, v, i, x, y);
+
+			rp->first[v][x] = r;
+			if ((rp->ok[y] >> v & 1) && r < rp->first[v][y])
+				rp->ok[x] |= (uint8_t)(1u << v);
+		}
+		rp->stamp[x] = stamp;
+	}
+}
+
+/*
+ * Whether some switch's path to some LID does not rise on the ranking of
+ * its SL's VL: the property that keeps both VLs free of credit loops (a
+ * dependency on VL v joins two channels of some path on v, of rising
+ * rank), checked on the tables as written, LID by LID, every switch a
+ * source. Linear in the tables, unlike a search of the dependency graph.
+ */
+static bool vl_loops(struct cr_ranked *rp)
+{
+	const struct cr_fabric *f = rp->f;
+	uint32_t stamp = 0;
+
+	memset(rp->stamp, 0, (rp->ns + 1) * sizeof(*rp->stamp));
+	for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+		if (f->lid_node[lid] == CR_NO_NODE)
+			continue;
+		stamp++;
+		for (uint32_t s = 0; s < rp->ns; s++) {
+			uint32_t sw = f->switches[s];
+			uint8_t v = rp->r->sl[sw][lid];
+
+			path_state(rp, lid, s, stamp);
+			if (rp->r->lft[sw][lid] != CR_NO_PATH && v < 2 &&
+			    !(rp->ok[s] >> v & 1))
+				return true;
+		}
+	}
+	return false;
+}
+
+int cr_ranked_fall_back(const struct cr_ranked *rp, struct cr_byproducts *by,
+			const char *why)
+{
+	struct cr_routing *r = rp->r;
+
+	cr_warn("%s: %s; routing the whole fabric with up*/down* on one "
+		"VL instead",
+		rp->name, why);
+	cr_routing_clear(r);
+	if (cr_updn_route(rp->f, rp->o, r, by))
+		return -1;
+	if (cr_routing_alloc_sl(rp->f, r))
+		return -1;
+	r->num_layers = 1;
+	memset(r->sl2vl, 0, sizeof(r->sl2vl));
+	return 0;
+}
+
+int cr_ranked_finish(struct cr_ranked *rp, struct cr_byproducts *by,
+		     const char *need)
+{
+	unsigned max_vls = rp->o->max_vls ? rp->o->max_vls : 8;
+	struct cr_routing *r = rp->r;
+	char why[256];
+
+	if (rp->second && max_vls < 2) {
+		snprintf(why, sizeof(why), "%s need a second VL; max_vls is %u",
+			 need, max_vls);
+		return cr_ranked_fall_back(rp, by, why) ? -1 : 1;
+	}
+	r->num_layers = rp->second ? 2 : 1;
+	for (unsigned sl = 0; sl < 16; sl++)
+		r->sl2vl[sl] = sl < 2 ? (uint8_t)sl : 0;
+	/* Guaranteed by the rankings; checked so that a flaw cannot ship. */
+	if (vl_loops(rp))
+		return cr_ranked_fall_back(rp, by,
+					   "a VL would have a credit loop")
+			       ? -1
+			       : 1;
+	return 0;
+}
