@@ -97,6 +97,13 @@ static inline uint8_t cr_portsel_pick_kept(struct cr_portsel *ps, uint32_t sw,
  * routes the switches in order of their distance to the destination.
  */
 void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid);
+/*
+ * Rip-up (o->balance_rounds): takes lid's committed routes out of the link
+ * weights and its picks out of the port counts, so that the engine can
+ * route it again against every other LID's load. Call it with the LFTs
+ * still as committed. A no-op without global balance.
+ */
+void cr_portsel_uncommit(struct cr_portsel *ps, uint16_t lid);
 bool cr_portsel_global(const struct cr_portsel *ps);
 
 /*

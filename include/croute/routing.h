@@ -50,6 +50,12 @@ struct cr_options {
 	/* minhop, updn, lash: path-load balancing (croute_balance global) */
 	bool balance_global;
 	/*
+	 * lash: rounds of rip-up and reroute after global balance (the +rr
+	 * toggle): every LID's paths are taken out of the link weights and
+	 * routed again against all the others, its layers afresh. 0: none.
+	 */
+	unsigned balance_rounds;
+	/*
 	 * minhop, updn, lash: no balance (croute_balance first): the first of
 	 * the equal ports in search order, so a mesh or torus cabled by
 	 * dimension gets dimension-order routes
@@ -198,14 +204,22 @@ struct cr_engine {
 
 /*
  * An engine with its toggles, as cr-auto's candidates and croute
- * compare's --engines write it: ENGINE[+ps][+rgs][+glob][+bal][+roots=R]
- * (ps and rgs for any engine; glob but for ftree; bal for layered
+ * compare's --engines write it: ENGINE[+ps][+rgs][+glob][+rr][+bal][+roots=R]
+ * (ps and rgs for any engine; glob but for ftree; rr (glob plus rip-up
+ * and reroute) for lash; bal for layered
  * engines; roots=auto|ecc|top|file for updn; port-shifting,
  * remote-guid-sorting and lash-balance are the long names).
  */
+/*
+ * Rounds of rip-up and reroute the +rr toggle asks for: a third added
+ * little on the random fabrics tried.
+ */
+#define CR_RR_ROUNDS 2
+
 struct cr_engine_set {
 	const struct cr_engine *e;
 	bool ps, rgs, bal, glob, first;
+	bool rr; /* lash: glob plus rip-up and reroute */
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48]; /* "updn+ps+roots=ecc": short names, as given */

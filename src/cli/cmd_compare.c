@@ -276,7 +276,9 @@ static void set_opts(const struct cr_engine_set *s, char *buf, size_t len)
 		s->ps ? "ps" : NULL,
 		s->rgs ? "rgs" : NULL,
 		s->bal ? "bal" : NULL,
-		s->glob ? "glob" : NULL,
+		s->rr	  ? "rr"
+		: s->glob ? "glob"
+			  : NULL,
 		s->first ? "first" : NULL,
 		s->roots_file		   ? "roots=file"
 		: s->roots == CR_ROOTS_ECC ? "roots=ecc"
@@ -348,6 +350,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	c->setup.opts.lash_balance = s->bal;
 	c->setup.opts.balance_global = s->glob;
 	c->setup.opts.balance_first = s->first;
+	c->setup.opts.balance_rounds = s->rr ? CR_RR_ROUNDS : 0;
 	c->setup.opts.updn_roots = s->roots;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);

@@ -244,6 +244,60 @@ static void test_nocount_and_edges(void **state)
 	cr_fabric_free(f);
 }
 
+/* The switch tu_switch() made with this GUID. */
+static uint32_t node_of(const struct cr_fabric *f, uint64_t guid)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].guid == 0x100000 + guid)
+			return n;
+	fail();
+	return 0;
+}
+
+/*
+ * Rip-up: after commit and uncommit of a LID, its routes weigh on neither
+ * the link weights nor the port counts: the same pick comes again, where
+ * with the weights still in the other, unloaded uplink would win.
+ */
+static void test_uncommit(void **state)
+{
+	struct cr_fabric *f = tu_two_level(2, 1, 2, NULL, 0);
+	struct cr_routing *r = cr_routing_new(f);
+	uint32_t leaf0 = node_of(f, 1), leaf1 = node_of(f, 2), h1;
+	const uint8_t up[] = {2, 3};
+	struct cr_options o;
+	struct cr_portsel *ps;
+	uint16_t lid;
+	uint8_t p0;
+
+	(void)state;
+	h1 = f->nodes[leaf1].ports[1].remote;
+	lid = f->nodes[h1].ports[1].lid;
+	cr_options_init(&o);
+	o.balance_global = true;
+	o.balance_rounds = 1;
+	ps = cr_portsel_new(f, &o, r);
+	assert_non_null(ps);
+	r->lft[leaf1][lid] = 1;
+	for (unsigned s = 0; s < 2; s++)
+		r->lft[node_of(f, 1000 + s)][lid] = 2;
+	p0 = cr_portsel_pick(ps, leaf0, up, 2, lid, CR_PS_SPREAD);
+	r->lft[leaf0][lid] = p0;
+	cr_portsel_commit(ps, lid);
+	assert_int_equal(cr_portsel_count(ps, leaf0, p0), 1);
+	cr_portsel_uncommit(ps, lid);
+	assert_int_equal(cr_portsel_count(ps, leaf0, p0), 0);
+	assert_int_equal(cr_portsel_pick(ps, leaf0, up, 2, lid, CR_PS_SPREAD),
+			 p0);
+	/* Committed again, its path is the heavier one. */
+	cr_portsel_commit(ps, lid);
+	assert_int_not_equal(
+		cr_portsel_pick(ps, leaf0, up, 2, lid, CR_PS_SPREAD), p0);
+	cr_portsel_free(ps);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 static void scatter_run(uint32_t seed, uint8_t *out, unsigned n)
 {
 	struct cr_fabric *f = star();
@@ -381,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_remote_guid_ties),
 		cmocka_unit_test(test_port_search_order),
 		cmocka_unit_test(test_nocount_and_edges),
+		cmocka_unit_test(test_uncommit),
 		cmocka_unit_test(test_scatter_reproducible),
 		cmocka_unit_test(test_lmc_diversity),
 		cmocka_unit_test(test_lid_order),

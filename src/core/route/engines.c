@@ -96,6 +96,11 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 			s->bal = true;
 		} else if (!strcmp(t, "glob") && strcmp(s->e->name, "ftree")) {
 			s->glob = true;
+		} else if (!strcmp(t, "rr") && (!strcmp(s->e->name, "updn") ||
+						!strcmp(s->e->name, "minhop") ||
+						!strcmp(s->e->name, "lash"))) {
+			s->rr = true;
+			s->glob = true;
 		} else if (!strcmp(t, "first") && strcmp(s->e->name, "ftree")) {
 			s->first = true;
 		} else if (!strcmp(s->e->name, "updn") &&
@@ -119,7 +124,8 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 	return 0;
 bad:
 	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob, first but for ftree;"
-	       " bal for lash; roots=auto|ecc|top|file for updn)",
+	       " bal for lash; rr for lash;"
+	       " roots=auto|ecc|top|file for updn)",
 	       what, t, s->e->name);
 	return -1;
 }

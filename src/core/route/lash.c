@@ -354,7 +354,7 @@ static int route_lid(struct lash *l, uint16_t lid)
 }
 
 /* One pass in one mode; -1 when it runs out of layers. */
-static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
+static int lash_base(struct lash *l, const uint16_t *lids, int nlids)
 {
 	cr_routing_clear(l->r);
 	cr_portsel_free(l->ps);
@@ -370,6 +370,50 @@ static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
 		if (route_lid(l, lids[i]) < 0)
 			return -1;
 	return 0;
+}
+
+/*
+ * Rip-up and reroute (balance_rounds, with global balance): the layers
+ * start afresh, but the link weights keep every LID's routes of the pass
+ * before; each LID's old routes leave them just before it is routed
+ * again, so it is balanced against all the others. A LID is committed
+ * (and so taken out) unless it copies a CA LID's tree; ref_lid fills in
+ * the same order in every pass, so the test is the same.
+ */
+static int lash_reroute(struct lash *l, const uint16_t *lids, int nlids)
+{
+	cr_cdg_free(l->cdg);
+	l->cdg = cr_cdg_new(&l->g, l->limit);
+	l->used = 0;
+	l->dsw = UINT32_MAX;
+	memset(l->ref_lid, 0, (l->ns + 1) * sizeof(*l->ref_lid));
+	if (!l->cdg)
+		return -2;
+	for (int i = 0; i < nlids; i++) {
+		uint8_t dport;
+		uint32_t d = cr_lid_switch(l->f, lids[i], &dport);
+
+		if (d != CR_NO_NODE &&
+		    (dport || !l->ref_lid[l->f->nodes[d].sw_index]))
+			cr_portsel_uncommit(l->ps, lids[i]);
+		if (route_lid(l, lids[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The base pass, then its rounds of rip-up and reroute if they fit. */
+static int lash_pass(struct lash *l, const uint16_t *lids, int nlids)
+{
+	int ret = lash_base(l, lids, nlids);
+
+	for (unsigned k = 0; !ret && k < l->o->balance_rounds; k++) {
+		ret = lash_reroute(l, lids, nlids);
+		/* More layers than the base pass could use: keep that. */
+		if (ret == -1)
+			return lash_base(l, lids, nlids);
+	}
+	return ret;
 }
 
 int cr_lash_route(const struct cr_fabric *f, const struct cr_options *o,

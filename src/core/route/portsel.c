@@ -82,6 +82,11 @@ struct cr_portsel {
 	uint64_t *weight; /* [sw_index * stride + port]: routes over it */
 	uint32_t *cas; /* [sw_index]: CA ports cabled to the switch */
 	/*
+	 * with rip-up and reroute: [sw_index * stride + port], the link's
+	 * cost per route, 16 x the fastest link's rate over its own
+	 */
+	uint16_t *scale;
+	/*
 	 * flow balance (cr_portsel_use_flows()): [sw_index * stride + port],
 	 * the CA sources routed over it toward base LIDs, then as many cells
 	 * toward the further LIDs of ports (LMC > 0)
@@ -268,6 +273,43 @@ static int prepare_spread(struct cr_portsel *ps, const struct cr_options *o)
 	return ret;
 }
 
+/*
+ * Rip-up and reroute balances expected load per unit of capacity: a route
+ * over a link of half the fastest rate costs twice as much. Unknown rates
+ * count as the fastest.
+ */
+static int set_scale(struct cr_portsel *ps)
+{
+	const struct cr_fabric *f = ps->f;
+	uint32_t top = 0;
+
+	ps->scale = calloc((size_t)f->num_switches * ps->stride + 1,
+			   sizeof(*ps->scale));
+	if (!ps->scale)
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			const struct cr_node *n = &f->nodes[f->switches[s]];
+
+			for (unsigned p = 1; p <= n->num_ports; p++) {
+				uint32_t r = cr_link_rate_mbps(
+					n->ports[p].width, n->ports[p].speed);
+				size_t cell = (size_t)s * ps->stride + p;
+
+				if (!pass && r > top)
+					top = r;
+				if (pass)
+					ps->scale[cell] =
+						r ? (uint16_t)((16ULL * top +
+								r / 2) /
+							       r)
+						  : 16;
+			}
+		}
+	}
+	return 0;
+}
+
 struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 				  const struct cr_options *o,
 				  const struct cr_routing *r)
@@ -316,6 +358,8 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 		}
 		/* Global balance replaces D-mod-k spreading. */
 		ps->shifting = false;
+		if (o->balance_rounds && set_scale(ps))
+			goto oom;
 	}
 	return ps;
 oom:
@@ -335,6 +379,7 @@ void cr_portsel_free(struct cr_portsel *ps)
 	free(ps->height);
 	free(ps->weight);
 	free(ps->cas);
+	free(ps->scale);
 	free(ps->flow);
 	free(ps);
 }
@@ -342,6 +387,13 @@ void cr_portsel_free(struct cr_portsel *ps)
 bool cr_portsel_global(const struct cr_portsel *ps)
 {
 	return ps->weight != NULL;
+}
+
+/* A link's weight, per unit of capacity with rip-up and reroute. */
+static uint64_t cell_cost(const struct cr_portsel *ps, size_t cell)
+{
+	return ps->scale ? ps->weight[cell] * ps->scale[cell]
+			 : ps->weight[cell];
 }
 
 /*
@@ -362,13 +414,15 @@ static uint64_t path_weight(const struct cr_portsel *ps, uint32_t n,
 		p = ps->r->lft[n][lid];
 		if (p == CR_NO_PATH || p == 0 || p > f->nodes[n].num_ports)
 			break;
-		w += ps->weight[(size_t)f->nodes[n].sw_index * ps->stride + p];
+		w += cell_cost(ps,
+			       (size_t)f->nodes[n].sw_index * ps->stride + p);
 		n = f->nodes[n].ports[p].remote;
 	}
 	return w;
 }
 
-void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid)
+/* Adds (sign 1) or removes (-1) lid's routes along the paths as written. */
+static void commit_sign(struct cr_portsel *ps, uint16_t lid, int sign)
 {
 	const struct cr_fabric *f = ps->f;
 	uint32_t dst;
@@ -391,11 +445,48 @@ void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid)
 			    p > f->nodes[n].num_ports)
 				break;
 			cell = (size_t)f->nodes[n].sw_index * ps->stride + p;
-			ps->weight[cell] += ps->cas[s];
+			if (sign > 0)
+				ps->weight[cell] += ps->cas[s];
+			else
+				ps->weight[cell] -= ps->cas[s];
 			n = f->nodes[n].ports[p].remote;
 			if (n == CR_NO_NODE || !cr_is_switch(f, n))
 				break;
 		}
+	}
+}
+
+void cr_portsel_commit(struct cr_portsel *ps, uint16_t lid)
+{
+	commit_sign(ps, lid, 1);
+}
+
+void cr_portsel_uncommit(struct cr_portsel *ps, uint16_t lid)
+{
+	const struct cr_fabric *f = ps->f;
+	uint8_t dport;
+	uint32_t dst;
+
+	if (!ps->weight || !lid || lid > f->max_lid)
+		return;
+	dst = cr_lid_switch(f, lid, &dport);
+	if (dst == CR_NO_NODE)
+		return;
+	commit_sign(ps, lid, -1);
+	/* Switch LIDs' picks were never counted (CR_PS_NOCOUNT). */
+	if (!dport)
+		return;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = f->switches[s];
+		uint8_t p = ps->r->lft[n][lid];
+		uint32_t *c;
+
+		if (n == dst || p == CR_NO_PATH || p == 0 ||
+		    p > f->nodes[n].num_ports)
+			continue;
+		c = ps->count + (size_t)s * ps->stride + p;
+		if (*c)
+			(*c)--;
 	}
 }
 
@@ -404,8 +495,7 @@ static unsigned keep_lightest(const struct cr_portsel *ps, uint32_t sw,
 			      uint8_t *cands, unsigned n, uint16_t lid)
 {
 	const struct cr_fabric *f = ps->f;
-	const uint64_t *w =
-		ps->weight + (size_t)f->nodes[sw].sw_index * ps->stride;
+	size_t row = (size_t)f->nodes[sw].sw_index * ps->stride;
 	uint32_t dst = cr_lid_switch(f, lid, NULL);
 	uint64_t cost[CR_MAX_PORTS], least = UINT64_MAX;
 	unsigned k = 0;
@@ -413,7 +503,8 @@ static unsigned keep_lightest(const struct cr_portsel *ps, uint32_t sw,
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t m = f->nodes[sw].ports[cands[i]].remote;
 
-		cost[i] = w[cands[i]] + path_weight(ps, m, lid, dst);
+		cost[i] = cell_cost(ps, row + cands[i]) +
+			  path_weight(ps, m, lid, dst);
 		if (cost[i] < least)
 			least = cost[i];
 	}

@@ -71,7 +71,7 @@ static const char *const all_candidates =
 	"minhop,updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=ecc+glob,"
 	"updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
-	"lash+glob,lash+bal+glob,minhop+first,lash+first";
+	"lash+glob,lash+bal+glob,minhop+first,lash+first,lash+bal+rr,lash+rr";
 
 static int parse_one(char *tok, struct cand *c, const char *what)
 {
@@ -86,6 +86,7 @@ static int parse_one(char *tok, struct cand *c, const char *what)
 	c->bal = s.bal;
 	c->glob = s.glob;
 	c->first = s.first;
+	c->rr = s.rr;
 	c->roots = s.roots;
 	c->roots_file = s.roots_file;
 	memcpy(c->name, s.name, sizeof(c->name));
@@ -203,6 +204,9 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 		route = WORK_MINHOP * sl;
 	if (c->glob && !c->e->layered)
 		route *= WORK_GLOB_FACTOR;
+	/* rip-up and reroute: every LID taken out and routed again */
+	if (c->rr)
+		route *= 1 + CR_RR_ROUNDS;
 	/* Eccentricities: a BFS from every switch. */
 	if (c->roots == CR_ROOTS_ECC)
 		route += WORK_UPDN * (double)f->num_switches * f->num_nodes;
@@ -337,6 +341,7 @@ void auto_cand_options(const struct cand *c, struct cr_options *o)
 	o->lash_balance = c->bal;
 	o->balance_global = c->glob;
 	o->balance_first = c->first;
+	o->balance_rounds = c->rr ? CR_RR_ROUNDS : 0;
 	o->updn_roots = c->roots;
 	o->engine_conf = NULL; /* cr-auto's, not the candidate's */
 }

@@ -30,7 +30,7 @@
 
 struct cand {
 	const struct cr_engine *e;
-	bool ps, rgs, bal, glob, first;
+	bool ps, rgs, bal, glob, first, rr;
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
 	char name[48];
