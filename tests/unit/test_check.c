@@ -152,6 +152,38 @@ static void test_layers_break_loops(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * The same layering on SLs 8 and 9 (the upper half of the SL set, mapped
+ * through its own table): clean while SL 9 has a VL of its own, one loop,
+ * reported on that VL, once SL2VL folds it onto SL 8's.
+ */
+static void test_high_sls(void **state)
+{
+	struct cr_fabric *f = tu_ring(5);
+	struct cr_routing *r = tu_route(f, "minhop", NULL);
+	struct cr_check_report rep;
+	char buf[4096] = "";
+	FILE *out = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	assert_non_null(out);
+	assert_int_equal(cr_routing_alloc_sl(f, r), 0);
+	for (uint32_t s = 0; s < 5; s++)
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+			r->sl[s][lid] =
+				(uint8_t)(8 + crosses_dateline(f, r, s, lid));
+	r->sl2vl[8] = 5;
+	r->sl2vl[9] = 6;
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.credit_loops, 0);
+	r->sl2vl[9] = 5;
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, out, 1, &rep), 0);
+	fclose(out);
+	assert_int_equal(rep.credit_loops, 1);
+	assert_non_null(strstr(buf, "credit loop: VL 5,"));
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_faults_found),
 		cmocka_unit_test(test_ring_credit_loop),
 		cmocka_unit_test(test_layers_break_loops),
+		cmocka_unit_test(test_high_sls),
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);
