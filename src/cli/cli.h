@@ -119,6 +119,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
  * the exit status to return (CLI_OK after --help, CLI_BAD after an error).
  */
 #define CLI_GO (-1)
+#define CLI_GIVE_UP_S 3600.0
 int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
 		      int (*handle)(void *ctx, int key, const char *arg),
 		      void *ctx);
@@ -174,7 +175,11 @@ struct cli_setup {
 	char *conf_auto_hosts; /* from -F */
 	bool optimize; /* --optimize: the improvement pass after routing */
 	bool no_auto_optimize; /* --no-auto-optimize, croute_auto_optimize */
-	/* croute_auto_give_up: the improve step's deadline (0: none) */
+	/*
+	 * croute_auto_give_up: the improve step's deadline. Offline no one
+	 * waits on a sweep, so by default the work alone decides the
+	 * tables, whatever the load: CLI_GIVE_UP_S only bounds a runaway.
+	 */
 	double give_up;
 	struct cr_stop stop;
 	struct cr_opt_params opt_params;

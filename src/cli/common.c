@@ -292,6 +292,7 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd)
 	memset(s, 0, sizeof(*s));
 	s->cmd = cmd;
 	s->lmc = -1;
+	s->give_up = CLI_GIVE_UP_S;
 	cr_options_init(&s->opts);
 	cr_opt_params_init(&s->opt_params);
 }
@@ -788,7 +789,8 @@ static int apply_config(struct cli_setup *s)
 		s->opt_params.budget = c.cr.optimize_budget;
 	if (!s->given[CLI_KEY_OPTIMIZE_EXTRA_HOPS - CLI_KEY_LONG])
 		s->opt_params.max_extra_hops = c.cr.optimize_max_extra_hops;
-	s->give_up = c.cr.auto_give_up;
+	if (c.cr.auto_give_up > 0)
+		s->give_up = c.cr.auto_give_up;
 	free(c.routing_engine);
 	c.routing_engine = NULL;
 	return 0;
