@@ -210,7 +210,7 @@ cr_wait_log "$CR_LOG" "background: the fabric is the one the" 1 \
 	"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "the pass's tables never installed"
 cr_expect_log "installing it, [0-9]+ LFT entries change" "no churn logged (e)"
 cr_quiet
-"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine updn \
+"$CROUTE" route -v -t "$topo" --lids "$CR_GUID2LID" --engine updn \
 	-F "$CR_DIR/offline.conf" --optimize --optimize-budget 1 \
 	-o "$CR_DIR/e.lfts" 2>"$CR_DIR/e.err" ||
 	cr_fail "croute route -e updn --optimize"
