@@ -196,7 +196,8 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 /* cr-auto's options (in cli_engine_opts, and in compare's --auto) */
 #define CLI_AUTO_OPTS                                                          \
 	{"auto-candidates", CLI_KEY_AUTO_CANDIDATES, "LIST",                   \
-	 "auto: ENGINE[+ps][+rgs][+glob][+bal][+roots=R],... or all"},         \
+	 "auto: ENGINE[+ps][+rgs][+glob][+first][+bal][+rr]"                   \
+	 "[+roots=R],... or all"},                                             \
 		{"auto-objective", CLI_KEY_AUTO_OBJECTIVE, "SPEC",             \
 		 "auto, optimize: PATTERN[:avg|min][@K[:worst]][~N%],..."},    \
 		{"auto-hosts", CLI_KEY_AUTO_HOSTS, "FILE",                     \

@@ -31,10 +31,10 @@ static const struct cli_opt compare_opts[] = {
 	{"threads", CLI_KEY_THREADS, "N",
 	 "threads (0: online CPUs up to 8); same tables for any N"},
 	{"engines", KEY_ENGINES, "LIST",
-	 "ENGINE[+ps][+rgs][+bal][+glob][+roots=R],... (ps: --port-shifting,"
-	 " rgs: --remote-guid-sorting, bal: --lash-balance, glob: --balance"
-	 " global, first: --balance first, roots: updn's, as in"
-	 " --auto-candidates)"},
+	 "ENGINE[+ps][+rgs][+bal][+glob][+first][+rr][+roots=R],... (ps:"
+	 " --port-shifting, rgs: --remote-guid-sorting, bal: --lash-balance,"
+	 " glob: --balance global, first: --balance first, rr: lash's rip-up"
+	 " and reroute, roots: updn's, as in --auto-candidates)"},
 	{"auto", KEY_AUTO, NULL,
 	 "also cr-auto: its row and its ranked candidates"},
 	CLI_AUTO_OPTS,
