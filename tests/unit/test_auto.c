@@ -634,6 +634,7 @@ static void test_pass_keeps_terms(void **state)
 		cr_opt_params_init(&p);
 		p.natural_hosts = true;
 		p.pareto = pareto;
+		p.no_kicks = true;
 		p.stop = far();
 		assert_int_equal(cr_optimize(f, cr_engine_find("minhop"), &obj,
 					     &p, r, &by, NULL),

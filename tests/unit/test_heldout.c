@@ -191,7 +191,7 @@ static void test_heldout_refuses(void **state)
 	assert_non_null(start);
 	assert_int_equal(cr_objective_parse("bisect:avg", "t", &obj), 0);
 	cr_opt_params_init(&p);
-	p.budget = 2;
+	p.budget = 0.5;
 	/* far off: replaces the wall-clock guard a sanitizer's build passes */
 	stop.deadline = cr_now() + 3600;
 	p.stop = &stop;
@@ -231,7 +231,7 @@ static void pass_on(const char *spec, struct cr_opt_stats *st, bool *changed)
 	assert_non_null(start);
 	assert_int_equal(cr_objective_parse(spec, "t", &obj), 0);
 	cr_opt_params_init(&p);
-	p.budget = 2;
+	p.budget = 0.5;
 	p.natural_hosts = true;
 	/* a far deadline replaces the wall guard a loaded machine can pass */
 	far.deadline = cr_now() + 3600;
