@@ -24,7 +24,8 @@
  *
  * Cost: per destination switch a few waves over the switch links, per
  * LID a pick on every switch; the check is linear in the tables (each
- * switch's path to a LID is walked once, from where it meets one done).
+ * switch's path to a LID is walked once, from where it meets one done,
+ * ranges of LIDs on threads).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 #include "ranked_paths.h"
 
@@ -51,16 +53,14 @@ int cr_ranked_alloc(struct cr_ranked *rp)
 	rp->pref1 = calloc(ns + 1, 1);
 	rp->first[0] = calloc(ns + 1, sizeof(int));
 	rp->first[1] = calloc(ns + 1, sizeof(int));
-	rp->stack = calloc(ns + 2, sizeof(*rp->stack));
-	rp->stamp = calloc(ns + 1, sizeof(*rp->stamp));
 	rp->cand_start = calloc(ns + 1, sizeof(*rp->cand_start));
 	rp->cas = calloc(ns + 1, sizeof(*rp->cas));
 	rp->flow = calloc(ns + 1, sizeof(*rp->flow));
 	rp->order = calloc(ns + 1, sizeof(*rp->order));
+	rp->stack = calloc(ns + 2, sizeof(*rp->stack));
 	if (!rp->port_start || !rp->cand || !rp->dist || !rp->ok ||
-	    !rp->pref1 || !rp->first[0] || !rp->first[1] || !rp->stack ||
-	    !rp->stamp || !rp->cand_start || !rp->cas || !rp->flow ||
-	    !rp->order)
+	    !rp->pref1 || !rp->first[0] || !rp->first[1] || !rp->cand_start ||
+	    !rp->cas || !rp->flow || !rp->order || !rp->stack)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		rp->port_start[s] = np;
@@ -89,13 +89,12 @@ void cr_ranked_free(struct cr_ranked *rp)
 	free(rp->pref1);
 	free(rp->first[0]);
 	free(rp->first[1]);
-	free(rp->stack);
-	free(rp->stamp);
 	free(rp->cand_start);
 	free(rp->cand);
 	free(rp->cas);
 	free(rp->flow);
 	free(rp->order);
+	free(rp->stack);
 	cr_portsel_free(rp->ps);
 	free(rp->adj_start);
 	free(rp->adj);
@@ -387,7 +386,7 @@ static void route_lid(struct cr_ranked *rp, uint16_t lid, uint32_t t,
 	const struct cr_fabric *f = rp->f;
 	bool sw_lid = cr_is_switch(f, f->lid_node[lid]);
 	unsigned flags = (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0) |
-			 (sw_lid ? CR_PS_NOCOUNT : 0);
+			 (sw_lid ? CR_PS_NOCOUNT : 0) | CR_PS_SORTED;
 
 	rp->r->lft[f->switches[t]][lid] = port;
 	rp->r->sl[f->switches[t]][lid] = 0;
@@ -411,6 +410,11 @@ static void route_switch(struct cr_ranked *rp, uint32_t t)
 	const struct cr_node *n = &f->nodes[sw];
 
 	sort_by_distance(rp);
+	/* Once for every LID of t: the picks then skip their sort. */
+	for (uint32_t s = 0; s < rp->ns; s++)
+		cr_portsel_order(rp->ps, f->switches[s],
+				 &rp->cand[rp->cand_start[s]],
+				 rp->cand_start[s + 1] - rp->cand_start[s]);
 	for (unsigned p = 0; p <= n->num_ports; p++) {
 		uint32_t m = p ? n->ports[p].remote : sw;
 		unsigned q = p ? n->ports[p].remote_port : 0;
@@ -482,70 +486,106 @@ int cr_ranked_route_tries(struct cr_ranked *rp, const uint8_t *dist,
 }
 
 /*
+ * One part's walk state for the final check: per switch index, whether
+ * its path to the current LID rises (bit v) and its first channel's rank
+ * on each VL; stamp marks the switches done for that LID.
+ */
+struct walk {
+	const struct cr_ranked *rp;
+	uint32_t *stack, *stamp;
+	uint8_t *ok;
+	int *first[2];
+};
+
+static void walk_free(struct walk *w)
+{
+	free(w->stack);
+	free(w->stamp);
+	free(w->ok);
+	free(w->first[0]);
+	free(w->first[1]);
+}
+
+static int walk_alloc(struct walk *w, const struct cr_ranked *rp)
+{
+	uint32_t ns = rp->ns;
+
+	w->rp = rp;
+	w->stack = calloc(ns + 2, sizeof(*w->stack));
+	w->stamp = calloc(ns + 1, sizeof(*w->stamp));
+	w->ok = calloc(ns + 1, 1);
+	w->first[0] = calloc(ns + 1, sizeof(int));
+	w->first[1] = calloc(ns + 1, sizeof(int));
+	if (w->stack && w->stamp && w->ok && w->first[0] && w->first[1])
+		return 0;
+	walk_free(w);
+	return -1;
+}
+
+/*
  * The path from switch index s toward lid, as the tables route it: its
  * first channel's rank on each VL into first[], and whether its ranks
  * rise (bit v) into ok[]; stamp[] marks the switches done for this LID.
  * Iterative: the path is walked to a switch done, then unwound.
  */
-static void path_state(struct cr_ranked *rp, uint16_t lid, uint32_t s,
-		       uint32_t stamp)
+static void path_state(struct walk *w, uint16_t lid, uint32_t s, uint32_t stamp)
 {
+	const struct cr_ranked *rp = w->rp;
 	const struct cr_fabric *f = rp->f;
 	uint32_t top = 0;
 
-	while (rp->stamp[s] != stamp) {
+	while (w->stamp[s] != stamp) {
 		uint32_t sw = f->switches[s], m;
 		uint8_t p = rp->r->lft[sw][lid];
 
-		rp->stack[top++] = s;
+		w->stack[top++] = s;
 		m = p && p != CR_NO_PATH && p <= f->nodes[sw].num_ports
 			    ? f->nodes[sw].ports[p].remote
 			    : CR_NO_NODE;
 		if (m == CR_NO_NODE || !cr_is_switch(f, m) || top > rp->ns) {
 			/* Delivered, no entry, or a loop: ends here. */
-			rp->stamp[s] = stamp;
-			rp->ok[s] = p != CR_NO_PATH && top <= rp->ns &&
-						    (!p || m != CR_NO_NODE)
-					    ? 3
-					    : 0;
-			rp->first[0][s] = rp->first[1][s] = INT_MAX;
+			w->stamp[s] = stamp;
+			w->ok[s] = p != CR_NO_PATH && top <= rp->ns &&
+						   (!p || m != CR_NO_NODE)
+					   ? 3
+					   : 0;
+			w->first[0][s] = w->first[1][s] = INT_MAX;
 			top--;
 			break;
 		}
 		s = f->nodes[m].sw_index;
 	}
 	while (top) {
-		uint32_t x = rp->stack[--top], sw = f->switches[x];
+		uint32_t x = w->stack[--top], sw = f->switches[x];
 		uint8_t p = rp->r->lft[sw][lid];
 		uint32_t y = f->nodes[f->nodes[sw].ports[p].remote].sw_index;
 		uint32_t i = rp->port_entry[rp->port_start[x] + p];
 
-		rp->ok[x] = 0;
+		w->ok[x] = 0;
 		for (unsigned v = 0; v < 2 && i != UINT32_MAX; v++) {
 			int r = rp->rank(rp, v, i, x, y);
 
-			rp->first[v][x] = r;
-			if ((rp->ok[y] >> v & 1) && r < rp->first[v][y])
-				rp->ok[x] |= (uint8_t)(1u << v);
+			w->first[v][x] = r;
+			if ((w->ok[y] >> v & 1) && r < w->first[v][y])
+				w->ok[x] |= (uint8_t)(1u << v);
 		}
-		rp->stamp[x] = stamp;
+		w->stamp[x] = stamp;
 	}
 }
 
-/*
- * Whether some switch's path to some LID does not rise on the ranking of
- * its SL's VL: the property that keeps both VLs free of credit loops (a
- * dependency on VL v joins two channels of some path on v, of rising
- * rank), checked on the tables as written, LID by LID, every switch a
- * source. Linear in the tables, unlike a search of the dependency graph.
- */
-static bool vl_loops(struct cr_ranked *rp)
+/* LIDs [begin + 1, end + 1): 1 when some path does not rise. */
+static int vl_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
+		    uint32_t end)
 {
+	struct walk *w = (struct walk *)arg + part;
+	const struct cr_ranked *rp = w->rp;
 	const struct cr_fabric *f = rp->f;
 	uint32_t stamp = 0;
 
-	memset(rp->stamp, 0, (rp->ns + 1) * sizeof(*rp->stamp));
-	for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+	(void)nparts;
+	for (uint32_t l = begin + 1; l <= end; l++) {
+		uint16_t lid = (uint16_t)l;
+
 		if (f->lid_node[lid] == CR_NO_NODE)
 			continue;
 		stamp++;
@@ -553,13 +593,39 @@ static bool vl_loops(struct cr_ranked *rp)
 			uint32_t sw = f->switches[s];
 			uint8_t v = rp->r->sl[sw][lid];
 
-			path_state(rp, lid, s, stamp);
+			path_state(w, lid, s, stamp);
 			if (rp->r->lft[sw][lid] != CR_NO_PATH && v < 2 &&
-			    !(rp->ok[s] >> v & 1))
-				return true;
+			    !(w->ok[s] >> v & 1))
+				return 1;
 		}
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * Whether some switch's path to some LID does not rise on the ranking of
+ * its SL's VL: the property that keeps both VLs free of credit loops (a
+ * dependency on VL v joins two channels of some path on v, of rising
+ * rank), checked on the tables as written, LID by LID, every switch a
+ * source. Linear in the tables, unlike a search of the dependency graph;
+ * LIDs are independent, so ranges of them run on threads. 1 when some
+ * path does not rise, -1 out of memory.
+ */
+static int vl_loops(const struct cr_ranked *rp)
+{
+	unsigned nparts = cr_parallel_parts(rp->f->max_lid, 256);
+	struct walk w[CR_MAX_THREADS];
+	unsigned k;
+	int rc = -1;
+
+	for (k = 0; k < nparts; k++)
+		if (walk_alloc(&w[k], rp))
+			goto out;
+	rc = cr_parallel(rp->f->max_lid, nparts, vl_range, w) ? 1 : 0;
+out:
+	while (k--)
+		walk_free(&w[k]);
+	return rc;
 }
 
 int cr_ranked_fall_back(const struct cr_ranked *rp, struct cr_byproducts *by,
@@ -586,6 +652,7 @@ int cr_ranked_finish(struct cr_ranked *rp, struct cr_byproducts *by,
 	unsigned max_vls = rp->o->max_vls ? rp->o->max_vls : 8;
 	struct cr_routing *r = rp->r;
 	char why[256];
+	int rc;
 
 	if (rp->second && max_vls < 2) {
 		snprintf(why, sizeof(why), "%s need a second VL; max_vls is %u",
@@ -596,7 +663,10 @@ int cr_ranked_finish(struct cr_ranked *rp, struct cr_byproducts *by,
 	for (unsigned sl = 0; sl < 16; sl++)
 		r->sl2vl[sl] = sl < 2 ? (uint8_t)sl : 0;
 	/* Guaranteed by the rankings; checked so that a flaw cannot ship. */
-	if (vl_loops(rp))
+	rc = vl_loops(rp);
+	if (rc < 0)
+		return -1;
+	if (rc)
 		return cr_ranked_fall_back(rp, by,
 					   "a VL would have a credit loop")
 			       ? -1

@@ -64,7 +64,7 @@ struct cr_ranked {
 	uint32_t *cas; /* per switch index: its CA ports */
 	uint64_t *flow; /* per switch index: CA sources through it */
 	uint32_t *order, num_order; /* labelled switches, nearest first */
-	uint32_t *stack, *stamp; /* the final check's walk */
+	uint32_t *stack; /* cr_ranked_follow's walk */
 };
 
 /* The arrays above, adjacency and CA counts; -1: out of memory. */
