@@ -9,22 +9,8 @@
 # dump files are complete; cr_discover reads the fabric back with
 # ibnetdiscover, which is what the routing has to match.
 
-# One routing run has ended: an engine's tables are in, or none could.
-CR_DONE=" tables configured on all switches|No routing engine able"
 # The end of a heavy sweep: OpenSM writes its dump files just before.
 CR_UP="SUBNET UP|Errors during initialization"
-
-# cr_count PATTERN: lines of the current opensm log matching PATTERN.
-cr_count() {
-	cr_n=$(grep -E -c -- "$1" "$CR_LOG" 2>/dev/null)
-	echo "${cr_n:-0}"
-}
-
-cr_hup() {
-	cr_pid=$(cr_opensm_pid)
-	[ -n "$cr_pid" ] || cr_fail "opensm is gone"
-	kill -HUP "$cr_pid"
-}
 
 # cr_quiet: waits until the sweep of the last routing run has ended (a
 # "SUBNET UP" or error line after it: OpenSM has written its dump files)

@@ -449,27 +449,33 @@ cr_reject_log() {
 	fi
 }
 
-# A sweep has ended when OpenSM says which engine's tables are in place.
-CR_SWEPT=" tables configured on all switches|No routing engine able"
+# One routing run has ended: an engine's tables are in, or none could.
+CR_DONE=" tables configured on all switches|No routing engine able"
 
-cr_swept_count() {
-	grep -E -c -- "$CR_SWEPT" "$CR_LOG" 2>/dev/null
+# cr_count PATTERN: lines of the current opensm log matching PATTERN.
+cr_count() {
+	cr_n=$(grep -E -c -- "$1" "$CR_LOG" 2>/dev/null)
+	echo "${cr_n:-0}"
+}
+
+cr_hup() {
+	cr_pid=$(cr_opensm_pid)
+	[ -n "$cr_pid" ] || cr_fail "opensm is gone"
+	kill -HUP "$cr_pid"
 }
 
 # cr_sweep: SIGHUP (a heavy sweep, and OpenSM and croute re-read their
 # configuration), wait until it has routed and no further sweep follows
 # (ibsim's traps can start one of their own).
 cr_sweep() {
-	n=$(cr_swept_count)
-	pid=$(cr_opensm_pid)
-	[ -n "$pid" ] || cr_fail "opensm is gone"
-	kill -HUP "$pid"
-	cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" \
+	n=$(cr_count "$CR_DONE")
+	cr_hup
+	cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" \
 		"$CR_OSM_PID" || cr_fail "no routing after SIGHUP"
 	while :; do
-		n=$(cr_swept_count)
+		n=$(cr_count "$CR_DONE")
 		sleep 2
-		[ "$(cr_swept_count)" = "$n" ] && break
+		[ "$(cr_count "$CR_DONE")" = "$n" ] && break
 	done
 }
 
@@ -480,7 +486,7 @@ cr_valgrind_start() {
 		--errors-for-leak-kinds=definite,indirect --keep-debuginfo=yes
 		--num-callers=40 --log-file=$CR_DIR/valgrind.log"
 	cr_opensm_start "$@"
-	cr_wait_log "$CR_LOG" "$CR_SWEPT" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "opensm under valgrind did not route"
 }
 

@@ -38,27 +38,27 @@ cr_conf "sweep_interval 0" "croute_estimate full" \
 	"croute_patterns bisect:3000,alltoall" "croute_incremental TRUE"
 CR_LOG_FLAGS=0x47
 cr_opensm_start -R cr-updn,cr-minhop,minhop
-cr_wait_log "$CR_LOG" "$CR_SWEPT" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "opensm with the TSan plugin did not route"
 cr_expect_log "croute: cr-updn: routed"
 
 # Each SIGHUP comes as soon as the previous sweep has routed: the
 # estimate of that routing is still running.
 for i in 1 2 3 4 5 6; do
-	n=$(cr_swept_count)
+	n=$(cr_count "$CR_DONE")
 	pid=$(cr_opensm_pid)
 	[ -n "$pid" ] || cr_fail "opensm is gone"
 	kill -HUP "$pid"
-	cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" \
+	cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" \
 		"$CR_OSM_PID" || cr_fail "no routing after SIGHUP $i"
 done
 # A routing by another engine while an estimate runs: its dump removal
 # is queued behind it.
 cr_conf "sweep_interval 0" "croute_estimate full" \
 	"croute_patterns alltoall,shift,bisect:40" "croute_fail_engine all"
-n=$(cr_swept_count)
+n=$(cr_count "$CR_DONE")
 kill -HUP "$(cr_opensm_pid)"
-cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no routing after the last SIGHUP"
 cr_opensm_stop "$CR_TIMEOUT"
 rc=$?
@@ -75,17 +75,17 @@ STARTS="background: the improve step starts"
 cr_wait_log "$CR_LOG" "$STARTS" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no improve step under TSan"
 cr_conf "sweep_interval 0" "croute_auto_budget 0.6" "croute_estimate full"
-n=$(cr_swept_count)
+n=$(cr_count "$CR_DONE")
 kill -HUP "$(cr_opensm_pid)"
-cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no routing after the configuration changed"
 cr_wait_log "$CR_LOG" "$STARTS" 2 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no improve step for the new configuration"
 cr_wait_log "$CR_LOG" "background: (improvement found|nothing)" 1 \
 	"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "the improve step never ended"
-n=$(cr_swept_count)
+n=$(cr_count "$CR_DONE")
 kill -HUP "$(cr_opensm_pid)"
-cr_wait_log "$CR_LOG" "$CR_SWEPT" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no routing after the last SIGHUP"
 cr_opensm_stop "$CR_TIMEOUT"
 rc=$?
