@@ -14,6 +14,7 @@
 #include <croute/check.h>
 #include <croute/hops.h>
 #include <croute/log.h>
+#include <croute/parallel.h>
 
 #include "testutil.h"
 
@@ -129,12 +130,21 @@ static inline struct cr_routing *tu_route_ranked(const struct cr_fabric *f,
 	return r;
 }
 
-/* The same tables and SLs on two runs of engine on f. */
+/*
+ * The same tables and SLs on two runs of engine on f, on one thread and
+ * on four (the final check splits the LIDs between threads from 512
+ * LIDs on).
+ */
 static inline void tu_assert_same_runs(const struct cr_fabric *f,
 				       const char *engine)
 {
-	struct cr_routing *a = tu_route(f, engine, NULL);
-	struct cr_routing *b = tu_route(f, engine, NULL);
+	struct cr_routing *a, *b;
+
+	cr_threads_set(1);
+	a = tu_route(f, engine, NULL);
+	cr_threads_set(4);
+	b = tu_route(f, engine, NULL);
+	cr_threads_set(0);
 
 	assert_non_null(a);
 	assert_non_null(b);

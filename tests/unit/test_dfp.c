@@ -223,14 +223,29 @@ static void test_fall_back(void **state)
 	cr_fabric_free(t);
 }
 
-/* The same tables and SLs on every run. */
+/*
+ * The same tables and SLs on every run, whatever the threads; 648 LIDs,
+ * so that the final check runs on more than one.
+ */
 static void test_deterministic(void **state)
 {
+	struct cr_gen_params p = {.speed = CR_SPEED_QDR, .width = 4};
 	struct cr_fabric *f = dfly(7, 2, 3, 2);
+	struct cr_fabric *g = cr_gen_dragonfly_plus(9, 4, 4, 16, 2, &p);
+	unsigned warned = 0;
 
 	(void)state;
 	tu_assert_same_runs(f, "dfp");
+	assert_non_null(g);
+	assert_int_equal(cr_fabric_assign_lids(g, 0), 0);
+	assert_true(g->max_lid >= 512);
+	cr_threads_set(4);
+	cr_routing_free(tu_route_ranked(g, "dfp", 8, &warned));
+	cr_threads_set(0);
+	assert_int_equal(warned, 0);
+	tu_assert_same_runs(g, "dfp");
 	cr_fabric_free(f);
+	cr_fabric_free(g);
 }
 
 int main(void)
