@@ -41,11 +41,7 @@ void auto_scores_text(const struct cr_objective *obj, const double *sc,
 /*
  * The winner's held-out figures before (kept) and after (now) the pass,
  * every term, as " (held-out A -> B)" in buf ("" when the objective holds nothing
- * out). 1 when they drop, 0 when not, -1 (logged) on error. Compared
- * with the objective's tolerances, as candidates are: a first term up
- * within its tolerance is a tie, and a later term that falls then
- * decides: a gain the objective does not count is no reason to give up
- * the later terms.
+ * out). 1 when they drop, 0 when not, -1 (logged) on error.
  */
 static int heldout_drop(const struct cr_fabric *f,
 			const struct cr_objective *obj,
@@ -70,7 +66,7 @@ static int heldout_drop(const struct cr_fabric *f,
 	auto_scores_text(obj, h, t0, sizeof(t0));
 	auto_scores_text(obj, h1, t1, sizeof(t1));
 	snprintf(buf, len, " (held-out %s -> %s)", t0, t1);
-	ret = cr_objective_cmp_tol(obj, h1, h) < 0;
+	ret = cr_objective_cmp(h1, h, obj->num_terms) < 0;
 out:
 	free(h);
 	return ret;
