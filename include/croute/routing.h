@@ -120,6 +120,14 @@ struct cr_byproducts {
 	char auto_winner[48]; /* cr-auto: the candidate installed */
 	/* cr-auto: the improvement pass changed the winner's tables */
 	bool auto_passed;
+	/*
+	 * cr-dfp, cr-hyperx: every path of the tables as the engine returned
+	 * them, from every switch to every LID, was checked to rise on its
+	 * SL's VL ranking: no VL has a credit loop (the engine's own check,
+	 * complete). Says nothing of tables changed since (a pass, a
+	 * repair): read right after the routing run.
+	 */
+	bool vls_ranked;
 };
 
 /* Frees what b holds and empties it. */

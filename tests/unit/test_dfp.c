@@ -223,6 +223,43 @@ static void test_fall_back(void **state)
 	cr_fabric_free(t);
 }
 
+/* Whether cr-dfp's own check vouched for f's tables (by->vls_ranked). */
+static bool ranked(const struct cr_fabric *f, unsigned max_vls)
+{
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+	bool v;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	o.max_vls = (uint8_t)max_vls;
+	cr_log_set(tu_count_warnings, NULL, CR_LOG_WARN);
+	assert_int_equal(cr_route_by(cr_engine_find("dfp"), f, &o, r, &by), 0);
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	v = by.vls_ranked;
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+	return v;
+}
+
+/*
+ * cr-auto trusts the engine's check for its credit-loop part only when
+ * the tables are the engine's ranked ones, never up*-down*'s fall-back.
+ */
+static void test_vouched(void **state)
+{
+	struct cr_fabric *f = dfly(9, 4, 4, 2);
+	struct cr_fabric *t = tu_ring(6);
+
+	(void)state;
+	assert_true(ranked(f, 8));
+	assert_false(ranked(f, 1));
+	assert_false(ranked(t, 8));
+	cr_fabric_free(f);
+	cr_fabric_free(t);
+}
+
 /*
  * The same tables and SLs on every run, whatever the threads; 648 LIDs,
  * so that the final check runs on more than one.
@@ -256,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_cuts),
 		cmocka_unit_test(test_no_order),
 		cmocka_unit_test(test_fall_back),
+		cmocka_unit_test(test_vouched),
 		cmocka_unit_test(test_deterministic),
 	};
 

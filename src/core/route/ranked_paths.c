@@ -671,5 +671,6 @@ int cr_ranked_finish(struct cr_ranked *rp, struct cr_byproducts *by,
 					   "a VL would have a credit loop")
 			       ? -1
 			       : 1;
+	by->vls_ranked = true;
 	return 0;
 }
