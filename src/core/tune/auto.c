@@ -590,6 +590,40 @@ static void sole_unscored(struct run *a)
 		a->v[only].name);
 }
 
+/*
+ * The held-out objective: with the host order unknown, "@K" terms on as
+ * many times K orders as keep the held scorings within AUTO_HELD_SHARE
+ * of the budget (at most AUTO_HELD_MULT_MAX). The plan's held work, at
+ * K orders, times the multiple bounds their work then (the own order's
+ * part does not grow); the pass gets what is left.
+ */
+static void held_orders(struct run *a, unsigned held)
+{
+	unsigned m = 1;
+
+	a->held_obj = a->obj;
+	a->held_terms = NULL;
+	a->held_mult = 1;
+	if (!held || a->held_work <= 0 || a->ac->hosts || a->rails ||
+	    !cr_objective_has_orders(&a->obj))
+		return;
+	while (m < AUTO_HELD_MULT_MAX &&
+	       (m + 1) * a->held_work <= AUTO_HELD_SHARE * a->budget_work)
+		m++;
+	if (m == 1)
+		return;
+	a->held_terms = malloc(a->obj.num_terms * sizeof(*a->held_terms));
+	if (!a->held_terms)
+		return; /* K orders, as planned */
+	memcpy(a->held_terms, a->obj.terms,
+	       a->obj.num_terms * sizeof(*a->held_terms));
+	for (unsigned i = 0; i < a->obj.num_terms; i++)
+		a->held_terms[i].orders *= m;
+	a->held_obj.terms = a->held_terms;
+	a->held_mult = m;
+	a->held_work *= m;
+}
+
 /* Plans the run (plan_run) and logs the plan. */
 static void plan(struct run *a)
 {
@@ -613,6 +647,7 @@ static void plan(struct run *a)
 				 ? a->ac->shift_phases
 				 : a->hosts->count - 1;
 	a->obj.shift_phases = phases;
+	held_orders(a, held);
 	for (int i = 0; i < a->n; i++) {
 		budget_skips += !a->planned[i];
 		free_refusals += !a->work[i];
@@ -631,8 +666,10 @@ static void plan(struct run *a)
 		a->hosts->count, phases, free_refusals);
 	if (held)
 		cr_info("cr-auto: the best %u on training samples are ranked"
-			" on held-out samples (%u scorings, %.2f s of work)",
-			a->nfin, held, a->held_work / WORK_PER_S);
+			" on held-out samples (%u scorings, %.2f s of work%s)",
+			a->nfin, held, a->held_work / WORK_PER_S,
+			a->held_mult > 1 ? ", \"@K\" terms on more orders"
+					 : "");
 }
 
 /*
@@ -799,7 +836,7 @@ static void pass_on_winner(struct run *a)
 		memcpy(a->win_held, w->held, terms * sizeof(double));
 		return;
 	}
-	if (cr_objective_score_set(a->f, a->best, &a->obj, a->hosts,
+	if (cr_objective_score_set(a->f, a->best, &a->held_obj, a->hosts,
 				   CR_SCORE_HELDOUT, a->win_held))
 		memcpy(a->win_held, w->held, terms * sizeof(double));
 }
@@ -824,6 +861,7 @@ static void run_release(struct run *a)
 	free(a->pre_scores);
 	free(a->win_held);
 	cr_hosts_free(a->hosts);
+	free(a->held_terms);
 	cr_objective_release(&a->obj);
 	free(a->scores);
 	free(a->order);
@@ -1023,7 +1061,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 			 a.passed ? a.win_held[0] : a.v[a.win].held[0]);
 	/* the fast step's tables stay: their held-out figure (a report) */
 	else if (ret == 0 && a.nfin > 1 &&
-		 !cr_objective_score_set(f, r, &a.obj, a.hosts,
+		 !cr_objective_score_set(f, r, &a.held_obj, a.hosts,
 					 CR_SCORE_HELDOUT, a.win_held))
 		snprintf(held, sizeof(held), ", held-out %.4f", a.win_held[0]);
 	if (ret >= 0) {

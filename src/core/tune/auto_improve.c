@@ -298,10 +298,10 @@ int auto_accept(const struct run *a, const struct cr_routing *was,
 	if (cr_objective_score(a->f, was, obj, a->hosts, t) ||
 	    cr_objective_score(a->f, a->best, obj, a->hosts, t1))
 		goto out;
-	if (held && (cr_objective_score_set(a->f, was, obj, a->hosts,
+	if (held && (cr_objective_score_set(a->f, was, &a->held_obj, a->hosts,
 					    CR_SCORE_HELDOUT, h0) ||
-		     cr_objective_score_set(a->f, a->best, obj, a->hosts,
-					    CR_SCORE_HELDOUT, h1)))
+		     cr_objective_score_set(a->f, a->best, &a->held_obj,
+					    a->hosts, CR_SCORE_HELDOUT, h1)))
 		goto out;
 	if (!held) {
 		memcpy(h0, t, n * sizeof(*t));

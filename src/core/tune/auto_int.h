@@ -27,6 +27,17 @@
  * scoring of every term and the plan counts that work.
  */
 #define AUTO_FINALISTS 3
+/*
+ * With the host order unknown, the held-out scorings take "@K" terms on
+ * up to AUTO_HELD_MULT_MAX x K orders, while those scorings cost at most
+ * AUTO_HELD_SHARE of the budget: on a small fabric a bisect mean over K
+ * orders moves more from one seed to the next than the finalists
+ * differ, and the pass's gains there mostly do not carry to other
+ * orders. With a known order the pass's gains are real: it keeps the
+ * budget.
+ */
+#define AUTO_HELD_MULT_MAX 8
+#define AUTO_HELD_SHARE 0.4
 
 struct cand {
 	const struct cr_engine *e;
@@ -93,6 +104,14 @@ struct run {
 	struct cr_routing *fin_r[AUTO_FINALISTS];
 	struct cr_byproducts fin_by[AUTO_FINALISTS];
 	double held_work; /* the plan's work for the held-out scorings */
+	/*
+	 * The objective the held-out scorings use: obj with the orders of
+	 * its "@K" terms times held_mult (held_terms: its own copy, NULL
+	 * when held_mult is 1 and it shares obj's).
+	 */
+	struct cr_objective held_obj;
+	struct cr_objective_term *held_terms;
+	unsigned held_mult;
 	double *held_scores, *pre_scores;
 	bool passed; /* the pass ran on the winner */
 	double *win_held; /* the winner's held-out scores as installed */

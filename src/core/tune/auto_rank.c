@@ -112,8 +112,9 @@ int auto_choose_heldout(struct run *a)
 		struct cand *c = &a->v[a->fin_idx[j]];
 
 		c->held = a->held_scores + (size_t)j * a->obj.num_terms;
-		if (cr_objective_score_set(a->f, a->fin_r[j], &a->obj, a->hosts,
-					   CR_SCORE_HELDOUT, c->held)) {
+		if (cr_objective_score_set(a->f, a->fin_r[j], &a->held_obj,
+					   a->hosts, CR_SCORE_HELDOUT,
+					   c->held)) {
 			cr_err("cr-auto: the held-out estimate could not run:"
 			       " the training winner stays");
 			for (unsigned i = 0; i < k; i++)
