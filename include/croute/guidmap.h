@@ -31,4 +31,15 @@ static inline uint32_t cr_guidmap_port(uint32_t node, unsigned port)
 	return node << 8 | port;
 }
 
+struct cr_fabric;
+/*
+ * The first port GUID two ports of f share, among those that get a LID
+ * (switch port 0, cabled CA ports), in node and port order: 1 with the
+ * earlier port in *first and the later in *again (cr_guidmap_port()
+ * words), 0 when every one is unique, -1 out of memory (not logged:
+ * the reader says which file).
+ */
+int cr_guidmap_port_clash(const struct cr_fabric *f, uint32_t *first,
+			  uint32_t *again);
+
 #endif

@@ -82,6 +82,9 @@ Ca 1 "b"
 TOPO
 expect 2 "dup.topo:[0-9]+:.*0x0000000000000abc" "duplicate port GUIDs" \
 	"$croute" route -t "$tmp/dup.topo"
+expect 2 "twice.lst:10: port GUID 0x0002c90300000001 of 0x0002c90300000002 port 1 is also that of 0x0002c90300000000 port 1" \
+	"duplicate port GUIDs in opensm-subnet.lst" "$croute" route -t \
+	"$top_srcdir/tests/fuzz/corpus/topo/bad-subnet-lst-port-guid-twice.lst"
 
 # 7. A switch cabled to another port of itself.
 cat >"$tmp/self.topo" <<'TOPO'

@@ -331,45 +331,24 @@ out:
 /* Port GUIDs name one port each: the topology writer keys ports by them. */
 static int unique_port_guids(struct lst_reader *rd)
 {
-	struct cr_fabric *f = rd->f;
-	struct cr_guidmap m = {0};
-	int ret = 0;
+	const struct cr_fabric *f = rd->f;
+	uint32_t other, again, n, p;
+	int rc = cr_guidmap_port_clash(f, &other, &again);
 
-	if (cr_guidmap_init(&m, 2 * (size_t)f->num_nodes)) {
+	if (rc < 0)
 		cr_err("%s: out of memory", rd->name);
-		return -1;
-	}
-	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
-		const struct cr_node *node = &f->nodes[n];
-		bool sw = node->type == CR_NODE_SWITCH;
-
-		for (unsigned p = sw ? 0 : 1;
-		     p <= (sw ? 0 : node->num_ports) && !ret; p++) {
-			uint64_t g = node->ports[p].guid;
-			uint32_t other;
-
-			if (!sw && node->ports[p].remote == CR_NO_NODE)
-				continue;
-			other = cr_guidmap_get(&m, g);
-			if (other != CR_GUIDMAP_NONE) {
-				cr_err("%s:%u: port GUID 0x%016" PRIx64 " of"
-				       " 0x%016" PRIx64 " port %u is also that"
-				       " of 0x%016" PRIx64 " port %u",
-				       rd->name,
-				       sw ? rd->node_line[n]
-					  : port_lines(rd, n)[p],
-				       g, node->guid, p,
-				       f->nodes[other >> 8].guid, other & 0xff);
-				ret = -1;
-			} else if (cr_guidmap_put(&m, g,
-						  cr_guidmap_port(n, p)) < 0) {
-				cr_err("%s: out of memory", rd->name);
-				ret = -1;
-			}
-		}
-	}
-	cr_guidmap_release(&m);
-	return ret;
+	if (rc <= 0)
+		return rc;
+	n = again >> 8;
+	p = again & 0xff;
+	cr_err("%s:%u: port GUID 0x%016" PRIx64 " of 0x%016" PRIx64
+	       " port %u is also that of 0x%016" PRIx64 " port %u",
+	       rd->name,
+	       f->nodes[n].type == CR_NODE_SWITCH ? rd->node_line[n]
+						  : port_lines(rd, n)[p],
+	       f->nodes[n].ports[p].guid, f->nodes[n].guid, p,
+	       f->nodes[other >> 8].guid, other & 0xff);
+	return -1;
 }
 
 /* Both ends list every link; LIDs are all given or none. */

@@ -154,49 +154,24 @@ int topo_settle_rates(struct reader *rd)
 /* Every port that gets a LID has a GUID of its own. */
 int topo_check_port_guids(struct reader *rd)
 {
-	struct cr_fabric *f = rd->f;
-	struct cr_guidmap m = {0};
-	int ret = 0;
+	uint32_t other, again, n, p;
+	int rc = cr_guidmap_port_clash(rd->f, &other, &again);
 
-	if (cr_guidmap_init(&m, f->num_nodes * 2)) {
+	if (rc < 0)
 		cr_err("%s: out of memory", rd->name);
-		return -1;
-	}
-	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
-		const struct cr_node *node = &f->nodes[n];
-		bool sw = node->type == CR_NODE_SWITCH;
-
-		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0 : node->num_ports);
-		     p++) {
-			uint64_t g = node->ports[p].guid;
-			uint32_t other;
-
-			if (!sw && node->ports[p].remote == CR_NO_NODE)
-				continue;
-			other = cr_guidmap_get(&m, g);
-			if (other != CR_GUIDMAP_NONE) {
-				rd->line = port_info(rd, n, p)->line
-						   ? port_info(rd, n, p)->line
-						   : rd->nodes[n].line;
-				rd_err(rd,
-				       "port GUID 0x%016" PRIx64 " of \"%s\""
-				       " port %u is also that of \"%s\" port"
-				       " %u (line %u)",
-				       g, rd->nodes[n].id, p,
-				       rd->nodes[other >> 8].id, other & 0xff,
-				       rd->nodes[other >> 8].line);
-				ret = -1;
-				break;
-			}
-			if (cr_guidmap_put(&m, g, cr_guidmap_port(n, p)) < 0) {
-				cr_err("%s: out of memory", rd->name);
-				ret = -1;
-				break;
-			}
-		}
-	}
-	cr_guidmap_release(&m);
-	return ret;
+	if (rc <= 0)
+		return rc;
+	n = again >> 8;
+	p = again & 0xff;
+	rd->line = port_info(rd, n, p)->line ? port_info(rd, n, p)->line
+					     : rd->nodes[n].line;
+	rd_err(rd,
+	       "port GUID 0x%016" PRIx64 " of \"%s\" port %u is also that of"
+	       " \"%s\" port %u (line %u)",
+	       rd->f->nodes[n].ports[p].guid, rd->nodes[n].id, p,
+	       rd->nodes[other >> 8].id, other & 0xff,
+	       rd->nodes[other >> 8].line);
+	return -1;
 }
 
 /*

@@ -2,6 +2,7 @@
 /* Open addressing with linear probing, kept at most half full. */
 #include <stdlib.h>
 
+#include <croute/fabric.h>
 #include <croute/guidmap.h>
 
 static size_t slot_of(const struct cr_guidmap *m, uint64_t key)
@@ -94,4 +95,38 @@ uint32_t cr_guidmap_get(const struct cr_guidmap *m, uint64_t key)
 		if (m->keys[i] == key)
 			return m->vals[i];
 	return CR_GUIDMAP_NONE;
+}
+
+int cr_guidmap_port_clash(const struct cr_fabric *f, uint32_t *first,
+			  uint32_t *again)
+{
+	struct cr_guidmap m = {0};
+	int ret = 0;
+
+	if (cr_guidmap_init(&m, 2 * (size_t)f->num_nodes))
+		return -1;
+	for (uint32_t n = 0; n < f->num_nodes && !ret; n++) {
+		const struct cr_node *node = &f->nodes[n];
+		bool sw = node->type == CR_NODE_SWITCH;
+
+		for (unsigned p = sw ? 0 : 1;
+		     p <= (sw ? 0 : node->num_ports) && !ret; p++) {
+			uint64_t g = node->ports[p].guid;
+			uint32_t other;
+
+			if (!sw && node->ports[p].remote == CR_NO_NODE)
+				continue;
+			other = cr_guidmap_get(&m, g);
+			if (other != CR_GUIDMAP_NONE) {
+				*first = other;
+				*again = cr_guidmap_port(n, p);
+				ret = 1;
+			} else if (cr_guidmap_put(&m, g,
+						  cr_guidmap_port(n, p)) < 0) {
+				ret = -1;
+			}
+		}
+	}
+	cr_guidmap_release(&m);
+	return ret;
 }
