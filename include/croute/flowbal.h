@@ -59,5 +59,7 @@ int cr_flow_route(const struct cr_fabric *f, struct cr_routing *r,
  * small fabrics run every level on several threads. 0: the default.
  */
 void cr_flow_set_grain(unsigned picks);
+/* That least work: the picks a round needs before it is split. */
+unsigned cr_flow_grain(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include <croute/check.h>
+#include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -142,8 +143,11 @@ static inline void tu_assert_same_runs(const struct cr_fabric *f,
 
 	cr_threads_set(1);
 	a = tu_route(f, engine, NULL);
+	/* Every level of flow balance split over the threads. */
 	cr_threads_set(4);
+	cr_flow_set_grain(1);
 	b = tu_route(f, engine, NULL);
+	cr_flow_set_grain(0);
 	cr_threads_set(0);
 
 	assert_non_null(a);

@@ -33,6 +33,11 @@ void cr_flow_set_grain(unsigned picks)
 			 __ATOMIC_RELAXED);
 }
 
+unsigned cr_flow_grain(void)
+{
+	return __atomic_load_n(&grain, __ATOMIC_RELAXED);
+}
+
 /* A switch's candidates toward the group it last routed. */
 struct cand_cache {
 	uint32_t group;

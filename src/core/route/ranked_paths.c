@@ -22,16 +22,21 @@
  * rise on its SL's VL; a failure, or a second VL that max_vls forbids,
  * routes the whole fabric with cr-updn on one VL instead.
  *
- * Cost: per destination switch a few waves over the switch links, per
- * LID a pick on every switch; the check is linear in the tables (each
- * switch's path to a LID is walked once, from where it meets one done,
- * ranges of LIDs on threads).
+ * Cost: per destination switch a few waves over the switch links (the
+ * channels' ranks computed once a try), per LID a pick on every switch;
+ * with flow balance a destination's LIDs are picked together, switch by
+ * switch, so each table row is touched once per destination rather than
+ * once per LID, and each level's switches are split over a team of
+ * threads (the same tables for any count). The check is linear in the tables (each switch's path to
+ * a LID is walked once, from where it meets one done), on blocks of
+ * LIDs copied out of the rows, ranges of LIDs on threads.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
@@ -55,12 +60,14 @@ int cr_ranked_alloc(struct cr_ranked *rp)
 	rp->first[1] = calloc(ns + 1, sizeof(int));
 	rp->cand_start = calloc(ns + 1, sizeof(*rp->cand_start));
 	rp->cas = calloc(ns + 1, sizeof(*rp->cas));
-	rp->flow = calloc(ns + 1, sizeof(*rp->flow));
 	rp->order = calloc(ns + 1, sizeof(*rp->order));
 	rp->stack = calloc(ns + 2, sizeof(*rp->stack));
-	if (!rp->port_start || !rp->cand || !rp->dist || !rp->ok ||
-	    !rp->pref1 || !rp->first[0] || !rp->first[1] || !rp->cand_start ||
-	    !rp->cas || !rp->flow || !rp->order || !rp->stack)
+	rp->rk[0] = calloc(rp->adj_start[ns] + 1, sizeof(int));
+	rp->rk[1] = calloc(rp->adj_start[ns] + 1, sizeof(int));
+	if (!rp->rk[0] || !rp->rk[1] || !rp->port_start || !rp->cand ||
+	    !rp->dist || !rp->ok || !rp->pref1 || !rp->first[0] ||
+	    !rp->first[1] || !rp->cand_start || !rp->cas || !rp->order ||
+	    !rp->stack)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		rp->port_start[s] = np;
@@ -92,13 +99,31 @@ void cr_ranked_free(struct cr_ranked *rp)
 	free(rp->cand_start);
 	free(rp->cand);
 	free(rp->cas);
-	free(rp->flow);
 	free(rp->order);
 	free(rp->stack);
+	free(rp->rk[0]);
+	free(rp->rk[1]);
+	for (unsigned w = 0; w < CR_MAX_THREADS; w++)
+		free(rp->acc[w]);
+	cr_team_stop(rp->team);
 	cr_portsel_free(rp->ps);
 	free(rp->adj_start);
 	free(rp->adj);
 	free(rp->adj_port);
+}
+
+/*
+ * The ranks of every channel in the current try: the searches and the
+ * check read each one many times per destination.
+ */
+static void fill_ranks(struct cr_ranked *rp)
+{
+	for (uint32_t s = 0; s < rp->ns; s++)
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++)
+			for (unsigned v = 0; v < 2; v++)
+				rp->rk[v][i] =
+					rp->rank(rp, v, i, s, rp->adj[i]);
 }
 
 uint8_t cr_ranked_state_via(const struct cr_ranked *rp, uint32_t i, uint32_t s,
@@ -106,8 +131,10 @@ uint8_t cr_ranked_state_via(const struct cr_ranked *rp, uint32_t i, uint32_t s,
 {
 	uint8_t ok = 0;
 
-	*r0 = rp->rank(rp, 0, i, s, t);
-	*r1 = rp->rank(rp, 1, i, s, t);
+	(void)s;
+	(void)t;
+	*r0 = rp->rk[0][i];
+	*r1 = rp->rk[1][i];
 	if ((rp->ok[t] & 1) && *r0 < rp->first[0][t])
 		ok |= 1;
 	if ((rp->ok[t] & 2) && *r1 < rp->first[1][t])
@@ -264,7 +291,7 @@ void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
 
 				if (rp->adj[j] != x)
 					continue;
-				r = rp->rank(rp, v, j, s, x);
+				r = rp->rk[v][j];
 				if (r < best[x] &&
 				    (r > best[s] ||
 				     (r == best[s] && hops[x] + 1 < hops[s]))) {
@@ -300,7 +327,7 @@ static void follow_one(struct cr_ranked *rp, const uint32_t *next, uint32_t s)
 			continue;
 		}
 		for (unsigned v = 0; v < 2; v++) {
-			int r = rp->rank(rp, v, next[y], y, m);
+			int r = rp->rk[v][next[y]];
 
 			rp->first[v][y] = r;
 			if ((rp->ok[m] >> v & 1) && r < rp->first[v][m])
@@ -344,6 +371,7 @@ static void sort_by_distance(struct cr_ranked *rp)
 			start[rp->dist[s] + 1]++;
 	for (unsigned k = 1; k < 257; k++)
 		start[k] += start[k - 1];
+	memcpy(rp->level_start, start, sizeof(rp->level_start));
 	for (uint32_t s = 0; s < rp->ns; s++)
 		if (rp->dist[s] >= 0 && rp->dist[s] < 256) {
 			rp->order[start[rp->dist[s]]++] = s;
@@ -357,49 +385,128 @@ static void pick(struct cr_ranked *rp, uint32_t s, uint16_t lid, unsigned flags)
 	const struct cr_fabric *f = rp->f;
 	uint32_t sw = f->switches[s], c = rp->cand_start[s];
 	unsigned n = rp->cand_start[s + 1] - c;
-	uint8_t p;
 
-	if (rp->flows)
-		p = cr_portsel_pick_flows(rp->ps, sw, &rp->cand[c], n, lid,
-					  flags, rp->flow[s]);
-	else
-		p = cr_portsel_pick(rp->ps, sw, &rp->cand[c], n, lid, flags);
-	rp->r->lft[sw][lid] = p;
+	rp->r->lft[sw][lid] =
+		cr_portsel_pick(rp->ps, sw, &rp->cand[c], n, lid, flags);
 	rp->r->sl[sw][lid] = rp->ok[s] & 1 ? 0 : 1;
 	rp->second |= !(rp->ok[s] & 1);
-	if (rp->flows) {
-		uint32_t m = f->nodes[sw].ports[p].remote;
-
-		rp->flow[f->nodes[m].sw_index] += rp->flow[s];
-	}
 }
 
-/*
- * Routes lid toward switch index t (port: where t delivers it): with
- * flow balance the farthest switches first, each passing on the CA
- * sources whose route crosses it; else nearest first (global balance
- * commits each LID's paths).
- */
-static void route_lid(struct cr_ranked *rp, uint16_t lid, uint32_t t,
-		      uint8_t port)
+static unsigned lid_flags(const struct cr_fabric *f, uint16_t lid)
 {
-	const struct cr_fabric *f = rp->f;
-	bool sw_lid = cr_is_switch(f, f->lid_node[lid]);
-	unsigned flags = (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0) |
-			 (sw_lid ? CR_PS_NOCOUNT : 0) | CR_PS_SORTED;
+	return (cr_lid_is_base(f, lid) ? CR_PS_BASE : 0) |
+	       (cr_is_switch(f, f->lid_node[lid]) ? CR_PS_NOCOUNT : 0) |
+	       CR_PS_SORTED;
+}
 
-	rp->r->lft[f->switches[t]][lid] = port;
-	rp->r->sl[f->switches[t]][lid] = 0;
-	if (rp->flows) {
-		for (uint32_t i = 0; i < rp->num_order; i++)
-			rp->flow[rp->order[i]] = rp->cas[rp->order[i]];
-		for (uint32_t i = rp->num_order; i-- > 1;)
-			pick(rp, rp->order[i], lid, flags);
-		return;
-	}
+/* Nearest first, lid by lid (global balance commits each LID's paths). */
+static void route_lid(struct cr_ranked *rp, uint16_t lid)
+{
+	unsigned flags = lid_flags(rp->f, lid);
+
 	for (uint32_t i = 1; i < rp->num_order; i++)
 		pick(rp, rp->order[i], lid, flags);
 	cr_portsel_commit(rp->ps, lid);
+}
+
+/*
+ * One part of a level under flow balance: each switch adds up the flows
+ * the level above passed it (every member's array, then cleared), picks
+ * the chunk's LIDs in order and passes their flows on into this member's
+ * array. A pick reads and changes only its own switch's balance (and its
+ * earlier LIDs' entries), and a LID's sources reach a switch only from
+ * farther ones, so the tables are those of routing LID by LID, farthest
+ * switch first, on any number of threads: the sums are of integers.
+ */
+static int level_chunk(void *arg, unsigned worker, unsigned chunk)
+{
+	struct cr_ranked *rp = arg;
+	const struct cr_fabric *f = rp->f;
+	uint32_t len = rp->lend - rp->lbegin;
+	uint32_t b =
+		rp->lbegin + (uint32_t)((uint64_t)len * chunk / rp->nchunks);
+	uint32_t e = rp->lbegin +
+		     (uint32_t)((uint64_t)len * (chunk + 1) / rp->nchunks);
+	unsigned nl = rp->num_lids;
+	uint64_t *out = rp->acc[worker], from[CR_RANKED_CHUNK];
+
+	for (uint32_t i = b; i < e; i++) {
+		uint32_t s = rp->order[i], sw = f->switches[s];
+		uint32_t c = rp->cand_start[s], ps = rp->port_start[s];
+		unsigned n = rp->cand_start[s + 1] - c;
+		uint8_t *lft = rp->r->lft[sw], *sl = rp->r->sl[sw];
+		uint8_t v = rp->ok[s] & 1 ? 0 : 1;
+		size_t at = (size_t)s * CR_RANKED_CHUNK;
+
+		for (unsigned k = 0; k < nl; k++)
+			from[k] = rp->cas[s];
+		for (unsigned w = 0; w < rp->members; w++)
+			for (unsigned k = 0; k < nl; k++) {
+				from[k] += rp->acc[w][at + k];
+				rp->acc[w][at + k] = 0;
+			}
+		rp->second_by[worker] |= v;
+		for (unsigned k = 0; k < nl; k++) {
+			uint16_t lid = rp->lids[k];
+			uint8_t p = cr_portsel_pick_flows(
+				rp->ps, sw, &rp->cand[c], n, lid, rp->lflags[k],
+				from[k]);
+			uint32_t m = rp->adj[rp->port_entry[ps + p]];
+
+			lft[lid] = p;
+			sl[lid] = v;
+			out[(size_t)m * CR_RANKED_CHUNK + k] += from[k];
+		}
+	}
+	return 0;
+}
+
+/* The chunk of LIDs in rp->lids under flow balance, level by level. */
+static void route_chunk(struct cr_ranked *rp)
+{
+	uint32_t t = rp->order[0];
+
+	for (unsigned h = 255; h >= 1; h--) {
+		uint64_t picks;
+
+		rp->lbegin = rp->level_start[h];
+		rp->lend = rp->level_start[h + 1];
+		if (rp->lbegin == rp->lend)
+			continue;
+		/* Split only where the picks outweigh a round's handover. */
+		picks = (uint64_t)(rp->lend - rp->lbegin) * rp->num_lids;
+		rp->nchunks = (unsigned)(picks / cr_flow_grain());
+		if (rp->nchunks > 4 * rp->members)
+			rp->nchunks = 4 * rp->members;
+		if (rp->nchunks > rp->lend - rp->lbegin)
+			rp->nchunks = rp->lend - rp->lbegin;
+		if (rp->members == 1 || !rp->nchunks)
+			rp->nchunks = 1;
+		cr_team_run(rp->team, rp->nchunks, level_chunk, rp);
+	}
+	/* The destination passes nothing on: what reached it is spent. */
+	for (unsigned w = 0; w < rp->members; w++)
+		memset(&rp->acc[w][(size_t)t * CR_RANKED_CHUNK], 0,
+		       CR_RANKED_CHUNK * sizeof(uint64_t));
+	rp->num_lids = 0;
+}
+
+/* Routes lid toward switch index t, where port delivers it. */
+static void route_lid_to(struct cr_ranked *rp, uint16_t lid, uint32_t t,
+			 uint8_t port)
+{
+	const struct cr_fabric *f = rp->f;
+
+	rp->r->lft[f->switches[t]][lid] = port;
+	rp->r->sl[f->switches[t]][lid] = 0;
+	if (!rp->flows) {
+		route_lid(rp, lid);
+		return;
+	}
+	rp->lids[rp->num_lids] = lid;
+	rp->lflags[rp->num_lids++] = (uint8_t)lid_flags(f, lid);
+	if (rp->num_lids == CR_RANKED_CHUNK)
+		route_chunk(rp);
 }
 
 /* The LIDs switch index t delivers: its own and its CAs'. */
@@ -415,6 +522,7 @@ static void route_switch(struct cr_ranked *rp, uint32_t t)
 		cr_portsel_order(rp->ps, f->switches[s],
 				 &rp->cand[rp->cand_start[s]],
 				 rp->cand_start[s + 1] - rp->cand_start[s]);
+	rp->num_lids = 0;
 	for (unsigned p = 0; p <= n->num_ports; p++) {
 		uint32_t m = p ? n->ports[p].remote : sw;
 		unsigned q = p ? n->ports[p].remote_port : 0;
@@ -425,8 +533,10 @@ static void route_switch(struct cr_ranked *rp, uint32_t t)
 		x = &f->nodes[m].ports[q];
 		for (unsigned i = 0; x->lid && i < (1u << x->lmc); i++)
 			if (x->lid + i <= f->max_lid)
-				route_lid(rp, x->lid + i, t, (uint8_t)p);
+				route_lid_to(rp, x->lid + i, t, (uint8_t)p);
 	}
+	if (rp->num_lids)
+		route_chunk(rp);
 }
 
 /* Every LID; -1 with the reason in why when a switch has no path. */
@@ -436,6 +546,7 @@ static int route_all(struct cr_ranked *rp, const uint8_t *dist, char *why,
 	const struct cr_fabric *f = rp->f;
 
 	rp->second = false;
+	memset(rp->second_by, 0, sizeof(rp->second_by));
 	for (uint32_t t = 0; t < rp->ns; t++) {
 		const uint8_t *hop = &dist[(size_t)t * rp->ns];
 		uint32_t one = 0, left = rp->label(rp, t, hop, &one);
@@ -454,6 +565,26 @@ static int route_all(struct cr_ranked *rp, const uint8_t *dist, char *why,
 		}
 		route_switch(rp, t);
 	}
+	for (unsigned w = 0; w < CR_MAX_THREADS; w++)
+		rp->second |= rp->second_by[w];
+	return 0;
+}
+
+/* The team and its flow arrays for flow balance; -1 out of memory. */
+static int start_team(struct cr_ranked *rp)
+{
+	if (rp->team)
+		return 0;
+	rp->team = cr_team_start(cr_threads_get());
+	if (!rp->team)
+		return -1;
+	rp->members = cr_team_size(rp->team);
+	for (unsigned w = 0; w < rp->members; w++) {
+		rp->acc[w] = calloc((size_t)(rp->ns + 1) * CR_RANKED_CHUNK,
+				    sizeof(uint64_t));
+		if (!rp->acc[w])
+			return -1;
+	}
 	return 0;
 }
 
@@ -465,6 +596,7 @@ int cr_ranked_route_tries(struct cr_ranked *rp, const uint8_t *dist,
 	for (unsigned k = 0; k < tries; k++) {
 		if (rp->set_try(rp, k))
 			return -2;
+		fill_ranks(rp);
 		cr_portsel_free(rp->ps);
 		rp->ps = NULL;
 		rp->pairs_left = 0;
@@ -478,6 +610,8 @@ int cr_ranked_route_tries(struct cr_ranked *rp, const uint8_t *dist,
 		if (rc < 0)
 			return -2;
 		rp->flows = rc == 1;
+		if (rp->flows && start_team(rp))
+			return -2;
 		if (!route_all(rp, dist, why, len))
 			return 0;
 		cr_verbose("%s: %s %u: %s", rp->name, rp->try_what, k, why);
@@ -495,6 +629,12 @@ struct walk {
 	uint32_t *stack, *stamp;
 	uint8_t *ok;
 	int *first[2];
+	/*
+	 * A block of LIDs' entries, [switch index * CR_RANKED_CHUNK + LID
+	 * in block]: each table row is read once a block, where walking it
+	 * LID by LID would touch every switch's row (and page) per LID.
+	 */
+	uint8_t *lft, *sl;
 };
 
 static void walk_free(struct walk *w)
@@ -504,6 +644,8 @@ static void walk_free(struct walk *w)
 	free(w->ok);
 	free(w->first[0]);
 	free(w->first[1]);
+	free(w->lft);
+	free(w->sl);
 }
 
 static int walk_alloc(struct walk *w, const struct cr_ranked *rp)
@@ -516,7 +658,10 @@ static int walk_alloc(struct walk *w, const struct cr_ranked *rp)
 	w->ok = calloc(ns + 1, 1);
 	w->first[0] = calloc(ns + 1, sizeof(int));
 	w->first[1] = calloc(ns + 1, sizeof(int));
-	if (w->stack && w->stamp && w->ok && w->first[0] && w->first[1])
+	w->lft = malloc((size_t)(ns + 1) * CR_RANKED_CHUNK);
+	w->sl = malloc((size_t)(ns + 1) * CR_RANKED_CHUNK);
+	if (w->stack && w->stamp && w->ok && w->first[0] && w->first[1] &&
+	    w->lft && w->sl)
 		return 0;
 	walk_free(w);
 	return -1;
@@ -528,42 +673,44 @@ static int walk_alloc(struct walk *w, const struct cr_ranked *rp)
  * rise (bit v) into ok[]; stamp[] marks the switches done for this LID.
  * Iterative: the path is walked to a switch done, then unwound.
  */
-static void path_state(struct walk *w, uint16_t lid, uint32_t s, uint32_t stamp)
+static void path_state(struct walk *w, unsigned k, uint32_t s, uint32_t stamp)
 {
 	const struct cr_ranked *rp = w->rp;
 	const struct cr_fabric *f = rp->f;
 	uint32_t top = 0;
 
 	while (w->stamp[s] != stamp) {
-		uint32_t sw = f->switches[s], m;
-		uint8_t p = rp->r->lft[sw][lid];
+		uint8_t p = w->lft[(size_t)s * CR_RANKED_CHUNK + k];
+		uint32_t i = UINT32_MAX;
 
+		if (p && p != CR_NO_PATH &&
+		    p < rp->port_start[s + 1] - rp->port_start[s])
+			i = rp->port_entry[rp->port_start[s] + p];
 		w->stack[top++] = s;
-		m = p && p != CR_NO_PATH && p <= f->nodes[sw].num_ports
-			    ? f->nodes[sw].ports[p].remote
-			    : CR_NO_NODE;
-		if (m == CR_NO_NODE || !cr_is_switch(f, m) || top > rp->ns) {
+		if (i == UINT32_MAX || top > rp->ns) {
+			const struct cr_node *n = &f->nodes[f->switches[s]];
+			bool end =
+				!p || (p != CR_NO_PATH && p <= n->num_ports &&
+				       n->ports[p].remote != CR_NO_NODE);
+
 			/* Delivered, no entry, or a loop: ends here. */
 			w->stamp[s] = stamp;
-			w->ok[s] = p != CR_NO_PATH && top <= rp->ns &&
-						   (!p || m != CR_NO_NODE)
-					   ? 3
-					   : 0;
+			w->ok[s] = end && top <= rp->ns ? 3 : 0;
 			w->first[0][s] = w->first[1][s] = INT_MAX;
 			top--;
 			break;
 		}
-		s = f->nodes[m].sw_index;
+		s = rp->adj[i];
 	}
 	while (top) {
-		uint32_t x = w->stack[--top], sw = f->switches[x];
-		uint8_t p = rp->r->lft[sw][lid];
-		uint32_t y = f->nodes[f->nodes[sw].ports[p].remote].sw_index;
+		uint32_t x = w->stack[--top];
+		uint8_t p = w->lft[(size_t)x * CR_RANKED_CHUNK + k];
 		uint32_t i = rp->port_entry[rp->port_start[x] + p];
+		uint32_t y = rp->adj[i];
 
 		w->ok[x] = 0;
-		for (unsigned v = 0; v < 2 && i != UINT32_MAX; v++) {
-			int r = rp->rank(rp, v, i, x, y);
+		for (unsigned v = 0; v < 2; v++) {
+			int r = rp->rk[v][i];
 
 			w->first[v][x] = r;
 			if ((w->ok[y] >> v & 1) && r < w->first[v][y])
@@ -583,20 +730,30 @@ static int vl_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 	uint32_t stamp = 0;
 
 	(void)nparts;
-	for (uint32_t l = begin + 1; l <= end; l++) {
-		uint16_t lid = (uint16_t)l;
+	for (uint32_t b = begin + 1; b <= end; b += CR_RANKED_CHUNK) {
+		unsigned nl = end - b + 1 < CR_RANKED_CHUNK ? end - b + 1
+							    : CR_RANKED_CHUNK;
 
-		if (f->lid_node[lid] == CR_NO_NODE)
-			continue;
-		stamp++;
 		for (uint32_t s = 0; s < rp->ns; s++) {
 			uint32_t sw = f->switches[s];
-			uint8_t v = rp->r->sl[sw][lid];
 
-			path_state(w, lid, s, stamp);
-			if (rp->r->lft[sw][lid] != CR_NO_PATH && v < 2 &&
-			    !(w->ok[s] >> v & 1))
-				return 1;
+			memcpy(&w->lft[(size_t)s * CR_RANKED_CHUNK],
+			       &rp->r->lft[sw][b], nl);
+			memcpy(&w->sl[(size_t)s * CR_RANKED_CHUNK],
+			       &rp->r->sl[sw][b], nl);
+		}
+		for (unsigned k = 0; k < nl; k++) {
+			if (f->lid_node[b + k] == CR_NO_NODE)
+				continue;
+			stamp++;
+			for (uint32_t s = 0; s < rp->ns; s++) {
+				size_t x = (size_t)s * CR_RANKED_CHUNK + k;
+
+				path_state(w, k, s, stamp);
+				if (w->lft[x] != CR_NO_PATH && w->sl[x] < 2 &&
+				    !(w->ok[s] >> w->sl[x] & 1))
+					return 1;
+			}
 		}
 	}
 	return 0;

@@ -15,10 +15,14 @@
 #include <stdint.h>
 
 #include <croute/fabric.h>
+#include <croute/parallel.h>
 #include <croute/portsel.h>
 #include <croute/routing.h>
 
 struct cr_ranked;
+
+/* LIDs of one destination switch routed together under flow balance. */
+#define CR_RANKED_CHUNK 64
 
 /*
  * The rank in VL v's ranking of the channel of adjacency entry i, from
@@ -49,6 +53,7 @@ struct cr_ranked {
 	uint32_t *adj_start, *adj; /* switch adjacency (hops.h) */
 	uint8_t *adj_port;
 	uint32_t *port_start, *port_entry; /* switch index, port: entry */
+	int *rk[2]; /* per adjacency entry: rank() in this try, per VL */
 	uint64_t pairs_left; /* switch to switch, neither with CAs, no path */
 	/* Toward one destination switch, per switch index: */
 	int *dist; /* hops, -1 unlabelled */
@@ -62,7 +67,21 @@ struct cr_ranked {
 	bool flows; /* the port-selection module balances flows */
 	bool second; /* some path needs VL 1 */
 	uint32_t *cas; /* per switch index: its CA ports */
-	uint64_t *flow; /* per switch index: CA sources through it */
+	uint32_t level_start[257]; /* order[] positions by distance */
+	/*
+	 * Flow balance, a chunk of the destination's LIDs at a time, one
+	 * level per round of the team: flows passed on by member w into
+	 * acc[w][switch index * CR_RANKED_CHUNK + LID in chunk].
+	 */
+	struct cr_team *team;
+	unsigned members;
+	uint64_t *acc[CR_MAX_THREADS];
+	bool second_by[CR_MAX_THREADS];
+	uint32_t lbegin, lend; /* the round's level: order[] positions */
+	unsigned nchunks;
+	uint16_t lids[CR_RANKED_CHUNK];
+	uint8_t lflags[CR_RANKED_CHUNK];
+	unsigned num_lids;
 	uint32_t *order, num_order; /* labelled switches, nearest first */
 	uint32_t *stack; /* cr_ranked_follow's walk */
 };
