@@ -22,6 +22,7 @@
  * the optimum from above whatever the solver's tolerances.
  */
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,36 @@ static int add_phase(struct joint *j, const struct model *m,
 	return 0;
 }
 
+/* GLPK's error hook: back to the solve, which gives up cleanly. */
+static void glpk_failed(void *info)
+{
+	longjmp(*(jmp_buf *)info, 1);
+}
+
+/*
+ * glp_interior on j's LP: its status, or -1 when GLPK stopped on an
+ * internal error (the normal equations of a large LP overflow its sizes:
+ * random 64, shift, every phase on minimal paths). GLPK's own state is
+ * then unusable, so its environment, j's LP included, is freed.
+ */
+static int solve(struct joint *j, const glp_iptcp *parm)
+{
+	/* GLPK's environment is per thread, so is the jump target */
+	static _Thread_local jmp_buf env;
+	int st;
+
+	if (setjmp(env)) {
+		glp_error_hook(NULL, NULL);
+		glp_free_env();
+		j->lp = NULL;
+		return -1;
+	}
+	glp_error_hook(glpk_failed, &env);
+	st = glp_interior(j->lp, parm);
+	glp_error_hook(NULL, NULL);
+	return st;
+}
+
 /*
  * The Lagrangian bound of the duals y (see above): an upper bound on the
  * LP's optimum for any y of the right signs.
@@ -252,7 +283,14 @@ int cr_bound_joint(const struct cr_fabric *f, const struct cr_est *e,
 	glp_scale_prob(j.lp, GLP_SF_AUTO);
 	glp_init_iptcp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
-	st = glp_interior(j.lp, &parm);
+	st = solve(&j, &parm);
+	if (st < 0) {
+		cr_err("--one-routing: GLPK could not solve the LP (%zu "
+		       "entries over %llu flows); it is for small fabrics: "
+		       "sample phases with --phases",
+		       j.t.n, (unsigned long long)j.flows);
+		goto out;
+	}
 	/*
 	 * The duals bound the optimum whatever their quality, so the best
 	 * point of a search stopped by instability or its iteration limit
@@ -289,7 +327,8 @@ out:
 	free(j.pm.col);
 	free(j.ub);
 	cr_bound_trip_free(&j.t);
-	glp_delete_prob(j.lp);
+	if (j.lp)
+		glp_delete_prob(j.lp);
 	cr_bound_model_free(&m);
 	free(flows);
 	cr_phases_stop(ph);
