@@ -13,7 +13,7 @@
 # installed opensm-lfts.dump is scored with `croute estimate` (shift on
 # 16 sampled phases, bisect:10, rail-ring on the rail tree; fractions of
 # injection) on the fabric's own host order
-# and the mean over 6 random orders (--orders 6, seed 1), and checked by
+# and the mean over ORDERS random orders (default 6, seed 1), and checked by
 # `croute check` (with the plugin's path-SL and SL2VL dumps for cr-auto's
 # layered winners: "OK" or u<unreachable>,c<VLs with credit loops>; the
 # built-ins' SLs are not dumped, so dfsssp's and nue's loops on one VL
@@ -21,6 +21,11 @@
 # own-order figure over `croute bound`'s for the same phases. The
 # "auto offline" row is `croute route -e auto --qos`, the same tables
 # cr-auto installs unless its wall clock cut candidates.
+#
+# Any other size: LABEL=ARGS, where ARGS are `croute gen`'s (a label
+# ending in -cut loses 3 global cables as dfly-cut does), e.g.
+#   ibsim.sh 'dfly4=dragonfly-plus --groups 5 --leaves 4 --spines 4
+#   --hosts 4 --global 4'
 #
 # usage: bench/modern/ibsim.sh [FABRIC...]   (default: all four)
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -32,6 +37,7 @@ cr_init bench-modern
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 [ $# -gt 0 ] || set -- dfly dfly-cut hyperx rail
 phases=16
+orders=${ORDERS:-6}
 
 make_fabric() {
 	case $1 in
@@ -44,6 +50,13 @@ make_fabric() {
 	hyperx) cr_gen "$2" hyperx 6 6 --hosts 6 ;;
 	rail) cr_gen "$2" rail-tree --servers 32 --rails 8 --unit 8 \
 		--spines 4 ;;
+	*-cut=*)
+		make_fabric "${1%%-cut=*}=${1#*=}" "$2.full"
+		awk -v count=3 -f "$here/drop-global.awk" "$2.full" \
+			"$2.full" >"$2" ;;
+	*=*)
+		# shellcheck disable=SC2086
+		cr_gen "$2" ${1#*=} ;;
 	*) cr_fail "unknown fabric $1" ;;
 	esac
 }
@@ -67,7 +80,7 @@ score() {
 		END { printf "%s", r == "OK" ? "OK" : "u" u ",c" c }' \
 		"$CR_DIR/check")
 	"$CROUTE" estimate -t "$_t" --lids "$CR_GUID2LID" --lfts "$_l" \
-		--pattern "$_p" --phases "$phases" --orders 6 \
+		--pattern "$_p" --phases "$phases" --orders "$orders" \
 		>"$CR_DIR/est" 2>/dev/null
 	printf '%-9s %3s' "$res" "$vls"
 	for p in $(echo "$_p" | tr , ' '); do
@@ -84,11 +97,12 @@ score() {
 	echo
 }
 
-for fab in "$@"; do
+for spec in "$@"; do
+	fab=${spec%%=*}
 	topo=$CR_DIR/$fab.topo
-	make_fabric "$fab" "$topo"
+	make_fabric "$spec" "$topo"
 	pats=shift,bisect
-	[ "$fab" = rail ] && pats=rail-ring,shift,bisect
+	case $spec in rail | *=rail-tree*) pats=rail-ring,shift,bisect ;; esac
 	"$CROUTE" bound -t "$topo" --pattern "$pats" --phases "$phases" \
 		>"$CR_DIR/bound" 2>/dev/null
 	cr_ibsim_start "$topo" >>"$CR_DIR/run.log"
@@ -102,7 +116,7 @@ for fab in "$@"; do
 	done
 	echo
 	extra=
-	[ "$fab" = hyperx ] && extra=cr-hyperx
+	case $spec in hyperx | *=hyperx*) extra=cr-hyperx ;; esac
 	for row in "cr-auto Q" ${extra:+"$extra Q"} "minhop -" "updn -" \
 		"ftree -" "dfsssp Q" "nue Q"; do
 		set -- $row

@@ -128,6 +128,12 @@ struct cr_byproducts {
 	 * repair): read right after the routing run.
 	 */
 	bool vls_ranked;
+	/*
+	 * cr-dfp on a dragonfly+ (two or more groups, each with leaves and
+	 * spines): the VLs it routed it on, which cr-auto holds every other
+	 * candidate to; 0 on any other fabric.
+	 */
+	uint8_t native_vls;
 };
 
 /* Frees what b holds and empties it. */

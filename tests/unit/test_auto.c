@@ -722,6 +722,48 @@ static void test_second_chance(void **state)
 	cr_fabric_free(f);
 }
 
+/*
+ * On a dragonfly+ cr-auto keeps to cr-dfp's two VLs: cr-lash, which
+ * needs three there, is not tried. Without cr-dfp in the list nothing
+ * caps it.
+ */
+static void test_dragonfly_vls(void **state)
+{
+	struct cr_gen_params gp = {.speed = CR_SPEED_QDR, .width = 4};
+	struct cr_fabric *f = cr_gen_dragonfly_plus(5, 4, 4, 2, 4, &gp);
+	struct cr_auto_conf ac = {.candidates = "lash+ps+rgs+bal,dfp,lash",
+				  .objective = "shift:avg",
+				  .qos = true};
+	struct cr_options o;
+	struct cr_routing *r;
+	char row[512];
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	cr_options_init(&o);
+	r = cr_routing_new(f);
+	assert_non_null(r);
+	assert_int_equal(cr_route(cr_engine_find("lash"), f, &o, r), 0);
+	assert_true(r->num_layers > 2); /* the premise */
+	cr_routing_free(r);
+
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	winner_row(r, row, sizeof(row));
+	assert_non_null(strstr(row, " dfp "));
+	assert_true(r->num_layers <= 2);
+	assert_non_null(strstr(by.auto_table, "not tried: a dragonfly+"));
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+
+	ac.candidates = "lash";
+	assert_int_equal(run_auto(f, &ac, &r), 0);
+	assert_true(r->num_layers > 2);
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -737,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_pass_keeps_terms),
 		cmocka_unit_test(test_second_chance),
+		cmocka_unit_test(test_dragonfly_vls),
 	};
 
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);

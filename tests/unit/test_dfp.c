@@ -260,6 +260,51 @@ static void test_vouched(void **state)
 	cr_fabric_free(t);
 }
 
+/* cr-dfp's VLs for cr-auto's cap (by->native_vls): dragonflies+ only. */
+static uint8_t native_vls(const struct cr_fabric *f)
+{
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+	uint8_t v;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	cr_log_set(tu_count_warnings, NULL, CR_LOG_WARN);
+	assert_int_equal(cr_route_by(cr_engine_find("dfp"), f, &o, r, &by), 0);
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	v = by.native_vls;
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+	return v;
+}
+
+/*
+ * A dragonfly+ says how many VLs it took; a two-level tree (one group)
+ * and a three-level tree (top switches without leaves) are no
+ * dragonflies+, though cr-dfp routes them on its rankings.
+ */
+static void test_native_vls(void **state)
+{
+	struct cr_gen_params p = {.speed = CR_SPEED_QDR, .width = 4};
+	struct cr_fabric *f = dfly(5, 4, 4, 4);
+	struct cr_fabric *t = cr_gen_two_level(6, 4, 4, 4, false, &p);
+	struct cr_fabric *k = cr_gen_kary_ntree(4, 3, &p);
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(k);
+	assert_int_equal(cr_fabric_assign_lids(t, 0), 0);
+	assert_int_equal(cr_fabric_assign_lids(k, 0), 0);
+	assert_int_equal(native_vls(f), 2);
+	assert_true(ranked(t, 8));
+	assert_int_equal(native_vls(t), 0);
+	assert_int_equal(native_vls(k), 0);
+	cr_fabric_free(f);
+	cr_fabric_free(t);
+	cr_fabric_free(k);
+}
+
 /*
  * The same tables and SLs on every run, whatever the threads; 648 LIDs,
  * so that the final check runs on more than one.
@@ -294,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_no_order),
 		cmocka_unit_test(test_fall_back),
 		cmocka_unit_test(test_vouched),
+		cmocka_unit_test(test_native_vls),
 		cmocka_unit_test(test_deterministic),
 	};
 

@@ -171,6 +171,25 @@ out:
 }
 
 /*
+ * A dragonfly+: two groups or more, each with a leaf and a spine. A
+ * two-level tree is one group; the top of a three-level tree, groups
+ * without leaves.
+ */
+static bool dfp_is_dragonfly(const struct dfp *d)
+{
+	uint32_t ng = d->num_groups, ns = d->rp.ns;
+	uint8_t *has = calloc(ng + 1, 1);
+	bool yes = has && ng >= 2;
+
+	for (uint32_t s = 0; yes && s < ns; s++)
+		has[d->gid[s]] |= d->leaf[s] ? 1 : 2;
+	for (uint32_t g = 0; yes && g < ng; g++)
+		yes = has[g] == 3;
+	free(has);
+	return yes;
+}
+
+/*
  * The rank of channel s -> t in VL v's ranking. VL 0 orders the groups
  * downward, VL 1 upward: a global channel ranks by the group it enters,
  * a turn (down into the group's turn leaf, up out of it) just above; up
@@ -463,6 +482,8 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	cr_info("cr-dfp: %u switches in %u groups routed on %u VL(s)", d.rp.ns,
 		d.num_groups, r->num_layers);
+	if (dfp_is_dragonfly(&d))
+		by->native_vls = r->num_layers;
 	if (d.rp.pairs_left)
 		cr_info("cr-dfp: %llu LIDs of switches without CAs left "
 			"unrouted on switches without CAs (no path rising in "

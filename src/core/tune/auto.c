@@ -10,8 +10,9 @@
  * reach every LID from every CA port without loops; without QoS it must
  * have no credit loop on its single VL; layered candidates (cr-lash)
  * qualify only with QoS (their SLs need OpenSM's SL2VL tables), and never
- * with more layers than VLs (the engine refuses then); any candidate with
- * credit loops qualifies only with allow_credit_loops.
+ * with more layers than VLs (the engine refuses then), nor on a
+ * dragonfly+ with more than cr-dfp needs (vl_limit()); any candidate
+ * with credit loops qualifies only with allow_credit_loops.
  *
  * Choice: the objective's terms compared in order (later ones break
  * ties), then the candidate order: the result depends only on the fabric,
@@ -459,6 +460,25 @@ static void layered_first(struct cand *v, int n)
 		}
 }
 
+/* cr-dfp before the first cr-lash, whose VLs it caps (vl_limit()). */
+static void dfp_before_lash(struct cand *v, int n)
+{
+	int lash = -1;
+
+	for (int i = 0; i < n; i++) {
+		if (lash < 0 && !strcmp(v[i].e->name, "lash"))
+			lash = i;
+		if (lash >= 0 && !strcmp(v[i].e->name, "dfp")) {
+			struct cand c = v[i];
+
+			memmove(&v[lash + 1], &v[lash],
+				(size_t)(i - lash) * sizeof(*v));
+			v[lash] = c;
+			return;
+		}
+	}
+}
+
 /* The objective given, else the default for a known or unknown order. */
 static const char *auto_objective(const struct cr_auto_conf *ac, bool rails)
 {
@@ -546,6 +566,7 @@ static int parse_run(struct run *a)
 	if (ac->qos && !a->fast &&
 	    (!ac->candidates || !strcmp(ac->candidates, "all")))
 		layered_first(a->v, a->n);
+	dfp_before_lash(a->v, a->n);
 	a->scores = calloc((size_t)a->n * a->obj.num_terms, sizeof(*a->scores));
 	a->order = calloc(a->n, sizeof(*a->order));
 	a->work = calloc(a->n, sizeof(*a->work));
@@ -755,6 +776,32 @@ static bool skipped(struct run *a, int i)
 	return false;
 }
 
+/*
+ * On a dragonfly+ cr-dfp promises deadlock freedom in two VLs and leaves
+ * the rest to QoS. A candidate that spends more (cr-lash takes three on
+ * one of nine groups, for a gain of about half a percent) is refused, so
+ * that the VLs cr-auto uses there never depend on the scores; cr-lash is
+ * not even tried, which leaves its work to the pass. True when candidate
+ * c's routing r is refused; cr-dfp's routing sets the cap (it runs
+ * before any cr-lash: dfp_before_lash()).
+ */
+static bool vl_limit(struct run *a, struct cand *c, const struct cr_routing *r,
+		     const struct cr_byproducts *by)
+{
+	if (a->vl_cap && r->num_layers > a->vl_cap) {
+		snprintf(c->why, sizeof(c->why),
+			 "uses %u VLs, more than the %u of %s on this fabric",
+			 r->num_layers, a->vl_cap, a->vl_cap_by);
+		c->ok = false;
+		return true;
+	}
+	if (by->native_vls && (!a->vl_cap || by->native_vls < a->vl_cap)) {
+		a->vl_cap = by->native_vls;
+		a->vl_cap_by = c->e->name;
+	}
+	return false;
+}
+
 /* Each candidate in list order; the best so far is kept (ties: the first). */
 static void run_candidates(struct run *a)
 {
@@ -765,9 +812,21 @@ static void run_candidates(struct run *a)
 		c->score = a->scores + (size_t)i * a->obj.num_terms;
 		if (skipped(a, i))
 			continue;
+		if (a->vl_cap && !strcmp(c->e->name, "lash")) {
+			snprintf(c->why, sizeof(c->why),
+				 "not tried: a dragonfly+, which %s routes on"
+				 " %u VL(s)",
+				 a->vl_cap_by, a->vl_cap);
+			continue;
+		}
 		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
 			     &a->cand_by);
 		a->work_done += a->work[i];
+		if (cr && vl_limit(a, c, cr, &a->cand_by)) {
+			cr_routing_free(cr);
+			cr_byproducts_release(&a->cand_by);
+			cr = NULL;
+		}
 		if (cr)
 			auto_keep(a, i, cr, &a->cand_by);
 	}

@@ -116,6 +116,12 @@ struct run {
 	bool passed; /* the pass ran on the winner */
 	double *win_held; /* the winner's held-out scores as installed */
 	double improve_s; /* the improvement pass's seconds */
+	/*
+	 * On a dragonfly+, cr-dfp's VLs (0: none yet, or another fabric)
+	 * and its name: no candidate after it may use more (vl_limit()).
+	 */
+	unsigned vl_cap;
+	const char *vl_cap_by;
 };
 
 void auto_cand_options(const struct cand *c, struct cr_options *o);
