@@ -130,6 +130,15 @@ uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 			      const uint8_t *cands, unsigned n, uint16_t lid,
 			      unsigned flags, uint64_t flows);
 
+/*
+ * Adds flows (negative: takes them back) to the flow balance of base
+ * LIDs on port p of switch node sw: flows known to come later weigh on
+ * the picks before they are routed, and are taken back as they are.
+ * Nothing without flow balance.
+ */
+void cr_portsel_expect_flows(struct cr_portsel *ps, uint32_t sw, unsigned p,
+			     int64_t flows);
+
 /* Routes counted so far on port p of switch node sw. */
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
 /*

@@ -82,6 +82,52 @@ static void test_intact(void **state)
 	}
 }
 
+/*
+ * A leaf's uplinks carry the same number of CA LIDs, within 2: each is
+ * the only way to the groups of its spine's global cables, and the free
+ * picks (toward the leaf's own group) fill them up to even. Turn leaves
+ * reach the other turn leaf through half the spines only (2 LIDs of 4
+ * apart); picks on the flows routed so far alone ended 12 apart.
+ */
+static void test_even_uplinks(void **state)
+{
+	struct cr_gen_params p = {.speed = CR_SPEED_QDR, .width = 4};
+	struct cr_fabric *f = cr_gen_dragonfly_plus(9, 4, 4, 4, 2, &p);
+	struct cr_routing *r;
+	unsigned warned = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r = tu_route_ranked(f, "dfp", 8, &warned);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sw = f->switches[s], load[CR_MAX_PORTS + 1] = {0};
+		uint32_t lo = UINT32_MAX, hi = 0;
+		const struct cr_node *nd = &f->nodes[sw];
+
+		if (is_spine(f, sw))
+			continue;
+		for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t n = f->lid_node[lid];
+
+			if (n != CR_NO_NODE && !cr_is_switch(f, n) &&
+			    cr_lid_switch(f, lid, NULL) != sw)
+				load[r->lft[sw][lid]]++;
+		}
+		for (unsigned q = 1; q <= nd->num_ports; q++) {
+			uint32_t m = nd->ports[q].remote;
+
+			if (m == CR_NO_NODE || !cr_is_switch(f, m))
+				continue;
+			lo = load[q] < lo ? load[q] : lo;
+			hi = load[q] > hi ? load[q] : hi;
+		}
+		assert_true(hi - lo <= 2);
+	}
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
 /* Whether the cable n-m joins two spines (global) or not (!global). */
 static bool global_or_not(const struct cr_fabric *f, uint32_t n, uint32_t m,
 			  const void *arg)
@@ -334,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intact),
+		cmocka_unit_test(test_even_uplinks),
 		cmocka_unit_test(test_global_cuts),
 		cmocka_unit_test(test_leaf_cuts),
 		cmocka_unit_test(test_no_order),

@@ -27,7 +27,9 @@
  * switch is left without a path, the destination is labelled again with
  * other preferences between the VLs, twelve in all); each LID
  * then picks among them with the port-selection module (flow balance by
- * default: CA sources counted per port, farthest switches first). Host
+ * default: CA sources counted per port, farthest switches first; the
+ * flows a switch's own CAs must send by its only port one hop nearer a
+ * destination count there from the start). Host
  * paths are therefore shortest wherever the ranks allow: on an intact
  * dragonfly+ leaf-spine-spine-leaf, spread over the global cables; pairs
  * of groups that lost their cables go through a third group, and only

@@ -768,6 +768,14 @@ int cr_portsel_use_flows(struct cr_portsel *ps)
 	return 1;
 }
 
+void cr_portsel_expect_flows(struct cr_portsel *ps, uint32_t sw, unsigned p,
+			     int64_t flows)
+{
+	if (ps->flow)
+		ps->flow[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p] +=
+			(uint64_t)flows;
+}
+
 uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 			      const uint8_t *cands, unsigned n, uint16_t lid,
 			      unsigned flags, uint64_t flows)

@@ -60,14 +60,15 @@ int cr_ranked_alloc(struct cr_ranked *rp)
 	rp->first[1] = calloc(ns + 1, sizeof(int));
 	rp->cand_start = calloc(ns + 1, sizeof(*rp->cand_start));
 	rp->cas = calloc(ns + 1, sizeof(*rp->cas));
+	rp->only = calloc(ns + 1, 1);
 	rp->order = calloc(ns + 1, sizeof(*rp->order));
 	rp->stack = calloc(ns + 2, sizeof(*rp->stack));
 	rp->rk[0] = calloc(rp->adj_start[ns] + 1, sizeof(int));
 	rp->rk[1] = calloc(rp->adj_start[ns] + 1, sizeof(int));
 	if (!rp->rk[0] || !rp->rk[1] || !rp->port_start || !rp->cand ||
 	    !rp->dist || !rp->ok || !rp->pref1 || !rp->first[0] ||
-	    !rp->first[1] || !rp->cand_start || !rp->cas || !rp->order ||
-	    !rp->stack)
+	    !rp->first[1] || !rp->cand_start || !rp->cas || !rp->only ||
+	    !rp->order || !rp->stack)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		rp->port_start[s] = np;
@@ -99,6 +100,7 @@ void cr_ranked_free(struct cr_ranked *rp)
 	free(rp->cand_start);
 	free(rp->cand);
 	free(rp->cas);
+	free(rp->only);
 	free(rp->order);
 	free(rp->stack);
 	free(rp->rk[0]);
@@ -448,9 +450,16 @@ static int level_chunk(void *arg, unsigned worker, unsigned chunk)
 		rp->second_by[worker] |= v;
 		for (unsigned k = 0; k < nl; k++) {
 			uint16_t lid = rp->lids[k];
-			uint8_t p = cr_portsel_pick_flows(
-				rp->ps, sw, &rp->cand[c], n, lid, rp->lflags[k],
-				from[k]);
+			uint8_t p;
+
+			/* Its own CAs' flows come now: no longer expected. */
+			if (rp->only[s] &&
+			    (rp->lflags[k] & (CR_PS_BASE | CR_PS_NOCOUNT)) ==
+				    CR_PS_BASE)
+				cr_portsel_expect_flows(rp->ps, sw, rp->only[s],
+							-(int64_t)rp->cas[s]);
+			p = cr_portsel_pick_flows(rp->ps, sw, &rp->cand[c], n,
+						  lid, rp->lflags[k], from[k]);
 			uint32_t m = rp->adj[rp->port_entry[ps + p]];
 
 			lft[lid] = p;
@@ -509,14 +518,79 @@ static void route_lid_to(struct cr_ranked *rp, uint16_t lid, uint32_t t,
 		route_chunk(rp);
 }
 
+/* s's only link to a switch one hop nearer (hop: toward t); else 0. */
+static uint8_t only_port(const struct cr_ranked *rp, uint32_t s,
+			 const uint8_t *hop)
+{
+	uint8_t p = 0;
+
+	if (!hop[s] || hop[s] == CR_HOPS_INF)
+		return 0;
+	for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1]; i++)
+		if (hop[rp->adj[i]] + 1 == hop[s]) {
+			if (p)
+				return 0;
+			p = rp->adj_port[i];
+		}
+	return p;
+}
+
+/* The base LIDs of the CAs on switch index t, as route_switch() routes. */
+static uint32_t ca_lids(const struct cr_ranked *rp, uint32_t t)
+{
+	const struct cr_fabric *f = rp->f;
+	const struct cr_node *n = &f->nodes[f->switches[t]];
+	uint32_t c = 0;
+
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		uint32_t m = n->ports[p].remote;
+		uint16_t lid;
+
+		if (m == CR_NO_NODE || cr_is_switch(f, m))
+			continue;
+		lid = f->nodes[m].ports[n->ports[p].remote_port].lid;
+		c += lid && lid <= f->max_lid;
+	}
+	return c;
+}
+
+/*
+ * Flow balance picks a port by the flows routed so far, LID after LID.
+ * Where a switch's own CAs can reach a destination switch by one port
+ * only, their flows there are known before they are routed: expected on
+ * that port from the start, so that the free picks of earlier LIDs do
+ * not fill a port that forced flows will load later (a dragonfly+
+ * leaf's uplinks, each the only way to the groups its spine is cabled
+ * to). level_chunk() takes them back as they come.
+ */
+static void expect_forced(struct cr_ranked *rp, const uint8_t *dist)
+{
+	const struct cr_fabric *f = rp->f;
+
+	for (uint32_t t = 0; t < rp->ns; t++) {
+		const uint8_t *hop = &dist[(size_t)t * rp->ns];
+		int64_t lids = ca_lids(rp, t);
+
+		for (uint32_t s = 0; lids && s < rp->ns; s++) {
+			uint8_t p = rp->cas[s] ? only_port(rp, s, hop) : 0;
+
+			if (p)
+				cr_portsel_expect_flows(rp->ps, f->switches[s],
+							p, lids * rp->cas[s]);
+		}
+	}
+}
+
 /* The LIDs switch index t delivers: its own and its CAs'. */
-static void route_switch(struct cr_ranked *rp, uint32_t t)
+static void route_switch(struct cr_ranked *rp, uint32_t t, const uint8_t *hop)
 {
 	const struct cr_fabric *f = rp->f;
 	uint32_t sw = f->switches[t];
 	const struct cr_node *n = &f->nodes[sw];
 
 	sort_by_distance(rp);
+	for (uint32_t s = 0; rp->flows && s < rp->ns; s++)
+		rp->only[s] = rp->cas[s] ? only_port(rp, s, hop) : 0;
 	/* Once for every LID of t: the picks then skip their sort. */
 	for (uint32_t s = 0; s < rp->ns; s++)
 		cr_portsel_order(rp->ps, f->switches[s],
@@ -547,6 +621,8 @@ static int route_all(struct cr_ranked *rp, const uint8_t *dist, char *why,
 
 	rp->second = false;
 	memset(rp->second_by, 0, sizeof(rp->second_by));
+	if (rp->flows)
+		expect_forced(rp, dist);
 	for (uint32_t t = 0; t < rp->ns; t++) {
 		const uint8_t *hop = &dist[(size_t)t * rp->ns];
 		uint32_t one = 0, left = rp->label(rp, t, hop, &one);
@@ -563,7 +639,7 @@ static int route_all(struct cr_ranked *rp, const uint8_t *dist, char *why,
 				 f->nodes[f->switches[t]].desc);
 			return -1;
 		}
-		route_switch(rp, t);
+		route_switch(rp, t, hop);
 	}
 	for (unsigned w = 0; w < CR_MAX_THREADS; w++)
 		rp->second |= rp->second_by[w];

@@ -67,6 +67,12 @@ struct cr_ranked {
 	bool flows; /* the port-selection module balances flows */
 	bool second; /* some path needs VL 1 */
 	uint32_t *cas; /* per switch index: its CA ports */
+	/*
+	 * Flow balance, toward the current destination switch: per switch
+	 * index with CAs, its only port one hop nearer (0: none, several),
+	 * whose flows were expected (expect_forced()).
+	 */
+	uint8_t *only;
 	uint32_t level_start[257]; /* order[] positions by distance */
 	/*
 	 * Flow balance, a chunk of the destination's LIDs at a time, one
