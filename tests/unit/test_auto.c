@@ -724,7 +724,7 @@ static void test_second_chance(void **state)
 
 /*
  * On a dragonfly+ cr-auto keeps to cr-dfp's two VLs: cr-lash, which
- * needs three there, is not tried. Without cr-dfp in the list nothing
+ * needs three there, is refused. Without cr-dfp in the list nothing
  * caps it.
  */
 static void test_dragonfly_vls(void **state)
@@ -752,7 +752,7 @@ static void test_dragonfly_vls(void **state)
 	winner_row(r, row, sizeof(row));
 	assert_non_null(strstr(row, " dfp "));
 	assert_true(r->num_layers <= 2);
-	assert_non_null(strstr(by.auto_table, "not tried: a dragonfly+"));
+	assert_non_null(strstr(by.auto_table, "more than the 2 of dfp"));
 	cr_routing_free(r);
 	cr_byproducts_release(&by);
 

@@ -778,12 +778,11 @@ static bool skipped(struct run *a, int i)
 
 /*
  * On a dragonfly+ cr-dfp promises deadlock freedom in two VLs and leaves
- * the rest to QoS. A candidate that spends more (cr-lash takes three on
- * one of nine groups, for a gain of about half a percent) is refused, so
- * that the VLs cr-auto uses there never depend on the scores; cr-lash is
- * not even tried, which leaves its work to the pass. True when candidate
- * c's routing r is refused; cr-dfp's routing sets the cap (it runs
- * before any cr-lash: dfp_before_lash()).
+ * the rest to QoS. A candidate that spends more (cr-lash takes three or
+ * four on most, two on some) is refused, so that the VLs cr-auto uses
+ * there never depend on the scores. True when candidate c's routing r is
+ * refused; cr-dfp's routing sets the cap (it runs before any cr-lash:
+ * dfp_before_lash()).
  */
 static bool vl_limit(struct run *a, struct cand *c, const struct cr_routing *r,
 		     const struct cr_byproducts *by)
@@ -812,13 +811,6 @@ static void run_candidates(struct run *a)
 		c->score = a->scores + (size_t)i * a->obj.num_terms;
 		if (skipped(a, i))
 			continue;
-		if (a->vl_cap && !strcmp(c->e->name, "lash")) {
-			snprintf(c->why, sizeof(c->why),
-				 "not tried: a dragonfly+, which %s routes on"
-				 " %u VL(s)",
-				 a->vl_cap_by, a->vl_cap);
-			continue;
-		}
 		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
 			     &a->cand_by);
 		a->work_done += a->work[i];
