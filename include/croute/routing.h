@@ -272,6 +272,13 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		 struct cr_routing *r, struct cr_byproducts *by);
 int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r, struct cr_byproducts *by);
+/*
+ * Whether f is a dragonfly+ as cr-dfp sees one: leaves (switches with
+ * CAs) never cabled to each other, and two groups or more (the parts the
+ * leaf-spine cables make), each with a leaf and a spine. 1 yes, 0 no, -1
+ * out of memory.
+ */
+int cr_dfp_is_dragonfly(const struct cr_fabric *f);
 
 void cr_options_init(struct cr_options *o);
 void cr_options_release(struct cr_options *o);

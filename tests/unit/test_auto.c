@@ -764,6 +764,67 @@ static void test_dragonfly_vls(void **state)
 	cr_fabric_free(f);
 }
 
+/* The table's row for candidate name (its first line naming it). */
+static const char *row_of(const char *name, char *buf, size_t len)
+{
+	char key[64];
+	const char *s, *e;
+
+	snprintf(key, sizeof(key), " %s ", name);
+	s = strstr(by.auto_table, key);
+	assert_non_null(s);
+	while (s > by.auto_table && s[-1] != '\n')
+		s--;
+	e = strchr(s, '\n');
+	snprintf(buf, len, "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
+	return buf;
+}
+
+/*
+ * "all" tries cr-dfp's global balance on a dragonfly+ (where group pairs
+ * share one or two cables it beats cr-dfp's flow balance) and refuses it
+ * at no cost elsewhere, where it would be cr-updn's fallback again.
+ */
+static void test_dfp_global_dragonfly_only(void **state)
+{
+	struct cr_gen_params gp = {.speed = CR_SPEED_QDR, .width = 4};
+	struct cr_fabric *d = cr_gen_dragonfly_plus(6, 3, 3, 3, 3, &gp);
+	struct cr_fabric *t = cr_gen_two_level(6, 4, 4, 4, false, &gp);
+	struct cr_auto_conf ac = {
+		.objective = "shift:avg", .qos = true, .budget = 0.5};
+	struct cr_routing *r;
+	char row[512];
+
+	(void)state;
+	assert_non_null(d);
+	assert_non_null(t);
+	assert_int_equal(cr_fabric_assign_lids(d, 0), 0);
+	assert_int_equal(cr_fabric_assign_lids(t, 0), 0);
+
+	assert_int_equal(run_auto(d, &ac, &r), 0);
+	row_of("dfp+glob", row, sizeof(row));
+	assert_null(strstr(row, "not a dragonfly+"));
+	assert_null(strstr(row, "skipped"));
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+
+	assert_int_equal(run_auto(t, &ac, &r), 0);
+	row_of("dfp+glob", row, sizeof(row));
+	assert_non_null(strstr(row, "not a dragonfly+"));
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+
+	/* Asked for by name, it runs anywhere. */
+	ac.candidates = "updn,dfp+glob";
+	assert_int_equal(run_auto(t, &ac, &r), 0);
+	row_of("dfp+glob", row, sizeof(row));
+	assert_null(strstr(row, "not a dragonfly+"));
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(d);
+	cr_fabric_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -780,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_pass_keeps_terms),
 		cmocka_unit_test(test_second_chance),
 		cmocka_unit_test(test_dragonfly_vls),
+		cmocka_unit_test(test_dfp_global_dragonfly_only),
 	};
 
 	cr_log_set(quiet, NULL, CR_LOG_ERROR);

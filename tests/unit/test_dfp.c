@@ -345,6 +345,9 @@ static void test_native_vls(void **state)
 	assert_int_equal(cr_fabric_assign_lids(t, 0), 0);
 	assert_int_equal(cr_fabric_assign_lids(k, 0), 0);
 	assert_int_equal(native_vls(f), 2);
+	assert_int_equal(cr_dfp_is_dragonfly(f), 1);
+	assert_int_equal(cr_dfp_is_dragonfly(t), 0);
+	assert_int_equal(cr_dfp_is_dragonfly(k), 0);
 	assert_true(ranked(t, 8));
 	assert_int_equal(native_vls(t), 0);
 	assert_int_equal(native_vls(k), 0);

@@ -109,18 +109,86 @@ static uint32_t find(uint32_t *up, uint32_t x)
  * two-level tree is one group; the top of a three-level tree, groups
  * without leaves.
  */
-static bool dfp_is_dragonfly(const struct dfp *d)
+static bool groups_make_dragonfly(uint32_t ns, const bool *leaf,
+				  const uint32_t *gid, uint32_t ng)
 {
-	uint32_t ng = d->num_groups, ns = d->rp.ns;
 	uint8_t *has = calloc(ng + 1, 1);
 	bool yes = has && ng >= 2;
 
 	for (uint32_t s = 0; yes && s < ns; s++)
-		has[d->gid[s]] |= d->leaf[s] ? 1 : 2;
+		has[gid[s]] |= leaf[s] ? 1 : 2;
 	for (uint32_t g = 0; yes && g < ng; g++)
 		yes = has[g] == 3;
 	free(has);
 	return yes;
+}
+
+static bool dfp_is_dragonfly(const struct dfp *d)
+{
+	return groups_make_dragonfly(d->rp.ns, d->leaf, d->gid, d->num_groups);
+}
+
+/*
+ * Groups: the parts the leaf-spine cables make, numbered in switch order
+ * into gid[]; their count. up[] is scratch (ns entries). A leaf cabled
+ * to a leaf: UINT32_MAX, with *s1 and *s2 the two.
+ */
+static uint32_t find_groups(uint32_t ns, const uint32_t *adj_start,
+			    const uint32_t *adj, const bool *leaf, uint32_t *up,
+			    uint32_t *gid, uint32_t *s1, uint32_t *s2)
+{
+	uint32_t ng = 0;
+
+	for (uint32_t s = 0; s < ns; s++)
+		up[s] = s;
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t i = adj_start[s]; i < adj_start[s + 1]; i++) {
+			uint32_t t = adj[i];
+
+			if (leaf[s] && leaf[t]) {
+				*s1 = s;
+				*s2 = t;
+				return UINT32_MAX;
+			}
+			if (leaf[s] != leaf[t])
+				up[find(up, s)] = find(up, t);
+		}
+	for (uint32_t s = 0; s < ns; s++)
+		gid[s] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t root = find(up, s);
+
+		if (gid[root] == UINT32_MAX)
+			gid[root] = ng++;
+		gid[s] = gid[root];
+	}
+	return ng;
+}
+
+int cr_dfp_is_dragonfly(const struct cr_fabric *f)
+{
+	uint32_t ns = f->num_switches, *start = NULL, *adj = NULL, s1, s2;
+	uint32_t *up = malloc((ns + 1) * sizeof(*up));
+	uint32_t *gid = malloc((ns + 1) * sizeof(*gid));
+	bool *leaf = malloc(ns + 1);
+	uint8_t *port = NULL;
+	int ret = -1;
+
+	if (!up || !gid || !leaf || cr_switch_adjacency(f, &start, &adj, &port))
+		goto out;
+	for (uint32_t s = 0; s < ns; s++)
+		leaf[s] = cr_switch_num_cas(f, s) > 0;
+	uint32_t ng = find_groups(ns, start, adj, leaf, up, gid, &s1, &s2);
+
+	ret = ng != UINT32_MAX && groups_make_dragonfly(ns, leaf, gid, ng);
+out:
+	free(up);
+	free(gid);
+	free(leaf);
+	free(start);
+	free(adj);
+	free(port);
+	return ret;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -182,41 +250,22 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	uint32_t *up = malloc((ns + 1) * sizeof(*up));
 	uint32_t *num = malloc((ns + 1) * sizeof(*num));
 	uint32_t *cnt = calloc(ns + 1, sizeof(*cnt));
-	uint32_t turns = 1;
+	uint32_t turns = 1, s1 = 0, s2 = 0;
 	int ret = -1;
 
 	if (!up || !num || !cnt) {
 		snprintf(why, len, "out of memory");
 		goto out;
 	}
-	for (uint32_t s = 0; s < ns; s++) {
-		up[s] = s;
-		num[s] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++)
 		d->leaf[s] = rp->cas[s] > 0;
-	}
-	for (uint32_t s = 0; s < ns; s++) {
-		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
-		     i++) {
-			uint32_t t = rp->adj[i];
-
-			if (d->leaf[s] && d->leaf[t]) {
-				snprintf(why, len,
-					 "leaf %s is cabled to "
-					 "leaf %s",
-					 f->nodes[f->switches[s]].desc,
-					 f->nodes[f->switches[t]].desc);
-				goto out;
-			}
-			if (d->leaf[s] != d->leaf[t])
-				up[find(up, s)] = find(up, t);
-		}
-	}
-	for (uint32_t s = 0; s < ns; s++) {
-		uint32_t root = find(up, s);
-
-		if (num[root] == UINT32_MAX)
-			num[root] = d->num_groups++;
-		d->gid[s] = num[root];
+	d->num_groups = find_groups(ns, rp->adj_start, rp->adj, d->leaf, up,
+				    d->gid, &s1, &s2);
+	if (d->num_groups == UINT32_MAX) {
+		snprintf(why, len, "leaf %s is cabled to leaf %s",
+			 f->nodes[f->switches[s1]].desc,
+			 f->nodes[f->switches[s2]].desc);
+		goto out;
 	}
 	/* Not a dragonfly+ (a two-level tree): two turn leaves, as ever. */
 	switch (dfp_is_dragonfly(d) ? all_pairs_cabled(d) : 0) {

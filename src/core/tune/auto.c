@@ -70,7 +70,7 @@
 
 /* Every engine and toggle worth trying, cheap and likely first. */
 static const char *const all_candidates =
-	"ftree,dfp,hyperx,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,"
+	"ftree,dfp,dfp+glob,hyperx,updn+ps,updn+ps+rgs,updn,minhop+ps,minhop+ps+rgs,"
 	"minhop,updn+glob,minhop+glob,updn+roots=ecc+ps,updn+roots=ecc+glob,"
 	"updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
@@ -121,6 +121,13 @@ static int parse_candidates(const char *list, const char *what,
 		/* "all": the root file's set only when there is one. */
 		if (dflt && v[n].roots_file && !have_root_file)
 			continue;
+		/*
+		 * cr-dfp's global balance wins where group pairs share
+		 * unequal numbers of cables, elsewhere it loses to its flow
+		 * balance; on other fabrics it is cr-updn's fallback again.
+		 */
+		v[n].dfly_only =
+			dflt && v[n].glob && !strcmp(v[n].e->name, "dfp");
 		n++;
 	}
 	if (!n) {
@@ -192,7 +199,7 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 	struct work w = {0};
 
 	/* Refused before any work. */
-	if (c->e->layered && !qos)
+	if ((c->e->layered && !qos) || c->not_here)
 		return w;
 	if (!strcmp(c->e->name, "ftree"))
 		route = WORK_FTREE * sl;
@@ -381,6 +388,11 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 "layered: needs qos TRUE for its SL2VL tables");
 		goto out;
 	}
+	if (c->not_here) {
+		snprintf(c->why, sizeof(c->why),
+			 "not a dragonfly+: tried there only");
+		goto out;
+	}
 	/* After the refusals above: a fabric's LFTs can be large. */
 	r = cr_routing_new(f);
 	if (!r) {
@@ -536,6 +548,25 @@ static void log_hosts(const struct run *a)
 			       : "");
 }
 
+/* Candidates for a kind of fabric this one is not: not_here. */
+static int mark_not_here(struct run *a)
+{
+	int dfly = -2;
+
+	for (int i = 0; i < a->n; i++) {
+		if (!a->v[i].dfly_only)
+			continue;
+		if (dfly == -2)
+			dfly = cr_dfp_is_dragonfly(a->f);
+		if (dfly < 0) {
+			cr_err("cr-auto: out of memory");
+			return -1;
+		}
+		a->v[i].not_here = !dfly;
+	}
+	return 0;
+}
+
 /* The objective and the candidates, in the order they are tried. */
 static int parse_run(struct run *a)
 {
@@ -554,6 +585,8 @@ static int parse_run(struct run *a)
 	a->n = parse_candidates(ac->candidates, "croute_auto_candidates",
 				a->o->root_guids.count > 0, &a->v);
 	if (a->n < 0)
+		return -1;
+	if (mark_not_here(a) < 0)
 		return -1;
 	/*
 	 * With QoS, "all" tries the layered candidates right after ftree:

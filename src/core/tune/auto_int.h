@@ -44,6 +44,11 @@ struct cand {
 	bool ps, rgs, bal, glob, first, rr;
 	enum cr_updn_roots roots;
 	bool roots_file; /* updn: root_guid_file's roots */
+	/*
+	 * "all": tried on a dragonfly+ only; not_here, refused before any
+	 * work because the fabric is not one.
+	 */
+	bool dfly_only, not_here;
 	char name[48];
 	/*
 	 * the fast step's only candidate: checked, not scored (nothing to
