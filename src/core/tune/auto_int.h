@@ -129,6 +129,15 @@ struct run {
 	const char *vl_cap_by;
 };
 
+/* auto_cands.c: list ("all" or NULL: every candidate) -> *out; count. */
+int auto_parse_candidates(const char *list, const char *what,
+			  bool have_root_file, struct cand **out);
+/* Marks not_here the candidates the fabric rules out; -1 out of memory. */
+int auto_mark_not_here(const struct cr_fabric *f, struct cand *v, int n);
+/* Stable: ftree first, then the layered candidates, then the rest. */
+void auto_layered_first(struct cand *v, int n);
+/* cr-dfp before the first cr-lash, whose VLs it caps (vl_limit()). */
+void auto_dfp_before_lash(struct cand *v, int n);
 void auto_cand_options(const struct cand *c, struct cr_options *o);
 /* auto_report.c: candidate indices best first, the winner first */
 void auto_rank_candidates(const struct cand *v, unsigned n,
