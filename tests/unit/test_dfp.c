@@ -357,6 +357,60 @@ static void test_native_vls(void **state)
 }
 
 /*
+ * With global balance, on a dragonfly+ where every two groups share a
+ * cable, a leaf's path to a host is minimal whichever spine it takes, so
+ * its picks are those of cr-minhop's global balance, which routes the
+ * same CA LIDs in the same order on the same path weights. A switch's
+ * own LID, routed among the CA LIDs here, must not weigh on them.
+ */
+static void test_global_as_minhop(void **state)
+{
+	static const unsigned shapes[][5] = {
+		{12, 4, 4, 2, 3},
+		{9, 4, 4, 4, 2},
+		{12, 8, 6, 2, 5},
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct cr_gen_params p = {.speed = CR_SPEED_QDR, .width = 4};
+		const unsigned *sh = shapes[i];
+		struct cr_fabric *f = cr_gen_dragonfly_plus(sh[0], sh[1], sh[2],
+							    sh[3], sh[4], &p);
+		struct cr_routing *d, *m;
+		struct cr_options o;
+
+		assert_non_null(f);
+		assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+		cr_options_init(&o);
+		o.balance_global = true;
+		d = cr_routing_new(f);
+		m = cr_routing_new(f);
+		assert_non_null(d);
+		assert_non_null(m);
+		assert_int_equal(cr_route(cr_engine_find("dfp"), f, &o, d), 0);
+		assert_int_equal(cr_route(cr_engine_find("minhop"), f, &o, m),
+				 0);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint32_t sw = f->switches[s];
+
+			if (is_spine(f, sw))
+				continue;
+			for (uint16_t lid = 1; lid <= f->max_lid; lid++) {
+				uint32_t n = f->lid_node[lid];
+
+				if (n != CR_NO_NODE && !cr_is_switch(f, n))
+					assert_int_equal(d->lft[sw][lid],
+							 m->lft[sw][lid]);
+			}
+		}
+		cr_routing_free(d);
+		cr_routing_free(m);
+		cr_fabric_free(f);
+	}
+}
+
+/*
  * The same tables and SLs on every run, whatever the threads; 648 LIDs,
  * so that the final check runs on more than one.
  */
@@ -392,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_fall_back),
 		cmocka_unit_test(test_vouched),
 		cmocka_unit_test(test_native_vls),
+		cmocka_unit_test(test_global_as_minhop),
 		cmocka_unit_test(test_deterministic),
 	};
 

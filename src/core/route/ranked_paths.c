@@ -401,14 +401,21 @@ static unsigned lid_flags(const struct cr_fabric *f, uint16_t lid)
 	       CR_PS_SORTED;
 }
 
-/* Nearest first, lid by lid (global balance commits each LID's paths). */
+/*
+ * Nearest first, lid by lid. Global balance commits each CA LID's paths;
+ * a switch's own LID carries next to no traffic, and it comes among the
+ * CA LIDs here (each destination switch's LIDs together), where its
+ * weights, counted as if every CA sent to it, would steer the CA LIDs
+ * after it.
+ */
 static void route_lid(struct cr_ranked *rp, uint16_t lid)
 {
 	unsigned flags = lid_flags(rp->f, lid);
 
 	for (uint32_t i = 1; i < rp->num_order; i++)
 		pick(rp, rp->order[i], lid, flags);
-	cr_portsel_commit(rp->ps, lid);
+	if (!(flags & CR_PS_NOCOUNT))
+		cr_portsel_commit(rp->ps, lid);
 }
 
 /*
