@@ -781,9 +781,10 @@ static const char *row_of(const char *name, char *buf, size_t len)
 }
 
 /*
- * "all" tries cr-dfp's global balance on a dragonfly+ (where group pairs
- * share one or two cables it beats cr-dfp's flow balance) and refuses it
- * at no cost elsewhere, where it would be cr-updn's fallback again.
+ * "all" tries cr-dfp's global balance, also with rip-up and reroute, on
+ * a dragonfly+ (where group pairs share one or two cables it beats
+ * cr-dfp's flow balance) and refuses both at no cost elsewhere, where
+ * they would be cr-updn's fallback again.
  */
 static void test_dfp_global_dragonfly_only(void **state)
 {
@@ -805,11 +806,16 @@ static void test_dfp_global_dragonfly_only(void **state)
 	row_of("dfp+glob", row, sizeof(row));
 	assert_null(strstr(row, "not a dragonfly+"));
 	assert_null(strstr(row, "skipped"));
+	row_of("dfp+rr", row, sizeof(row));
+	assert_null(strstr(row, "not a dragonfly+"));
+	assert_null(strstr(row, "skipped"));
 	cr_routing_free(r);
 	cr_byproducts_release(&by);
 
 	assert_int_equal(run_auto(t, &ac, &r), 0);
 	row_of("dfp+glob", row, sizeof(row));
+	assert_non_null(strstr(row, "not a dragonfly+"));
+	row_of("dfp+rr", row, sizeof(row));
 	assert_non_null(strstr(row, "not a dragonfly+"));
 	cr_routing_free(r);
 	cr_byproducts_release(&by);

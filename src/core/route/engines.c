@@ -96,9 +96,12 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 			s->bal = true;
 		} else if (!strcmp(t, "glob") && strcmp(s->e->name, "ftree")) {
 			s->glob = true;
-		} else if (!strcmp(t, "rr") && (!strcmp(s->e->name, "updn") ||
-						!strcmp(s->e->name, "minhop") ||
-						!strcmp(s->e->name, "lash"))) {
+		} else if (!strcmp(t, "rr") &&
+			   (!strcmp(s->e->name, "updn") ||
+			    !strcmp(s->e->name, "minhop") ||
+			    !strcmp(s->e->name, "lash") ||
+			    !strcmp(s->e->name, "dfp") ||
+			    !strcmp(s->e->name, "hyperx"))) {
 			s->rr = true;
 			s->glob = true;
 		} else if (!strcmp(t, "first") && strcmp(s->e->name, "ftree")) {
@@ -124,7 +127,7 @@ int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 	return 0;
 bad:
 	cr_err("%s: '%s' is no toggle of %s (ps, rgs; glob, first but for ftree;"
-	       " bal for lash; rr for lash;"
+	       " bal for lash; rr for lash, dfp, hyperx;"
 	       " roots=auto|ecc|top|file for updn)",
 	       what, t, s->e->name);
 	return -1;

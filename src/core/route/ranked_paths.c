@@ -14,7 +14,11 @@
  * below), and every cable to a neighbour giving that same state is a
  * candidate. Each LID then picks among them with the port-selection
  * module: with flow balance the farthest switches first, each passing on
- * the CA sources whose route crosses it; else nearest first. A switch
+ * the CA sources whose route crosses it; else nearest first. Global
+ * balance (path loads) may add rounds of rip-up and reroute (+rr): each
+ * CA LID's routes leave the path loads and it picks again among the same
+ * candidates, against every other LID's load; the ranks, and with them
+ * the SLs' freedom from credit loops, are untouched. A switch
  * without CAs may be left without a path to another without CAs; any
  * other switch left without one fails the try, and the engine's next
  * try (another order of its ranks) is routed. Before the tables are
@@ -23,7 +27,8 @@
  * routes the whole fabric with cr-updn on one VL instead.
  *
  * Cost: per destination switch a few waves over the switch links (the
- * channels' ranks computed once a try), per LID a pick on every switch;
+ * channels' ranks computed once a try), per LID a pick on every switch
+ * (1 + rounds of them with +rr);
  * with flow balance a destination's LIDs are picked together, switch by
  * switch, so each table row is touched once per destination rather than
  * once per LID, and each level's switches are split over a team of
@@ -412,6 +417,8 @@ static void route_lid(struct cr_ranked *rp, uint16_t lid)
 {
 	unsigned flags = lid_flags(rp->f, lid);
 
+	if (rp->rerouting && !(flags & CR_PS_NOCOUNT))
+		cr_portsel_uncommit(rp->ps, lid);
 	for (uint32_t i = 1; i < rp->num_order; i++)
 		pick(rp, rp->order[i], lid, flags);
 	if (!(flags & CR_PS_NOCOUNT))
@@ -695,7 +702,19 @@ int cr_ranked_route_tries(struct cr_ranked *rp, const uint8_t *dist,
 		rp->flows = rc == 1;
 		if (rp->flows && start_team(rp))
 			return -2;
-		if (!route_all(rp, dist, why, len))
+		rp->rerouting = false;
+		rc = route_all(rp, dist, why, len);
+		/* Rounds of rip-up and reroute: the same candidates. */
+		for (unsigned i = 0;
+		     !rc && !rp->flows && cr_portsel_global(rp->ps) &&
+		     i < rp->o->balance_rounds;
+		     i++) {
+			rp->rerouting = true;
+			rp->pairs_left = 0;
+			rc = route_all(rp, dist, why, len);
+			rp->rerouting = false;
+		}
+		if (!rc)
 			return 0;
 		cr_verbose("%s: %s %u: %s", rp->name, rp->try_what, k, why);
 	}

@@ -66,6 +66,7 @@ struct cr_ranked {
 	struct cr_portsel *ps;
 	bool flows; /* the port-selection module balances flows */
 	bool second; /* some path needs VL 1 */
+	bool rerouting; /* a round of rip-up and reroute: uncommit first */
 	uint32_t *cas; /* per switch index: its CA ports */
 	/*
 	 * Flow balance, toward the current destination switch: per switch

@@ -17,7 +17,7 @@
 
 /* Every engine and toggle worth trying, cheap and likely first. */
 static const char *const all_candidates =
-	"ftree,dfp,dfp+glob,hyperx,updn+ps,updn+ps+rgs,updn,minhop+ps,"
+	"ftree,dfp,dfp+glob,dfp+rr,hyperx,updn+ps,updn+ps+rgs,updn,minhop+ps,"
 	"minhop+ps+rgs,minhop,updn+glob,minhop+glob,updn+roots=ecc+ps,"
 	"updn+roots=ecc+glob,updn+roots=top+ps,updn+roots=top+glob,"
 	"updn+roots=file+ps,lash+ps+rgs+bal,lash+bal,lash+ps+bal,lash+ps,lash,"
