@@ -509,6 +509,18 @@ static void test_reroute(void **state)
 	cr_routing_free(a);
 	cr_routing_free(b);
 	cr_fabric_free(f);
+
+	/* With global cables cut: complete, two VLs, no credit loop. */
+	f = dfly(9, 4, 4, 2);
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct cr_fabric *g = cut(f, 3 + seed % 4, true, seed);
+
+		if (!g)
+			continue;
+		cr_routing_free(route_global(g, CR_RR_ROUNDS));
+		cr_fabric_free(g);
+	}
+	cr_fabric_free(f);
 }
 
 /*
