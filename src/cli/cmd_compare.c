@@ -350,7 +350,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	c->setup.opts.lash_balance = s->bal;
 	c->setup.opts.balance_global = s->glob;
 	c->setup.opts.balance_first = s->first;
-	c->setup.opts.balance_rounds = s->rr ? CR_RR_ROUNDS : 0;
+	c->setup.opts.balance_rounds = s->rr ? cr_rr_rounds(s->e) : 0;
 	c->setup.opts.updn_roots = s->roots;
 	refusal[0] = '\0';
 	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);

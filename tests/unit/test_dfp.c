@@ -497,7 +497,7 @@ static void test_reroute(void **state)
 	assert_non_null(f);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
 	a = route_global(f, 0);
-	b = route_global(f, CR_RR_ROUNDS);
+	b = route_global(f, cr_rr_rounds(cr_engine_find("dfp")));
 	most_a = global_load(f, a, &sq_a);
 	most_b = global_load(f, b, &sq_b);
 	fprintf(stderr,
@@ -517,7 +517,7 @@ static void test_reroute(void **state)
 
 		if (!g)
 			continue;
-		cr_routing_free(route_global(g, CR_RR_ROUNDS));
+		cr_routing_free(route_global(g, CR_RR_ROUNDS_RANKED));
 		cr_fabric_free(g);
 	}
 	cr_fabric_free(f);

@@ -73,6 +73,13 @@ static const char *toggle_name(const char *part)
 	return part;
 }
 
+unsigned cr_rr_rounds(const struct cr_engine *e)
+{
+	return !strcmp(e->name, "dfp") || !strcmp(e->name, "hyperx")
+		       ? CR_RR_ROUNDS_RANKED
+		       : CR_RR_ROUNDS;
+}
+
 int cr_engine_set_parse(char *tok, struct cr_engine_set *s, const char *what)
 {
 	char *save = NULL, *part = strtok_r(tok, "+", &save);

@@ -130,7 +130,7 @@ static struct work work_of(const struct cr_fabric *f, const struct cand *c,
 		route *= WORK_GLOB_FACTOR;
 	/* rip-up and reroute: every LID taken out and routed again */
 	if (c->rr)
-		route *= 1 + CR_RR_ROUNDS;
+		route *= 1 + cr_rr_rounds(c->e);
 	/* Eccentricities: a BFS from every switch. */
 	if (c->roots == CR_ROOTS_ECC)
 		route += WORK_UPDN * (double)f->num_switches * f->num_nodes;
@@ -265,7 +265,7 @@ void auto_cand_options(const struct cand *c, struct cr_options *o)
 	o->lash_balance = c->bal;
 	o->balance_global = c->glob;
 	o->balance_first = c->first;
-	o->balance_rounds = c->rr ? CR_RR_ROUNDS : 0;
+	o->balance_rounds = c->rr ? cr_rr_rounds(c->e) : 0;
 	o->updn_roots = c->roots;
 	o->engine_conf = NULL; /* cr-auto's, not the candidate's */
 }
