@@ -13,7 +13,8 @@
 # installed opensm-lfts.dump is scored with `croute estimate` (shift on
 # 16 sampled phases, bisect:10, rail-ring on the rail tree; fractions of
 # injection) on the fabric's own host order
-# and the mean over ORDERS random orders (default 6, seed 1), and checked by
+# and the mean over ORDERS random orders (default 6; SEED, default 1,
+# seeds them, the phases and the matchings), and checked by
 # `croute check` (with the plugin's path-SL and SL2VL dumps for cr-auto's
 # layered winners: "OK" or u<unreachable>,c<VLs with credit loops>; the
 # built-ins' SLs are not dumped, so dfsssp's and nue's loops on one VL
@@ -83,7 +84,7 @@ score() {
 		"$CR_DIR/check")
 	"$CROUTE" estimate -t "$_t" --lids "$CR_GUID2LID" --lfts "$_l" \
 		--pattern "$_p" --phases "$phases" --orders "$orders" \
-		>"$CR_DIR/est" 2>/dev/null
+		--seed "${SEED:-1}" >"$CR_DIR/est" 2>/dev/null
 	printf '%-9s %3s' "$res" "$vls"
 	for p in $(echo "$_p" | tr , ' '); do
 		awk -v p="$p" -v b="$(awk -v p="$p" '/^pattern/ { on = 1; next }
