@@ -228,8 +228,8 @@ struct cr_engine {
  * Rounds of rip-up and reroute the +rr toggle asks for: a third added
  * little on the random fabrics tried. cr-dfp's and cr-hyperx's rounds
  * only pick again among fixed candidates, far cheaper than cr-lash's,
- * which rebuild the layers; on dragonflies+ six gained up to .0013 over
- * two on random orders, and ten no more than six.
+ * which rebuild the layers; on dragonflies+ six did better than two and
+ * ten no better than six (doc/design.md, "Rip-up and reroute").
  */
 #define CR_RR_ROUNDS 2
 #define CR_RR_ROUNDS_RANKED 6

@@ -90,30 +90,26 @@ static inline struct cr_fabric *tu_cut_random(const struct cr_fabric *f,
 }
 
 /*
- * Routes f with engine on at most max_vls VLs and checks it: SLs, one or
- * two layers, no loop, no credit loop on the path SLs,
- * every switch an entry for every CA LID. Returns the routing (the
- * warnings it logged added to *warned) for the engine's own checks.
+ * Routes f with engine and options o (max_vls: at most that many VLs)
+ * and checks it: SLs, one or two layers, no loop, no credit loop on the
+ * path SLs, every switch an entry for every CA LID. Returns the routing
+ * (the warnings it logged added to *warned) for the engine's own checks.
  */
-static inline struct cr_routing *tu_route_ranked(const struct cr_fabric *f,
-						 const char *engine,
-						 unsigned max_vls,
-						 unsigned *warned)
+static inline struct cr_routing *
+tu_route_ranked_opts(const struct cr_fabric *f, const char *engine,
+		     const struct cr_options *o, unsigned *warned)
 {
-	struct cr_options o;
 	struct cr_routing *r = cr_routing_new(f);
 	struct cr_check_report rep;
 	unsigned before = tu_warnings;
 
-	cr_options_init(&o);
-	o.max_vls = (uint8_t)max_vls;
 	assert_non_null(r);
 	cr_log_set(tu_count_warnings, NULL, CR_LOG_WARN);
-	assert_int_equal(cr_route(cr_engine_find(engine), f, &o, r), 0);
+	assert_int_equal(cr_route(cr_engine_find(engine), f, o, r), 0);
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);
 	assert_non_null(r->sl);
 	assert_true(r->num_layers >= 1 && r->num_layers <= 2);
-	assert_true(r->num_layers <= max_vls);
+	assert_true(r->num_layers <= o->max_vls);
 	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
 	assert_int_equal(rep.unreachable, 0);
 	assert_int_equal(rep.loops, 0);
@@ -129,6 +125,19 @@ static inline struct cr_routing *tu_route_ranked(const struct cr_fabric *f,
 		}
 	*warned += tu_warnings - before;
 	return r;
+}
+
+/* tu_route_ranked_opts() with the default options but max_vls. */
+static inline struct cr_routing *tu_route_ranked(const struct cr_fabric *f,
+						 const char *engine,
+						 unsigned max_vls,
+						 unsigned *warned)
+{
+	struct cr_options o;
+
+	cr_options_init(&o);
+	o.max_vls = (uint8_t)max_vls;
+	return tu_route_ranked_opts(f, engine, &o, warned);
 }
 
 /*

@@ -410,25 +410,21 @@ static void test_global_as_minhop(void **state)
 	}
 }
 
-/* cr-dfp with global balance, rounds of rip-up and reroute or none. */
+/*
+ * cr-dfp with global balance, rounds of rip-up and reroute or none, on
+ * at most two VLs, checked (tu_route_ranked_opts()).
+ */
 static struct cr_routing *route_global(const struct cr_fabric *f,
 				       unsigned rounds)
 {
-	struct cr_routing *r = cr_routing_new(f);
-	struct cr_check_report rep;
 	struct cr_options o;
+	unsigned warned = 0;
 
-	assert_non_null(r);
 	cr_options_init(&o);
+	o.max_vls = 2;
 	o.balance_global = true;
 	o.balance_rounds = rounds;
-	assert_int_equal(cr_route(cr_engine_find("dfp"), f, &o, r), 0);
-	assert_true(r->num_layers <= 2);
-	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
-	assert_int_equal(rep.unreachable, 0);
-	assert_int_equal(rep.loops, 0);
-	assert_int_equal(rep.credit_loops, 0);
-	return r;
+	return tu_route_ranked_opts(f, "dfp", &o, &warned);
 }
 
 /*
@@ -492,6 +488,7 @@ static void test_reroute(void **state)
 	struct cr_fabric *f = cr_gen_dragonfly_plus(12, 8, 6, 2, 5, &p);
 	struct cr_routing *a, *b;
 	uint64_t most_a, most_b, sq_a, sq_b;
+	unsigned tried = 0;
 
 	(void)state;
 	assert_non_null(f);
@@ -517,9 +514,12 @@ static void test_reroute(void **state)
 
 		if (!g)
 			continue;
-		cr_routing_free(route_global(g, CR_RR_ROUNDS_RANKED));
+		cr_routing_free(
+			route_global(g, cr_rr_rounds(cr_engine_find("dfp"))));
 		cr_fabric_free(g);
+		tried++;
 	}
+	assert_true(tried >= 8);
 	cr_fabric_free(f);
 }
 

@@ -69,9 +69,10 @@ int auto_parse_candidates(const char *list, const char *what,
 		if (dflt && v[n].roots_file && !have_root_file)
 			continue;
 		/*
-		 * cr-dfp's global balance wins where group pairs share
-		 * unequal numbers of cables, elsewhere it loses to its flow
-		 * balance; on other fabrics it is cr-updn's fallback again.
+		 * cr-dfp's global balance (+glob, +rr) wins where group
+		 * pairs share unequal numbers of cables, elsewhere it loses
+		 * to its flow balance; on other fabrics it is cr-updn's
+		 * fallback again.
 		 */
 		v[n].dfly_only =
 			dflt && v[n].glob && !strcmp(v[n].e->name, "dfp");
