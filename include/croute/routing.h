@@ -229,7 +229,7 @@ struct cr_engine {
  * little on the random fabrics tried. cr-dfp's and cr-hyperx's rounds
  * only pick again among fixed candidates, far cheaper than cr-lash's,
  * which rebuild the layers; on dragonflies+ six did better than two and
- * ten no better than six (doc/design.md, "Rip-up and reroute").
+ * ten no better than six (doc/design.md, rip-up and reroute).
  */
 #define CR_RR_ROUNDS 2
 #define CR_RR_ROUNDS_RANKED 6
