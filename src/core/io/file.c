@@ -247,13 +247,24 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		return fp;
 	}
 	keep_mode = !stat(target, &st) && S_ISREG(st.st_mode);
-	/* The pid and a counter keep concurrent writers of one path apart. */
+	/*
+	 * The pid and a counter keep concurrent writers of one path apart.
+	 * The name is pending before the file exists: a signal between the
+	 * two then removes it, where the other order would leave it behind.
+	 */
 	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
 		snprintf(tmp, len, "%s.tmp.%ld.%u", target, (long)getpid(),
 			 __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+		pending_add(tmp);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
+		if (fd < 0) {
+			int e = errno;
+
+			pending_del(tmp);
+			errno = e;
+			if (e != EEXIST)
+				break;
+		}
 	}
 	free(real);
 	if (fd < 0) {
@@ -265,21 +276,21 @@ FILE *cr_file_create(const char *path, char **tmp_path)
 		cr_debug("%s: cannot keep its mode: %s", path, strerror(errno));
 	if (is_gz_path(path) && !gz_ops) {
 		cr_err("%s: gzip output needs croute(1)", path);
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return NULL;
+		fp = NULL;
+	} else {
+		fp = is_gz_path(path) ? gz_ops->open_write(fd, path)
+				      : fdopen(fd, "w");
+		if (!fp)
+			cr_err("%s: %s", tmp, strerror(errno));
 	}
-	fp = is_gz_path(path) ? gz_ops->open_write(fd, path) : fdopen(fd, "w");
 	if (!fp) {
-		cr_err("%s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
+		pending_del(tmp);
 		free(tmp);
 		return NULL;
 	}
 	*tmp_path = tmp;
-	pending_add(tmp);
 	return fp;
 }
 
