@@ -11,10 +11,11 @@
 # tables and route_s is their time), cr-hyperx (-Q) on the HyperX, and
 # OpenSM's minhop, updn, ftree, and dfsssp and nue with -Q. Each
 # installed opensm-lfts.dump is scored with `croute estimate` (shift on
-# 16 sampled phases, bisect:10, rail-ring on the rail tree; fractions of
-# injection) on the fabric's own host order
-# and the mean over ORDERS random orders (default 6; SEED, default 1,
-# seeds them, the phases and the matchings), and checked by
+# PHASES sampled phases, default 16, or "all" of them; bisect:10;
+# rail-ring on the rail tree; fractions of injection) on the fabric's
+# own host order and the mean over ORDERS random orders (default 6;
+# SEED, default 1, seeds them, the phases and the matchings), and
+# checked by
 # `croute check` (with the plugin's path-SL and SL2VL dumps for cr-auto's
 # layered winners: "OK" or u<unreachable>,c<VLs with credit loops>; the
 # built-ins' SLs are not dumped, so dfsssp's and nue's loops on one VL
@@ -39,7 +40,12 @@ here=$top_srcdir/bench/modern
 cr_init bench-modern
 CR_TIMEOUT=${CR_TEST_TIMEOUT:-900}
 [ $# -gt 0 ] || set -- dfly dfly-cut hyperx rail
-phases=16
+# A sample of phases is a second source of noise beside the orders':
+# two routings level on every phase can differ by .002 on 16 of them.
+case ${PHASES:-16} in
+all) phase_opt= ;;
+*) phase_opt="--phases ${PHASES:-16}" ;;
+esac
 orders=${ORDERS:-6}
 
 make_fabric() {
@@ -83,7 +89,7 @@ score() {
 		END { printf "%s", r == "OK" ? "OK" : "u" u ",c" c }' \
 		"$CR_DIR/check")
 	"$CROUTE" estimate -t "$_t" --lids "$CR_GUID2LID" --lfts "$_l" \
-		--pattern "$_p" --phases "$phases" --orders "$orders" \
+		--pattern "$_p" $phase_opt --orders "$orders" \
 		--seed "${SEED:-1}" >"$CR_DIR/est" 2>/dev/null
 	printf '%-9s %3s' "$res" "$vls"
 	for p in $(echo "$_p" | tr , ' '); do
@@ -110,7 +116,7 @@ for spec in "$@"; do
 		: >"$CR_DIR/bound"
 	else
 		"$CROUTE" bound -t "$topo" --pattern "$pats" \
-			--phases "$phases" >"$CR_DIR/bound" 2>/dev/null
+			$phase_opt >"$CR_DIR/bound" 2>/dev/null
 	fi
 	cr_ibsim_start "$topo" >>"$CR_DIR/run.log"
 	echo "== $fab: $(grep -c '^Ca' "$topo") hosts," \
