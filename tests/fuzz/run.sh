@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every fuzz target on its corpus (tests/fuzz/corpus/TARGET): the
-# libFuzzer binary for FUZZ_SECONDS (default 8) when configure built one,
+# libFuzzer binary for FUZZ_SECONDS (default 5) when configure built one,
 # else the replay driver (each corpus file once, under ASan/UBSan in the
 # sanitizer build). Fails on any crash, leak, timeout or sanitizer report;
 # the input that did it is left in tests/fuzz/out/ of the build tree.
@@ -15,7 +15,7 @@
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-.}
-seconds=${FUZZ_SECONDS:-8}
+seconds=${FUZZ_SECONDS:-5}
 targets=${FUZZ_TARGETS:-topo lfts flows conf route files orders writers incr gz oom
 	options live}
 out=$build/tests/fuzz/out
