@@ -28,6 +28,10 @@ run_test() {
 		"./tests/fuzz/replay_${1#fuzz:}" \
 			"$scratch/src/tests/fuzz/corpus/${1#fuzz:}"
 		;;
+	*.sh)
+		top_srcdir=$scratch/src top_builddir=$scratch/build \
+			bash "$scratch/src/$1"
+		;;
 	*) "./$1" ;;
 	esac
 }
@@ -43,7 +47,8 @@ for t in tests/unit/test_lash tests/unit/test_minhop tests/unit/test_updn \
 done
 
 # mutate NAME FILE PERL-SUBSTITUTION TESTS...: TESTS are programs of the
-# build (run directly) or "fuzz:TARGET" (the replay driver on its corpus).
+# build (run directly), test scripts (tests/cli/*.sh, run on the scratch
+# build) or "fuzz:TARGET" (the replay driver on its corpus).
 mutate() {
 	name=$1 file=$2 subst=$3
 	shift 3
@@ -92,4 +97,7 @@ mutate text-report-min src/core/estimate/est_report.c \
 mutate json-report-flows src/core/estimate/est_report.c \
 	's/res->flows, res->unrouted, res->avg_frac/res->unrouted, res->flows, res->avg_frac/' \
 	tests/unit/test_estimate
+mutate temporary-pending-late src/core/io/file.c \
+	's/\t\tpending_add\(tmp\);\n(\t\tfd = open)/$1/; s/(\t\*tmp_path = tmp;\n\treturn fp;)/\tpending_add(tmp);\n$1/' \
+	tests/cli/exits.sh
 exit $status

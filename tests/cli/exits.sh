@@ -75,4 +75,24 @@ for sig in TERM INT HUP; do
 done
 set +m
 
+# The loop above signals from outside and may never hit the moment just
+# after open() made the temporary; tests/cli/sigopen.la raises SIGTERM at
+# exactly that moment. Under ASan its runtime must load first.
+shim=$top_builddir/tests/cli/.libs/sigopen.so
+if [ -f "$shim" ]; then
+	pre=$shim
+	asan=$(ldd "$croute" 2>/dev/null |
+		sed -n 's/.*=> \(\/[^ ]*libasan[^ ]*\) .*/\1/p')
+	[ -n "$asan" ] && pre="$asan $shim"
+	LD_PRELOAD=$pre "$croute" route -q -t "$tmp/m.topo" -e minhop \
+		-o "$tmp/shim" 2>"$tmp/shim.err"
+	rc=$?
+	[ $rc = 143 ] || fail "SIGTERM just after open(): exit $rc, not 143"
+	set -- "$tmp"/shim.tmp.*
+	[ -e "$1" ] && fail "SIGTERM just after open() left $*"
+	[ -e "$tmp/shim" ] && fail "SIGTERM just after open() wrote the file"
+else
+	fail "$shim is not built"
+fi
+
 exit $failed
