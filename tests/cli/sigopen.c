@@ -18,38 +18,37 @@
 
 typedef int (*open_fn)(const char *, int, ...);
 
-static int opened(int fd, const char *path, int flags)
+/* The real open() or open64() (sym), then the signal. */
+static int open_then_signal(const char *sym, const char *path, int flags,
+			    va_list ap)
 {
+	open_fn real = (open_fn)dlsym(RTLD_NEXT, sym);
+	mode_t mode = (flags & O_CREAT) ? (mode_t)va_arg(ap, int) : 0;
+	int fd = real(path, flags, mode);
+
 	if (fd >= 0 && (flags & O_CREAT) && strstr(path, ".tmp."))
 		raise(SIGTERM);
 	return fd;
 }
 
-static mode_t mode_of(int flags, va_list ap)
-{
-	return (flags & O_CREAT) ? (mode_t)va_arg(ap, int) : 0;
-}
-
 int open(const char *path, int flags, ...)
 {
-	open_fn real = (open_fn)dlsym(RTLD_NEXT, "open");
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = mode_of(flags, ap);
+	fd = open_then_signal("open", path, flags, ap);
 	va_end(ap);
-	return opened(real(path, flags, mode), path, flags);
+	return fd;
 }
 
 int open64(const char *path, int flags, ...)
 {
-	open_fn real = (open_fn)dlsym(RTLD_NEXT, "open64");
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = mode_of(flags, ap);
+	fd = open_then_signal("open64", path, flags, ap);
 	va_end(ap);
-	return opened(real(path, flags, mode), path, flags);
+	return fd;
 }
