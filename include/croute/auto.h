@@ -163,6 +163,12 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
  */
 #define CR_AUTO_OBJECTIVE_HOSTS "shift:avg~1%,bisect:avg@8,alltoall:avg"
 #define CR_AUTO_BUDGET_DEFAULT 5.0
+/*
+ * The improve step's budget with a known host order (croute_auto_hosts):
+ * there the pass's gains are real, not fitted to samples, and they keep
+ * growing with its work; the step runs off the sweep.
+ */
+#define CR_AUTO_BUDGET_HOSTS_DEFAULT 160.0
 /* cr-auto's shift sample: about this many flows per candidate. */
 #define CR_AUTO_MAX_FLOWS 65536
 
@@ -191,7 +197,7 @@ struct cr_auto_conf {
 	const char *objective;
 	/* croute_auto_hosts: the order to tune for (NULL: the default) */
 	const char *hosts;
-	double budget; /* seconds; <= 0: CR_AUTO_BUDGET_DEFAULT */
+	double budget; /* seconds; <= 0: cr_auto_budget()'s default */
 	bool qos; /* layered candidates may qualify */
 	bool allow_credit_loops;
 	/*
@@ -288,6 +294,13 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
  */
 bool cr_auto_improve_idle(const struct cr_fabric *f, const struct cr_options *o,
 			  const struct cr_byproducts *by);
+
+/*
+ * The improve step's budget in seconds of work: croute_auto_budget, else
+ * CR_AUTO_BUDGET_HOSTS_DEFAULT with croute_auto_hosts, else
+ * CR_AUTO_BUDGET_DEFAULT.
+ */
+double cr_auto_budget(const struct cr_auto_conf *ac);
 
 /*
  * Candidate name's engine (cr-auto's winner, by->auto_winner) into *e,

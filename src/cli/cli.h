@@ -203,7 +203,7 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 		{"auto-hosts", CLI_KEY_AUTO_HOSTS, "FILE",                     \
 		 "auto, optimize: tune for this host order (one a line)"},     \
 		{"auto-budget", CLI_KEY_AUTO_BUDGET, "SECONDS",                \
-		 "auto: time for all candidates (default 5)"},                 \
+		 "auto: seconds of work (default 5, 160 with --auto-hosts)"},  \
 		{"qos", CLI_KEY_QOS, NULL,                                     \
 		 "auto: layered candidates (lash) qualify, as with qos TRUE"}, \
 		{"no-auto-optimize", CLI_KEY_NO_AUTO_OPTIMIZE, NULL,           \

@@ -243,7 +243,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 {
 	const struct cr_auto_conf *ac = &pl->auto_conf;
 	struct bg_job *j = calloc(1, sizeof(*j));
-	double budget = ac->budget > 0 ? ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	double budget = cr_auto_budget(ac);
 
 	if (!j)
 		goto oom;

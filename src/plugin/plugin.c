@@ -414,7 +414,8 @@ static void mcast_trees_follow_conf(struct cr_plugin *pl)
  * cr-auto's settings from the configuration, into o. cr-auto runs the
  * improvement pass on its winner itself.
  */
-static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o)
+static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o,
+			   bool background)
 {
 	struct cr_auto_conf *ac = &pl->auto_conf;
 	const struct cr_conf *c = &pl->conf;
@@ -426,6 +427,9 @@ static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o)
 	ac->objective = c->auto_objective[0] ? c->auto_objective : NULL;
 	ac->hosts = c->auto_hosts[0] ? c->auto_hosts : NULL;
 	ac->budget = c->auto_budget;
+	/* A known order's long default is for a step off the sweep. */
+	if (!background && ac->budget <= 0)
+		ac->budget = CR_AUTO_BUDGET_DEFAULT;
 	ac->allow_credit_loops = c->auto_allow_credit_loops;
 	ac->threshold = c->auto_improve_threshold;
 	/* Layers need OpenSM to program SL2VL: only with QoS. */
@@ -508,7 +512,7 @@ static int engine_build_lid_matrices(void *context)
 					 ? "croute_auto_background is FALSE"
 					 : "another engine routes");
 	if (pe->e == &cr_auto_engine) {
-		auto_conf_read(pl, &o);
+		auto_conf_read(pl, &o, background);
 	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",

@@ -53,6 +53,20 @@ cr_same "$CR_DIR/offline.norm" "$CR_DIR/plugin.norm" 10 \
 	"cr-auto's tables differ from croute route --engine auto"
 cr_log "same winner and tables offline: OK"
 
+# A known order's larger default budget is for the improve step off the
+# sweep: with both steps in it, cr-auto keeps the 5 s of work it has
+# without one, so the sweep does not wait minutes.
+awk '/^Ca/ { d = $0; sub(/^[^#]*# *"/, "", d); sub(/".*/, "", d)
+	h[n++] = d }
+	END { for (i = n - 1; i >= 0; i--) print "\"" h[i] "\"" }' \
+	"$topo" >"$CR_DIR/sched.hosts"
+cr_conf "croute_auto_hosts $CR_DIR/sched.hosts" "croute_auto_background FALSE"
+cr_opensm_once -R cr-auto
+cr_expect_log "cr-auto: tuned for the host order of" "the known order not used"
+cr_expect_log "cr-auto: chose .* for a budget of 5\.0 s of work" \
+	"in the sweep, a known order's default budget is not 5 s"
+cr_log "known order in the sweep: the default budget: OK"
+
 # A budget with room for one candidate only: the plan comes from the
 # fabric's size, not the clock, so the plugin and the command skip the
 # same candidates ("skipped: budget") and install the same tables.

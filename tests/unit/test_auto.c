@@ -831,6 +831,26 @@ static void test_dfp_global_dragonfly_only(void **state)
 	cr_fabric_free(t);
 }
 
+/*
+ * A known host order gives the improve step a larger default budget (its
+ * pass's gains there are not fitted to samples); croute_auto_budget
+ * always wins.
+ */
+static void test_budget_default(void **state)
+{
+	struct cr_auto_conf ac = {0};
+
+	(void)state;
+	assert_true(cr_auto_budget(&ac) == CR_AUTO_BUDGET_DEFAULT);
+	ac.hosts = "sched.hosts";
+	assert_true(cr_auto_budget(&ac) == CR_AUTO_BUDGET_HOSTS_DEFAULT);
+	assert_true(CR_AUTO_BUDGET_HOSTS_DEFAULT > CR_AUTO_BUDGET_DEFAULT);
+	ac.budget = 2.5;
+	assert_true(cr_auto_budget(&ac) == 2.5);
+	ac.hosts = NULL;
+	assert_true(cr_auto_budget(&ac) == 2.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_ring_deadlock_rule),
 		cmocka_unit_test(test_nothing_qualifies),
 		cmocka_unit_test(test_budget_plan),
+		cmocka_unit_test(test_budget_default),
 		cmocka_unit_test(test_improve_guard),
 		cmocka_unit_test(test_improve_rest),
 		cmocka_unit_test(test_deterministic),

@@ -819,6 +819,14 @@ static const struct cr_auto_conf *auto_conf_of(const struct cr_options *o)
 	return o->engine_conf ? o->engine_conf : &defaults;
 }
 
+double cr_auto_budget(const struct cr_auto_conf *ac)
+{
+	if (ac->budget > 0)
+		return ac->budget;
+	return ac->hosts ? CR_AUTO_BUDGET_HOSTS_DEFAULT
+			 : CR_AUTO_BUDGET_DEFAULT;
+}
+
 /*
  * The caller's tables are replaced by the winner's: their rows go before
  * the candidates route (on fat-tree 48 a set of LFTs is 88 MB, and the
@@ -932,7 +940,7 @@ bool cr_auto_improve_idle(const struct cr_fabric *f, const struct cr_options *o,
 	bool idle = false;
 
 	a.ac = auto_conf_of(o);
-	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	a.budget = cr_auto_budget(a.ac);
 	a.budget_work = a.budget * WORK_PER_S;
 	/* the improve step logs its plan itself when it runs */
 	a.quiet = true;
@@ -953,7 +961,7 @@ int cr_auto_improve(const struct cr_fabric *f, const struct cr_options *o,
 	int ret = -1;
 
 	a.ac = auto_conf_of(o);
-	a.budget = a.ac->budget > 0 ? a.ac->budget : CR_AUTO_BUDGET_DEFAULT;
+	a.budget = cr_auto_budget(a.ac);
 	a.budget_work = a.budget * WORK_PER_S;
 	if (parse_run(&a))
 		goto out;
