@@ -87,13 +87,15 @@ estimate() {
 			(rb == "" ? "-" : rb) }'
 }
 
-# score TOPO LFTS [SL SL2VL]: "own-shift own-bisect rand-shift
-# rand-bisect sched-shift sched-bisect credit-loops".
+# score TOPO LFTS [SL SL2VL | -]: "own-shift own-bisect rand-shift
+# rand-bisect sched-shift sched-bisect credit-loops" ("-": not counted).
 score() {
 	own=$(estimate "$1" "$2" --orders "$ORDERS" --seed "$ORDERS_SEED")
 	sched=$(estimate "$1" "$2" --hosts "$CR_DIR/sched.hosts" |
 		cut -d' ' -f1,2)
-	if [ -n "${3:-}" ] && [ -f "$3" ]; then
+	if [ "${3:-}" = - ]; then
+		loops=-
+	elif [ -n "${3:-}" ] && [ -f "$3" ]; then
 		loops=$("$CROUTE" check -t "$1" --lids "$CR_GUID2LID" \
 			--lfts "$2" --sl "$3" --sl2vl "$4" 2>/dev/null |
 			awk '/^credit loops:/ { print $3 }')
@@ -130,6 +132,9 @@ for arg in "$@"; do
 		engine=$2
 		q=$3
 		shift 3
+		# cr-auto's layered winners leave their SLs in the dump
+		rm -f "$CR_DUMP/croute-lash-sl.dump" \
+			"$CR_DUMP/croute-lash-sl2vl.dump"
 		if [ "$q" = Q ]; then
 			cr_conf "qos TRUE" "$@"
 			cr_opensm_once -Q -R "$engine" -D 0x47
@@ -148,8 +153,17 @@ for arg in "$@"; do
 			extra="winner $win"
 		fi
 		cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/lfts.$fab.$engine"
+		sls=
+		case $used in
+		dfsssp | nue) sls=- ;;
+		cr-auto)
+			[ -f "$CR_DUMP/croute-lash-sl.dump" ] &&
+				sls="$CR_DUMP/croute-lash-sl.dump $CR_DUMP/croute-lash-sl2vl.dump"
+			;;
+		esac
+		# shellcheck disable=SC2086
 		put_row "$fab" "$label" \
-			"$(score "$topo" "$CR_DUMP/opensm-lfts.dump")" \
+			"$(score "$topo" "$CR_DUMP/opensm-lfts.dump" $sls)" \
 			"${t:--}" "$extra"
 	}
 	# The tables cr-auto ends with, offline on the same LIDs; kept as
