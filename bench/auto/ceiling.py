@@ -30,6 +30,9 @@
 # Environment: MC_ORDERS (0: off) random host orders of MC_PHASES (16)
 # sampled phases each, scored with max-min rates (seeded: the same figures
 # every run); ROUNDS (200) of Frank-Wolfe. Python 3, standard library only.
+# It lists every minimal path of every switch pair: meant for the trees,
+# random and dragonfly-like fabrics of bench/auto, not for large tori,
+# whose pairs have thousands.
 import math
 import os
 import random
@@ -67,7 +70,8 @@ def read_topo(name):
         if m and node:
             rate = link_rate(m.group(6))
             if rate is None:
-                sys.exit('%s:%d: no link width and speed' % (name, no))
+                raise ValueError('%s:%d: no link width and speed' %
+                                 (name, no))
             port = int(m.group(1))
             if m.group(2):
                 port_of[int(m.group(2), 16)] = (node, port)
@@ -177,8 +181,11 @@ def min_paths(link, is_switch, switches):
                     dist[far] = dist[sw] + 1
                     todo.append(far)
         for src in switches:
-            if src == dst or src not in dist:
+            if src == dst:
                 continue
+            if src not in dist:
+                raise ValueError('no path between switches %s and %s' %
+                                 (src, dst))
             found = []
 
             def walk(sw, acc):
