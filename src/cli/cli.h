@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * croute(1): one small file per command (cmd_<name>.c) over shared option,
- * help and loading code (common.c), the way infiniband-diags builds its
- * tools. A command is a struct cli_cmd named cli_cmd_<name>; main.c lists
- * the commands in CLI_COMMANDS, one line each.
+ * croute(1): one small file per command (cmd_<name>.c) over shared code,
+ * the way infiniband-diags builds its tools: option parsing (options.c)
+ * and help (help.c), the shared options and their setup (setup.c), -F
+ * (config.c), loading the fabric (load.c), routing it (routing.c), and
+ * reports and output files (output.c). A command is a struct cli_cmd
+ * named cli_cmd_<name>; main.c lists the commands in CLI_COMMANDS, one
+ * line each.
  */
 #ifndef CROUTE_CLI_H
 #define CROUTE_CLI_H
@@ -185,6 +188,8 @@ struct cli_setup {
 	struct cr_opt_params opt_params;
 };
 
+/* -v, -q and -h: every command takes them (options.c). */
+extern const struct cli_opt cli_common_opts[];
 extern const struct cli_opt cli_topo_opts[]; /* --topo --lids --lmc */
 extern const struct cli_opt cli_engine_opts[]; /* --engine and its options */
 extern const struct cli_opt cli_live_opts[]; /* --live -C -P */
@@ -251,10 +256,19 @@ int cli_engine_list(struct cli_setup *s, const char *list);
  */
 char *cli_conf_engine(const char *file, const char *list);
 /*
+ * -F, once: what the plugin takes from the file, where the command line
+ * did not say otherwise. 0, or -1 (logged).
+ */
+int cli_config_apply(struct cli_setup *s);
+/*
  * Reads the topology and gives it LIDs: from --lids, else assigned with
  * --lmc when given, else the file's own, else assigned with LMC 0.
+ * Applies -F first (cli_config_apply()).
  */
 struct cr_fabric *cli_load(struct cli_setup *s);
+/* DIR/NAME, malloc'ed; NULL when out of memory (reported). */
+char *cli_dir_file(const char *dir, const char *name);
+bool cli_readable(const char *path);
 /*
  * Routes f with the chosen engine (default minhop) and its options, the
  * by-products into s->by. *seconds receives the engine's run time. NULL

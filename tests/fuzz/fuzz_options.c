@@ -5,7 +5,7 @@
  * tables (topology and LIDs, engine and its options, --live, estimate's),
  * parsed as the commands parse them (cli_parse, cli_setup_opt,
  * est_cli_opt), then the pattern list parsed. Nothing is loaded or run.
- * Built with src/cli/common.c, engine_list.c and est_cli.c only.
+ * Built with the shared code of src/cli (fuzz_cli_sources), no command.
  */
 #include "fuzz.h"
 
