@@ -458,25 +458,39 @@ static void optimize_routing(struct cr_plugin *pl,
 	cr_objective_release(&obj);
 }
 
-/* The first step: import the subnet and route it; nothing is written. */
-static int engine_build_lid_matrices(void *context)
-{
-	struct cr_plugin_engine *pe = context;
-	struct cr_plugin *pl = pe->pl;
-	osm_opensm_t *osm = pl->osm;
-	struct cr_import imp = {0};
-	struct cr_fabric *recycle;
-	struct cr_routing *r = NULL;
-	struct cr_byproducts by = {0};
+/* One engine run's state between the phases of its first step. */
+struct run {
+	struct cr_plugin *pl;
+	struct cr_plugin_engine *pe;
+	struct cr_import imp;
 	struct cr_options o;
-	enum cr_fail_stage fail;
-	bool incremental = false, try_incremental, background;
+	struct cr_routing *r;
+	struct cr_byproducts by;
+	bool background; /* the improve step or the pass on a thread */
+	bool incremental; /* r repairs the kept full run */
+};
+
+/* croute_fail_engine, a test hook: true when the run is to fail here. */
+static bool test_hook_fails(const struct run *run, enum cr_fail_stage stage,
+			    const char *when)
+{
+	if (cr_conf_fail_stage(&run->pl->conf, run->pe->e) != stage)
+		return false;
+	cr_err("%s: failing %s, as croute_fail_engine asks (test hook)",
+	       run->pe->name, when);
+	return true;
+}
+
+static void run_begin(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+	osm_opensm_t *osm = pl->osm;
 
 	sync_log_level(osm);
 	clock_gettime(CLOCK_MONOTONIC, &pl->run_start);
-	cr_options_init(&o);
+	cr_options_init(&run->o);
 	run_reset(pl);
-	snapshot_publish(pe, NULL);
+	snapshot_publish(run->pe, NULL);
 	/*
 	 * OpenSM prepares the switches once per sweep, not per engine: an
 	 * engine that failed before this one may have left entries behind.
@@ -485,124 +499,187 @@ static int engine_build_lid_matrices(void *context)
 	 * and hop rows again) is not needed.
 	 */
 	if (!osm->routing_engine_list ||
-	    osm->routing_engine_list->context != pe)
+	    osm->routing_engine_list->context != run->pe)
 		cr_export_clear(&osm->subn);
+}
+
+/*
+ * opensm.conf, read again at every run: the threads, the multicast trees'
+ * builder, the options and cr-auto's settings, where the improve step
+ * runs.
+ */
+static int run_configure(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+	struct cr_plugin_engine *pe = run->pe;
 
 	cr_conf_read(pl, &pl->conf);
 	cr_threads_set(pl->conf.threads);
 	mcast_trees_follow_conf(pl);
-	fail = cr_conf_fail_stage(&pl->conf, pe->e);
-	if (fail == CR_FAIL_IMPORT) {
-		cr_err("%s: failing before the import, as croute_fail_engine"
-		       " asks (test hook)",
-		       pe->name);
-		goto fail;
-	}
-	if (cr_conf_options(pl, &pl->conf, &o) < 0)
-		goto fail;
+	if (test_hook_fails(run, CR_FAIL_IMPORT, "before the import"))
+		return -1;
+	if (cr_conf_options(pl, &pl->conf, &run->o) < 0)
+		return -1;
 	cr_opt_params_init(&pl->opt_params);
 	if (pl->conf.optimize_budget > 0)
 		pl->opt_params.budget = pl->conf.optimize_budget;
 	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
 	/* cr-auto's improve step, or croute_optimize's pass, on a thread */
-	background = pl->conf.auto_background &&
-		     (pe->e == &cr_auto_engine || pl->conf.optimize);
-	if (!background)
+	run->background = pl->conf.auto_background &&
+			  (pe->e == &cr_auto_engine || pl->conf.optimize);
+	if (!run->background)
 		cr_bg_forget(pl, pe->e == &cr_auto_engine
 					 ? "croute_auto_background is FALSE"
 					 : "another engine routes");
 	if (pe->e == &cr_auto_engine) {
-		auto_conf_read(pl, &o, background);
-	} else if (pe->layers && !osm->subn.opt.qos && !pl->qos_warned) {
+		auto_conf_read(pl, &run->o, run->background);
+	} else if (pe->layers && !pl->osm->subn.opt.qos && !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",
 			pe->name);
 		pl->qos_warned = true;
 	}
-	recycle = pl->recycle;
+	return 0;
+}
+
+static int run_import(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+	struct cr_fabric *recycle = pl->recycle;
+
 	pl->recycle = NULL;
 	if (!pl->conf.incremental)
 		cr_import_keep_free(&pl->import_keep);
-	if (cr_import_subnet(osm, &imp,
+	if (cr_import_subnet(pl->osm, &run->imp,
 			     pl->conf.incremental ? &pl->import_keep : NULL,
 			     recycle) < 0)
-		goto fail;
+		return -1;
 	pl->ms_import = elapsed_ms(&pl->run_start);
-	o.max_vls = imp.max_vls;
-	if (imp.unhealthy)
+	run->o.max_vls = run->imp.max_vls;
+	if (run->imp.unhealthy)
 		cr_info("%s: %u links OpenSM marked unhealthy are left out",
-			pe->name, imp.unhealthy);
+			run->pe->name, run->imp.unhealthy);
+	return 0;
+}
 
-	try_incremental = pl->conf.incremental && !pl->conf.optimize &&
-			  pe->e != &cr_auto_engine;
+/*
+ * The tables: a repair of the kept full run (croute_incremental), the
+ * fast step with the improve step on a thread, or the engine itself.
+ */
+static int run_route(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+	struct cr_plugin_engine *pe = run->pe;
+	const struct cr_fabric *f = run->imp.f;
+	bool try_incremental = pl->conf.incremental && !pl->conf.optimize &&
+			       pe->e != &cr_auto_engine;
+
 	/* A repair writes every entry, else clears them all. */
-	r = try_incremental && pl->incr_base ? cr_routing_new_raw(imp.f)
-					     : cr_routing_new(imp.f);
-	if (!r)
-		goto fail;
+	run->r = try_incremental && pl->incr_base ? cr_routing_new_raw(f)
+						  : cr_routing_new(f);
+	if (!run->r)
+		return -1;
 	if (try_incremental)
-		incremental =
-			route_incremental(pl, pe, pe->e, imp.f, &o, r, &by);
+		run->incremental = route_incremental(pl, pe, pe->e, f, &run->o,
+						     run->r, &run->by);
 	pl->export_no_base = false;
-	if (background) {
+	if (run->background) {
 		enum cr_bg_how how;
 
-		if (cr_bg_route(pl, pe, imp.f, &o, &r, &by, &how) < 0)
-			goto fail;
-		incremental = how == CR_BG_REPAIRED;
+		if (cr_bg_route(pl, pe, f, &run->o, &run->r, &run->by, &how) <
+		    0)
+			return -1;
+		run->incremental = how == CR_BG_REPAIRED;
 		/* other tables than the base's: its hop table is not theirs */
 		pl->export_no_base = how == CR_BG_AGAIN;
-	} else if (!incremental && cr_route_by(pe->e, imp.f, &o, r, &by) < 0) {
+	} else if (!run->incremental &&
+		   cr_route_by(pe->e, f, &run->o, run->r, &run->by) < 0) {
 		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
-		       pe->name, imp.f->num_switches, imp.f->num_nodes);
-		goto fail;
+		       pe->name, f->num_switches, f->num_nodes);
+		return -1;
 	}
+	return 0;
+}
+
+/*
+ * After routing: refuse tables some CAs cannot use, run croute_optimize's
+ * pass in the sweep, keep a full run for croute_incremental.
+ */
+static int run_settle(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+	struct cr_plugin_engine *pe = run->pe;
+	const struct cr_fabric *f = run->imp.f;
+
 	/* Tables some CAs cannot use: the next engine of the list instead. */
-	if (by.stranded) {
+	if (run->by.stranded) {
 		cr_err("%s: %" PRIu64 " (switch with CAs, LID) pairs have no"
 		       " up*/down* path with these roots: not installing"
 		       " tables some CAs cannot use",
-		       pe->name, by.stranded);
-		goto fail;
+		       pe->name, run->by.stranded);
+		return -1;
 	}
-	if (pl->conf.optimize && pe->e != &cr_auto_engine && !background)
-		optimize_routing(pl, pe, imp.f, r, &by);
-	if (!background)
-		keep_full_run(pl, pe, imp.f, &o, r, &by, incremental);
+	if (pl->conf.optimize && pe->e != &cr_auto_engine && !run->background)
+		optimize_routing(pl, pe, f, run->r, &run->by);
+	if (!run->background)
+		keep_full_run(pl, pe, f, &run->o, run->r, &run->by,
+			      run->incremental);
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
-	pl->incremental = incremental;
-	if (fail == CR_FAIL_ROUTE) {
-		cr_err("%s: failing after routing, as croute_fail_engine asks"
-		       " (test hook)",
-		       pe->name);
-		goto fail;
-	}
-	if (osm_log_is_active(&osm->log, OSM_LOG_VERBOSE)) {
+	pl->incremental = run->incremental;
+	if (test_hook_fails(run, CR_FAIL_ROUTE, "after routing"))
+		return -1;
+	return 0;
+}
+
+/* The result, for the second step. */
+static void run_keep(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+
+	if (osm_log_is_active(&pl->osm->log, OSM_LOG_VERBOSE)) {
 		unsigned long rss, peak;
 
 		memory_mb(&rss, &peak);
 		cr_verbose("%s: imported and routed; opensm memory %lu MB,"
 			   " peak %lu MB",
-			   pe->name, rss, peak);
+			   run->pe->name, rss, peak);
 	}
-	cr_options_release(&o);
-	pl->fabric = imp.f;
-	pl->run_sw = imp.sw;
-	pl->routing = r;
-	cr_byproducts_move(&pl->by, &by);
-	pl->run_engine = pe;
-	return 0;
-fail:
+	cr_options_release(&run->o);
+	pl->fabric = run->imp.f;
+	pl->run_sw = run->imp.sw;
+	pl->routing = run->r;
+	cr_byproducts_move(&pl->by, &run->by);
+	pl->run_engine = run->pe;
+}
+
+static int run_fail(struct run *run)
+{
+	struct cr_plugin *pl = run->pl;
+
 	cr_bg_forget(pl, "the run failed");
-	cr_options_release(&o);
-	cr_routing_free(r);
-	cr_byproducts_release(&by);
-	cr_import_release(&imp);
+	cr_options_release(&run->o);
+	cr_routing_free(run->r);
+	cr_byproducts_release(&run->by);
+	cr_import_release(&run->imp);
 	pl->import_keep.f = NULL; /* it described imp.f */
 	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
-	       pe->name, elapsed_ms(&pl->run_start));
+	       run->pe->name, elapsed_ms(&pl->run_start));
 	return -1;
+}
+
+/* The first step: import the subnet and route it; nothing is written. */
+static int engine_build_lid_matrices(void *context)
+{
+	struct cr_plugin_engine *pe = context;
+	struct run run = {.pl = pe->pl, .pe = pe};
+
+	run_begin(&run);
+	if (run_configure(&run) || run_import(&run) || run_route(&run) ||
+	    run_settle(&run))
+		return run_fail(&run);
+	run_keep(&run);
+	return 0;
 }
 
 /* The second step: install the result of the first. */
