@@ -15,15 +15,24 @@
 
 #include <croute/conf.h>
 
-struct cr_osm_conf {
-	char *routing_engine; /* the list, as written */
-	char *root_guid_file, *cn_guid_file, *io_guid_file;
-	char *guid_routing_order_file, *port_search_ordering_file;
-	long lmc; /* -1: not set (the same below) */
+/*
+ * OpenSM's own keys that change a croute routing, as values: the command
+ * reads them from the file, the plugin takes them from OpenSM's parsed
+ * options. -1: not set, OpenSM's default applies.
+ */
+struct cr_osm_keys {
+	long lmc;
 	int port_shifting;
 	long long scatter_ports;
 	long lash_start_vl;
 	int qos;
+};
+
+struct cr_osm_conf {
+	char *routing_engine; /* the list, as written */
+	char *root_guid_file, *cn_guid_file, *io_guid_file;
+	char *guid_routing_order_file, *port_search_ordering_file;
+	struct cr_osm_keys k;
 	struct cr_conf cr; /* remote_guid_sorting, croute_* */
 };
 
@@ -36,7 +45,7 @@ void cr_osm_conf_release(struct cr_osm_conf *c);
  */
 int cr_osm_conf_parse(struct cr_osm_conf *c, FILE *fp, const char *path);
 
-/* croute's keys into the engines' options, for the plugin and -F alike. */
-void cr_osm_conf_apply(const struct cr_conf *c, struct cr_options *o);
+/* Every key of k not set. */
+void cr_osm_keys_init(struct cr_osm_keys *k);
 
 #endif

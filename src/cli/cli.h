@@ -18,6 +18,7 @@
 #include <croute/auto.h>
 #include <croute/clock.h>
 #include <croute/optimize.h>
+#include <croute/osm_conf.h>
 #include <croute/routing.h>
 
 /* Exit statuses (doc/design.md). */
@@ -157,10 +158,13 @@ struct cli_setup {
 	const char *dump_dir; /* --dump-dir */
 	const char *name_map; /* --node-name-map */
 	const char *config; /* -F opensm.conf */
+	/*
+	 * -F's keys, parsed (cli_config_apply()): the files, auto_conf's
+	 * strings and lmc point into it
+	 */
+	struct cr_osm_conf conf;
 	char *conf_engine; /* its routing_engine's first cr- entry */
-	char *conf_files[5]; /* the GUID and port order files it names */
 	bool config_read;
-	int conf_lmc; /* its lmc, -1: none */
 	bool given[CLI_KEY_CONFIG_END - CLI_KEY_LONG]; /* on the command line */
 	bool live; /* --live: discover, read the switches' LFTs */
 	const char *live_ca; /* -C */
@@ -174,8 +178,6 @@ struct cli_setup {
 	const char *topo_format, *lfts_format; /* what was read */
 	const char *installed; /* cli_installed_lfts()'s answer */
 	struct cr_auto_conf auto_conf; /* --engine auto */
-	char *conf_auto_candidates, *conf_auto_objective; /* from -F */
-	char *conf_auto_hosts; /* from -F */
 	bool optimize; /* --optimize: the improvement pass after routing */
 	bool no_auto_optimize; /* --no-auto-optimize, croute_auto_optimize */
 	/*
@@ -256,14 +258,19 @@ int cli_engine_list(struct cli_setup *s, const char *list);
  */
 char *cli_conf_engine(const char *file, const char *list);
 /*
- * -F, once: what the plugin takes from the file, where the command line
- * did not say otherwise. 0, or -1 (logged).
+ * -F, once: what the plugin takes from the file (cr_conf_map()), where
+ * the command line did not say otherwise. 0, or -1 (logged).
  */
 int cli_config_apply(struct cli_setup *s);
 /*
+ * cr-auto's settings into s->opts, its improve step from --optimize and
+ * --no-auto-optimize (or -F's keys), as the plugin sets them.
+ */
+void cli_auto_setup(struct cli_setup *s);
+/*
  * Reads the topology and gives it LIDs: from --lids, else assigned with
- * --lmc when given, else the file's own, else assigned with LMC 0.
- * Applies -F first (cli_config_apply()).
+ * --lmc when given, else the file's own, else assigned with -F's lmc,
+ * else with LMC 0. Applies -F first (cli_config_apply()).
  */
 struct cr_fabric *cli_load(struct cli_setup *s);
 /* DIR/NAME, malloc'ed; NULL when out of memory (reported). */

@@ -1,149 +1,149 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * -F opensm.conf: what the plugin would take from the file, read as
- * OpenSM reads it, where the command line did not say otherwise.
+ * -F opensm.conf: read as OpenSM reads it (cr_osm_conf_parse) and mapped
+ * to the run's settings as the plugin maps it (cr_conf_map), so that the
+ * command routes as the plugin does under that file. The command line
+ * wins over the file, key by key.
  */
 #include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <croute/conf_map.h>
 #include <croute/log.h>
-#include <croute/osm_conf.h>
 
 #include "cli.h"
 
-/* A file the configuration names, unless the command line gave one. */
-static void conf_file(struct cli_setup *s, int key, const char **dst,
-		      char *path, char **keep, size_t *nkeep)
+static bool given(const struct cli_setup *s, int key)
 {
-	if (!path || s->given[key - CLI_KEY_LONG])
-		return;
-	keep[(*nkeep)++] = path;
-	*dst = path;
+	return s->given[key - CLI_KEY_LONG];
 }
 
-/*
- * -F: what the plugin would take from opensm.conf, where the command line
- * did not say otherwise (cr_osm_conf_parse reads it as OpenSM does).
- */
-int cli_config_apply(struct cli_setup *s)
+/* The file into s->conf, and its routing_engine's croute engine. */
+static int read_config(struct cli_setup *s)
 {
-	struct cr_osm_conf c;
-	FILE *fp;
+	FILE *fp = fopen(s->config, "r");
 	int err;
 
-	s->conf_lmc = -1;
-	if (!s->config || s->config_read)
-		return 0;
-	s->config_read = true;
-	fp = fopen(s->config, "r");
 	if (!fp) {
 		cr_err("%s: %s", s->config, strerror(errno));
 		return -1;
 	}
-	cr_osm_conf_init(&c);
-	err = cr_osm_conf_parse(&c, fp, s->config);
+	err = cr_osm_conf_parse(&s->conf, fp, s->config);
 	fclose(fp);
-	if (err) {
-		cr_osm_conf_release(&c);
+	if (err)
 		return -1;
-	}
-	if (c.routing_engine && !s->engine) {
-		s->conf_engine = cli_conf_engine(s->config, c.routing_engine);
-		if (!s->conf_engine) {
-			cr_osm_conf_release(&c);
+	if (s->conf.routing_engine && !s->engine) {
+		s->conf_engine =
+			cli_conf_engine(s->config, s->conf.routing_engine);
+		if (!s->conf_engine)
 			return -1;
-		}
 	}
-	s->conf_lmc = (int)c.lmc;
-	{
-		size_t nk = 0;
-
-		conf_file(s, CLI_KEY_ROOT_GUIDS, &s->root_guids,
-			  c.root_guid_file, s->conf_files, &nk);
-		conf_file(s, CLI_KEY_CN_GUIDS, &s->cn_guids, c.cn_guid_file,
-			  s->conf_files, &nk);
-		conf_file(s, CLI_KEY_IO_GUIDS, &s->io_guids, c.io_guid_file,
-			  s->conf_files, &nk);
-		conf_file(s, CLI_KEY_GUID_ORDER, &s->guid_order,
-			  c.guid_routing_order_file, s->conf_files, &nk);
-		conf_file(s, CLI_KEY_PORT_ORDER, &s->port_order,
-			  c.port_search_ordering_file, s->conf_files, &nk);
-		/* the rest are not used: freed */
-		for (char **p = &c.root_guid_file;
-		     p <= &c.port_search_ordering_file; p++) {
-			bool kept = false;
-
-			for (size_t i = 0; i < nk; i++)
-				kept |= s->conf_files[i] == *p;
-			if (!kept)
-				free(*p);
-			*p = NULL;
-		}
-	}
-	if (!s->given[CLI_KEY_PORT_SHIFTING - CLI_KEY_LONG] &&
-	    c.port_shifting >= 0)
-		s->opts.port_shifting = c.port_shifting;
-	if (!s->given[CLI_KEY_SCATTER_PORTS - CLI_KEY_LONG] &&
-	    c.scatter_ports >= 0)
-		s->opts.scatter_ports = (uint32_t)c.scatter_ports;
-	if (!s->given[CLI_KEY_LASH_START_VL - CLI_KEY_LONG] &&
-	    c.lash_start_vl >= 0)
-		s->opts.lash_start_vl = (uint8_t)c.lash_start_vl;
-	{
-		struct cr_options o = s->opts;
-
-		/* croute's keys, as the plugin applies them */
-		cr_osm_conf_apply(&c.cr, &o);
-		if (!s->given[CLI_KEY_REMOTE_GUID_SORTING - CLI_KEY_LONG])
-			s->opts.remote_guid_sorting = o.remote_guid_sorting;
-		if (!s->given[CLI_KEY_LASH_BALANCE - CLI_KEY_LONG])
-			s->opts.lash_balance = o.lash_balance;
-		if (!s->given[CLI_KEY_BALANCE - CLI_KEY_LONG])
-			s->opts.balance_global = o.balance_global;
-	}
-	/* cr-auto's keys and qos, unless the command line gave them. */
-	if (!s->given[CLI_KEY_AUTO_CANDIDATES - CLI_KEY_LONG] &&
-	    c.cr.auto_candidates[0]) {
-		free(s->conf_auto_candidates);
-		s->conf_auto_candidates = strdup(c.cr.auto_candidates);
-		s->auto_conf.candidates = s->conf_auto_candidates;
-	}
-	if (!s->given[CLI_KEY_AUTO_OBJECTIVE - CLI_KEY_LONG] &&
-	    c.cr.auto_objective[0]) {
-		free(s->conf_auto_objective);
-		s->conf_auto_objective = strdup(c.cr.auto_objective);
-		s->auto_conf.objective = s->conf_auto_objective;
-	}
-	if (!s->given[CLI_KEY_AUTO_HOSTS - CLI_KEY_LONG] &&
-	    c.cr.auto_hosts[0]) {
-		free(s->conf_auto_hosts);
-		s->conf_auto_hosts = strdup(c.cr.auto_hosts);
-		s->auto_conf.hosts = s->conf_auto_hosts;
-	}
-	if (!s->given[CLI_KEY_AUTO_BUDGET - CLI_KEY_LONG] &&
-	    c.cr.auto_budget > 0)
-		s->auto_conf.budget = c.cr.auto_budget;
-	/* the improve step's threshold, as the plugin applies it */
-	s->auto_conf.threshold = c.cr.auto_improve_threshold;
-	if (!s->given[CLI_KEY_ALLOW_CREDIT_LOOPS - CLI_KEY_LONG] &&
-	    c.cr.auto_allow_credit_loops)
-		s->auto_conf.allow_credit_loops = true;
-	if (!s->given[CLI_KEY_QOS - CLI_KEY_LONG] && c.qos > 0)
-		s->auto_conf.qos = true;
-	/* the improvement pass, as the plugin runs it */
-	if (c.cr.optimize)
-		s->optimize = true;
-	if (!c.cr.auto_optimize)
-		s->no_auto_optimize = true;
-	if (!s->given[CLI_KEY_OPTIMIZE_BUDGET - CLI_KEY_LONG] &&
-	    c.cr.optimize_budget > 0)
-		s->opt_params.budget = c.cr.optimize_budget;
-	if (!s->given[CLI_KEY_OPTIMIZE_EXTRA_HOPS - CLI_KEY_LONG])
-		s->opt_params.max_extra_hops = c.cr.optimize_max_extra_hops;
-	if (c.cr.auto_give_up > 0)
-		s->give_up = c.cr.auto_give_up;
-	free(c.routing_engine);
-	c.routing_engine = NULL;
 	return 0;
+}
+
+/* A file the configuration names (s->conf keeps it), unless given. */
+static void take_file(struct cli_setup *s, int key, const char **dst,
+		      const char *path)
+{
+	if (path && !given(s, key))
+		*dst = path;
+}
+
+static void take_files(struct cli_setup *s)
+{
+	const struct cr_osm_conf *c = &s->conf;
+
+	take_file(s, CLI_KEY_ROOT_GUIDS, &s->root_guids, c->root_guid_file);
+	take_file(s, CLI_KEY_CN_GUIDS, &s->cn_guids, c->cn_guid_file);
+	take_file(s, CLI_KEY_IO_GUIDS, &s->io_guids, c->io_guid_file);
+	take_file(s, CLI_KEY_GUID_ORDER, &s->guid_order,
+		  c->guid_routing_order_file);
+	take_file(s, CLI_KEY_PORT_ORDER, &s->port_order,
+		  c->port_search_ordering_file);
+}
+
+static void take_options(struct cli_setup *s, const struct cr_options *o)
+{
+	if (!given(s, CLI_KEY_PORT_SHIFTING))
+		s->opts.port_shifting = o->port_shifting;
+	if (!given(s, CLI_KEY_SCATTER_PORTS))
+		s->opts.scatter_ports = o->scatter_ports;
+	if (!given(s, CLI_KEY_LASH_START_VL))
+		s->opts.lash_start_vl = o->lash_start_vl;
+	if (!given(s, CLI_KEY_REMOTE_GUID_SORTING))
+		s->opts.remote_guid_sorting = o->remote_guid_sorting;
+	if (!given(s, CLI_KEY_LASH_BALANCE))
+		s->opts.lash_balance = o->lash_balance;
+	if (!given(s, CLI_KEY_BALANCE)) {
+		s->opts.balance_global = o->balance_global;
+		s->opts.balance_first = o->balance_first;
+	}
+}
+
+/*
+ * cr-auto's settings. Its improve step is not taken: cli_auto_setup()
+ * derives it from --optimize and --no-auto-optimize, which the file's
+ * croute_optimize and croute_auto_optimize set here, by the same rule.
+ */
+static void take_auto(struct cli_setup *s, const struct cr_auto_conf *ac)
+{
+	struct cr_auto_conf *sa = &s->auto_conf;
+
+	if (!given(s, CLI_KEY_AUTO_CANDIDATES))
+		sa->candidates = ac->candidates;
+	if (!given(s, CLI_KEY_AUTO_OBJECTIVE))
+		sa->objective = ac->objective;
+	if (!given(s, CLI_KEY_AUTO_HOSTS))
+		sa->hosts = ac->hosts;
+	if (!given(s, CLI_KEY_AUTO_BUDGET))
+		sa->budget = ac->budget;
+	if (!given(s, CLI_KEY_QOS))
+		sa->qos = ac->qos;
+	if (!given(s, CLI_KEY_ALLOW_CREDIT_LOOPS))
+		sa->allow_credit_loops = ac->allow_credit_loops;
+	sa->threshold = ac->threshold; /* no option sets it */
+	if (!given(s, CLI_KEY_OPTIMIZE))
+		s->optimize = s->conf.cr.optimize;
+	if (!given(s, CLI_KEY_NO_AUTO_OPTIMIZE))
+		s->no_auto_optimize = !s->conf.cr.auto_optimize;
+}
+
+static void take_pass(struct cli_setup *s, const struct cr_opt_params *par)
+{
+	if (!given(s, CLI_KEY_OPTIMIZE_BUDGET))
+		s->opt_params.budget = par->budget;
+	if (!given(s, CLI_KEY_OPTIMIZE_EXTRA_HOPS))
+		s->opt_params.max_extra_hops = par->max_extra_hops;
+	/* no option sets it; offline, too, it bounds the improve step */
+	if (s->conf.cr.auto_give_up > 0)
+		s->give_up = s->conf.cr.auto_give_up;
+}
+
+int cli_config_apply(struct cli_setup *s)
+{
+	struct cr_options o;
+	struct cr_auto_conf ac = {0};
+	struct cr_opt_params par;
+
+	if (!s->config || s->config_read)
+		return 0;
+	s->config_read = true;
+	if (read_config(s))
+		return -1;
+	take_files(s);
+	/* The command is no sweep: CR_CONF_IN_SWEEP's short budget is not its. */
+	cr_options_init(&o);
+	cr_conf_map(&s->conf.k, &s->conf.cr, 0, &o, &ac, &par);
+	take_options(s, &o);
+	take_auto(s, &ac);
+	take_pass(s, &par);
+	return 0;
+}
+
+void cli_auto_setup(struct cli_setup *s)
+{
+	cr_auto_conf_use(&s->opts, &s->auto_conf);
+	cr_conf_improve(&s->auto_conf, s->optimize, !s->no_auto_optimize,
+			&s->opt_params);
 }

@@ -190,9 +190,10 @@ struct cr_fabric *cli_load(struct cli_setup *s)
 	if (s->lids)
 		err = cr_lids_read_guid2lid(s->lids, f);
 	else if (s->lmc >= 0 || !f->max_lid)
-		err = cr_fabric_assign_lids(f, s->lmc >= 0	  ? s->lmc
-					       : s->conf_lmc >= 0 ? s->conf_lmc
-								  : 0);
+		err = cr_fabric_assign_lids(f, s->lmc >= 0 ? s->lmc
+					       : s->conf.k.lmc >= 0
+						       ? (int)s->conf.k.lmc
+						       : 0);
 	else if (s->installed && !strcmp(s->topo_format, "opensm-subnet.lst"))
 		/* base LIDs only: the LMC shows in the LFTs */
 		err = cr_lids_widen(s->installed, f);

@@ -119,13 +119,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		       NULL) ||
 	    read_input(s->port_order, "--port-order", f, NULL, &s->opts))
 		return NULL;
-	cr_auto_conf_use(&s->opts, &s->auto_conf);
-	/* cr-auto runs the pass on its winner, before installing it */
-	s->auto_conf.improve =
-		s->optimize || !s->no_auto_optimize ? cr_optimize_hook : NULL;
-	s->auto_conf.improve_arg = &s->opt_params;
-	/* Without --optimize, the pass takes the rest of cr-auto's budget. */
-	s->auto_conf.improve_rest = !s->optimize && !s->no_auto_optimize;
+	cli_auto_setup(s);
 	/* As on the plugin's thread: a deadline replaces the pass's guard. */
 	if (s->give_up > 0) {
 		s->stop.deadline = cr_now() + s->give_up;

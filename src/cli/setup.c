@@ -81,6 +81,7 @@ void cli_setup_init(struct cli_setup *s, const struct cli_cmd *cmd)
 	s->give_up = CLI_GIVE_UP_S;
 	cr_options_init(&s->opts);
 	cr_opt_params_init(&s->opt_params);
+	cr_osm_conf_init(&s->conf);
 }
 
 void cli_setup_release(struct cli_setup *s)
@@ -90,11 +91,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->dump_sl);
 	free(s->conf_engine);
 	free(s->engine_pick);
-	free(s->conf_auto_candidates);
-	free(s->conf_auto_objective);
-	free(s->conf_auto_hosts);
-	for (unsigned i = 0; i < 5; i++)
-		free(s->conf_files[i]);
+	cr_osm_conf_release(&s->conf);
 	cr_routing_free(s->live_routing);
 	cr_options_release(&s->opts);
 	cr_byproducts_release(&s->by);

@@ -5,8 +5,10 @@
  * every routing run, so a SIGHUP re-sweep picks up an edit. OpenSM reports
  * croute's keys as unrecognized tokens and goes on; croute reports its own
  * mistakes (unknown croute_* key, malformed value) and uses the default.
- * The text itself is parsed in the core (src/core/conf_parse.c), where it
- * is unit-tested and fuzzed; this file only finds and opens the files.
+ * The text itself is parsed in the core (src/core/io/conf_parse.c), and
+ * mapped to the run's options there too (src/core/io/conf_map.c), as for
+ * the command's -F; this file finds and opens the files and hands
+ * OpenSM's parsed options to that mapping.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -20,7 +22,7 @@
 #include "plugin.h"
 
 #include <croute/log.h>
-#include <croute/osm_conf.h>
+#include <croute/conf_map.h>
 
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 {
@@ -116,8 +118,23 @@ static void log_ignored(struct cr_plugin *pl, const osm_subn_opt_t *opt)
 	}
 }
 
-int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
-		    struct cr_options *o)
+bool cr_conf_background(const struct cr_conf *c, const struct cr_engine *e)
+{
+	return c->auto_background && (e == &cr_auto_engine || c->optimize);
+}
+
+/* OpenSM's keys that change a routing, as its parser left them. */
+static void osm_keys(const osm_subn_opt_t *opt, struct cr_osm_keys *k)
+{
+	cr_osm_keys_init(k);
+	k->lmc = opt->lmc;
+	k->port_shifting = opt->port_shifting;
+	k->scatter_ports = opt->scatter_ports;
+	k->lash_start_vl = opt->lash_start_vl;
+	k->qos = opt->qos;
+}
+
+int cr_conf_options(struct cr_plugin *pl, unsigned flags, struct cr_options *o)
 {
 	const osm_subn_opt_t *opt = &pl->osm->subn.opt;
 	const struct {
@@ -131,11 +148,8 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 		{"guid_routing_order_file", opt->guid_routing_order_file,
 		 &o->guid_order},
 	};
+	struct cr_osm_keys k;
 
-	o->port_shifting = opt->port_shifting;
-	o->scatter_ports = opt->scatter_ports;
-	o->lash_start_vl = opt->lash_start_vl;
-	cr_osm_conf_apply(c, o);
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (opt_str_set(files[i].path) &&
 		    read_guid_file(files[i].key, files[i].path, files[i].list) <
@@ -145,5 +159,7 @@ int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
 	    read_port_order(opt->port_search_ordering_file, o) < 0)
 		return -1;
 	log_ignored(pl, opt);
+	osm_keys(opt, &k);
+	cr_conf_map(&k, &pl->conf, flags, o, &pl->auto_conf, &pl->opt_params);
 	return 0;
 }

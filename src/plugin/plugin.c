@@ -33,6 +33,7 @@
 #include <opensm/osm_log.h>
 #include <opensm/osm_version.h>
 
+#include <croute/conf_map.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 
@@ -410,33 +411,6 @@ static void mcast_trees_follow_conf(struct cr_plugin *pl)
 	}
 }
 
-/*
- * cr-auto's settings from the configuration, into o. cr-auto runs the
- * improvement pass on its winner itself.
- */
-static void auto_conf_read(struct cr_plugin *pl, struct cr_options *o,
-			   bool background)
-{
-	struct cr_auto_conf *ac = &pl->auto_conf;
-	const struct cr_conf *c = &pl->conf;
-
-	ac->improve = c->optimize || c->auto_optimize ? cr_optimize_hook : NULL;
-	ac->improve_arg = &pl->opt_params;
-	ac->improve_rest = !c->optimize && c->auto_optimize;
-	ac->candidates = c->auto_candidates[0] ? c->auto_candidates : NULL;
-	ac->objective = c->auto_objective[0] ? c->auto_objective : NULL;
-	ac->hosts = c->auto_hosts[0] ? c->auto_hosts : NULL;
-	ac->budget = c->auto_budget;
-	/* A known order's long default is for a step off the sweep. */
-	if (!background && ac->budget <= 0)
-		ac->budget = CR_AUTO_BUDGET_DEFAULT;
-	ac->allow_credit_loops = c->auto_allow_credit_loops;
-	ac->threshold = c->auto_improve_threshold;
-	/* Layers need OpenSM to program SL2VL: only with QoS. */
-	ac->qos = pl->osm->subn.opt.qos;
-	cr_auto_conf_use(o, ac);
-}
-
 /* croute_optimize: the improvement pass on the engine's tables. */
 static void optimize_routing(struct cr_plugin *pl,
 			     const struct cr_plugin_engine *pe,
@@ -518,22 +492,16 @@ static int run_configure(struct run *run)
 	mcast_trees_follow_conf(pl);
 	if (test_hook_fails(run, CR_FAIL_IMPORT, "before the import"))
 		return -1;
-	if (cr_conf_options(pl, &pl->conf, &run->o) < 0)
+	run->background = cr_conf_background(&pl->conf, pe->e);
+	if (cr_conf_options(pl, run->background ? 0 : CR_CONF_IN_SWEEP,
+			    &run->o) < 0)
 		return -1;
-	cr_opt_params_init(&pl->opt_params);
-	if (pl->conf.optimize_budget > 0)
-		pl->opt_params.budget = pl->conf.optimize_budget;
-	pl->opt_params.max_extra_hops = pl->conf.optimize_max_extra_hops;
-	/* cr-auto's improve step, or croute_optimize's pass, on a thread */
-	run->background = pl->conf.auto_background &&
-			  (pe->e == &cr_auto_engine || pl->conf.optimize);
 	if (!run->background)
 		cr_bg_forget(pl, pe->e == &cr_auto_engine
 					 ? "croute_auto_background is FALSE"
 					 : "another engine routes");
-	if (pe->e == &cr_auto_engine) {
-		auto_conf_read(pl, &run->o, run->background);
-	} else if (pe->layers && !pl->osm->subn.opt.qos && !pl->qos_warned) {
+	if (pe->e != &cr_auto_engine && pe->layers && !pl->osm->subn.opt.qos &&
+	    !pl->qos_warned) {
 		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
 			" tables this engine needs (set qos TRUE or use -Q)",
 			pe->name);

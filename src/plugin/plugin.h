@@ -172,9 +172,26 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox);
 void cr_mcast_reset(struct cr_plugin *pl);
 
 /* conf.c */
+/*
+ * croute's keys from opensm.conf (OpenSM's config_file) into c: defaults
+ * first, a bad line logged and skipped; the croute_fail_engine test hook
+ * only with CR_TEST_HOOKS_ENV=1.
+ */
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c);
-int cr_conf_options(struct cr_plugin *pl, const struct cr_conf *c,
-		    struct cr_options *o);
+/*
+ * Whether engine e's run leaves cr-auto's improve step (or
+ * croute_optimize's pass) to a thread after the sweep (background.c):
+ * croute_auto_background, for cr-auto or with croute_optimize.
+ */
+bool cr_conf_background(const struct cr_conf *c, const struct cr_engine *e);
+/*
+ * The run's options: the GUID and port order files OpenSM's keys name
+ * into o, then pl->conf and OpenSM's keys through cr_conf_map() (flags:
+ * CR_CONF_IN_SWEEP when the improve step runs in the sweep) into o,
+ * pl->auto_conf and pl->opt_params. -1 (logged) when a file cannot be
+ * read.
+ */
+int cr_conf_options(struct cr_plugin *pl, unsigned flags, struct cr_options *o);
 
 /* report.c */
 void cr_report_dumps(struct cr_plugin *pl, bool ours);

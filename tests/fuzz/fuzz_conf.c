@@ -12,6 +12,7 @@
 #include "fuzz.h"
 
 #include <croute/conf.h>
+#include <croute/conf_map.h>
 #include <croute/osm_conf.h>
 
 static void conf(const uint8_t *data, size_t size)
@@ -65,6 +66,8 @@ static void osm_conf(const uint8_t *data, size_t size)
 {
 	struct cr_osm_conf c;
 	struct cr_options o;
+	struct cr_auto_conf ac = {0};
+	struct cr_opt_params par;
 	FILE *in = fmemopen((void *)data, size, "r");
 
 	if (!in)
@@ -72,10 +75,10 @@ static void osm_conf(const uint8_t *data, size_t size)
 	cr_osm_conf_init(&c);
 	if (!cr_osm_conf_parse(&c, in, "fuzz")) {
 		/* What -F does with an accepted file. */
-		if (c.lmc > 7 || c.lash_start_vl > 14)
+		if (c.k.lmc > 7 || c.k.lash_start_vl > 14)
 			abort();
 		cr_options_init(&o);
-		cr_osm_conf_apply(&c.cr, &o);
+		cr_conf_map(&c.k, &c.cr, 0, &o, &ac, &par);
 		cr_options_release(&o);
 	}
 	fclose(in);

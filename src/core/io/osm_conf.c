@@ -13,14 +13,19 @@
 #include <croute/log.h>
 #include <croute/osm_conf.h>
 
+void cr_osm_keys_init(struct cr_osm_keys *k)
+{
+	k->lmc = -1;
+	k->port_shifting = -1;
+	k->scatter_ports = -1;
+	k->lash_start_vl = -1;
+	k->qos = -1;
+}
+
 void cr_osm_conf_init(struct cr_osm_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->lmc = -1;
-	c->port_shifting = -1;
-	c->scatter_ports = -1;
-	c->lash_start_vl = -1;
-	c->qos = -1;
+	cr_osm_keys_init(&c->k);
 	cr_conf_defaults(&c->cr);
 	c->cr.refuse = true; /* cr_osm_conf_parse stops at a bad line */
 }
@@ -119,21 +124,21 @@ int cr_osm_conf_parse(struct cr_osm_conf *c, FILE *fp, const char *path)
 		else if (!strcmp(key, "port_search_ordering_file"))
 			err = set_str(&c->port_search_ordering_file, val);
 		else if (!strcmp(key, "port_shifting"))
-			c->port_shifting = osm_bool(path, lineno, key, val);
+			c->k.port_shifting = osm_bool(path, lineno, key, val);
 		else if (!strcmp(key, "qos"))
-			c->qos = osm_bool(path, lineno, key, val);
+			c->k.qos = osm_bool(path, lineno, key, val);
 		else if (!strcmp(key, "lmc")) {
 			if (set_num(&v, val, 7))
 				goto bad;
-			c->lmc = (long)v;
+			c->k.lmc = (long)v;
 		} else if (!strcmp(key, "scatter_ports")) {
 			if (set_num(&v, val, UINT32_MAX))
 				goto bad;
-			c->scatter_ports = v;
+			c->k.scatter_ports = v;
 		} else if (!strcmp(key, "lash_start_vl")) {
 			if (set_num(&v, val, 14))
 				goto bad;
-			c->lash_start_vl = (long)v;
+			c->k.lash_start_vl = (long)v;
 		}
 		if (err)
 			cr_err("%s: out of memory", path);
@@ -150,12 +155,4 @@ int cr_osm_conf_parse(struct cr_osm_conf *c, FILE *fp, const char *path)
 		err = -1;
 	}
 	return err;
-}
-
-void cr_osm_conf_apply(const struct cr_conf *c, struct cr_options *o)
-{
-	o->remote_guid_sorting = c->remote_guid_sorting;
-	o->lash_balance = c->lash_balance;
-	o->balance_global = c->balance_global;
-	o->balance_first = c->balance_first;
 }
