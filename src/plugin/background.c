@@ -541,11 +541,11 @@ static int same_fabric(struct cr_bg *bg, const struct cr_plugin_engine *pe,
 	return reinstall(bg, r, by) ? -1 : 1;
 }
 
-int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
-		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by,
-		enum cr_bg_how *how)
+int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
+		const struct cr_options *o, struct cr_routing **r,
+		struct cr_byproducts *by, enum cr_bg_how *how)
 {
+	struct cr_plugin *pl = pe->pl;
 	struct cr_bg *bg = bg_get(pl);
 	bool rebase = false;
 	uint64_t fd = fabric_digest(f);

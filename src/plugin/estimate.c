@@ -140,11 +140,24 @@ static void apply_name_map(struct est_job *j)
 	close_node_name_map(map);
 }
 
-static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
-		      const char *how, const struct cr_penalty *pen,
-		      const struct cr_pattern *pats,
-		      struct cr_est_result *const *res, int n)
+/* One job's run through cr_est_patterns(). */
+struct job_run {
+	struct cr_est_worker *w;
+	struct est_job *j;
+	const struct cr_hosts *hosts;
+	struct cr_est_result **res;
+	int n, done;
+	bool cancelled;
+};
+
+static int write_dump(const struct job_run *jr, const char *how,
+		      const struct cr_penalty *pen,
+		      const struct cr_pattern *pats)
 {
+	const struct est_job *j = jr->j;
+	const struct cr_hosts *hosts = jr->hosts;
+	struct cr_est_result *const *res = jr->res;
+	int n = jr->n;
 	unsigned flags =
 		j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES : 0;
 	char *tmp = NULL;
@@ -190,16 +203,6 @@ static int job_patterns(struct est_job *j, uint32_t hosts,
 			hosts, cr_est_sample_phases(hosts));
 	return n;
 }
-
-/* One job's run through cr_est_patterns(). */
-struct job_run {
-	struct cr_est_worker *w;
-	struct est_job *j;
-	const struct cr_hosts *hosts;
-	struct cr_est_result **res;
-	int n, done;
-	bool cancelled;
-};
 
 /* Checked before each pattern: a newer routing makes this one moot. */
 static bool job_superseded(struct job_run *jr)
@@ -301,7 +304,7 @@ static int run_job(void *ctx, void *job)
 	if (rc || !jr.done)
 		goto fail;
 	apply_name_map(j);
-	if (write_dump(j, hosts, how, &par.pen, pats, jr.res, n))
+	if (write_dump(&jr, how, &par.pen, pats))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_verbose("wrote %s in %.2f s", j->path,

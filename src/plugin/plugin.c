@@ -547,7 +547,7 @@ static int engine_build_lid_matrices(void *context)
 	if (background) {
 		enum cr_bg_how how;
 
-		if (cr_bg_route(pl, pe, imp.f, &o, &r, &by, &how) < 0)
+		if (cr_bg_route(pe, imp.f, &o, &r, &by, &how) < 0)
 			goto fail;
 		incremental = how == CR_BG_REPAIRED;
 		/* other tables than the base's: its hop table is not theirs */
