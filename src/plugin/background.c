@@ -34,18 +34,14 @@
 #include <config.h>
 #endif
 
-#include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "plugin.h"
 #include "background.h"
+#include "worker.h"
 
 #include <croute/clock.h>
 #include <croute/log.h>
@@ -59,8 +55,7 @@ struct bg_job {
 	const struct cr_engine *opt_e;
 	char hosts[1024];
 	uint64_t gen;
-	bool cancel; /* atomic */
-	struct cr_stop stop;
+	struct cr_stop stop; /* its cancel: the worker's */
 	double give_up_s; /* wall clock, from the start of the job */
 	char name[CR_PLUGIN_NAME_LEN];
 	struct cr_fabric *f;
@@ -75,14 +70,9 @@ struct bg_job {
 };
 
 struct cr_bg {
-	pthread_mutex_t lock;
-	pthread_t thread;
-	bool thread_live; /* created and not joined yet */
-	/* under lock */
-	bool busy; /* the thread is in its loop */
+	struct cr_worker w; /* runs the jobs (struct bg_job) */
+	/* under w's lock; gen is written by the sweeper alone */
 	uint64_t gen; /* the state's; a job of another one is stale */
-	struct bg_job *pending; /* queued, not taken yet */
-	struct bg_job *running;
 	struct cr_routing *kept; /* an improvement, NULL: none */
 	struct cr_byproducts kept_by;
 	uint64_t kept_churn;
@@ -190,8 +180,10 @@ static uint64_t conf_digest(const struct cr_plugin_engine *pe,
 
 /* ---- jobs ------------------------------------------------------------- */
 
-static void job_free(struct bg_job *j)
+static void job_free(void *arg)
 {
+	struct bg_job *j = arg;
+
 	if (!j)
 		return;
 	cr_fabric_free(j->f);
@@ -291,7 +283,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	if (copy_options(&j->o, o))
 		goto oom;
 	j->o.engine_conf = j->opt_e ? NULL : &j->ac;
-	j->stop.cancel = &j->cancel;
+	j->stop.cancel = cr_worker_cancel_flag(&pl->bg->w);
 	j->o.stop = &j->stop;
 	j->f = cr_fabric_copy(f);
 	j->r = cr_routing_copy(r);
@@ -365,7 +357,7 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 	 * Cancelled (under this lock) by a new sweep or by the plugin's
 	 * delete, which OpenSM calls while its SM object still exists.
 	 */
-	if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE))
+	if (cr_worker_cancelled(&bg->w))
 		return false;
 	cr_info("%s: background: improvement found (%" PRIu64 " LFT entries"
 		" to change, %.2f%% of all) after %.1f s; kept, a heavy sweep"
@@ -413,51 +405,37 @@ static int run_optimize(struct bg_job *j)
 	return 0;
 }
 
-static void run_job(struct cr_bg *bg, struct bg_job *j)
+static int run_job(void *ctx, void *job)
 {
-	int rc;
+	struct bg_job *j = job;
 
+	(void)ctx;
 	j->stop.deadline = cr_now() + j->give_up_s;
 	cr_info("%s: background: the %s starts (gives up after %.1f s)",
 		j->name, j->opt_e ? "improvement pass" : "improve step",
 		j->give_up_s);
-	rc = j->opt_e ? run_optimize(j)
-		      : cr_auto_improve(j->f, &j->o, j->r, &j->by);
-	pthread_mutex_lock(&bg->lock);
-	bg->running = NULL;
+	return j->opt_e ? run_optimize(j)
+			: cr_auto_improve(j->f, &j->o, j->r, &j->by);
+}
+
+/* Under the lock, the job no longer running. */
+static void settle_job(void *ctx, void *job, int rc)
+{
+	struct bg_job *j = job;
+
 	/* As OpenSM's console does "resweep heavy". */
-	if (settle(bg, j, rc)) {
+	if (settle(ctx, j, rc)) {
 		j->osm->subn.force_heavy_sweep = TRUE;
 		osm_opensm_sweep(j->osm);
 	}
-	pthread_mutex_unlock(&bg->lock);
 }
 
-static void *bg_main(void *arg)
-{
-	struct cr_bg *bg = arg;
-
-	/* Below OpenSM's own threads, as the estimate's. Best effort. */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
-		cr_debug("improve step thread: setpriority: %s",
-			 strerror(errno));
-	for (;;) {
-		struct bg_job *j;
-
-		pthread_mutex_lock(&bg->lock);
-		j = bg->pending;
-		bg->pending = NULL;
-		bg->running = j;
-		if (!j) {
-			bg->busy = false;
-			pthread_mutex_unlock(&bg->lock);
-			return NULL;
-		}
-		pthread_mutex_unlock(&bg->lock);
-		run_job(bg, j);
-		job_free(j);
-	}
-}
+static const struct cr_worker_ops bg_ops = {
+	.name = "improve step thread",
+	.run = run_job,
+	.settle = settle_job,
+	.free_job = job_free,
+};
 
 /* ---- the sweeper's side ----------------------------------------------- */
 
@@ -468,7 +446,7 @@ static struct cr_bg *bg_get(struct cr_plugin *pl)
 	if (bg)
 		return bg;
 	bg = calloc(1, sizeof(*bg));
-	if (!bg || pthread_mutex_init(&bg->lock, NULL)) {
+	if (!bg || cr_worker_init(&bg->w, &bg_ops, bg)) {
 		free(bg);
 		return NULL;
 	}
@@ -479,19 +457,15 @@ static struct cr_bg *bg_get(struct cr_plugin *pl)
 /* Under the lock: a new state; whatever the old one had goes. */
 static void drop_locked(struct cr_bg *bg, const char *name, const char *why)
 {
+	struct bg_job *running;
+
 	bg->gen++;
-	if (bg->running) {
-		__atomic_store_n(&bg->running->cancel, true, __ATOMIC_RELEASE);
-		if (why)
-			cr_info("%s: background: the running %s is cancelled:"
-				" %s",
-				bg->running->name,
-				bg->running->opt_e ? "improvement pass"
-						   : "improve step",
-				why);
-	}
-	job_free(bg->pending);
-	bg->pending = NULL;
+	running = cr_worker_drop_locked(&bg->w);
+	if (running && why)
+		cr_info("%s: background: the running %s is cancelled: %s",
+			running->name,
+			running->opt_e ? "improvement pass" : "improve step",
+			why);
 	if (bg->kept && why)
 		cr_info("%s: background: the improvement kept is dropped: %s",
 			name, why);
@@ -511,9 +485,9 @@ void cr_bg_forget(struct cr_plugin *pl, const char *why)
 
 	if (!bg)
 		return;
-	pthread_mutex_lock(&bg->lock);
+	cr_worker_lock(&bg->w);
 	drop_locked(bg, "cr-auto", bg->installed ? why : NULL);
-	pthread_mutex_unlock(&bg->lock);
+	cr_worker_unlock(&bg->w);
 	/* pl->incr_base is another engine's from now on, or none */
 	pl->auto_base[0] = '\0';
 	pl->auto_base_why[0] = '\0';
@@ -560,18 +534,18 @@ static int same_fabric(struct cr_bg *bg, const struct cr_plugin_engine *pe,
 		cr_info("%s: the fabric and configuration routed before: the"
 			" installed tables again%s",
 			pe->name,
-			bg->running || bg->pending
+			cr_worker_has_job_locked(&bg->w)
 				? " (their improve step still runs)"
 				: "");
 	}
 	return reinstall(bg, r, by) ? -1 : 1;
 }
 
-int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
-		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by,
-		enum cr_bg_how *how)
+int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
+		const struct cr_options *o, struct cr_routing **r,
+		struct cr_byproducts *by, enum cr_bg_how *how)
 {
+	struct cr_plugin *pl = pe->pl;
 	struct cr_bg *bg = bg_get(pl);
 	bool rebase = false;
 	uint64_t fd = fabric_digest(f);
@@ -582,7 +556,7 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		cr_err("%s: out of memory", pe->name);
 		return -1;
 	}
-	pthread_mutex_lock(&bg->lock);
+	cr_worker_lock(&bg->w);
 	*how = CR_BG_AGAIN;
 	if (bg->installed && fd == bg->fabric_digest && cd == bg->conf_digest) {
 		/*
@@ -601,7 +575,7 @@ int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 						      : "the configuration"
 							" changed");
 	}
-	pthread_mutex_unlock(&bg->lock);
+	cr_worker_unlock(&bg->w);
 	if (rc > 0 && rebase && !by->auto_passed)
 		cr_auto_keep_base(pl, pe, f, o, *r, by);
 	if (rc)
@@ -655,39 +629,18 @@ void cr_bg_installed(struct cr_plugin *pl)
 {
 	struct cr_bg *bg = pl->bg;
 	struct bg_job *j;
-	int err;
 
 	if (!bg || !bg->prepared)
 		return;
 	j = bg->prepared;
 	bg->prepared = NULL;
-	pthread_mutex_lock(&bg->lock);
+	/*
+	 * The sweeper alone changes gen; the job reaches the thread under
+	 * the lock. A running job was cancelled when the state changed: the
+	 * thread takes this one once it stops.
+	 */
 	j->gen = bg->gen;
-	job_free(bg->pending);
-	bg->pending = j;
-	if (bg->busy) {
-		/* The thread takes it once the cancelled one stops. */
-		pthread_mutex_unlock(&bg->lock);
-		return;
-	}
-	bg->busy = true;
-	pthread_mutex_unlock(&bg->lock);
-	/* The previous thread has left its loop: this join does not wait. */
-	if (bg->thread_live)
-		pthread_join(bg->thread, NULL);
-	bg->thread_live = false;
-	err = pthread_create(&bg->thread, NULL, bg_main, bg);
-	if (err) {
-		cr_err("cannot start the improve step thread: %s",
-		       strerror(err));
-		pthread_mutex_lock(&bg->lock);
-		job_free(bg->pending);
-		bg->pending = NULL;
-		bg->busy = false;
-		pthread_mutex_unlock(&bg->lock);
-		return;
-	}
-	bg->thread_live = true;
+	cr_worker_submit(&bg->w, j);
 }
 
 void cr_bg_stop(struct cr_plugin *pl)
@@ -696,12 +649,11 @@ void cr_bg_stop(struct cr_plugin *pl)
 
 	if (!bg)
 		return;
-	pthread_mutex_lock(&bg->lock);
-	drop_locked(bg, "cr-auto", bg->running ? "OpenSM exits" : NULL);
-	pthread_mutex_unlock(&bg->lock);
-	if (bg->thread_live)
-		pthread_join(bg->thread, NULL);
-	pthread_mutex_destroy(&bg->lock);
+	cr_worker_lock(&bg->w);
+	drop_locked(bg, "cr-auto",
+		    cr_worker_running_locked(&bg->w) ? "OpenSM exits" : NULL);
+	cr_worker_unlock(&bg->w);
+	cr_worker_destroy(&bg->w);
 	free(bg);
 	pl->bg = NULL;
 }

@@ -26,10 +26,9 @@ enum cr_bg_how {
 	CR_BG_REPAIRED, /* croute_incremental repaired them */
 	CR_BG_AGAIN, /* installed before, or the improvement kept */
 };
-int cr_bg_route(struct cr_plugin *pl, struct cr_plugin_engine *pe,
-		const struct cr_fabric *f, const struct cr_options *o,
-		struct cr_routing **r, struct cr_byproducts *by,
-		enum cr_bg_how *how);
+int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
+		const struct cr_options *o, struct cr_routing **r,
+		struct cr_byproducts *by, enum cr_bg_how *how);
 /*
  * plugin.c, croute_incremental for cr-auto: after a fast step, keeps its
  * winner's tables for repairs when its engine allows them (cr-minhop,

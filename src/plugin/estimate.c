@@ -30,9 +30,6 @@
 #endif
 
 #include <errno.h>
-#include <pthread.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +38,7 @@
 
 #include "plugin.h"
 #include "estimate.h"
+#include "worker.h"
 
 #include <complib/cl_nodenamemap.h>
 
@@ -64,12 +62,7 @@ struct est_job {
 };
 
 struct cr_est_worker {
-	pthread_mutex_t lock;
-	pthread_t thread;
-	bool thread_live; /* created and not joined yet */
-	bool busy; /* the thread is in its loop */
-	bool cancel; /* the running job is superseded (atomic) */
-	struct est_job *pending;
+	struct cr_worker w; /* runs the jobs (struct est_job) */
 	/* The routing run last handed over (cr_plugin.run_start). */
 	bool handed;
 	struct timespec handed_run;
@@ -83,8 +76,10 @@ struct cr_est_worker {
 #define DUMP_ORDERS 6
 #define DUMP_ORDER_SEED 101
 
-static void job_free(struct est_job *j)
+static void job_free(void *arg)
 {
+	struct est_job *j = arg;
+
 	if (!j)
 		return;
 	cr_routing_free(j->r);
@@ -95,10 +90,7 @@ static void job_free(struct est_job *j)
 	free(j);
 }
 
-/*
- * A deep copy through the model's own API, node for node, so that node
- * and switch indices (and so the routing's tables) stay valid.
- */
+/* dir's croute-contention.dump, NULL: out of memory. */
 static char *dump_path(const char *dir)
 {
 	size_t len = strlen(dir) + sizeof(CONTENTION_DUMP) + 2;
@@ -110,11 +102,6 @@ static char *dump_path(const char *dir)
 }
 
 /* ---- the estimate, on the worker thread ------------------------------- */
-
-static bool job_cancelled(struct cr_est_worker *w)
-{
-	return __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
-}
 
 static void remove_dump(const char *path)
 {
@@ -153,11 +140,24 @@ static void apply_name_map(struct est_job *j)
 	close_node_name_map(map);
 }
 
-static int write_dump(struct est_job *j, const struct cr_hosts *hosts,
-		      const char *how, const struct cr_penalty *pen,
-		      const struct cr_pattern *pats,
-		      struct cr_est_result *const *res, int n)
+/* One job's run through cr_est_patterns(). */
+struct job_run {
+	struct cr_est_worker *w;
+	struct est_job *j;
+	const struct cr_hosts *hosts;
+	struct cr_est_result **res;
+	int n, done;
+	bool cancelled;
+};
+
+static int write_dump(const struct job_run *jr, const char *how,
+		      const struct cr_penalty *pen,
+		      const struct cr_pattern *pats)
 {
+	const struct est_job *j = jr->j;
+	const struct cr_hosts *hosts = jr->hosts;
+	struct cr_est_result *const *res = jr->res;
+	int n = jr->n;
 	unsigned flags =
 		j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES : 0;
 	char *tmp = NULL;
@@ -204,20 +204,10 @@ static int job_patterns(struct est_job *j, uint32_t hosts,
 	return n;
 }
 
-/* One job's run through cr_est_patterns(). */
-struct job_run {
-	struct cr_est_worker *w;
-	struct est_job *j;
-	const struct cr_hosts *hosts;
-	struct cr_est_result **res;
-	int n, done;
-	bool cancelled;
-};
-
 /* Checked before each pattern: a newer routing makes this one moot. */
 static bool job_superseded(struct job_run *jr)
 {
-	if (!job_cancelled(jr->w))
+	if (!cr_worker_cancelled(&jr->w->w))
 		return false;
 	cr_verbose("contention estimate of %s's routing superseded by a newer"
 		   " routing",
@@ -267,9 +257,10 @@ static const char *hosts_how(const struct est_job *j, const struct cr_hosts *h)
 	return "node descriptions, natural sort";
 }
 
-static void run_job(struct cr_est_worker *w, struct est_job *j)
+static int run_job(void *ctx, void *job)
 {
-	struct job_run jr = {.w = w, .j = j};
+	struct est_job *j = job;
+	struct job_run jr = {.w = ctx, .j = j};
 	struct cr_est_params par;
 	struct cr_pattern *pats = NULL;
 	struct cr_hosts *hosts = NULL;
@@ -279,7 +270,7 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 
 	if (!j->f) {
 		remove_dump(j->path);
-		return;
+		return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_est_params_init(&par);
@@ -313,7 +304,7 @@ static void run_job(struct cr_est_worker *w, struct est_job *j)
 	if (rc || !jr.done)
 		goto fail;
 	apply_name_map(j);
-	if (write_dump(j, hosts, how, &par.pen, pats, jr.res, n))
+	if (write_dump(&jr, how, &par.pen, pats))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_verbose("wrote %s in %.2f s", j->path,
@@ -330,6 +321,7 @@ out:
 	if (n > 0)
 		cr_pattern_list_free(pats, n);
 	cr_hosts_free(hosts);
+	return 0;
 }
 
 /*
@@ -339,8 +331,9 @@ out:
  * the system here, off the sweeper thread, before the estimate grows and
  * after it.
  */
-static void give_back(void)
+static void give_back(void *ctx)
 {
+	(void)ctx;
 #ifdef HAVE_MALLOC_TRIM
 	struct timespec t0, t1;
 
@@ -354,36 +347,12 @@ static void give_back(void)
 #endif
 }
 
-static void *worker_main(void *arg)
-{
-	struct cr_est_worker *w = arg;
-
-	/*
-	 * Below OpenSM's own threads (SA queries, the next sweep): on Linux
-	 * a thread's nice value is its own. Best effort.
-	 */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
-		cr_debug("contention estimate thread: setpriority: %s",
-			 strerror(errno));
-	for (;;) {
-		struct est_job *j;
-
-		pthread_mutex_lock(&w->lock);
-		j = w->pending;
-		w->pending = NULL;
-		if (!j) {
-			w->busy = false;
-			pthread_mutex_unlock(&w->lock);
-			return NULL;
-		}
-		__atomic_store_n(&w->cancel, false, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&w->lock);
-		give_back();
-		run_job(w, j);
-		job_free(j);
-		give_back();
-	}
-}
+static const struct cr_worker_ops est_ops = {
+	.name = "contention estimate thread",
+	.run = run_job,
+	.idle = give_back,
+	.free_job = job_free,
+};
 
 /* ---- the sweeper's side ----------------------------------------------- */
 
@@ -394,7 +363,7 @@ static struct cr_est_worker *worker_get(struct cr_plugin *pl)
 	if (w)
 		return w;
 	w = calloc(1, sizeof(*w));
-	if (!w || pthread_mutex_init(&w->lock, NULL)) {
+	if (!w || cr_worker_init(&w->w, &est_ops, w)) {
 		free(w);
 		cr_err("out of memory starting the contention estimate");
 		return NULL;
@@ -407,39 +376,12 @@ static struct cr_est_worker *worker_get(struct cr_plugin *pl)
 static void submit(struct cr_plugin *pl, struct est_job *j)
 {
 	struct cr_est_worker *w = worker_get(pl);
-	int err;
 
 	if (!w) {
 		job_free(j);
 		return;
 	}
-	pthread_mutex_lock(&w->lock);
-	job_free(w->pending);
-	w->pending = j;
-	if (w->busy) {
-		/* The thread takes the new job when the old one stops. */
-		__atomic_store_n(&w->cancel, true, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&w->lock);
-		return;
-	}
-	w->busy = true;
-	pthread_mutex_unlock(&w->lock);
-	/* The previous thread has left its loop: this join does not wait. */
-	if (w->thread_live)
-		pthread_join(w->thread, NULL);
-	w->thread_live = false;
-	err = pthread_create(&w->thread, NULL, worker_main, w);
-	if (err) {
-		cr_err("cannot start the contention estimate thread: %s",
-		       strerror(err));
-		pthread_mutex_lock(&w->lock);
-		job_free(w->pending);
-		w->pending = NULL;
-		w->busy = false;
-		pthread_mutex_unlock(&w->lock);
-		return;
-	}
-	w->thread_live = true;
+	cr_worker_submit(&w->w, j);
 }
 
 /*
@@ -541,10 +483,7 @@ void cr_estimate_stop(struct cr_plugin *pl)
 	if (!w)
 		return;
 	/* The queued job is the newest routing: it runs too, then we stop. */
-	if (w->thread_live)
-		pthread_join(w->thread, NULL);
-	job_free(w->pending); /* none left, unless the thread never started */
-	pthread_mutex_destroy(&w->lock);
+	cr_worker_destroy(&w->w);
 	free(w);
 	pl->est_worker = NULL;
 }

@@ -554,8 +554,7 @@ static int run_route(struct run *run)
 	if (run->background) {
 		enum cr_bg_how how;
 
-		if (cr_bg_route(pl, pe, f, &run->o, &run->r, &run->by, &how) <
-		    0)
+		if (cr_bg_route(pe, f, &run->o, &run->r, &run->by, &how) < 0)
 			return -1;
 		run->incremental = how == CR_BG_REPAIRED;
 		/* other tables than the base's: its hop table is not theirs */
