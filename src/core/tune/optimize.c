@@ -1014,26 +1014,23 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	return ret;
 }
 
-int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
-		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, const struct cr_byproducts *by,
-		     double budget, bool kicks, void *arg, double *spent)
+int cr_optimize_hook(const struct cr_auto_pass *ap, void *arg, double *spent)
 {
 	struct cr_opt_params p = *(const struct cr_opt_params *)arg;
 	struct cr_opt_stats st = {0};
 	int ret;
 
-	p.stop = o->stop;
-	if (budget > 0)
-		p.budget = budget;
+	p.stop = ap->o->stop;
+	if (ap->budget > 0)
+		p.budget = ap->budget;
 	/*
 	 * Improve what cr-auto scored (the same hosts in the same order), and
 	 * on every term: the winner was chosen on all of them.
 	 */
 	p.natural_hosts = true;
 	p.pareto = true;
-	p.no_kicks |= !kicks;
-	ret = cr_optimize(f, e, obj, &p, r, by, &st);
+	p.no_kicks |= !ap->kicks;
+	ret = cr_optimize(ap->f, ap->e, ap->obj, &p, ap->r, ap->by, &st);
 	if (spent)
 		*spent = (double)st.work / CR_OPT_WORK_PER_S;
 	return ret;
