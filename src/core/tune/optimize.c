@@ -489,26 +489,18 @@ fail:
 static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 {
 	const struct cr_fabric *f = o->f;
-	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
 	uint32_t si = sw_of(o, w), li2 = NONE, nswapped = 0;
 	unsigned nt = o->obj->num_terms, bq = 0;
 	uint32_t nph = 0;
 	uint8_t p = o->r->lft[w][lid];
 	struct cr_est_inc_change c[2];
-	const uint8_t *dist;
-	bool all_down = false, single = false;
-	int na, rc;
+	struct opt_entry e;
+	bool single = false;
+	int rc;
 
-	if (si == dsw || !p || p > f->nodes[w].num_ports)
-		return 0;
-	dist = opt_dist_to(o, dsw);
-	if (!dist)
-		return -1;
-	na = opt_walk(o, w, p, lid, dsw, o->sws);
-	if (na < 0)
-		return 0;
-	if (o->leg == LEG_UPDN)
-		all_down = opt_updn_all_down(o, o->sws, na);
+	rc = opt_entry_at(o, w, lid, &e);
+	if (rc <= 0)
+		return rc;
 	opt_terms(o, false, o->cur);
 	memcpy(o->best, o->cur, nt * sizeof(*o->best));
 	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
@@ -524,8 +516,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	for (unsigned q = 1; q <= f->nodes[w].num_ports; q++) {
 		unsigned taken = 0;
 
-		if (q == p || o->tries >= max_tries ||
-		    !opt_legal(o, w, q, lid, dsw, dist, na, all_down))
+		if (q == p || o->tries >= max_tries || !opt_legal(o, &e, q))
 			continue;
 		o->r->lft[w][lid] = (uint8_t)q;
 		rc = score_changes(o, c, 1);
