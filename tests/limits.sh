@@ -3,6 +3,8 @@
 #   - no file of src/ over 1,200 lines;
 #   - no function over 150 lines (tables of options and data are not
 #     functions: they open with "= {", not with a brace of their own);
+#   - no function with more than 8 parameters: past that a call unpacks
+#     a struct its caller has, and passing the struct reads better;
 #   - the product speaks of itself: no "issue N", "stop N" or commit
 #     identifier ("against 1a2b3c4") in src, include, doc, tests, bench,
 #     man or conf.
@@ -13,6 +15,7 @@ cd "$top_srcdir" || exit 2
 status=0
 max_file=1200
 max_func=150
+max_params=8
 
 files=$(find src include -name '*.[ch]' | LC_ALL=C sort)
 [ -n "$files" ] || { echo "FAIL: no sources under $top_srcdir/src"; exit 1; }
@@ -46,6 +49,65 @@ if [ -n "$long" ]; then
 	status=1
 fi
 
+# Parameters of every definition: its header is the text since the last
+# blank line, preprocessor line, line ending in ";" or closing "}" at
+# column 0, up to its "{" alone at column 0. The list is the group of the
+# header's last ")"; commas nested in it (function-pointer parameters) do
+# not count, and "(void)" has none.
+many=$(awk -v max="$max_params" '
+	FNR == 1 { inbody = 0; decl = "" }
+	inbody {
+		if ($0 ~ /^\}/)
+			inbody = 0
+		next
+	}
+	/^\{[ \t]*$/ {
+		inbody = 1
+		s = decl
+		gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", s)
+		gsub(/\/\/[^\n]*/, " ", s)
+		e = 0
+		for (i = length(s); i > 0; i--)
+			if (substr(s, i, 1) == ")") { e = i; break }
+		depth = 0
+		for (i = e; i > 0; i--) {
+			c = substr(s, i, 1)
+			if (c == ")") depth++
+			else if (c == "(" && --depth == 0) break
+		}
+		list = substr(s, i + 1, e - i - 1)
+		name = substr(s, 1, i - 1)
+		sub(/[ \t\n]+$/, "", name)
+		sub(/^.*[^A-Za-z0-9_]/, "", name)
+		n = 0; depth = 0; any = 0
+		for (i = 1; i <= length(list); i++) {
+			c = substr(list, i, 1)
+			if (c == "(") depth++
+			else if (c == ")") depth--
+			else if (c == "," && !depth) n++
+			else if (c !~ /[ \t\n]/) any = 1
+		}
+		t = list
+		gsub(/[ \t\n]/, "", t)
+		n = (!any || t == "void") ? 0 : n + 1
+		if (n > max)
+			printf "%s:%d: %s (%d parameters, at most %d)\n",
+			       FILENAME, FNR, name, n, max
+		decl = ""
+		next
+	}
+	/^[ \t]*$/ || /^#/ || /;[ \t]*$/ || /^\}/ {
+		decl = ""
+		next
+	}
+	{ decl = decl "\n" $0 }
+' $files)
+if [ -n "$many" ]; then
+	echo "FAIL: functions with more than $max_params parameters:"
+	echo "$many" | sed 's/^/    /'
+	status=1
+fi
+
 # History in the product: issue and stop numbers, and commit identifiers
 # cited as such (a hexadecimal word of 7 to 40 digits with at least one
 # letter and one digit, after "against", "since", "commit", "before",
@@ -76,5 +138,6 @@ if [ -n "$hist" ]; then
 	status=1
 fi
 
-[ "$status" -eq 0 ] && echo "PASS: file and function lengths, no history cited"
+[ "$status" -eq 0 ] &&
+	echo "PASS: file and function lengths, parameters, no history cited"
 exit "$status"

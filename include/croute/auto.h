@@ -172,23 +172,30 @@ int cr_objective_cmp_tol(const struct cr_objective *obj, const double *a,
 /* cr-auto's shift sample: about this many flows per candidate. */
 #define CR_AUTO_MAX_FLOWS 65536
 
+/* The winner the improve hook works on, and the hook's limits. */
+struct cr_auto_pass {
+	const struct cr_fabric *f;
+	const struct cr_options *o; /* the winner's; o->stop */
+	const struct cr_engine *e; /* the winner's engine */
+	const struct cr_objective *obj; /* cr-auto's */
+	struct cr_routing *r; /* the winner's tables */
+	const struct cr_byproducts *by; /* its by-products (roots) */
+	double budget; /* the seconds of work it may take; 0: its own */
+	bool kicks; /* may search past its first local optimum */
+};
+
 /*
  * Called on the winner before it is installed (the optimizer's hook):
- * may change r's LFTs, must keep the engine's guarantees (by: the
- * winner's by-products, cr-updn's roots). budget: the seconds of work it
- * may take, or 0 for its own. 0, or -1 to keep the winner as it was (r
- * must then be unchanged), CR_AUTO_IMPROVE_GAVE_UP (r unchanged too) when
- * it gave up (o->stop, or its own wall-clock guard): the improve step
+ * may change p->r's LFTs, must keep the engine's guarantees (p->by:
+ * cr-updn's roots). 0, or -1 to keep the winner as it was (p->r must
+ * then be unchanged), CR_AUTO_IMPROVE_GAVE_UP (p->r unchanged too) when
+ * it gave up (p->o->stop, or its own wall-clock guard): the improve step
  * then gives up whole, so that its result never depends on timing.
+ * *spent: the seconds of budget work it did (or 0).
  */
 #define CR_AUTO_IMPROVE_GAVE_UP (-2)
-typedef int (*cr_auto_improve_fn)(const struct cr_fabric *f,
-				  const struct cr_options *o,
-				  const struct cr_engine *e,
-				  const struct cr_objective *obj,
-				  struct cr_routing *r,
-				  const struct cr_byproducts *by, double budget,
-				  bool kicks, void *arg, double *spent);
+typedef int (*cr_auto_improve_fn)(const struct cr_auto_pass *p, void *arg,
+				  double *spent);
 
 /* What cr-auto reads beyond the engines' own options. */
 struct cr_auto_conf {
@@ -200,11 +207,7 @@ struct cr_auto_conf {
 	double budget; /* seconds; <= 0: cr_auto_budget()'s default */
 	bool qos; /* layered candidates may qualify */
 	bool allow_credit_loops;
-	/*
-	 * NULL: none; kicks: may search past its first local optimum;
-	 * *spent: the seconds of budget work it did (or 0)
-	 */
-	cr_auto_improve_fn improve;
+	cr_auto_improve_fn improve; /* NULL: none */
 	void *improve_arg;
 	/*
 	 * improve() gets what the candidates left of the budget

@@ -47,6 +47,12 @@ struct cr_bound_opts {
 	unsigned max_extra_hops;
 	double mip_seconds; /* per phase; 0: no limit */
 	/*
+	 * cr_bound_phase (not cr_bound_run): when not NULL, the edge
+	 * formulation of the avg LP is written there in CPLEX LP format,
+	 * for cross-checks with another solver (glpsol, clp)
+	 */
+	const char *lp_path;
+	/*
 	 * Called by cr_bound_run after each phase with the phases done and
 	 * the pattern's count (a progress line); NULL: none.
 	 */
@@ -103,14 +109,11 @@ struct cr_bound_result {
  * Bounds one phase of n flows on e's fabric (e gives the link rates; its
  * routing is not used); o NULL: all paths, splittable. 0, -1 (logged)
  * when the solver fails or memory runs out, or -2 (logged) when the MIP
- * would exceed its size limits. lp_path, when not NULL, receives the
- * edge formulation of the avg LP in CPLEX LP format, for cross-checks
- * with another solver (glpsol, clp).
+ * would exceed its size limits.
  */
 int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 		   const struct cr_flow *flows, size_t n, unsigned flags,
-		   const struct cr_bound_opts *o, struct cr_bound_phase *out,
-		   const char *lp_path);
+		   const struct cr_bound_opts *o, struct cr_bound_phase *out);
 
 /*
  * Whether the MIP of o fits every phase of p: 0, or -1 with a message
@@ -122,11 +125,12 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 
 /*
  * The one-routing LP over every phase of p (o->minimal, max_extra_hops):
- * *avg its dual bound, *primal its objective, as fractions. 0 or -1.
+ * res->avg_frac its dual bound, res->joint_primal its objective, as
+ * fractions. 0 or -1.
  */
 int cr_bound_joint(const struct cr_fabric *f, const struct cr_est *e,
 		   const struct cr_pattern *p, const struct cr_hosts *hosts,
-		   const struct cr_bound_opts *o, double *avg, double *primal);
+		   const struct cr_bound_opts *o, struct cr_bound_result *res);
 
 /* Every phase of p over hosts (o as above). NULL (logged) on error. */
 struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,

@@ -34,16 +34,16 @@ void cr_image_release(struct cr_image *img);
 void cr_est_colour(double v, uint8_t rgb[3]);
 
 /*
- * Averages a res-style matrix (dim x dim cells, each the average of the
- * flows between blocks of `block` of the `hosts` hosts, < 0 when none) in
- * squares of cells so that at most max_cells remain a side. Each cell
- * weighs as many host pairs as it covers, so that the result is the
- * average over host pairs whatever the block sizes; a square without any
- * flow is -1. *out (out_dim squared floats) is allocated. 0 or -1 (memory).
+ * Averages res's matrix (mat_dim x mat_dim cells, each the average of
+ * the flows between blocks of mat_block of the res->hosts hosts, < 0
+ * when none) in squares of cells so that at most max_cells remain a
+ * side. Each cell weighs as many host pairs as it covers, so that the
+ * result is the average over host pairs whatever the block sizes; a
+ * square without any flow is -1. *out (out_dim squared floats) is
+ * allocated. 0 or -1 (memory).
  */
-int cr_matrix_reduce(const float *m, uint32_t dim, uint32_t block,
-		     uint32_t hosts, uint32_t max_cells, float **out,
-		     uint32_t *out_dim);
+int cr_matrix_reduce(const struct cr_est_result *res, uint32_t max_cells,
+		     float **out, uint32_t *out_dim);
 
 /*
  * The matrix of a shift result as an image: reduced to max_cells a side

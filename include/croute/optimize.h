@@ -90,11 +90,8 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 
 /*
  * cr-auto's improve hook; arg is a const struct cr_opt_params *, whose
- * budget a budget above 0 replaces.
+ * budget a p->budget above 0 replaces.
  */
-int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
-		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, const struct cr_byproducts *by,
-		     double budget, bool kicks, void *arg, double *spent);
+int cr_optimize_hook(const struct cr_auto_pass *p, void *arg, double *spent);
 
 #endif

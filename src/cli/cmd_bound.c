@@ -206,9 +206,10 @@ static int write_lp(const struct cr_fabric *f, const struct cr_est *e,
 		struct cr_bound_opts lo = *o;
 
 		lo.unsplittable = false;
+		lo.lp_path = path;
 		ret = cr_bound_phase(f, e, flows,
 				     cr_phases_get(ph, 0, flows, &label), 0,
-				     &lo, &out, path);
+				     &lo, &out);
 	}
 out:
 	free(flows);

@@ -314,24 +314,15 @@ static void test_nothing_qualifies(void **state)
 }
 
 /* An "improvement" that installs cr-minhop's routing over the winner. */
-static int to_minhop(const struct cr_fabric *f, const struct cr_options *o,
-		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, const struct cr_byproducts *b,
-		     double budget, bool kicks, void *arg, double *spent)
+static int to_minhop(const struct cr_auto_pass *p, void *arg, double *spent)
 {
 	struct cr_options mo;
 
-	(void)o;
-	(void)budget;
-	(void)e;
-	(void)obj;
-	(void)b;
 	(void)arg;
 	(void)spent;
-	(void)kicks;
 	cr_options_init(&mo);
-	cr_routing_clear(r);
-	return cr_route(cr_engine_find("minhop"), f, &mo, r);
+	cr_routing_clear(p->r);
+	return cr_route(cr_engine_find("minhop"), p->f, &mo, p->r);
 }
 
 /*
@@ -383,21 +374,10 @@ static void test_improve_guard(void **state)
 }
 
 /* A pass that only records the budget it was given. */
-static int note_budget(const struct cr_fabric *f, const struct cr_options *o,
-		       const struct cr_engine *e,
-		       const struct cr_objective *obj, struct cr_routing *r,
-		       const struct cr_byproducts *b, double budget, bool kicks,
-		       void *arg, double *spent)
+static int note_budget(const struct cr_auto_pass *p, void *arg, double *spent)
 {
-	(void)kicks;
 	(void)spent;
-	(void)f;
-	(void)o;
-	(void)e;
-	(void)obj;
-	(void)r;
-	(void)b;
-	*(double *)arg = budget;
+	*(double *)arg = p->budget;
 	return 0;
 }
 

@@ -40,8 +40,7 @@ static void bound_phase(const struct cr_fabric *f, const struct cr_flow *fl,
 	assert_non_null(r);
 	e = cr_est_new(f, r, NULL);
 	assert_non_null(e);
-	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, NULL, out, NULL),
-			 0);
+	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, NULL, out), 0);
 	cr_est_free(e);
 	cr_routing_free(r);
 }
@@ -151,7 +150,7 @@ static void bound_opts(const struct cr_fabric *f, const struct cr_flow *fl,
 	assert_non_null(r);
 	e = cr_est_new(f, r, NULL);
 	assert_non_null(e);
-	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, o, out, NULL), 0);
+	assert_int_equal(cr_bound_phase(f, e, fl, n, flags, o, out), 0);
 	cr_est_free(e);
 	cr_routing_free(r);
 }
@@ -283,11 +282,10 @@ static void cross_check(struct cr_fabric *f)
 		uint32_t label;
 		size_t n = cr_phases_get(ph, i, fl, &label);
 
-		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, NULL, &a, NULL),
-				 0);
-		assert_int_equal(cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP,
-						NULL, &c, NULL),
-				 0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, NULL, &a), 0);
+		assert_int_equal(
+			cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP, NULL, &c),
+			0);
 		assert_near_(a.avg_frac, c.avg_frac, 1e-5, __FILE__, __LINE__);
 		assert_near_(a.min_frac, c.min_frac, 1e-5, __FILE__, __LINE__);
 		assert_true(a.avg_frac <= 1 + 1e-9 &&
@@ -298,19 +296,17 @@ static void cross_check(struct cr_fabric *f)
 
 		cr_bound_opts_init(&bo);
 		bo.minimal = true;
-		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &ma, NULL),
-				 0);
-		assert_int_equal(cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP,
-						&bo, &mc, NULL),
-				 0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &ma), 0);
+		assert_int_equal(
+			cr_bound_phase(f, e, fl, n, CR_BOUND_EDGE_LP, &bo, &mc),
+			0);
 		assert_near_(ma.avg_frac, mc.avg_frac, 1e-5, __FILE__,
 			     __LINE__);
 		assert_near_(ma.min_frac, mc.min_frac, 1e-5, __FILE__,
 			     __LINE__);
 		assert_true(ma.avg_frac <= a.avg_frac + 1e-7);
 		bo.unsplittable = true;
-		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &mu, NULL),
-				 0);
+		assert_int_equal(cr_bound_phase(f, e, fl, n, 0, &bo, &mu), 0);
 		assert_true(mu.proved);
 		assert_true(mu.avg_frac <= ma.avg_frac + 1e-7);
 		assert_true(mu.incumbent_frac <= mu.avg_frac + 1e-9);

@@ -41,9 +41,9 @@ static int model_build(struct model *m, const struct cr_est *e,
 
 int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 		   const struct cr_flow *flows, size_t n, unsigned flags,
-		   const struct cr_bound_opts *o, struct cr_bound_phase *out,
-		   const char *lp_path)
+		   const struct cr_bound_opts *o, struct cr_bound_phase *out)
 {
+	const char *lp_path = o ? o->lp_path : NULL;
 	struct model m = {.f = f, .ns = f->num_switches, .n = n};
 	double t0 = cr_now();
 	double avg = 0, lambda = 0;
@@ -136,9 +136,9 @@ int cr_bound_mip_check(const struct cr_fabric *f, const struct cr_est *e,
 			if (m.inject[i] <= 0 || s == d)
 				continue;
 			if (count[k] == UINT32_MAX) {
-				st = cr_bound_paths(
-					&m, s, d, m.minimal, o->max_extra_hops,
-					CR_BOUND_MIP_MAX_PATHS, &ps);
+				st = cr_bound_paths(&m, s, d, o->max_extra_hops,
+						    CR_BOUND_MIP_MAX_PATHS,
+						    &ps);
 				count[k] = ps.count;
 				cr_bound_pathset_free(&ps);
 				if (st == -1) {
@@ -223,11 +223,15 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	else
 		snprintf(b->name, sizeof(b->name), "%s",
 			 cr_pattern_kind_name(p->kind));
+	if (o) {
+		/* lp_path is one phase's LP, not each phase's in turn */
+		po = *o;
+		po.lp_path = NULL;
+		phase_o = &po;
+	}
 	if (o && o->one_routing) {
 		/* the phases' own bounds (split), then the one LP */
-		po = *o;
 		po.one_routing = po.unsplittable = false;
-		phase_o = &po;
 	}
 	b->phase = calloc(b->num_phases + 1, sizeof(*b->phase));
 	flows = malloc((cr_phases_max_flows(ph) + 1) * sizeof(*flows));
@@ -237,8 +241,7 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 		uint32_t label;
 		size_t n = cr_phases_get(ph, i, flows, &label);
 
-		if (cr_bound_phase(f, e, flows, n, 0, phase_o, &b->phase[i],
-				   NULL))
+		if (cr_bound_phase(f, e, flows, n, 0, phase_o, &b->phase[i]))
 			goto fail;
 		b->phase[i].label = label;
 		b->flows += n;
@@ -257,8 +260,7 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	}
 	b->avg_frac = b->flows ? sum / (double)b->flows : 0;
 	b->phase_avg_frac = b->avg_frac;
-	if (o && o->one_routing &&
-	    cr_bound_joint(f, e, p, hosts, o, &b->avg_frac, &b->joint_primal))
+	if (o && o->one_routing && cr_bound_joint(f, e, p, hosts, o, b))
 		goto fail;
 	b->incumbent_frac = b->flows ? inc / (double)b->flows : 0;
 	if (!b->num_phases)

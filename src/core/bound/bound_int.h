@@ -94,8 +94,9 @@ void cr_bound_trip_free(struct trip *t);
 
 /*
  * Candidate paths of one switch pair for the MIP, as edge lists: minimal
- * ones, or simple ones up to extra hops beyond the fewest. At most max
- * paths: more gives -2 (*count set to max + 1). 0, or -1 out of memory.
+ * ones (m->minimal), or simple ones up to extra hops beyond the fewest.
+ * At most max paths: more gives -2 (*count set to max + 1). 0, or -1 out
+ * of memory.
  */
 struct pathset {
 	uint32_t count;
@@ -103,7 +104,7 @@ struct pathset {
 	uint32_t *edges;
 };
 
-int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d, bool minimal,
+int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d,
 		   unsigned extra, uint32_t max, struct pathset *out);
 void cr_bound_pathset_free(struct pathset *p);
 

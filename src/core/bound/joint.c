@@ -90,9 +90,9 @@ static int add_phase(struct joint *j, const struct model *m,
 			int st;
 
 			if (!j->done[k]) {
-				st = cr_bound_paths(
-					m, s, d, m->minimal, o->max_extra_hops,
-					CR_BOUND_MIP_MAX_PATHS, &j->pair[k]);
+				st = cr_bound_paths(m, s, d, o->max_extra_hops,
+						    CR_BOUND_MIP_MAX_PATHS,
+						    &j->pair[k]);
 				if (st)
 					return st;
 				j->done[k] = 1;
@@ -231,8 +231,9 @@ static double dual_bound(struct joint *j)
 
 int cr_bound_joint(const struct cr_fabric *f, const struct cr_est *e,
 		   const struct cr_pattern *p, const struct cr_hosts *hosts,
-		   const struct cr_bound_opts *o, double *avg, double *primal)
+		   const struct cr_bound_opts *o, struct cr_bound_result *res)
 {
+	double *avg = &res->avg_frac, *primal = &res->joint_primal;
 	struct model m = {.f = f, .ns = f->num_switches, .minimal = o->minimal};
 	struct cr_phases *ph = cr_phases_start(f, p, hosts);
 	struct cr_flow *flows = NULL;

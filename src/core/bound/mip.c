@@ -68,7 +68,7 @@ static struct pathset *pair_paths(const struct model *m, struct cand *c,
 
 	*st = 0;
 	if (!c->done[k]) {
-		*st = cr_bound_paths(m, s, d, m->minimal, o->max_extra_hops,
+		*st = cr_bound_paths(m, s, d, o->max_extra_hops,
 				     CR_BOUND_MIP_MAX_PATHS, &c->pair[k]);
 		if (*st)
 			return NULL;

@@ -119,7 +119,7 @@ static int dfs(struct walk *w, uint32_t u, uint32_t len)
 	return 0;
 }
 
-int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d, bool minimal,
+int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d,
 		   unsigned extra, uint32_t max, struct pathset *out)
 {
 	uint16_t h = m->hops[(size_t)s * m->ns + d];
@@ -127,7 +127,7 @@ int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d, bool minimal,
 		.m = m,
 		.d = d,
 		.max = max,
-		.minimal = minimal,
+		.minimal = m->minimal,
 		.out = out,
 	};
 	int st;
@@ -135,7 +135,7 @@ int cr_bound_paths(const struct model *m, uint32_t s, uint32_t d, bool minimal,
 	memset(out, 0, sizeof(*out));
 	if (h == CR_HOP_NONE)
 		return 0;
-	w.limit = minimal ? h : h + extra;
+	w.limit = m->minimal ? h : h + extra;
 	w.stack = malloc((w.limit + 1) * sizeof(uint32_t));
 	w.on = calloc(m->ns + 1, 1);
 	out->start = malloc(sizeof(uint32_t));

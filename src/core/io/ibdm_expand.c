@@ -30,6 +30,19 @@ struct inst_ports {
 	size_t nmap;
 };
 
+/* One system being expanded, at one depth, and the ports it gets. */
+struct level {
+	struct ibdm_build *b;
+	const struct ibnl_sys *sys;
+	const char *name; /* its nodes' names start with it */
+	const struct ibdm_cfg *cfg; /* NULL below the top */
+	const char *where; /* for messages: the topology file's line */
+	unsigned depth;
+	struct inst_ports *ips; /* per instance of sys */
+	struct ibdm_portmap *map; /* its ports */
+	size_t nmap, cap;
+};
+
 static int add_node(struct ibdm_build *b, const char *name, bool sw,
 		    unsigned nports, uint32_t *out)
 {
@@ -76,40 +89,38 @@ static const char *cfg_mod(const struct ibdm_cfg *cfg, const char *board)
 	return NULL;
 }
 
-static int expand_sys(struct ibdm_build *b, const struct ibnl_sys *sys,
-		      const char *name, const struct ibdm_cfg *cfg,
-		      const char *where, unsigned depth,
-		      struct ibdm_portmap **map, size_t *nmap);
+static int expand_sys(struct level *l);
 
-static int expand_inst(struct ibdm_build *b, const struct ibnl_sys *sys,
-		       const struct ibnl_inst *in, const char *name,
-		       const struct ibdm_cfg *cfg, const char *where,
-		       unsigned depth, struct inst_ports *ip)
+/* Instance in of l's system into ip: a chip's node, a board's ports. */
+static int expand_inst(const struct level *l, const struct ibnl_inst *in,
+		       struct inst_ports *ip)
 {
-	const struct ibnl_sys *sub;
+	const struct ibnl_sys *sys = l->sys;
+	struct level sub = {
+		.b = l->b, .where = l->where, .depth = l->depth + 1};
 	const char *mod;
 	char label[128], *full, type[256];
 	int ret;
 
 	ip->node = CR_NO_NODE;
 	if (!in->type) {
-		if (asprintf(&full, "%s/%s", name, in->name) < 0)
+		if (asprintf(&full, "%s/%s", l->name, in->name) < 0)
 			return -1;
-		ret = add_node(b, full, in->sw, in->nports, &ip->node);
+		ret = add_node(l->b, full, in->sw, in->nports, &ip->node);
 		free(full);
 		return ret;
 	}
-	mod = cfg_mod(cfg, in->name);
+	mod = cfg_mod(l->cfg, in->name);
 	if (mod && !strcmp(mod, "R")) {
 		ip->absent = true;
 		return 0;
 	}
 	snprintf(type, sizeof(type), "%s%s%s", in->type, mod ? ":" : "",
 		 mod ? mod : "");
-	sub = ibnl_find_sys(sys->file, type);
-	if (!sub) {
+	sub.sys = ibnl_find_sys(sys->file, type);
+	if (!sub.sys) {
 		if (mod)
-			cr_err("%s: %s has no board %s (CFG: %s=%s)", where,
+			cr_err("%s: %s has no board %s (CFG: %s=%s)", l->where,
 			       sys->names[0], type, in->name, mod);
 		else
 			cr_err("%s:%u: no SYSTEM %s in this file",
@@ -117,10 +128,12 @@ static int expand_inst(struct ibdm_build *b, const struct ibnl_sys *sys,
 		return -2;
 	}
 	board_label(in->name, label, sizeof(label));
-	if (asprintf(&full, "%s/%s", name, label) < 0)
+	if (asprintf(&full, "%s/%s", l->name, label) < 0)
 		return -1;
-	ret = expand_sys(b, sub, full, NULL, where, depth + 1, &ip->map,
-			 &ip->nmap);
+	sub.name = full;
+	ret = expand_sys(&sub);
+	ip->map = sub.map;
+	ip->nmap = sub.nmap;
 	free(full);
 	return ret;
 }
@@ -203,12 +216,11 @@ static void with_rate(struct ibdm_end *e, const struct ibnl_conn *c)
 		e->speed = c->speed;
 }
 
-/* One connection line of instance i. */
-static int connect_line(struct ibdm_build *b, const struct ibnl_sys *sys,
-			size_t i, const struct ibnl_conn *c,
-			struct inst_ports *ips, struct ibdm_portmap **map,
-			size_t *nmap, size_t *cap)
+/* One connection line of instance i of l's system. */
+static int connect_line(struct level *l, size_t i, const struct ibnl_conn *c)
 {
+	const struct ibnl_sys *sys = l->sys;
+	struct inst_ports *ips = l->ips;
 	struct ibdm_end x, y;
 	size_t j;
 	int r = resolve(sys, i, &ips[i], c->port, c->line, &x);
@@ -227,65 +239,65 @@ static int connect_line(struct ibdm_build *b, const struct ibnl_sys *sys,
 		if (r <= 0)
 			return r;
 		with_rate(&y, c);
-		return cable(b, sys, c, &x, &y);
+		return cable(l->b, sys, c, &x, &y);
 	}
-	for (size_t k = 0; k < *nmap; k++) {
-		if (strcmp((*map)[k].name, c->rport))
+	for (size_t k = 0; k < l->nmap; k++) {
+		if (strcmp(l->map[k].name, c->rport))
 			continue;
-		if ((*map)[k].end.node == x.node &&
-		    (*map)[k].end.port == x.port)
+		if (l->map[k].end.node == x.node &&
+		    l->map[k].end.port == x.port)
 			return 0;
 		cr_err("%s:%u: port %s of %s leads to two places",
 		       sys->file->path, c->line, c->rport, sys->names[0]);
 		return -2;
 	}
-	if (cr_grow(map, cap, *nmap + 1, sizeof(**map)))
+	if (cr_grow(&l->map, &l->cap, l->nmap + 1, sizeof(*l->map)))
 		return -1;
-	(*map)[(*nmap)++] = (struct ibdm_portmap){.name = c->rport, .end = x};
+	l->map[l->nmap++] = (struct ibdm_portmap){.name = c->rport, .end = x};
 	return 0;
 }
 
-static int expand_sys(struct ibdm_build *b, const struct ibnl_sys *sys,
-		      const char *name, const struct ibdm_cfg *cfg,
-		      const char *where, unsigned depth,
-		      struct ibdm_portmap **map, size_t *nmap)
+/* Expands l's system: its nodes into l->b, its ports into l->map. */
+static int expand_sys(struct level *l)
 {
-	struct inst_ports *ips;
-	size_t cap = 0;
+	const struct ibnl_sys *sys = l->sys;
 	int ret = 0;
 
-	*map = NULL;
-	*nmap = 0;
-	if (depth > MAX_DEPTH) {
+	l->map = NULL;
+	l->nmap = 0;
+	l->cap = 0;
+	if (l->depth > MAX_DEPTH) {
 		cr_err("%s:%u: %s nests deeper than %u levels", sys->file->path,
 		       sys->line, sys->names[0], MAX_DEPTH);
 		return -2;
 	}
-	ips = calloc(sys->ninsts ? sys->ninsts : 1, sizeof(*ips));
-	if (!ips)
+	l->ips = calloc(sys->ninsts ? sys->ninsts : 1, sizeof(*l->ips));
+	if (!l->ips)
 		return -1;
 	for (size_t i = 0; i < sys->ninsts && !ret; i++)
-		ret = expand_inst(b, sys, &sys->insts[i], name, cfg, where,
-				  depth, &ips[i]);
+		ret = expand_inst(l, &sys->insts[i], &l->ips[i]);
 	for (size_t i = 0; i < sys->ninsts && !ret; i++)
 		for (size_t k = 0; k < sys->insts[i].nconns && !ret; k++)
-			ret = connect_line(b, sys, i, &sys->insts[i].conns[k],
-					   ips, map, nmap, &cap);
+			ret = connect_line(l, i, &sys->insts[i].conns[k]);
 	for (size_t i = 0; i < sys->ninsts; i++)
-		free(ips[i].map);
-	free(ips);
+		free(l->ips[i].map);
+	free(l->ips);
+	l->ips = NULL;
 	if (ret) {
-		free(*map);
-		*map = NULL;
-		*nmap = 0;
+		free(l->map);
+		l->map = NULL;
+		l->nmap = 0;
 	}
 	return ret;
 }
 
-int ibdm_expand(struct ibdm_build *b, const struct ibnl_sys *sys,
-		const char *name, const struct ibdm_cfg *cfg, const char *where,
-		struct ibdm_portmap **map, size_t *nmap)
+int ibdm_expand(struct ibdm_build *b, struct ibdm_sysrec *r, const char *where)
 {
+	const struct ibnl_sys *sys = r->def;
+	const struct ibdm_cfg *cfg = &r->cfg;
+	const char *name = r->name;
+	struct level l = {
+		.b = b, .sys = sys, .name = name, .cfg = cfg, .where = where};
 	size_t first = b->nnodes;
 	int ret;
 
@@ -298,7 +310,9 @@ int ibdm_expand(struct ibdm_build *b, const struct ibnl_sys *sys,
 			return -2;
 		}
 	}
-	ret = expand_sys(b, sys, name, cfg, where, 0, map, nmap);
+	ret = expand_sys(&l);
+	r->map = l.map;
+	r->nmap = l.nmap;
 	if (ret == -1)
 		cr_err("%s: out of memory", where);
 	if (!ret && b->nnodes == first + 1) {

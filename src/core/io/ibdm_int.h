@@ -125,15 +125,25 @@ struct ibdm_cfg {
 	size_t n;
 };
 
+/* A system of the topology file. */
+struct ibdm_sysrec {
+	char *name;
+	char *type; /* as first named */
+	const struct ibnl_sys *def;
+	unsigned line; /* first named */
+	unsigned block; /* line of its own block, 0 none */
+	struct ibdm_cfg cfg;
+	struct ibdm_portmap *map; /* its ports, once expanded */
+	size_t nmap;
+};
+
 /*
- * Adds the nodes of system sys named name (with its CFG, may be NULL) to
- * b; *map gets the system's ports (the caller frees the array), *nmap
+ * Adds the nodes of system r (r->def named r->name, with r->cfg) to b;
+ * r->map gets the system's ports (the caller frees the array), r->nmap
  * their count. -1 on error, reported with where (the topology file's
  * "file:line") or the ibnl file's line.
  */
-int ibdm_expand(struct ibdm_build *b, const struct ibnl_sys *sys,
-		const char *name, const struct ibdm_cfg *cfg, const char *where,
-		struct ibdm_portmap **map, size_t *nmap);
+int ibdm_expand(struct ibdm_build *b, struct ibdm_sysrec *r, const char *where);
 
 static inline struct ibdm_port *ibdm_port(struct ibdm_build *b, uint32_t n,
 					  unsigned p)

@@ -26,17 +26,6 @@
 
 #include "ibdm_int.h"
 
-struct sysrec {
-	char *name;
-	char *type; /* as first named */
-	const struct ibnl_sys *def;
-	unsigned line; /* first named */
-	unsigned block; /* line of its own block, 0 none */
-	struct ibdm_cfg cfg;
-	struct ibdm_portmap *map;
-	size_t nmap;
-};
-
 struct cable {
 	uint32_t a, b;
 	char *pa, *pb;
@@ -49,7 +38,7 @@ struct topo_rd {
 	const char *name;
 	unsigned line;
 	struct ibnl_lib lib;
-	struct sysrec *sys;
+	struct ibdm_sysrec *sys;
 	size_t nsys, sys_cap;
 	struct cr_strindex names; /* name -> system */
 	struct cable *cables;
@@ -109,7 +98,7 @@ static uint32_t sys_get(struct topo_rd *rd, const char *type, const char *name)
 {
 	uint32_t s = cr_strindex_find(&rd->names, name);
 	const struct ibnl_sys *def;
-	struct sysrec *r;
+	struct ibdm_sysrec *r;
 
 	if (s != CR_NO_NODE) {
 		r = &rd->sys[s];
@@ -299,13 +288,12 @@ static int parse_line(struct topo_rd *rd, char *line)
 static int expand_all(struct topo_rd *rd)
 {
 	for (size_t s = 0; s < rd->nsys; s++) {
-		struct sysrec *r = &rd->sys[s];
+		struct ibdm_sysrec *r = &rd->sys[s];
 		char where[512];
 
 		snprintf(where, sizeof(where), "%s:%u", rd->name,
 			 r->block ? r->block : r->line);
-		if (ibdm_expand(&rd->b, r->def, r->name, &r->cfg, where,
-				&r->map, &r->nmap))
+		if (ibdm_expand(&rd->b, r, where))
 			return -1;
 		for (size_t k = 0; k < r->nmap; k++) {
 			struct ibdm_port *p = ibdm_port(
@@ -327,7 +315,7 @@ static int expand_all(struct topo_rd *rd)
 static int panel_end(struct topo_rd *rd, uint32_t s, const char *port,
 		     struct ibdm_end *end)
 {
-	const struct sysrec *r = &rd->sys[s];
+	const struct ibdm_sysrec *r = &rd->sys[s];
 
 	for (size_t k = 0; k < r->nmap; k++)
 		if (!strcmp(r->map[k].name, port)) {
@@ -503,7 +491,7 @@ static struct cr_ibdm_plan *make_plan(struct topo_rd *rd, const uint32_t *order)
 static void rd_release(struct topo_rd *rd)
 {
 	for (size_t s = 0; s < rd->nsys; s++) {
-		struct sysrec *r = &rd->sys[s];
+		struct ibdm_sysrec *r = &rd->sys[s];
 
 		free(r->name);
 		free(r->type);

@@ -66,10 +66,11 @@ static uint32_t block_size(uint32_t i, uint32_t b, uint32_t n)
 	return (hi > n ? n : hi) - lo;
 }
 
-int cr_matrix_reduce(const float *m, uint32_t dim, uint32_t block,
-		     uint32_t hosts, uint32_t max_cells, float **out,
-		     uint32_t *out_dim)
+int cr_matrix_reduce(const struct cr_est_result *res, uint32_t max_cells,
+		     float **out, uint32_t *out_dim)
 {
+	const float *m = res->matrix;
+	uint32_t dim = res->mat_dim, block = res->mat_block, hosts = res->hosts;
 	uint32_t r, od;
 	double *sum, *wsum;
 	float *o;
@@ -128,9 +129,8 @@ int cr_est_matrix_image(const struct cr_est_result *res, uint32_t max_cells,
 	memset(img, 0, sizeof(*img));
 	if (!res->matrix || !res->mat_dim)
 		return -1;
-	if (cr_matrix_reduce(
-		    res->matrix, res->mat_dim, res->mat_block, res->hosts,
-		    max_cells ? max_cells : CR_HTML_MATRIX_PX, &m, &od))
+	if (cr_matrix_reduce(res, max_cells ? max_cells : CR_HTML_MATRIX_PX, &m,
+			     &od))
 		return -1;
 	if (min_px > od)
 		scale = min_px / od;
@@ -393,8 +393,7 @@ static void matrix_hover(FILE *out, const struct cr_fabric *f,
 	uint32_t od = 0;
 	float *m = NULL;
 
-	if (cr_matrix_reduce(r->matrix, r->mat_dim, r->mat_block, r->hosts,
-			     CR_HTML_MATRIX_PX, &m, &od))
+	if (cr_matrix_reduce(r, CR_HTML_MATRIX_PX, &m, &od))
 		return;
 	fprintf(out, "<script>\n(function () {\nvar H = [");
 	for (uint32_t i = 0; i < h->count; i++) {

@@ -92,9 +92,8 @@ struct dfp {
 	 */
 	bool trees;
 	uint8_t *cabled; /* per group pair: a global cable joins them */
-	int *tbest[2], *thops; /* the trees (cr_ranked_tree) */
-	uint32_t *tnext[2], *next;
-	bool *tdone;
+	struct cr_ranked_trees tree; /* cr_ranked_tree()'s */
+	uint32_t *next;
 };
 
 static uint32_t find(uint32_t *up, uint32_t x)
@@ -129,15 +128,16 @@ static bool dfp_is_dragonfly(const struct dfp *d)
 }
 
 /*
- * Groups: the parts the leaf-spine cables make, numbered in switch order
- * into gid[]; their count. up[] is scratch (ns entries). A leaf cabled
- * to a leaf: UINT32_MAX, with *s1 and *s2 the two.
+ * Groups: the parts the leaf-spine cables of d's switch graph (rp.ns,
+ * rp.adj_start, rp.adj, leaf) make, numbered in switch order into
+ * d->gid[]; their count. up[] is scratch (ns entries). A leaf cabled to
+ * a leaf: UINT32_MAX, with pair[] the two.
  */
-static uint32_t find_groups(uint32_t ns, const uint32_t *adj_start,
-			    const uint32_t *adj, const bool *leaf, uint32_t *up,
-			    uint32_t *gid, uint32_t *s1, uint32_t *s2)
+static uint32_t find_groups(const struct dfp *d, uint32_t *up, uint32_t pair[2])
 {
-	uint32_t ng = 0;
+	uint32_t ns = d->rp.ns, ng = 0, *gid = d->gid;
+	const uint32_t *adj_start = d->rp.adj_start, *adj = d->rp.adj;
+	const bool *leaf = d->leaf;
 
 	for (uint32_t s = 0; s < ns; s++)
 		up[s] = s;
@@ -146,8 +146,8 @@ static uint32_t find_groups(uint32_t ns, const uint32_t *adj_start,
 			uint32_t t = adj[i];
 
 			if (leaf[s] && leaf[t]) {
-				*s1 = s;
-				*s2 = t;
+				pair[0] = s;
+				pair[1] = t;
 				return UINT32_MAX;
 			}
 			if (leaf[s] != leaf[t])
@@ -167,18 +167,21 @@ static uint32_t find_groups(uint32_t ns, const uint32_t *adj_start,
 
 int cr_dfp_is_dragonfly(const struct cr_fabric *f)
 {
-	uint32_t ns = f->num_switches, *start = NULL, *adj = NULL, s1, s2;
+	uint32_t ns = f->num_switches, *start = NULL, *adj = NULL, pair[2];
 	uint32_t *up = malloc((ns + 1) * sizeof(*up));
 	uint32_t *gid = malloc((ns + 1) * sizeof(*gid));
 	bool *leaf = malloc(ns + 1);
 	uint8_t *port = NULL;
+	struct dfp d = {.rp = {.f = f, .ns = ns}, .leaf = leaf, .gid = gid};
 	int ret = -1;
 
 	if (!up || !gid || !leaf || cr_switch_adjacency(f, &start, &adj, &port))
 		goto out;
+	d.rp.adj_start = start;
+	d.rp.adj = adj;
 	for (uint32_t s = 0; s < ns; s++)
 		leaf[s] = cr_switch_num_cas(f, s) > 0;
-	uint32_t ng = find_groups(ns, start, adj, leaf, up, gid, &s1, &s2);
+	uint32_t ng = find_groups(&d, up, pair);
 
 	ret = ng != UINT32_MAX && groups_make_dragonfly(ns, leaf, gid, ng);
 out:
@@ -250,7 +253,7 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	uint32_t *up = malloc((ns + 1) * sizeof(*up));
 	uint32_t *num = malloc((ns + 1) * sizeof(*num));
 	uint32_t *cnt = calloc(ns + 1, sizeof(*cnt));
-	uint32_t turns = 1, s1 = 0, s2 = 0;
+	uint32_t turns = 1, pair[2] = {0};
 	int ret = -1;
 
 	if (!up || !num || !cnt) {
@@ -259,12 +262,11 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		d->leaf[s] = rp->cas[s] > 0;
-	d->num_groups = find_groups(ns, rp->adj_start, rp->adj, d->leaf, up,
-				    d->gid, &s1, &s2);
+	d->num_groups = find_groups(d, up, pair);
 	if (d->num_groups == UINT32_MAX) {
 		snprintf(why, len, "leaf %s is cabled to leaf %s",
-			 f->nodes[f->switches[s1]].desc,
-			 f->nodes[f->switches[s2]].desc);
+			 f->nodes[f->switches[pair[0]]].desc,
+			 f->nodes[f->switches[pair[1]]].desc);
 		goto out;
 	}
 	/* Not a dragonfly+ (a two-level tree): two turn leaves, as ever. */
@@ -363,14 +365,13 @@ static uint32_t label_by_trees(struct dfp *d, uint32_t t, const uint8_t *hop,
 	struct cr_ranked *rp = &d->rp;
 
 	for (unsigned v = 0; v < 2; v++)
-		cr_ranked_tree(rp, t, v, d->tbest[v], d->tnext[v], d->thops,
-			       d->tdone);
+		cr_ranked_tree(rp, t, v, &d->tree);
 	for (uint32_t s = 0; s < rp->ns; s++) {
 		unsigned v = d->group[s] != d->group[t]
 				     ? d->group[s] < d->group[t]
-				     : d->tnext[1][s] != UINT32_MAX;
+				     : d->tree.next[1][s] != UINT32_MAX;
 
-		d->next[s] = d->tnext[v][s];
+		d->next[s] = d->tree.next[v][s];
 	}
 	return cr_ranked_follow(rp, t, d->next, hop, one);
 }
@@ -509,15 +510,15 @@ static int dfp_alloc(struct dfp *d)
 
 	d->leaf = calloc(ns + 1, sizeof(*d->leaf));
 	for (unsigned v = 0; v < 2; v++) {
-		d->tbest[v] = calloc(ns + 1, sizeof(int));
-		d->tnext[v] = calloc(ns + 1, sizeof(uint32_t));
-		if (!d->tbest[v] || !d->tnext[v])
+		d->tree.best[v] = calloc(ns + 1, sizeof(int));
+		d->tree.next[v] = calloc(ns + 1, sizeof(uint32_t));
+		if (!d->tree.best[v] || !d->tree.next[v])
 			return -1;
 	}
-	d->thops = calloc(ns + 1, sizeof(*d->thops));
+	d->tree.hops = calloc(ns + 1, sizeof(*d->tree.hops));
 	d->next = calloc(ns + 1, sizeof(*d->next));
-	d->tdone = calloc(ns + 1, sizeof(*d->tdone));
-	if (!d->thops || !d->next || !d->tdone)
+	d->tree.done = calloc(ns + 1, sizeof(*d->tree.done));
+	if (!d->tree.hops || !d->next || !d->tree.done)
 		return -1;
 	d->group = calloc(ns + 1, sizeof(*d->group));
 	d->gid = calloc(ns + 1, sizeof(*d->gid));
@@ -535,12 +536,12 @@ static void dfp_free(struct dfp *d)
 	free(d->side);
 	free(d->cabled);
 	for (unsigned v = 0; v < 2; v++) {
-		free(d->tbest[v]);
-		free(d->tnext[v]);
+		free(d->tree.best[v]);
+		free(d->tree.next[v]);
 	}
-	free(d->thops);
+	free(d->tree.hops);
 	free(d->next);
-	free(d->tdone);
+	free(d->tree.done);
 	cr_ranked_free(&d->rp);
 }
 

@@ -20,11 +20,10 @@ void ft_incr_shape(const struct ft *ft, uint32_t *rank, uint64_t *leaf_guid);
 /* Parallel links in the port selection order, as a full run has them. */
 void ft_incr_order_ports(struct ft *ft, struct cr_portsel *ps);
 /*
- * The entry of switch w for lid (of destination switch d, numbered l) by
- * cr-ftree's rules under the labels row toward d; w must have a label.
+ * The entry of switch w for destination t (ft_dest_of()) by cr-ftree's
+ * rules under the labels row toward t's switch; w must have a label.
  */
-uint8_t ft_incr_pick(const struct ft *ft, const struct ft_lid *l,
-		     struct cr_portsel *ps, uint32_t w, uint32_t d,
-		     uint16_t lid, const uint8_t *row);
+uint8_t ft_incr_pick(const struct ft *ft, struct cr_portsel *ps, uint32_t w,
+		     const struct ft_dest *t, const uint8_t *row);
 
 #endif

@@ -114,8 +114,8 @@ static void dest_digits(const struct ft *ft, struct ft_dest *d, uint64_t idx,
 	}
 }
 
-static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
-		    uint8_t offset, bool is_ca, unsigned flags, uint64_t idx)
+/* A destination as like says: its LID, port, offset, kind, flags, index. */
+static int add_dest(struct ft_router *rt, const struct ft_dest *like)
 {
 	struct ft_dest *d;
 
@@ -125,28 +125,34 @@ static int add_dest(struct ft_router *rt, uint16_t lid, uint8_t dport,
 		return -1;
 	}
 	d = &rt->dests[rt->ndests++];
-	d->lid = lid;
-	d->dport = dport;
-	d->offset = offset;
-	d->is_ca = is_ca;
-	d->flags = flags;
-	d->idx = idx;
-	dest_digits(&rt->ft, d, idx, offset);
+	d->lid = like->lid;
+	d->dport = like->dport;
+	d->offset = like->offset;
+	d->is_ca = like->is_ca;
+	d->flags = like->flags;
+	d->idx = like->idx;
+	dest_digits(&rt->ft, d, d->idx, d->offset);
 	return 0;
 }
 
-/* All LIDs of port p of node n, delivered by D's port dport. */
-static int add_port(struct ft_router *rt, uint32_t n, unsigned p, uint8_t dport,
-		    bool is_ca, unsigned flags, uint64_t idx)
+/*
+ * All LIDs of port p of node n, delivered by D's port like->dport, with
+ * like's kind, flags and CA index.
+ */
+static int add_port(struct ft_router *rt, uint32_t n, unsigned p,
+		    const struct ft_dest *like)
 {
 	const struct cr_port *port = &rt->f->nodes[n].ports[p];
+	struct ft_dest d = *like;
 
 	if (!port->lid)
 		return 0;
-	for (unsigned k = 0; k < (1u << port->lmc); k++)
-		if (port->lid + k <= rt->f->max_lid &&
-		    add_dest(rt, port->lid + k, dport, k, is_ca, flags, idx))
+	for (unsigned k = 0; k < (1u << port->lmc); k++) {
+		d.lid = port->lid + k;
+		d.offset = k;
+		if (port->lid + k <= rt->f->max_lid && add_dest(rt, &d))
 			return -1;
+	}
 	return 0;
 }
 
@@ -433,10 +439,12 @@ static int route_dests(struct ft_router *rt, uint32_t d)
 
 static int add_own_lids(struct ft_router *rt, uint32_t s)
 {
+	struct ft_dest own = {.flags = CR_PS_NOCOUNT, .idx = s};
+
 	if (rt->done[s])
 		return 0;
 	rt->done[s] = true;
-	return add_port(rt, rt->ft.sw[s].node, 0, 0, false, CR_PS_NOCOUNT, s);
+	return add_port(rt, rt->ft.sw[s].node, 0, &own);
 }
 
 /* Compute nodes, leaf by leaf in CA order; each leaf's own LID with them. */
@@ -459,13 +467,16 @@ static int route_cns(struct ft_router *rt)
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			uint32_t m = n->ports[p].remote;
 			uint8_t rp = n->ports[p].remote_port;
+			struct ft_dest ca = {.dport = (uint8_t)p,
+					     .is_ca = true};
 
 			if (m == CR_NO_NODE || cr_is_switch(f, m) ||
 			    !ft_is_cn(ft, m, rp))
 				continue;
 			if (f->nodes[m].ports[rp].lid)
 				order[norder++] = f->nodes[m].ports[rp].lid;
-			if (add_port(rt, m, rp, p, true, 0, idx++))
+			ca.idx = idx++;
+			if (add_port(rt, m, rp, &ca))
 				goto fail;
 		}
 		if (add_own_lids(rt, s) || route_dests(rt, s))
@@ -493,11 +504,14 @@ static int route_rest(struct ft_router *rt)
 		     p++) {
 			uint32_t m = n->ports[p].remote;
 			uint8_t rp = n->ports[p].remote_port;
+			struct ft_dest ca = {.dport = (uint8_t)p,
+					     .is_ca = true};
 
 			if (m == CR_NO_NODE || cr_is_switch(f, m) ||
 			    ft_is_cn(ft, m, rp))
 				continue;
-			if (add_port(rt, m, rp, p, true, 0, idx++))
+			ca.idx = idx++;
+			if (add_port(rt, m, rp, &ca))
 				return -1;
 		}
 		if (rt->ndests && (add_own_lids(rt, s) || route_dests(rt, s)))

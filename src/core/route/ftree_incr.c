@@ -133,17 +133,14 @@ static inline bool closer(uint8_t lw, uint8_t ly, bool down)
 	       (!down || LAB_DOWN(ly));
 }
 
-uint8_t ft_incr_pick(const struct ft *ft, const struct ft_lid *l,
-		     struct cr_portsel *ps, uint32_t w, uint32_t d,
-		     uint16_t lid, const uint8_t *row)
+uint8_t ft_incr_pick(const struct ft *ft, struct cr_portsel *ps, uint32_t w,
+		     const struct ft_dest *t, const uint8_t *row)
 {
 	const struct ft_sw *sw = &ft->sw[w];
 	uint8_t lw = row[w], cands[CR_MAX_PORTS + 1];
 	int h = ft_height(ft, w);
-	struct ft_dest t;
 	unsigned nc = 0;
 
-	ft_dest_of(ft, d, lid, l, &t);
 	if (LAB_DOWN(lw)) {
 		const struct ft_group *g = ft_down(ft, w), *one = NULL;
 		const struct ft_group *trunk = NULL;
@@ -154,24 +151,24 @@ uint8_t ft_incr_pick(const struct ft *ft, const struct ft_lid *l,
 				continue;
 			n++;
 			one = &g[i];
-			if (h > 0 && g[i].remote == t.trunk[h - 1])
+			if (h > 0 && g[i].remote == t->trunk[h - 1])
 				trunk = &g[i];
 			memcpy(cands + nc, ft->ports + g[i].first, g[i].nports);
 			nc += g[i].nports;
 		}
 		if (n == 1)
-			return ft_route_down(ft, one, &t, h);
+			return ft_route_down(ft, one, t, h);
 		if (trunk)
-			return ft_route_down(ft, trunk, &t, h);
+			return ft_route_down(ft, trunk, t, h);
 	} else {
 		const struct ft_group *g = ft_up(ft, w);
 
 		if (sw->nslots) {
-			uint32_t v = t.slot[h];
+			uint32_t v = t->slot[h];
 			int32_t e;
 
 			if (sw->nslots != ft->common_slots[h])
-				v = t.digit[h] % sw->nslots;
+				v = t->digit[h] % sw->nslots;
 			e = ft->slots[sw->slot + v];
 			if (e >= 0 && closer(lw, row[g[e >> 8].remote], false))
 				return ft->ports[g[e >> 8].first + (e & 0xff)];
@@ -183,5 +180,5 @@ uint8_t ft_incr_pick(const struct ft *ft, const struct ft_lid *l,
 			nc += g[i].nports;
 		}
 	}
-	return cr_portsel_pick(ps, sw->node, cands, nc, lid, t.flags);
+	return cr_portsel_pick(ps, sw->node, cands, nc, t->lid, t->flags);
 }

@@ -477,9 +477,12 @@ int incr_pick_again(struct incr_repair *rep, const struct cr_options *o)
 			seeded[w] = true;
 		}
 		if (rep->kind == K_FTREE) {
+			struct ft_dest dst;
+
+			ft_dest_of(&rep->ft, d, t->lid, &rep->ftl[t->lid],
+				   &dst);
 			rep->r->lft[wn][t->lid] =
-				ft_incr_pick(&rep->ft, &rep->ftl[t->lid], ps, w,
-					     d, t->lid, row);
+				ft_incr_pick(&rep->ft, ps, w, &dst, row);
 			goto picked;
 		}
 		for (uint32_t k = rep->adj_start[w]; k < rep->adj_start[w + 1];

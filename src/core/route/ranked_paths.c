@@ -150,24 +150,43 @@ uint8_t cr_ranked_state_via(const struct cr_ranked *rp, uint32_t i, uint32_t s,
 }
 
 /*
- * Whether state (ok, r0, r1) is better than (bok, b0, b1): both VLs,
- * else VL 0 (VL 1 where vl1), then the most room left below on each.
+ * A path's state: ok, the VLs it rises on (bits), r[v], its first
+ * channel's rank on VL v.
  */
-static bool state_better(uint8_t ok, int r0, int r1, uint8_t bok, int b0,
-			 int b1, bool vl1)
+struct state {
+	uint8_t ok;
+	int r[2];
+};
+
+/* The state of the path from switch index s over adjacency entry i. */
+static struct state state_via(const struct cr_ranked *rp, uint32_t i,
+			      uint32_t s, uint32_t m)
+{
+	struct state a;
+
+	a.ok = cr_ranked_state_via(rp, i, s, m, &a.r[0], &a.r[1]);
+	return a;
+}
+
+/*
+ * Whether state a is better than b: both VLs, else VL 0 (VL 1 where
+ * vl1), then the most room left below on each.
+ */
+static bool state_better(const struct state *a, const struct state *b, bool vl1)
 {
 	static const int pref[2][4] = {{0, 2, 1, 3}, {0, 1, 2, 3}};
 
-	if (pref[vl1][ok] != pref[vl1][bok])
-		return pref[vl1][ok] > pref[vl1][bok];
-	if ((ok & 1) && r0 != b0)
-		return r0 > b0;
-	return (ok & 2) && r1 > b1;
+	if (pref[vl1][a->ok] != pref[vl1][b->ok])
+		return pref[vl1][a->ok] > pref[vl1][b->ok];
+	if ((a->ok & 1) && a->r[0] != b->r[0])
+		return a->r[0] > b->r[0];
+	return (a->ok & 2) && a->r[1] > b->r[1];
 }
 
-static bool state_same(uint8_t ok, int r0, int r1, uint8_t bok, int b0, int b1)
+static bool state_same(const struct state *a, const struct state *b)
 {
-	return ok == bok && (!(ok & 1) || r0 == b0) && (!(ok & 2) || r1 == b1);
+	return a->ok == b->ok && (!(a->ok & 1) || a->r[0] == b->r[0]) &&
+	       (!(a->ok & 2) || a->r[1] == b->r[1]);
 }
 
 /* One wave: labels the switches a neighbour of the last wave leads. */
@@ -176,33 +195,28 @@ static bool label_wave(struct cr_ranked *rp, int wave)
 	bool more = false;
 
 	for (uint32_t s = 0; s < rp->ns; s++) {
-		uint8_t bok = 0;
-		int b0 = 0, b1 = 0;
+		struct state b = {0};
 
 		if (rp->dist[s] >= 0)
 			continue;
 		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
 		     i++) {
 			uint32_t m = rp->adj[i];
-			int r0, r1;
-			uint8_t ok;
+			struct state a;
 
 			if (rp->dist[m] != wave - 1)
 				continue;
-			ok = cr_ranked_state_via(rp, i, s, m, &r0, &r1);
-			if (ok && (!bok || state_better(ok, r0, r1, bok, b0, b1,
-							rp->pref1[s]))) {
-				bok = ok;
-				b0 = r0;
-				b1 = r1;
-			}
+			a = state_via(rp, i, s, m);
+			if (a.ok &&
+			    (!b.ok || state_better(&a, &b, rp->pref1[s])))
+				b = a;
 		}
-		if (!bok)
+		if (!b.ok)
 			continue;
 		/* Labelled at the end of the wave: ok[] is read. */
-		rp->ok[s] = bok | 0x80;
-		rp->first[0][s] = b0;
-		rp->first[1][s] = b1;
+		rp->ok[s] = b.ok | 0x80;
+		rp->first[0][s] = b.r[0];
+		rp->first[1][s] = b.r[1];
 		more = true;
 	}
 	for (uint32_t s = 0; s < rp->ns; s++)
@@ -239,23 +253,25 @@ uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
 	cr_ranked_label_waves(rp, t);
 	/* Candidates: the neighbours one wave nearer giving that state. */
 	for (uint32_t s = 0; s < rp->ns; s++) {
+		struct state got;
+
 		rp->cand_start[s] = nc;
 		if (rp->dist[s] <= 0) {
 			if (cr_ranked_lacks(rp, s, t, hop) && !left++)
 				*one = s;
 			continue;
 		}
+		got = (struct state){rp->ok[s],
+				     {rp->first[0][s], rp->first[1][s]}};
 		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
 		     i++) {
 			uint32_t m = rp->adj[i];
-			int r0, r1;
-			uint8_t ok;
+			struct state a;
 
 			if (rp->dist[m] != rp->dist[s] - 1)
 				continue;
-			ok = cr_ranked_state_via(rp, i, s, m, &r0, &r1);
-			if (state_same(ok, r0, r1, rp->ok[s], rp->first[0][s],
-				       rp->first[1][s]))
+			a = state_via(rp, i, s, m);
+			if (state_same(&a, &got))
 				rp->cand[nc++] = rp->adj_port[i];
 		}
 	}
@@ -264,8 +280,12 @@ uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
 }
 
 void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
-		    int *best, uint32_t *next, int *hops, bool *done)
+		    const struct cr_ranked_trees *tr)
 {
+	int *best = tr->best[v], *hops = tr->hops;
+	uint32_t *next = tr->next[v];
+	bool *done = tr->done;
+
 	for (uint32_t s = 0; s < rp->ns; s++) {
 		best[s] = INT_MIN;
 		next[s] = UINT32_MAX;

@@ -114,14 +114,25 @@ uint32_t cr_ranked_label(struct cr_ranked *rp, uint32_t t, const uint8_t *hop,
 void cr_ranked_label_waves(struct cr_ranked *rp, uint32_t t);
 
 /*
- * Toward switch index t on VL v's ranking alone: each switch with a path
- * rising there gets the one whose first channel ranks highest, then the
- * fewest hops (the most room for the switches that join it): best[s],
- * that rank (INT_MIN: none), and next[s], its adjacency entry
- * (UINT32_MAX: none). hops and done: scratch, per switch index.
+ * cr_ranked_tree()'s trees, per switch index: best[v][s], the rank of
+ * the first channel of s's path on VL v (INT_MIN: none), next[v][s], its
+ * adjacency entry (UINT32_MAX: none); hops and done: scratch.
+ */
+struct cr_ranked_trees {
+	int *best[2];
+	uint32_t *next[2];
+	int *hops;
+	bool *done;
+};
+
+/*
+ * Toward switch index t on VL v's ranking alone, into tr's best[v] and
+ * next[v]: each switch with a path rising there gets the one whose first
+ * channel ranks highest, then the fewest hops (the most room for the
+ * switches that join it).
  */
 void cr_ranked_tree(const struct cr_ranked *rp, uint32_t t, unsigned v,
-		    int *best, uint32_t *next, int *hops, bool *done);
+		    const struct cr_ranked_trees *tr);
 /*
  * Labels every switch toward switch index t along the adjacency entries
  * next[] (UINT32_MAX: none) as cr_ranked_label would: dist, ok, first

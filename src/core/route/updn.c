@@ -239,12 +239,8 @@ again:
 			 : updn_route_lids(&u, r, ps, lids, nlids, totals)) {
 		goto out;
 	}
-	illegal = totals[0];
-	illegal_ca = totals[1];
-	apart = totals[2];
 	if (u.detour) {
-		int loop = updn_detours(&u, r, lids, nlids, &illegal,
-					&illegal_ca, by);
+		int loop = updn_detours(&u, r, lids, nlids, totals, by);
 
 		if (loop < 0)
 			goto out;
@@ -263,6 +259,9 @@ again:
 			goto again;
 		}
 	}
+	illegal = totals[0];
+	illegal_ca = totals[1];
+	apart = totals[2];
 	by->stranded = illegal_ca;
 	if (illegal_ca)
 		cr_err("cr-updn: %" PRIu64

@@ -218,13 +218,14 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 /*
  * The top-level roots' detours (add_detours()), checked for credit
  * loops: all of them first, on a loop only those CA traffic needs. Takes
- * the detoured pairs off illegal and illegal_ca. Returns 1 when a loop
- * remains (cr_updn_route() then chooses the roots as without the top
- * level), 0 when the detours stay, -1 on failure.
+ * the detoured pairs off totals[0] and totals[1] (the pairs without a
+ * legal path from switches without and with CAs, as updn_route_lids()
+ * counts them). Returns 1 when a loop remains (cr_updn_route() then
+ * chooses the roots as without the top level), 0 when the detours stay,
+ * -1 on failure.
  */
 int updn_detours(struct updn *u, struct cr_routing *r, const uint16_t *lids,
-		 int nlids, uint64_t *illegal, uint64_t *illegal_ca,
-		 struct cr_byproducts *by)
+		 int nlids, uint64_t totals[3], struct cr_byproducts *by)
 {
 	uint64_t fixed[2] = {0};
 	int loop;
@@ -246,8 +247,8 @@ int updn_detours(struct updn *u, struct cr_routing *r, const uint16_t *lids,
 		return 1;
 	}
 	by->updn_detours = fixed[0] + fixed[1] > 0;
-	*illegal -= fixed[0];
-	*illegal_ca -= fixed[1];
+	totals[0] -= fixed[0];
+	totals[1] -= fixed[1];
 	if (fixed[0] + fixed[1])
 		cr_info("cr-updn: %" PRIu64
 			" (switch, LID) pairs without a legal up*/down* path take a min-hop detour (%" PRIu64

@@ -163,16 +163,21 @@ static double work_total(const struct work *w, uint32_t nhosts, uint32_t phases)
 }
 
 /*
- * The plan: which candidates run (planned[i]) and shift's phases. First
+ * The plan: which candidates run (a->planned[i], a->work[i]) and shift's
+ * phases, with the work of held held-out scorings (a->held_work). First
  * every candidate that fits at the smallest sample, in list order, then
  * the phases the work left allows, up to CR_AUTO_MAX_FLOWS flows (or all
  * phases when fewer). Returns the phases (0: no shift term sized).
  */
-static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
-			 const struct cr_objective *obj, uint32_t nhosts,
-			 bool qos, double budget_work, bool *planned,
-			 double *work, unsigned held, double *held_work)
+static uint32_t plan_run(struct run *a, unsigned held)
 {
+	const struct cr_fabric *f = a->f;
+	const struct cr_objective *obj = &a->obj;
+	struct cand *v = a->v;
+	uint32_t nhosts = a->hosts->count;
+	double budget_work = a->budget_work, *work = a->work;
+	bool *planned = a->planned;
+	int n = a->n;
 	uint64_t nn = nhosts;
 	uint32_t all = nhosts > 1 ? nhosts - 1 : 1;
 	uint32_t lo = all < MIN_PHASES ? all : MIN_PHASES, hi;
@@ -200,7 +205,7 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 	}
 	for (int i = 0; i < n; i++) {
 		if (w)
-			w[i] = work_of(f, &v[i], obj, nhosts, qos);
+			w[i] = work_of(f, &v[i], obj, nhosts, a->ac->qos);
 		work[i] = w ? work_total(&w[i], nhosts, lo) : 0;
 		/* The first that needs work always runs (refusals cost none). */
 		planned[i] = !work[i] || !any || used + work[i] <= budget_work;
@@ -221,7 +226,7 @@ static uint32_t plan_run(const struct cr_fabric *f, struct cand *v, int n,
 	}
 	for (int i = 0; w && i < n; i++)
 		work[i] = work_total(&w[i], nhosts, phases);
-	*held_work = w && held ? held * work_total(&w[n], nhosts, phases) : 0;
+	a->held_work = w && held ? held * work_total(&w[n], nhosts, phases) : 0;
 	free(w);
 	return phases;
 }
@@ -275,11 +280,10 @@ void auto_cand_options(const struct cand *c, struct cr_options *o)
  * routing (the caller frees it). Never fails the whole run: a problem is
  * the candidate's rejection reason.
  */
-void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
-		  const struct cr_auto_conf *ac, const struct cr_objective *obj,
-		  const struct cr_hosts *hosts, struct cand *c,
-		  struct cr_routing **out, struct cr_byproducts *by)
+void auto_run_one(const struct run *a, struct cand *c, struct cr_routing **out,
+		  struct cr_byproducts *by)
 {
+	const struct cr_options *base = a->o;
 	struct cr_options o = *base;
 	struct cr_routing *r = NULL;
 	struct cr_check_report rep;
@@ -297,7 +301,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 		snprintf(c->why, sizeof(c->why), "no root_guid_file given");
 		goto out;
 	}
-	if (c->e->layered && !ac->qos) {
+	if (c->e->layered && !a->ac->qos) {
 		snprintf(c->why, sizeof(c->why),
 			 "layered: needs qos TRUE for its SL2VL tables");
 		goto out;
@@ -308,7 +312,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 		goto out;
 	}
 	/* After the refusals above: a fabric's LFTs can be large. */
-	r = cr_routing_new(f);
+	r = cr_routing_new(a->f);
 	if (!r) {
 		snprintf(c->why, sizeof(c->why), "out of memory");
 		goto out;
@@ -316,7 +320,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 	cr_log_get(&cap.fn, &cap.arg, &cap.level);
 	/* This thread's messages only: the plugin's others log meanwhile. */
 	cr_log_set_thread(capture_log, &cap);
-	rc = cr_route_by(c->e, f, &o, r, by);
+	rc = cr_route_by(c->e, a->f, &o, r, by);
 	cr_log_set_thread(NULL, NULL);
 	c->route_s = cr_now() - t0;
 	c->routed = rc == 0;
@@ -333,7 +337,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 	 * cost a third of a routing run at 16,896 hosts. Reachability and
 	 * loops are checked here all the same.
 	 */
-	if (cr_check(f, r, by->vls_ranked ? 0 : CR_CHECK_CREDIT, NULL, 0,
+	if (cr_check(a->f, r, by->vls_ranked ? 0 : CR_CHECK_CREDIT, NULL, 0,
 		     &rep) < 0) {
 		snprintf(c->why, sizeof(c->why), "the check could not run");
 		goto out;
@@ -346,7 +350,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 			 (unsigned long long)(rep.unreachable + rep.loops));
 		goto out;
 	}
-	if (rep.credit_loops && !ac->allow_credit_loops) {
+	if (rep.credit_loops && !a->ac->allow_credit_loops) {
 		snprintf(c->why, sizeof(c->why),
 			 "credit loops on %llu VL(s)"
 			 " (croute_auto_allow_credit_loops FALSE)",
@@ -355,7 +359,7 @@ void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
 	}
 	t1 = cr_now();
 	if (!c->no_score &&
-	    cr_objective_score(f, r, obj, hosts, c->score) < 0) {
+	    cr_objective_score(a->f, r, &a->obj, a->hosts, c->score) < 0) {
 		snprintf(c->why, sizeof(c->why), "the estimate could not run");
 		goto out;
 	}
@@ -551,9 +555,7 @@ static void plan(struct run *a)
 		a->nfin = AUTO_FINALISTS < a->n ? AUTO_FINALISTS : a->n;
 		held = a->nfin + (a->ac->improve ? 1 : 0);
 	}
-	phases = plan_run(a->f, a->v, a->n, &a->obj, a->hosts->count,
-			  a->ac->qos, a->budget_work, a->planned, a->work, held,
-			  &a->held_work);
+	phases = plan_run(a, held);
 	if (a->ac->shift_phases && a->hosts->count > 1)
 		phases = a->ac->shift_phases < a->hosts->count - 1
 				 ? a->ac->shift_phases
@@ -702,8 +704,7 @@ static void run_candidates(struct run *a)
 		c->score = a->scores + (size_t)i * a->obj.num_terms;
 		if (skipped(a, i))
 			continue;
-		auto_run_one(a->f, a->o, a->ac, &a->obj, a->hosts, c, &cr,
-			     &a->cand_by);
+		auto_run_one(a, c, &cr, &a->cand_by);
 		a->work_done += a->work[i];
 		if (cr && vl_limit(a, c, cr, &a->cand_by)) {
 			cr_routing_free(cr);
@@ -728,10 +729,7 @@ static void run_candidates(struct run *a)
 static char *rank_report(struct run *a)
 {
 	auto_rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
-	return auto_report(a->v, a->n, &a->obj, a->order, a->win >= 0,
-			   a->passed ? a->win_held : NULL,
-			   cr_now() - a->t0 - a->improve_s, a->budget,
-			   a->hosts->count);
+	return auto_report(a, cr_now() - a->t0 - a->improve_s);
 }
 
 /* Moves the winner's LFTs, SLs and by-products into r and by. */

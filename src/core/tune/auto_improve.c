@@ -43,25 +43,25 @@ void auto_scores_text(const struct cr_objective *obj, const double *sc,
  * every term, as " (held-out A -> B)" in buf ("" when the objective holds nothing
  * out). 1 when they drop, 0 when not, -1 (logged) on error.
  */
-static int heldout_drop(const struct cr_fabric *f,
-			const struct cr_objective *obj,
-			const struct cr_hosts *hosts,
-			const struct cr_routing *kept,
+static int heldout_drop(const struct run *a, const struct cr_routing *kept,
 			const struct cr_routing *now, char *buf, size_t len)
 {
+	const struct cr_objective *obj = &a->obj;
 	double *h = calloc(2 * (obj->num_terms + 1), sizeof(*h));
 	double *h1 = h ? h + obj->num_terms + 1 : NULL;
 	char t0[128], t1[128];
 	int ret = -1;
 
 	buf[0] = '\0';
-	if (!cr_objective_holds_out(obj, hosts)) {
+	if (!cr_objective_holds_out(obj, a->hosts)) {
 		free(h);
 		return 0;
 	}
 	if (!h ||
-	    cr_objective_score_set(f, kept, obj, hosts, CR_SCORE_HELDOUT, h) ||
-	    cr_objective_score_set(f, now, obj, hosts, CR_SCORE_HELDOUT, h1))
+	    cr_objective_score_set(a->f, kept, obj, a->hosts, CR_SCORE_HELDOUT,
+				   h) ||
+	    cr_objective_score_set(a->f, now, obj, a->hosts, CR_SCORE_HELDOUT,
+				   h1))
 		goto out;
 	auto_scores_text(obj, h, t0, sizeof(t0));
 	auto_scores_text(obj, h1, t1, sizeof(t1));
@@ -81,18 +81,24 @@ out:
  * scores become those of the routing installed. budget: the pass's
  * seconds of work (0: its own). The pass's seconds.
  */
-static double
-improve_winner(const struct cr_fabric *f, const struct cr_options *o,
-	       const struct cr_auto_conf *ac, const struct cr_objective *obj,
-	       const struct cr_hosts *hosts, struct cand *w, double budget,
-	       struct cr_routing **best, struct cr_byproducts *best_by,
-	       bool kicks, double *spent, bool *gave_up)
+static double improve_winner(struct run *a, struct cand *w, double budget,
+			     struct cr_routing **best,
+			     struct cr_byproducts *best_by, bool kicks,
+			     double *spent)
 {
-	struct cr_options wo = *o;
+	const struct cr_objective *obj = &a->obj;
+	struct cr_options wo = *a->o;
+	struct cr_auto_pass p = {.f = a->f,
+				 .o = &wo,
+				 .e = w->e,
+				 .obj = obj,
+				 .by = best_by,
+				 .budget = budget,
+				 .kicks = kicks};
 	struct cr_routing *kept = cr_routing_copy(*best);
 	double *before = calloc(obj->num_terms + 1, sizeof(*before));
 	double t1 = cr_now();
-	char a[128], b[128], h[300] = "";
+	char s0[128], s1[128], h[300] = "";
 	int rc;
 
 	auto_cand_options(w, &wo);
@@ -101,36 +107,36 @@ improve_winner(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	}
 	memcpy(before, w->score, obj->num_terms * sizeof(*before));
-	auto_scores_text(obj, before, a, sizeof(a));
+	auto_scores_text(obj, before, s0, sizeof(s0));
 	*spent = 0;
-	rc = ac->improve(f, &wo, w->e, obj, *best, best_by, budget, kicks,
-			 ac->improve_arg, spent);
+	p.r = *best;
+	rc = a->ac->improve(&p, a->ac->improve_arg, spent);
 	if (rc < 0) {
 		/* A pass that gave up: its step with it, never half done. */
-		*gave_up |= rc == CR_AUTO_IMPROVE_GAVE_UP;
+		a->gave_up |= rc == CR_AUTO_IMPROVE_GAVE_UP;
 		cr_info("cr-auto: the improvement pass left %s as it was%s",
 			w->name,
 			rc == CR_AUTO_IMPROVE_GAVE_UP ? " (it gave up)" : "");
 		goto out;
 	}
-	if (cr_objective_score(f, *best, obj, hosts, w->score) ||
+	if (cr_objective_score(a->f, *best, obj, a->hosts, w->score) ||
 	    cr_objective_cmp_tol(obj, w->score, before) < 0 ||
-	    heldout_drop(f, obj, hosts, kept, *best, h, sizeof(h))) {
+	    heldout_drop(a, kept, *best, h, sizeof(h))) {
 		struct cr_routing *t = *best;
 
-		auto_scores_text(obj, w->score, b, sizeof(b));
+		auto_scores_text(obj, w->score, s1, sizeof(s1));
 		cr_info("cr-auto: the improvement pass took %s from %s to %s%s:"
 			" worse on the objective with its tolerances or on"
 			" held-out samples, the winner stays as routed",
-			w->name, a, b, h);
+			w->name, s0, s1, h);
 		*best = kept;
 		kept = t;
 		memcpy(w->score, before, obj->num_terms * sizeof(*before));
 		goto out;
 	}
-	auto_scores_text(obj, w->score, b, sizeof(b));
+	auto_scores_text(obj, w->score, s1, sizeof(s1));
 	cr_info("cr-auto: the improvement pass took %s from %s to %s%s",
-		w->name, a, b, h);
+		w->name, s0, s1, h);
 out:
 	cr_routing_free(kept);
 	free(before);
@@ -165,13 +171,10 @@ static int runner_up(const struct cand *v, int n,
  * remains. Where the winner's climb needs the whole budget, b gets none
  * and the winner is as its pass left it. Returns the seconds it took.
  */
-static double
-second_chance(const struct cr_fabric *f, const struct cr_options *o,
-	      const struct cr_auto_conf *ac, const struct cr_objective *obj,
-	      const struct cr_hosts *hosts, struct cand *v, int b, int *win,
-	      double budget, struct cr_routing **best,
-	      struct cr_byproducts *best_by, double *spent, bool *gave_up)
+static double second_chance(struct run *a, int b, double budget, double *spent)
 {
+	const struct cr_objective *obj = &a->obj;
+	struct cand *v = a->v;
 	struct cr_byproducts by = {0};
 	struct cr_routing *cr = NULL;
 	double t1 = cr_now();
@@ -182,26 +185,25 @@ second_chance(const struct cr_fabric *f, const struct cr_options *o,
 	cr_info("cr-auto: %s, first on the last term, gets the pass too"
 		" (%.3f s of work)",
 		v[b].name, budget);
-	auto_run_one(f, o, ac, obj, hosts, &v[b], &cr, &by);
+	auto_run_one(a, &v[b], &cr, &by);
 	if (!cr)
 		goto out;
-	improve_winner(f, o, ac, obj, hosts, &v[b], budget, &cr, &by, false,
-		       spent, gave_up);
-	if (*gave_up)
+	improve_winner(a, &v[b], budget, &cr, &by, false, spent);
+	if (a->gave_up)
 		goto out;
-	if (cr_objective_cmp_tol(obj, v[b].score, v[*win].score) > 0) {
-		struct cr_routing *t = *best;
+	if (cr_objective_cmp_tol(obj, v[b].score, v[a->win].score) > 0) {
+		struct cr_routing *t = a->best;
 
 		cr_info("cr-auto: improved, %s beats %s", v[b].name,
-			v[*win].name);
-		*best = cr;
+			v[a->win].name);
+		a->best = cr;
 		cr = t;
-		cr_byproducts_release(best_by);
-		cr_byproducts_move(best_by, &by);
-		*win = b;
+		cr_byproducts_release(&a->best_by);
+		cr_byproducts_move(&a->best_by, &by);
+		a->win = b;
 	} else {
 		cr_info("cr-auto: improved, %s still trails %s", v[b].name,
-			v[*win].name);
+			v[a->win].name);
 	}
 out:
 	cr_routing_free(cr);
@@ -223,9 +225,8 @@ void auto_improve(struct run *a)
 	int b;
 
 	if (!a->ac->improve_rest) {
-		a->improve_s = improve_winner(
-			a->f, a->o, a->ac, &a->obj, a->hosts, &a->v[a->win], 0,
-			&a->best, &a->best_by, true, &spent, &a->gave_up);
+		a->improve_s = improve_winner(a, &a->v[a->win], 0, &a->best,
+					      &a->best_by, true, &spent);
 		return;
 	}
 	if (rest < AUTO_PASS_MIN_S) {
@@ -236,20 +237,16 @@ void auto_improve(struct run *a)
 	}
 	b = runner_up(a->v, a->n, &a->obj, a->win);
 	/* kicks only once both climbs are done */
-	a->improve_s = improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
-				      &a->v[a->win], rest, &a->best,
-				      &a->best_by, b < 0, &spent, &a->gave_up);
+	a->improve_s = improve_winner(a, &a->v[a->win], rest, &a->best,
+				      &a->best_by, b < 0, &spent);
 	if (b < 0 || a->gave_up)
 		return;
-	a->improve_s += second_chance(a->f, a->o, a->ac, &a->obj, a->hosts,
-				      a->v, b, &a->win, rest - spent, &a->best,
-				      &a->best_by, &more, &a->gave_up);
+	a->improve_s += second_chance(a, b, rest - spent, &more);
 	spent += more;
 	if (!a->gave_up && rest - spent >= AUTO_PASS_MIN_S)
 		a->improve_s +=
-			improve_winner(a->f, a->o, a->ac, &a->obj, a->hosts,
-				       &a->v[a->win], rest - spent, &a->best,
-				       &a->best_by, true, &more, &a->gave_up);
+			improve_winner(a, &a->v[a->win], rest - spent, &a->best,
+				       &a->best_by, true, &more);
 }
 
 /* -1, 0, 1: a worse than, within thr of, better than b, term by term. */

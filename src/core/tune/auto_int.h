@@ -144,18 +144,14 @@ void auto_rank_candidates(const struct cand *v, unsigned n,
 			  const struct cr_objective *obj, int win,
 			  unsigned *order);
 /*
- * The ranked table, logged row by row; returned for croute-auto.dump
- * (NULL out of memory). after: the winner's held-out figures after the
- * pass, or NULL.
+ * a's ranked table (a->order, from auto_rank_candidates()), logged row by
+ * row; returned for croute-auto.dump (NULL out of memory). secs: the
+ * step's seconds so far.
  */
-char *auto_report(const struct cand *v, unsigned n,
-		  const struct cr_objective *obj, const unsigned *order,
-		  bool have_winner, const double *after, double secs,
-		  double budget, uint32_t nhosts);
-void auto_run_one(const struct cr_fabric *f, const struct cr_options *base,
-		  const struct cr_auto_conf *ac, const struct cr_objective *obj,
-		  const struct cr_hosts *hosts, struct cand *c,
-		  struct cr_routing **out, struct cr_byproducts *by);
+char *auto_report(const struct run *a, double secs);
+/* auto.c: routes, checks and scores candidate c of a (*out: its routing) */
+void auto_run_one(const struct run *a, struct cand *c, struct cr_routing **out,
+		  struct cr_byproducts *by);
 /* The scores of every term, "a/b/c", for the log. */
 void auto_scores_text(const struct cr_objective *obj, const double *sc,
 		      char *buf, size_t len);

@@ -75,15 +75,25 @@ static size_t format_extra(const struct cand *c, const struct cr_objective *obj,
 	return k;
 }
 
-/* One row of the table and of the log, without a newline. */
-static void format_row(const struct cand *c, unsigned rank, unsigned idx,
-		       const struct cr_objective *obj, bool winner,
-		       const double *after, char *buf, size_t len)
+/* The winner's held-out figures after the pass, or NULL. */
+static const double *held_after(const struct run *a)
 {
+	return a->passed ? a->win_held : NULL;
+}
+
+/*
+ * The row of rank pos + 1 (a->order[pos]) of the table and of the log,
+ * without a newline.
+ */
+static void format_row(const struct run *a, unsigned pos, char *buf, size_t len)
+{
+	const struct cr_objective *obj = &a->obj;
+	const struct cand *c = &a->v[a->order[pos]];
+	bool winner = a->win >= 0 && !pos;
 	size_t k;
 
-	k = (size_t)snprintf(buf, len, "%2u %-3u %-22s", rank, idx + 1,
-			     c->name);
+	k = (size_t)snprintf(buf, len, "%2u %-3u %-22s", pos + 1,
+			     a->order[pos] + 1, c->name);
 	for (unsigned i = 0; i < obj->num_terms && k < len; i++) {
 		char name[48];
 
@@ -95,8 +105,8 @@ static void format_row(const struct cand *c, unsigned rank, unsigned idx,
 			k += (size_t)snprintf(buf + k, len - k, " %s -", name);
 	}
 	if (k < len)
-		k += format_extra(c, obj, winner ? after : NULL, buf + k,
-				  len - k);
+		k += format_extra(c, obj, winner ? held_after(a) : NULL,
+				  buf + k, len - k);
 	if (k >= len)
 		return;
 	if (!c->ran)
@@ -184,12 +194,12 @@ static int tie_note(const struct cand *v, const unsigned *order,
 	return 1;
 }
 
-/* The ranked table, logged a line a candidate and kept in r. */
-char *auto_report(const struct cand *v, unsigned n,
-		  const struct cr_objective *obj, const unsigned *order,
-		  bool have_winner, const double *after, double secs,
-		  double budget, uint32_t nhosts)
+/* The ranked table, logged a line a candidate and returned. */
+char *auto_report(const struct run *a, double secs)
 {
+	const struct cr_objective *obj = &a->obj;
+	uint32_t nhosts = a->hosts->count;
+	unsigned n = a->n;
 	char *text = NULL, row[1024], phases[64] = "every phase";
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
@@ -206,17 +216,14 @@ char *auto_report(const struct cand *v, unsigned n,
 			" objective scores (fractions of injection) on the"
 			" training samples [| held-out scores, which rank the"
 			" best few] | credit loops, times | verdict\n",
-			n, secs, budget, phases, nhosts);
+			n, secs, a->budget, phases, nhosts);
 	for (unsigned i = 0; i < n; i++) {
-		const struct cand *c = &v[order[i]];
-
-		format_row(c, i + 1, order[i], obj, have_winner && !i, after,
-			   row, sizeof(row));
+		format_row(a, i, row, sizeof(row));
 		cr_info("cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
-		if (have_winner && !i && n > 1 &&
-		    tie_note(v, order, obj, row, sizeof(row))) {
+		if (a->win >= 0 && !i && n > 1 &&
+		    tie_note(a->v, a->order, obj, row, sizeof(row))) {
 			cr_info("cr-auto: %s", row + 2);
 			if (m)
 				fprintf(m, "%s\n", row);

@@ -126,8 +126,25 @@ int opt_walk(struct opt *o, uint32_t w, unsigned p, uint16_t lid, uint32_t dsw,
 	     uint32_t *sws);
 bool opt_updn_all_down(const struct opt *o, const uint32_t *sws, int len);
 int opt_updn_keys(struct opt *o);
-bool opt_legal(struct opt *o, uint32_t w, unsigned q, uint16_t lid,
-	       uint32_t dsw, const uint8_t *dist, int na, bool all_down);
+/*
+ * The entry (w, lid) as routed, whose moves opt_legal() judges: dsw its
+ * destination's switch index, dist the hops to it, na the switches of
+ * its path (left in o->sws), all_down whether that path only goes down.
+ */
+struct opt_entry {
+	uint32_t w;
+	uint16_t lid;
+	uint32_t dsw;
+	const uint8_t *dist;
+	int na;
+	bool all_down;
+};
+/*
+ * Fills *e for (w, lid): 1, or 0 when its path has no move to judge (w
+ * is its destination's switch, no port, no path), -1 out of memory.
+ */
+int opt_entry_at(struct opt *o, uint32_t w, uint16_t lid, struct opt_entry *e);
+bool opt_legal(struct opt *o, const struct opt_entry *e, unsigned q);
 int opt_lids_cdg(struct opt *o, const uint16_t *lids, unsigned n, int sign);
 int opt_credit_ok(struct opt *o, uint32_t w, const uint16_t *lids, unsigned n);
 bool opt_swap_ok(struct opt *o, uint32_t w, uint32_t li2, unsigned p);

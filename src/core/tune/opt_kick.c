@@ -102,13 +102,12 @@ static int kick(struct opt *o, unsigned strength)
 	for (unsigned k = 0; k < strength * 4 && done < strength; k++) {
 		double at = (double)(next_rand(o) >> 11) * 0x1p-53 * total;
 		size_t i = 0;
-		uint32_t ix, w, dsw;
+		uint32_t ix, w;
 		uint16_t lid;
 		uint8_t p;
-		const uint8_t *dist;
-		bool all_down = false;
+		struct opt_entry e;
 		unsigned np = 0;
-		int na, rc;
+		int rc;
 
 		if (!(total > 0))
 			break;
@@ -122,20 +121,13 @@ static int kick(struct opt *o, unsigned strength)
 		w = f->switches[ix / o->nlids];
 		lid = o->lids[ix % o->nlids];
 		p = o->r->lft[w][lid];
-		dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
-		if (sw_of(o, w) == dsw || !p || p > f->nodes[w].num_ports)
-			continue;
-		dist = opt_dist_to(o, dsw);
-		if (!dist)
+		rc = opt_entry_at(o, w, lid, &e);
+		if (rc < 0)
 			return -1;
-		na = opt_walk(o, w, p, lid, dsw, o->sws);
-		if (na < 0)
+		if (!rc)
 			continue;
-		if (o->leg == LEG_UPDN)
-			all_down = opt_updn_all_down(o, o->sws, na);
 		for (unsigned q = 1; q <= f->nodes[w].num_ports; q++)
-			if (q != p &&
-			    opt_legal(o, w, q, lid, dsw, dist, na, all_down))
+			if (q != p && opt_legal(o, &e, q))
 				o->ports[np++] = (uint8_t)q;
 		if (!np)
 			continue;

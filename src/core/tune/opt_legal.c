@@ -191,25 +191,45 @@ int opt_updn_keys(struct opt *o)
 	return 0;
 }
 
-/* Is the new path from w by port q legal for the engine? */
-bool opt_legal(struct opt *o, uint32_t w, unsigned q, uint16_t lid,
-	       uint32_t dsw, const uint8_t *dist, int na, bool all_down)
+int opt_entry_at(struct opt *o, uint32_t w, uint16_t lid, struct opt_entry *e)
 {
 	const struct cr_fabric *f = o->f;
-	uint32_t v = cr_remote(f, w, q);
+	uint8_t p = o->r->lft[w][lid];
+
+	*e = (struct opt_entry){.w = w, .lid = lid};
+	e->dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
+	if (sw_of(o, w) == e->dsw || !p || p > f->nodes[w].num_ports)
+		return 0;
+	e->dist = opt_dist_to(o, e->dsw);
+	if (!e->dist)
+		return -1;
+	e->na = opt_walk(o, w, p, lid, e->dsw, o->sws);
+	if (e->na < 0)
+		return 0;
+	if (o->leg == LEG_UPDN)
+		e->all_down = opt_updn_all_down(o, o->sws, e->na);
+	return 1;
+}
+
+/* Is the new path of entry e from its switch by port q legal? */
+bool opt_legal(struct opt *o, const struct opt_entry *e, unsigned q)
+{
+	const struct cr_fabric *f = o->f;
+	uint32_t w = e->w, v = cr_remote(f, w, q);
 	int nb;
 
 	if (v == CR_NO_NODE || !cr_is_switch(f, v))
 		return false;
 	if (o->leg == LEG_MINIMAL && !o->extra &&
-	    dist[sw_of(o, v)] + 1 != dist[sw_of(o, w)])
+	    e->dist[sw_of(o, v)] + 1 != e->dist[sw_of(o, w)])
 		return false;
-	nb = opt_walk(o, w, q, lid, dsw, o->sws);
+	nb = opt_walk(o, w, q, e->lid, e->dsw, o->sws);
 	if (nb < 0)
 		return false;
 	if (o->leg == LEG_MINIMAL)
-		return nb <= dist[sw_of(o, w)] + (int)o->extra;
-	return nb <= na + (int)o->extra && updn_ok(o, o->sws, nb, all_down);
+		return nb <= e->dist[sw_of(o, w)] + (int)o->extra;
+	return nb <= e->na + (int)o->extra &&
+	       updn_ok(o, o->sws, nb, e->all_down);
 }
 
 /* Does switch node s's route to lid cross switch node w? */
@@ -317,23 +337,7 @@ int opt_credit_ok(struct opt *o, uint32_t w, const uint16_t *lids, unsigned n)
  */
 bool opt_swap_ok(struct opt *o, uint32_t w, uint32_t li2, unsigned p)
 {
-	const struct cr_fabric *f = o->f;
-	uint16_t lid2 = o->lids[li2];
-	uint32_t dsw2 = sw_of(o, cr_lid_switch(f, lid2, NULL));
-	uint8_t q = o->r->lft[w][lid2];
-	const uint8_t *dist2;
-	bool all_down = false;
-	int na;
+	struct opt_entry e;
 
-	if (sw_of(o, w) == dsw2 || !q || q > f->nodes[w].num_ports)
-		return false;
-	dist2 = opt_dist_to(o, dsw2);
-	if (!dist2)
-		return false;
-	na = opt_walk(o, w, q, lid2, dsw2, o->sws);
-	if (na < 0)
-		return false;
-	if (o->leg == LEG_UPDN)
-		all_down = opt_updn_all_down(o, o->sws, na);
-	return opt_legal(o, w, p, lid2, dsw2, dist2, na, all_down);
+	return opt_entry_at(o, w, o->lids[li2], &e) > 0 && opt_legal(o, &e, p);
 }

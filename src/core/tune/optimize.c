@@ -489,26 +489,18 @@ fail:
 static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 {
 	const struct cr_fabric *f = o->f;
-	uint32_t dsw = sw_of(o, cr_lid_switch(f, lid, NULL));
 	uint32_t si = sw_of(o, w), li2 = NONE, nswapped = 0;
 	unsigned nt = o->obj->num_terms, bq = 0;
 	uint32_t nph = 0;
 	uint8_t p = o->r->lft[w][lid];
 	struct cr_est_inc_change c[2];
-	const uint8_t *dist;
-	bool all_down = false, single = false;
-	int na, rc;
+	struct opt_entry e;
+	bool single = false;
+	int rc;
 
-	if (si == dsw || !p || p > f->nodes[w].num_ports)
-		return 0;
-	dist = opt_dist_to(o, dsw);
-	if (!dist)
-		return -1;
-	na = opt_walk(o, w, p, lid, dsw, o->sws);
-	if (na < 0)
-		return 0;
-	if (o->leg == LEG_UPDN)
-		all_down = opt_updn_all_down(o, o->sws, na);
+	rc = opt_entry_at(o, w, lid, &e);
+	if (rc <= 0)
+		return rc;
 	opt_terms(o, false, o->cur);
 	memcpy(o->best, o->cur, nt * sizeof(*o->best));
 	c[0] = (struct cr_est_inc_change){.sw = w, .old_port = p, .lid = lid};
@@ -524,8 +516,7 @@ static int try_pair(struct opt *o, uint32_t w, uint16_t lid, uint64_t max_tries)
 	for (unsigned q = 1; q <= f->nodes[w].num_ports; q++) {
 		unsigned taken = 0;
 
-		if (q == p || o->tries >= max_tries ||
-		    !opt_legal(o, w, q, lid, dsw, dist, na, all_down))
+		if (q == p || o->tries >= max_tries || !opt_legal(o, &e, q))
 			continue;
 		o->r->lft[w][lid] = (uint8_t)q;
 		rc = score_changes(o, c, 1);
@@ -1014,26 +1005,23 @@ int cr_optimize(const struct cr_fabric *f, const struct cr_engine *e,
 	return ret;
 }
 
-int cr_optimize_hook(const struct cr_fabric *f, const struct cr_options *o,
-		     const struct cr_engine *e, const struct cr_objective *obj,
-		     struct cr_routing *r, const struct cr_byproducts *by,
-		     double budget, bool kicks, void *arg, double *spent)
+int cr_optimize_hook(const struct cr_auto_pass *ap, void *arg, double *spent)
 {
 	struct cr_opt_params p = *(const struct cr_opt_params *)arg;
 	struct cr_opt_stats st = {0};
 	int ret;
 
-	p.stop = o->stop;
-	if (budget > 0)
-		p.budget = budget;
+	p.stop = ap->o->stop;
+	if (ap->budget > 0)
+		p.budget = ap->budget;
 	/*
 	 * Improve what cr-auto scored (the same hosts in the same order), and
 	 * on every term: the winner was chosen on all of them.
 	 */
 	p.natural_hosts = true;
 	p.pareto = true;
-	p.no_kicks |= !kicks;
-	ret = cr_optimize(f, e, obj, &p, r, by, &st);
+	p.no_kicks |= !ap->kicks;
+	ret = cr_optimize(ap->f, ap->e, ap->obj, &p, ap->r, ap->by, &st);
 	if (spent)
 		*spent = (double)st.work / CR_OPT_WORK_PER_S;
 	return ret;
