@@ -197,12 +197,14 @@ static uint64_t routed(const uint8_t *a, size_t n)
 static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
 		   unsigned *top, uint64_t *churn)
 {
-	const uint8_t *old = churn && sw ? sw->lft : NULL;
-	unsigned t = max_lid, held = old ? sw->lft_size : 1;
+	const uint8_t *old;
+	unsigned t = max_lid, held;
 	uint64_t c = 0;
 
 	if (!sw || !sw->new_lft || !sw->hops)
 		return -1;
+	old = churn ? sw->lft : NULL;
+	held = old ? sw->lft_size : 1;
 	/* new_lft holds lft_size entries; OpenSM uses max_lid_ho. */
 	if (t > sw->max_lid_ho)
 		t = sw->max_lid_ho;

@@ -364,8 +364,8 @@ static void draw(FILE *out, const struct links *L)
 			continue;
 		}
 		fprintf(out,
-			"<g><rect x=\"%.1f\" y=\"%.1f\" width=\"%u\""
-			" height=\"%u\" rx=\"3\" fill=\"#f4f4f4\""
+			"<g><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\""
+			" height=\"%d\" rx=\"3\" fill=\"#f4f4f4\""
 			" stroke=\"#555\"/><text x=\"%.1f\" y=\"%.1f\""
 			" text-anchor=\"middle\">",
 			lay.x[n] - BOX_W / 2, lay.y[n] - BOX_H / 2, BOX_W,

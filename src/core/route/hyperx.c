@@ -167,7 +167,7 @@ static int hx_structure(struct hyperx *h, const uint8_t *dist, char *why,
 		if (d == h->dims) {
 			if (d == HX_MAX_DIMS) {
 				snprintf(why, len,
-					 "more than %u dimensions: "
+					 "more than %d dimensions: "
 					 "no HyperX",
 					 HX_MAX_DIMS);
 				goto out;

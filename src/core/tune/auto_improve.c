@@ -272,7 +272,7 @@ int auto_accept(const struct run *a, const struct cr_routing *was,
 	double thr = a->ac->threshold > 0 ? a->ac->threshold
 					  : CR_AUTO_THRESHOLD_DEFAULT;
 	double *t = calloc(4 * ((size_t)n + 1), sizeof(*t));
-	double *t1 = t + n + 1, *h0 = t1 + n + 1, *h1 = h0 + n + 1;
+	double *t1, *h0, *h1;
 	bool held = cr_objective_holds_out(obj, a->hosts);
 	char s0[128], s1[128], g0[128], g1[128];
 	uint64_t diff;
@@ -283,6 +283,9 @@ int auto_accept(const struct run *a, const struct cr_routing *was,
 		       " tables");
 		return -1;
 	}
+	t1 = t + n + 1;
+	h0 = t1 + n + 1;
+	h1 = h0 + n + 1;
 	diff = cr_routing_churn(a->f, was, a->f, a->best);
 	*score = a->v[a->win].score[0];
 	if (!diff) {
