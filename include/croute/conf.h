@@ -17,6 +17,8 @@
 #include <croute/est_conf.h>
 #include <croute/routing.h>
 
+struct cr_engine;
+
 #define CR_CONF_MAX_FAIL 8
 
 /*

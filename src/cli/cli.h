@@ -14,6 +14,7 @@
 
 #include <croute/auto.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/optimize.h>
 #include <croute/routing.h>
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/json.h>
 #include <croute/lash.h>
 #include <croute/log.h>

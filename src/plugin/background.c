@@ -48,6 +48,7 @@
 #include "background.h"
 
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/node_match.h>
 

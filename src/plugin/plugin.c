@@ -33,6 +33,7 @@
 #include <opensm/osm_log.h>
 #include <opensm/osm_version.h>
 
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 

@@ -12,6 +12,7 @@
 #include "fuzz.h"
 
 #include <croute/conf.h>
+#include <croute/engine.h>
 #include <croute/osm_conf.h>
 
 static void conf(const uint8_t *data, size_t size)

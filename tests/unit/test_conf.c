@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <croute/conf.h>
+#include <croute/engine.h>
 
 #include "testutil.h"
 
