@@ -23,6 +23,7 @@
 #include <croute/ibdm.h>
 
 #include <croute/conf.h>
+#include <croute/conf_check.h>
 
 #include "cli.h"
 
@@ -693,7 +694,7 @@ static int apply_config(struct cli_setup *s)
 	cr_osm_conf_init(&c);
 	err = cr_osm_conf_parse(&c, fp, s->config);
 	fclose(fp);
-	if (err) {
+	if (err || cr_conf_check(&c.cr)) {
 		cr_osm_conf_release(&c);
 		return -1;
 	}

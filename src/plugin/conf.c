@@ -19,6 +19,7 @@
 
 #include "plugin.h"
 
+#include <croute/conf_check.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
 
@@ -44,6 +45,7 @@ void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 	}
 	cr_conf_parse_file(c, fp, path);
 	fclose(fp);
+	cr_conf_check(c);
 }
 
 /*

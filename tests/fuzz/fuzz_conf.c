@@ -12,6 +12,7 @@
 #include "fuzz.h"
 
 #include <croute/conf.h>
+#include <croute/conf_check.h>
 #include <croute/engine.h>
 #include <croute/osm_conf.h>
 
@@ -26,9 +27,13 @@ static void conf(const uint8_t *data, size_t size)
 	c.test_hooks = true; /* the test hook's parser too */
 	cr_conf_parse_file(&c, in, "fuzz");
 	fclose(in);
+	cr_conf_check(&c);
 	/* The hook's rules must name real engines (or all). */
 	if (c.num_fail > CR_CONF_MAX_FAIL)
 		abort();
+	for (unsigned i = 0; i < c.num_fail; i++)
+		if (c.fail[i].name[0] && !c.fail[i].engine)
+			abort();
 	for (unsigned i = 0; cr_engines[i]; i++)
 		cr_conf_fail_stage(&c, cr_engines[i]);
 }
@@ -71,7 +76,7 @@ static void osm_conf(const uint8_t *data, size_t size)
 	if (!in)
 		return;
 	cr_osm_conf_init(&c);
-	if (!cr_osm_conf_parse(&c, in, "fuzz")) {
+	if (!cr_osm_conf_parse(&c, in, "fuzz") && !cr_conf_check(&c.cr)) {
 		/* What -F does with an accepted file. */
 		if (c.lmc > 7 || c.lash_start_vl > 14)
 			abort();
