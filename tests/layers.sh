@@ -1,6 +1,6 @@
 #!/bin/sh
 # The core's groups may use only the groups below them:
-#   model < route < estimate < tune < io < report < bound
+#   model < io < route < estimate < tune < report < bound
 # Each group is its own convenience library; an undefined symbol of one
 # group that another group defines must come from a lower group. The
 # plugin must not pull in the command-only groups report (libpng, libz)
@@ -8,7 +8,7 @@
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 core=$top_builddir/src/core
-groups="model:libcrmodel route:libcrroute estimate:libcrest tune:libcrtune io:libcrio report:libcrreport bound:libcrbound"
+groups="model:libcrmodel io:libcrio route:libcrroute estimate:libcrest tune:libcrtune report:libcrreport bound:libcrbound"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <croute/engine.h>
 #include <croute/estimate.h>
 #include <croute/gen.h>
 #include <croute/log.h>

@@ -12,6 +12,7 @@
 #ifndef CROUTE_AUTO_H
 #define CROUTE_AUTO_H
 
+#include <croute/engine.h>
 #include <croute/estimate.h>
 #include <croute/routing.h>
 

@@ -7,6 +7,8 @@
  *
  * Errors name the file and line, the key and the value; a bad value
  * leaves the key as it was (the default, or an earlier line's value).
+ * Values only a higher layer can check are checked after parsing
+ * (cr_conf_check); a bad one of those falls back to the default.
  */
 #ifndef CROUTE_CONF_H
 #define CROUTE_CONF_H
@@ -16,6 +18,8 @@
 
 #include <croute/est_conf.h>
 #include <croute/routing.h>
+
+struct cr_engine;
 
 #define CR_CONF_MAX_FAIL 8
 
@@ -34,8 +38,30 @@ enum cr_fail_stage {
 };
 
 struct cr_fail_rule {
-	const struct cr_engine *engine; /* NULL: every engine */
+	char name[32]; /* the engine as written; "": every engine */
+	const struct cr_engine *engine; /* name's, found by cr_conf_check */
 	enum cr_fail_stage stage;
+};
+
+/*
+ * The keys whose values only a higher layer can check (an engine name, a
+ * candidate list, an objective, estimate patterns and penalty factors):
+ * the parser stores them as written and where, and cr_conf_check
+ * (include/croute/conf_check.h) checks them before use.
+ */
+enum cr_conf_checked {
+	CR_CHECK_NONE = 0,
+	CR_CHECK_AUTO_CANDIDATES,
+	CR_CHECK_AUTO_OBJECTIVE,
+	CR_CHECK_FAIL_ENGINE,
+	CR_CHECK_PATTERNS,
+	CR_CHECK_PENALTY,
+	CR_CHECK_NUM,
+};
+
+struct cr_conf_at {
+	const char *path; /* the caller's, as given to the parser */
+	unsigned line;
 };
 
 /* croute's own keys from opensm.conf. */
@@ -56,6 +82,7 @@ struct cr_conf {
 	bool mcast_trees; /* croute_mcast_trees (include/croute/mcast.h) */
 	struct cr_fail_rule fail[CR_CONF_MAX_FAIL];
 	unsigned num_fail;
+	char fail_engine[256]; /* croute_fail_engine as written */
 	struct cr_est_conf est; /* the contention estimate (est_conf.h) */
 	bool balance_global; /* croute_balance global */
 	bool balance_first; /* croute_balance first */
@@ -82,6 +109,7 @@ struct cr_conf {
 	bool optimize;
 	double optimize_budget; /* 0: the default */
 	unsigned optimize_max_extra_hops;
+	struct cr_conf_at at[CR_CHECK_NUM]; /* where each checked key was set */
 };
 
 /* Every key's default, test_hooks off. */
@@ -96,6 +124,12 @@ int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
 		       char *line);
 /* Every line of fp; returns the number of lines with an error. */
 int cr_conf_parse_file(struct cr_conf *c, FILE *fp, const char *path);
+/*
+ * Logs that checked key k's value val is not valid, naming the file and
+ * line it came from, as the parser logs a bad value.
+ */
+void cr_conf_report(const struct cr_conf *c, enum cr_conf_checked k,
+		    const char *val);
 /* The stage at which the test hook fails engine e, CR_FAIL_NONE if none. */
 enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
 				      const struct cr_engine *e);

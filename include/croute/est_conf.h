@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The contention estimate's opensm.conf keys (croute_estimate,
- * croute_patterns, croute_penalty_factors): their values, parsing (the
- * key table of src/core/io/conf_parse.c calls these setters) and the
- * patterns they mean for a fabric of a given size. The plugin runs the
+ * croute_patterns, croute_penalty_factors): their values (the key table
+ * of src/core/io/conf_parse.c stores them as written), their checks and
+ * the patterns they mean for a fabric of a given size. The plugin runs the
  * estimate (src/plugin/estimate.c). conf.h embeds struct cr_est_conf;
  * this header knows nothing of struct cr_conf.
  */
@@ -54,17 +54,18 @@ static inline uint32_t cr_est_sample_phases(uint32_t hosts)
 struct cr_est_conf {
 	enum cr_est_mode mode;
 	char patterns[CR_EST_PATTERNS_LEN]; /* "": the default */
-	bool pen_set; /* else CR_PENALTY_DEFAULT */
+	char penalty[128]; /* croute_penalty_factors as written; "": none */
+	bool pen_set; /* pen is penalty's; else CR_PENALTY_DEFAULT */
 	struct cr_penalty pen;
 };
 
 /*
- * Setters for the key table: 0, or -1 leaving the value as it was (the
- * caller logs file, line, key and value).
+ * The checks of cr_conf_check (include/croute/conf_check.h), which logs
+ * file, line, key and value: 0, or -1 with nothing logged. The patterns
+ * must be a pattern list; the penalty, three factors, then in pen.
  */
-int cr_est_conf_mode(struct cr_est_conf *c, const char *val);
-int cr_est_conf_patterns(struct cr_est_conf *c, const char *val);
-int cr_est_conf_penalty(struct cr_est_conf *c, const char *val);
+int cr_est_conf_check_patterns(const struct cr_est_conf *c);
+int cr_est_conf_take_penalty(struct cr_est_conf *c);
 
 /*
  * The patterns to estimate on a fabric of `hosts` hosts: croute_patterns,

@@ -42,7 +42,11 @@ struct cr_hosts *cr_hosts_read(const struct cr_fabric *f, const char *path);
  */
 struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
 			      const struct cr_byproducts *by, const char *path);
+/* Room for n hosts, none yet; NULL (logged) out of memory. */
+struct cr_hosts *cr_hosts_new(size_t n);
 void cr_hosts_free(struct cr_hosts *h);
+/* Whether port p of node n (CR_NO_NODE: none) is a cabled CA port. */
+bool cr_is_host_port(const struct cr_fabric *f, uint32_t n, unsigned p);
 /*
  * The rail order of AI jobs, rank = server x rails + rail: base's hosts
  * grouped by server (the CAs of one system image GUID), servers in the

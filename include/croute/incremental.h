@@ -13,6 +13,7 @@
 #ifndef CROUTE_INCREMENTAL_H
 #define CROUTE_INCREMENTAL_H
 
+#include <croute/engine.h>
 #include <croute/routing.h>
 
 /* What a full run leaves for later incremental runs (opaque). */

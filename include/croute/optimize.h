@@ -12,6 +12,7 @@
 #define CROUTE_OPTIMIZE_H
 
 #include <croute/auto.h>
+#include <croute/engine.h>
 
 #define CR_OPT_BUDGET_DEFAULT 5.0
 /*

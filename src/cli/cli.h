@@ -17,6 +17,7 @@
 
 #include <croute/auto.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/optimize.h>
 #include <croute/osm_conf.h>
 #include <croute/routing.h>

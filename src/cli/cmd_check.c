@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 

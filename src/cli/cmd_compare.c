@@ -12,6 +12,7 @@
 
 #include <croute/check.h>
 #include <croute/buf.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/topo.h>
 

@@ -23,6 +23,7 @@
 
 #include <croute/auto.h>
 #include <croute/conf.h>
+#include <croute/conf_check.h>
 #include <croute/log.h>
 #include <croute/osm_conf.h>
 
@@ -301,6 +302,8 @@ static int parse_line(struct doctor *d, struct cr_conf *scratch,
 	if (!copy)
 		return -1;
 	err = cr_conf_parse_line(scratch, d->config, lineno, copy);
+	if (!err)
+		err = cr_conf_check(scratch);
 	free(copy);
 	if (err)
 		return 0; /* reported; the plugin ignores the line */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/est_html.h>
 #include <croute/est_report.h>
 #include <croute/log.h>

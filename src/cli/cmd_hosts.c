@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/hosts.h>
 #include <croute/log.h>
 #include <croute/sched.h>

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include <croute/engine.h>
 #include <croute/incremental.h>
 #include <croute/lash.h>
 #include <croute/log.h>

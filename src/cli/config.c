@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <croute/conf_check.h>
 #include <croute/conf_map.h>
 #include <croute/log.h>
 
@@ -31,7 +32,7 @@ static int read_config(struct cli_setup *s)
 	}
 	err = cr_osm_conf_parse(&s->conf, fp, s->config);
 	fclose(fp);
-	if (err)
+	if (err || cr_conf_check(&s->conf.cr))
 		return -1;
 	if (s->conf.routing_engine && !s->engine) {
 		s->conf_engine =

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include <croute/auto.h>
+#include <croute/engine.h>
 #include <croute/log.h>
-#include <croute/routing.h>
 
 #include "cli.h"
 

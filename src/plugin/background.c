@@ -44,6 +44,7 @@
 #include "worker.h"
 
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/node_match.h>
 

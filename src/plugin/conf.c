@@ -21,6 +21,7 @@
 
 #include "plugin.h"
 
+#include <croute/conf_check.h>
 #include <croute/log.h>
 #include <croute/conf_map.h>
 
@@ -46,6 +47,7 @@ void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 	}
 	cr_conf_parse_file(c, fp, path);
 	fclose(fp);
+	cr_conf_check(c);
 }
 
 /*

@@ -34,6 +34,7 @@
 #include <opensm/osm_version.h>
 
 #include <croute/conf_map.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 

@@ -18,6 +18,7 @@
 #include <opensm/osm_switch.h>
 
 #include <croute/auto.h>
+#include <croute/engine.h>
 #include <croute/optimize.h>
 #include <croute/conf.h>
 #include <croute/incremental.h>

@@ -13,6 +13,8 @@
 
 #include <croute/conf.h>
 #include <croute/conf_map.h>
+#include <croute/conf_check.h>
+#include <croute/engine.h>
 #include <croute/osm_conf.h>
 
 static void conf(const uint8_t *data, size_t size)
@@ -26,9 +28,13 @@ static void conf(const uint8_t *data, size_t size)
 	c.test_hooks = true; /* the test hook's parser too */
 	cr_conf_parse_file(&c, in, "fuzz");
 	fclose(in);
+	cr_conf_check(&c);
 	/* The hook's rules must name real engines (or all). */
 	if (c.num_fail > CR_CONF_MAX_FAIL)
 		abort();
+	for (unsigned i = 0; i < c.num_fail; i++)
+		if (c.fail[i].name[0] && !c.fail[i].engine)
+			abort();
 	for (unsigned i = 0; cr_engines[i]; i++)
 		cr_conf_fail_stage(&c, cr_engines[i]);
 }
@@ -73,7 +79,7 @@ static void osm_conf(const uint8_t *data, size_t size)
 	if (!in)
 		return;
 	cr_osm_conf_init(&c);
-	if (!cr_osm_conf_parse(&c, in, "fuzz")) {
+	if (!cr_osm_conf_parse(&c, in, "fuzz") && !cr_conf_check(&c.cr)) {
 		/* What -F does with an accepted file. */
 		if (c.k.lmc > 7 || c.k.lash_start_vl > 14)
 			abort();

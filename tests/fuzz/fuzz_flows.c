@@ -9,6 +9,7 @@
  */
 #include "fuzz.h"
 
+#include <croute/engine.h>
 #include <croute/estimate.h>
 
 static struct cr_fabric *f;

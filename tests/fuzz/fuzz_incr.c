@@ -11,6 +11,7 @@
 #include "fuzz.h"
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/incremental.h>
 #include <croute/routing.h>
 

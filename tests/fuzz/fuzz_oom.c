@@ -17,6 +17,7 @@
 #include <errno.h>
 
 #include <croute/conf.h>
+#include <croute/engine.h>
 #include <croute/routing.h>
 
 void *__real_malloc(size_t n);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 
 static void route_all(const struct cr_fabric *f)
 {

@@ -8,6 +8,7 @@
  */
 #include "fuzz.h"
 
+#include <croute/engine.h>
 #include <croute/est_html.h>
 #include <croute/est_report.h>
 #include <croute/hosts.h>

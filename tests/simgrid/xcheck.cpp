@@ -30,6 +30,7 @@
 #include <vector>
 
 extern "C" {
+#include <croute/engine.h>
 #include <croute/estimate.h>
 #include <croute/gen.h>
 #include <croute/log.h>

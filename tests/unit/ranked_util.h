@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>

@@ -15,6 +15,7 @@
 
 #include <croute/auto.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/gen.h>
 #include <croute/optimize.h>
 

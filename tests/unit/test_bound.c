@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <croute/bound.h>
+#include <croute/engine.h>
 #include <croute/gen.h>
 
 #include "testutil.h"

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <croute/conf.h>
+#include <croute/conf_check.h>
+#include <croute/engine.h>
 
 #include "testutil.h"
 
@@ -22,7 +24,8 @@ static void sink(void *arg, enum cr_log_level level, const char *msg)
 	snprintf(last_error, sizeof(last_error), "%s", msg);
 }
 
-static int parse(struct cr_conf *c, const char *text)
+/* Parses and checks text as the plugin does: the number of bad values. */
+static int parse_checked(struct cr_conf *c, const char *text)
 {
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	int errors;
@@ -32,6 +35,14 @@ static int parse(struct cr_conf *c, const char *text)
 	last_error[0] = '\0';
 	errors = cr_conf_parse_file(c, in, "opensm.conf");
 	fclose(in);
+	return errors + cr_conf_check(c);
+}
+
+/* The same, where each bad value is the one error logged. */
+static int parse(struct cr_conf *c, const char *text)
+{
+	int errors = parse_checked(c, text);
+
 	assert_int_equal(errors, num_errors);
 	return errors;
 }
@@ -174,6 +185,23 @@ static void test_errors(void **state)
 				   "croute_fail_engine a,a,a,a,a,a,a,a,a\n"),
 			 3);
 	assert_int_equal(c.num_fail, 0);
+
+	/*
+	 * A value only a higher layer can check is checked after parsing,
+	 * named with its line all the same, and falls back to the default.
+	 */
+	/* (the candidate and objective parsers log their reason too) */
+	assert_int_equal(parse_checked(&c, "croute_auto_candidates minhop\n"
+					   "croute_auto_candidates nope\n"),
+			 1);
+	assert_non_null(strstr(last_error, "opensm.conf:2"));
+	assert_non_null(strstr(last_error, "croute_auto_candidates 'nope'"));
+	assert_string_equal(c.auto_candidates, "");
+	assert_int_equal(
+		parse_checked(&c, "croute_auto_objective shift:nope\n"), 1);
+	assert_non_null(strstr(last_error, "opensm.conf:1"));
+	assert_non_null(strstr(last_error, "croute_auto_objective"));
+	assert_string_equal(c.auto_objective, "");
 
 	/* Outside the tests the hook is no key at all. */
 	c.test_hooks = false;

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/gen.h>
 
 #include "ranked_util.h"

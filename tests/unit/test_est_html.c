@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <croute/conf.h>
+#include <croute/conf_check.h>
 #include <croute/est_html.h>
 
 #include "testutil.h"
@@ -373,7 +374,9 @@ static int conf_line(struct cr_conf *c, const char *text)
 	char line[256];
 
 	snprintf(line, sizeof(line), "%s", text);
-	return cr_conf_parse_line(c, "test.conf", 1, line);
+	if (cr_conf_parse_line(c, "test.conf", 1, line))
+		return -1;
+	return cr_conf_check(c) ? -1 : 0;
 }
 
 static void test_conf_keys(void **state)
@@ -411,8 +414,9 @@ static void test_conf_keys(void **state)
 
 	assert_int_equal(conf_line(&c, "croute_patterns shift:8,fanin"), 0);
 	assert_string_equal(c.est.patterns, "shift:8,fanin");
+	/* checked after parsing: back to the default */
 	assert_int_equal(conf_line(&c, "croute_patterns shift,nonsense"), -1);
-	assert_string_equal(c.est.patterns, "shift:8,fanin");
+	assert_string_equal(c.est.patterns, "");
 
 	/* the default samples shift on large fabrics, and only then */
 	cr_conf_defaults(&c);

@@ -18,6 +18,7 @@
 
 #include "plugin.h"
 
+#include <croute/engine.h>
 #include <croute/gen.h>
 #include <croute/incremental.h>
 #include <croute/parallel.h>

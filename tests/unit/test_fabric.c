@@ -2,6 +2,7 @@
 /* Unit tests of the fabric model, LID assignment and hop tables. */
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/parallel.h>
 
 #include "testutil.h"

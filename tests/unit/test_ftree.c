@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/gen.h>
 #include <croute/hops.h>
 #include <croute/portsel.h>

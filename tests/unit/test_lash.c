@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/hops.h>
 #include <croute/lash.h>
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/est_inc.h>
 #include <croute/gen.h>
 #include <croute/optimize.h>

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/estimate.h>
 #include <croute/flowbal.h>
 #include <croute/gen.h>

@@ -6,6 +6,7 @@
  * shift patterns on scrambled directors with remote-GUID sorting.
  */
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/estimate.h>
 #include <croute/gen.h>
 #include <croute/hops.h>

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <croute/engine.h>
 #include <croute/fabric.h>
 #include <croute/log.h>
 #include <croute/routing.h>

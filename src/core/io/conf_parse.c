@@ -66,26 +66,24 @@ static int set_balance(struct cr_conf *c, const char *val)
 	return 0;
 }
 
-/* Checked here so that a bad list is reported with its file and line. */
+/* Copies val into a string key of size bytes; -1 when it does not fit. */
+static int set_str(char *dst, size_t size, const char *val)
+{
+	if (strlen(val) >= size)
+		return -1;
+	strcpy(dst, val);
+	return 0;
+}
+
+/* Checked by cr_conf_check (tune), as the ones that follow. */
 static int set_auto_candidates(struct cr_conf *c, const char *val)
 {
-	if (strlen(val) >= sizeof(c->auto_candidates) ||
-	    cr_auto_candidates_check(val, "croute_auto_candidates"))
-		return -1;
-	strcpy(c->auto_candidates, val);
-	return 0;
+	return set_str(c->auto_candidates, sizeof(c->auto_candidates), val);
 }
 
 static int set_auto_objective(struct cr_conf *c, const char *val)
 {
-	struct cr_objective obj;
-
-	if (strlen(val) >= sizeof(c->auto_objective) ||
-	    cr_objective_parse(val, "croute_auto_objective", &obj))
-		return -1;
-	cr_objective_release(&obj);
-	strcpy(c->auto_objective, val);
-	return 0;
+	return set_str(c->auto_objective, sizeof(c->auto_objective), val);
 }
 
 /*
@@ -264,13 +262,13 @@ static int set_fail_engine(struct cr_conf *c, const char *val)
 			if (rule->stage == CR_FAIL_NONE)
 				return -1;
 		}
-		if (strcmp(tok, "all")) {
-			rule->engine = cr_engine_find_any(tok);
-			if (!rule->engine)
-				return -1;
-		}
+		/* the engine named, cr_conf_check finds */
+		if (strcmp(tok, "all") &&
+		    set_str(rule->name, sizeof(rule->name), tok))
+			return -1;
 		tmp.num_fail++;
 	}
+	strcpy(c->fail_engine, val);
 	memcpy(c->fail, tmp.fail, sizeof(c->fail));
 	c->num_fail = tmp.num_fail;
 	return 0;
@@ -278,23 +276,40 @@ static int set_fail_engine(struct cr_conf *c, const char *val)
 
 static int set_est_mode(struct cr_conf *c, const char *val)
 {
-	return cr_est_conf_mode(&c->est, val);
+	if (!strcmp(val, "none"))
+		c->est.mode = CR_EST_MODE_NONE;
+	else if (!strcmp(val, "summary"))
+		c->est.mode = CR_EST_MODE_SUMMARY;
+	else if (!strcmp(val, "full"))
+		c->est.mode = CR_EST_MODE_FULL;
+	else
+		return -1;
+	return 0;
 }
 
 static int set_est_patterns(struct cr_conf *c, const char *val)
 {
-	return cr_est_conf_patterns(&c->est, val);
+	return set_str(c->est.patterns, sizeof(c->est.patterns), val);
 }
 
 static int set_est_penalty(struct cr_conf *c, const char *val)
 {
-	return cr_est_conf_penalty(&c->est, val);
+	return set_str(c->est.penalty, sizeof(c->est.penalty), val);
 }
 
 struct conf_key {
 	const char *name;
 	int (*set)(struct cr_conf *c, const char *val);
 	const char *expect; /* for the error message */
+};
+
+/* The keys cr_conf_check checks after parsing (conf.h), by index. */
+static const char *const checked_keys[CR_CHECK_NUM] = {
+	[CR_CHECK_AUTO_CANDIDATES] = "croute_auto_candidates",
+	[CR_CHECK_AUTO_OBJECTIVE] = "croute_auto_objective",
+	[CR_CHECK_FAIL_ENGINE] = "croute_fail_engine",
+	[CR_CHECK_PATTERNS] = "croute_patterns",
+	[CR_CHECK_PENALTY] = "croute_penalty_factors",
 };
 
 /* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
@@ -330,7 +345,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_mcast_trees", set_mcast_trees, "TRUE or FALSE"},
 	{"croute_fail_engine", set_fail_engine,
 	 "ENGINE[:import|route|export][,...], all or none"},
-	/* The contention estimate: src/core/io/est_conf.c. */
+	/* The contention estimate: src/core/estimate/est_conf.c. */
 	{"croute_estimate", set_est_mode, "none, summary or full"},
 	{"croute_patterns", set_est_patterns,
 	 "a list like shift,bisect (shift[:K], bisect[:R], alltoall[:K],"
@@ -365,6 +380,31 @@ static char *trim(char *s)
 	return s;
 }
 
+static void report(const struct cr_conf *c, const struct conf_key *k,
+		   const char *path, unsigned lineno, const char *val)
+{
+	cr_err("%s:%u: %s '%s' is not valid (expected %s)%s", path, lineno,
+	       k->name, val, k->expect, c->refuse ? "" : "; using the default");
+}
+
+void cr_conf_report(const struct cr_conf *c, enum cr_conf_checked k,
+		    const char *val)
+{
+	for (size_t i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++)
+		if (!strcmp(conf_keys[i].name, checked_keys[k]))
+			report(c, &conf_keys[i], c->at[k].path, c->at[k].line,
+			       val);
+}
+
+/* Records where a checked key was set, for cr_conf_report. */
+static void note_origin(struct cr_conf *c, const char *key, const char *path,
+			unsigned lineno)
+{
+	for (int k = CR_CHECK_NONE + 1; k < CR_CHECK_NUM; k++)
+		if (!strcmp(key, checked_keys[k]))
+			c->at[k] = (struct cr_conf_at){path, lineno};
+}
+
 int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
 		       char *line)
 {
@@ -391,11 +431,10 @@ int cr_conf_parse_line(struct cr_conf *c, const char *path, unsigned lineno,
 		if (k->set == set_fail_engine && !c->test_hooks)
 			break; /* unknown outside tests */
 		if (k->set(c, val) < 0) {
-			cr_err("%s:%u: %s '%s' is not valid (expected %s)%s",
-			       path, lineno, key, val, k->expect,
-			       c->refuse ? "" : "; using the default");
+			report(c, k, path, lineno, val);
 			return -1;
 		}
+		note_origin(c, key, path, lineno);
 		return 0;
 	}
 	if (!strncmp(key, "croute_", 7)) {
@@ -428,7 +467,8 @@ enum cr_fail_stage cr_conf_fail_stage(const struct cr_conf *c,
 				      const struct cr_engine *e)
 {
 	for (unsigned i = 0; i < c->num_fail; i++)
-		if (!c->fail[i].engine || c->fail[i].engine == e)
+		if (!c->fail[i].name[0] ||
+		    (c->fail[i].engine && c->fail[i].engine == e))
 			return c->fail[i].stage;
 	return CR_FAIL_NONE;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/routing.h>
 

@@ -52,6 +52,7 @@
 
 #include <croute/buf.h>
 #include <croute/check.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/parallel.h>
 #include <croute/portsel.h>

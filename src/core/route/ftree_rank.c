@@ -364,129 +364,173 @@ static void column_keys(const struct ft *ft, const uint32_t *cls,
 	}
 }
 
-/*
- * Classes of switches sharing a parent, their parents in column order (the
- * D-mod-k slots: a slot per link to each parent, as group << 8 | link),
- * and per height the divisor of the CA index: the product of the slots of
- * the heights below.
- */
-static int build_slots(struct ft *ft)
+/* Scratch arrays of build_slots, each indexed by switch. */
+struct slot_work {
+	uint32_t *uf; /* class (union-find root) of each switch */
+	uint32_t *members; /* switches grouped by class */
+	uint32_t *start; /* class c: members[start[c]..start[c + 1]) */
+	uint32_t *parents; /* parents of the class being visited */
+	int32_t *pos; /* first slot of each parent in its class */
+	uint32_t *stamp; /* parent already seen for the current tag */
+	uint16_t *mult; /* links from the class to each parent */
+	uint64_t *key; /* column key of each switch */
+	uint64_t *cls_key; /* column key of each class */
+};
+
+static void slot_work_free(struct slot_work *w)
+{
+	free(w->uf);
+	free(w->members);
+	free(w->parents);
+	free(w->pos);
+	free(w->stamp);
+	free(w->start);
+	free(w->mult);
+	free(w->key);
+	free(w->cls_key);
+}
+
+static int slot_work_alloc(struct slot_work *w, uint32_t ns)
+{
+	w->uf = malloc(ns * sizeof(*w->uf));
+	w->members = malloc(ns * sizeof(*w->members));
+	w->parents = malloc(ns * sizeof(*w->parents));
+	w->pos = malloc(ns * sizeof(*w->pos));
+	w->stamp = calloc(ns, sizeof(*w->stamp));
+	w->start = calloc(ns + 1, sizeof(*w->start));
+	w->mult = malloc(ns * sizeof(*w->mult));
+	w->key = malloc(ns * sizeof(*w->key));
+	w->cls_key = malloc(ns * sizeof(*w->cls_key));
+	if (!w->uf || !w->members || !w->parents || !w->pos || !w->stamp ||
+	    !w->start || !w->mult || !w->key || !w->cls_key)
+		return -1;
+	return 0;
+}
+
+/* Switches sharing a parent form a class; members of a class together. */
+static void group_classes(const struct ft *ft, struct slot_work *w)
 {
 	uint32_t ns = ft->ns;
-	uint32_t *uf = malloc(ns * sizeof(*uf));
-	uint32_t *members = malloc(ns * sizeof(*members));
-	uint32_t *parents = malloc(ns * sizeof(*parents));
-	int32_t *pos = malloc(ns * sizeof(*pos));
-	uint32_t *stamp = calloc(ns, sizeof(*stamp));
-	uint32_t *start = calloc(ns + 1, sizeof(*start));
-	uint16_t *mult = malloc(ns * sizeof(*mult));
-	uint64_t *key = malloc(ns * sizeof(*key));
-	uint64_t *cls_key = malloc(ns * sizeof(*cls_key));
-	uint32_t radix[FT_MAX_HEIGHT + 1] = {0};
-	size_t total = 0;
-	int ret = -1;
 
-	if (!uf || !members || !parents || !pos || !stamp || !start || !mult ||
-	    !key || !cls_key)
-		goto out;
 	for (uint32_t s = 0; s < ns; s++)
-		uf[s] = s;
+		w->uf[s] = s;
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct ft_group *g = ft_down(ft, s);
 
 		for (unsigned i = 1; i < ft->sw[s].ndown; i++)
-			uf_union(uf, g[0].remote, g[i].remote);
+			uf_union(w->uf, g[0].remote, g[i].remote);
 	}
-	/* Members of each class together, by counting sort on the root. */
+	/* Counting sort on the root. */
 	for (uint32_t s = 0; s < ns; s++) {
-		uf[s] = uf_find(uf, s);
-		start[uf[s] + 1]++;
+		w->uf[s] = uf_find(w->uf, s);
+		w->start[w->uf[s] + 1]++;
 	}
 	for (uint32_t c = 0; c < ns; c++)
-		start[c + 1] += start[c];
+		w->start[c + 1] += w->start[c];
 	for (uint32_t s = 0; s < ns; s++)
-		members[start[uf[s]]++] = s;
+		w->members[w->start[w->uf[s]]++] = s;
 	for (uint32_t c = ns; c > 0; c--)
-		start[c] = start[c - 1];
-	start[0] = 0;
-	column_keys(ft, uf, members, start, key, cls_key);
+		w->start[c] = w->start[c - 1];
+	w->start[0] = 0;
+}
 
-	/*
-	 * Two rounds: sizes, then contents. A parent linked to the class by
-	 * up to m parallel links takes m slots, one per link, so uneven port
-	 * groups (6 uplinks over 4 spines) still give every uplink a slot.
-	 */
-	for (int round = 0; round < 2; round++) {
-		size_t off = 0;
+/*
+ * Parents of class c into w->parents (count in *np), each with the most
+ * links any member has to it in w->mult. Returns the class's slot count.
+ * A parent linked to the class by up to m parallel links takes m slots,
+ * one per link, so uneven port groups (6 uplinks over 4 spines) still
+ * give every uplink a slot.
+ */
+static uint32_t class_parents(const struct ft *ft, struct slot_work *w,
+			      uint32_t c, uint32_t tag, uint32_t *np)
+{
+	uint32_t nv = 0;
 
-		for (uint32_t c = 0; c < ns; c++) {
-			uint32_t np = 0, nv = 0, tag = c + 1 + round * ns;
+	*np = 0;
+	for (uint32_t i = w->start[c]; i < w->start[c + 1]; i++) {
+		uint32_t s = w->members[i];
+		const struct ft_group *g = ft_up(ft, s);
 
-			if (start[c] == start[c + 1])
-				continue;
-			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
-				uint32_t s = members[i];
-				const struct ft_group *g = ft_up(ft, s);
+		for (unsigned j = 0; j < ft->sw[s].nup; j++) {
+			uint32_t p = g[j].remote;
 
-				for (unsigned j = 0; j < ft->sw[s].nup; j++) {
-					uint32_t p = g[j].remote;
-
-					if (stamp[p] != tag) {
-						stamp[p] = tag;
-						mult[p] = 0;
-						parents[np++] = p;
-					}
-					if (g[j].nports > mult[p])
-						mult[p] = g[j].nports;
-				}
+			if (w->stamp[p] != tag) {
+				w->stamp[p] = tag;
+				w->mult[p] = 0;
+				w->parents[(*np)++] = p;
 			}
-			for (uint32_t j = 0; j < np; j++)
-				nv += mult[parents[j]];
-			if (round == 0) {
-				total += (size_t)nv * (start[c + 1] - start[c]);
-				continue;
-			}
-			struct column_ctx cc = {ft, key};
-
-			qsort_r(parents, np, sizeof(*parents), cmp_column, &cc);
-			for (uint32_t j = 0, v = 0; j < np; j++) {
-				pos[parents[j]] = v; /* first slot */
-				v += mult[parents[j]];
-			}
-			for (uint32_t i = start[c]; i < start[c + 1]; i++) {
-				uint32_t s = members[i];
-				const struct ft_group *g = ft_up(ft, s);
-				int h = ft_height(ft, s);
-
-				ft->sw[s].slot = off;
-				ft->sw[s].nslots = nv;
-				for (uint32_t v = 0; v < nv; v++)
-					ft->slots[off + v] = -1;
-				/* a member with fewer links than the class
-				 * doubles up rather than leave the parent */
-				for (unsigned j = 0; j < ft->sw[s].nup; j++) {
-					uint32_t p = g[j].remote;
-
-					for (unsigned l = 0; l < mult[p]; l++)
-						ft->slots[off + pos[p] + l] =
-							(int32_t)(j << 8) |
-							(l % g[j].nports);
-				}
-				off += nv;
-				if (ft->sw[s].rank >= 0 && nv > radix[h])
-					radix[h] = nv;
-			}
-		}
-		if (round == 0) {
-			ft->slots = malloc((total + 1) * sizeof(*ft->slots));
-			if (!ft->slots)
-				goto out;
+			if (g[j].nports > w->mult[p])
+				w->mult[p] = g[j].nports;
 		}
 	}
-	/* Usually all switches of a height have as many slots. */
+	for (uint32_t j = 0; j < *np; j++)
+		nv += w->mult[w->parents[j]];
+	return nv;
+}
+
+/* Slots of all switches, to size ft->slots. */
+static size_t count_slots(const struct ft *ft, struct slot_work *w)
+{
+	size_t total = 0;
+	uint32_t np;
+
+	for (uint32_t c = 0; c < ft->ns; c++) {
+		uint32_t nv;
+
+		if (w->start[c] == w->start[c + 1])
+			continue;
+		nv = class_parents(ft, w, c, c + 1, &np);
+		total += (size_t)nv * (w->start[c + 1] - w->start[c]);
+	}
+	return total;
+}
+
+/*
+ * Slots of each member of class c from offset *off, parents in column
+ * order; the widest class per height goes to radix.
+ */
+static void fill_class(struct ft *ft, struct slot_work *w, uint32_t c,
+		       size_t *off, uint32_t *radix)
+{
+	struct column_ctx cc = {ft, w->key};
+	uint32_t np, nv;
+
+	nv = class_parents(ft, w, c, c + 1 + ft->ns, &np);
+	qsort_r(w->parents, np, sizeof(*w->parents), cmp_column, &cc);
+	for (uint32_t j = 0, v = 0; j < np; j++) {
+		w->pos[w->parents[j]] = v; /* first slot */
+		v += w->mult[w->parents[j]];
+	}
+	for (uint32_t i = w->start[c]; i < w->start[c + 1]; i++) {
+		uint32_t s = w->members[i];
+		const struct ft_group *g = ft_up(ft, s);
+		int h = ft_height(ft, s);
+
+		ft->sw[s].slot = *off;
+		ft->sw[s].nslots = nv;
+		for (uint32_t v = 0; v < nv; v++)
+			ft->slots[*off + v] = -1;
+		/* a member with fewer links than the class
+		 * doubles up rather than leave the parent */
+		for (unsigned j = 0; j < ft->sw[s].nup; j++) {
+			uint32_t p = g[j].remote;
+
+			for (unsigned l = 0; l < w->mult[p]; l++)
+				ft->slots[*off + w->pos[p] + l] =
+					(int32_t)(j << 8) | (l % g[j].nports);
+		}
+		*off += nv;
+		if (ft->sw[s].rank >= 0 && nv > radix[h])
+			radix[h] = nv;
+	}
+}
+
+/* Usually all switches of a height have as many slots. */
+static void find_common_slots(struct ft *ft)
+{
 	for (int h = 0; h <= FT_MAX_HEIGHT; h++)
 		ft->common_slots[h] = UINT32_MAX;
-	for (uint32_t s = 0; s < ns; s++) {
+	for (uint32_t s = 0; s < ft->ns; s++) {
 		uint32_t *c;
 
 		if (ft->sw[s].rank < 0)
@@ -500,23 +544,46 @@ static int build_slots(struct ft *ft)
 	for (int h = 0; h <= FT_MAX_HEIGHT; h++)
 		if (ft->common_slots[h] == UINT32_MAX)
 			ft->common_slots[h] = 0;
+}
+
+static void find_radix_div(struct ft *ft, const uint32_t *radix)
+{
 	ft->radix_div[0] = 1;
 	for (int h = 0; h < FT_MAX_HEIGHT; h++) {
 		uint64_t d = ft->radix_div[h] * (radix[h] ? radix[h] : 1);
 
 		ft->radix_div[h + 1] = d > (1ull << 40) ? (1ull << 40) : d;
 	}
+}
+
+/*
+ * Classes of switches sharing a parent, their parents in column order (the
+ * D-mod-k slots: a slot per link to each parent, as group << 8 | link),
+ * and per height the divisor of the CA index: the product of the slots of
+ * the heights below.
+ */
+static int build_slots(struct ft *ft)
+{
+	struct slot_work w;
+	uint32_t radix[FT_MAX_HEIGHT + 1] = {0};
+	size_t off = 0;
+	int ret = -1;
+
+	if (slot_work_alloc(&w, ft->ns))
+		goto out;
+	group_classes(ft, &w);
+	column_keys(ft, w.uf, w.members, w.start, w.key, w.cls_key);
+	ft->slots = malloc((count_slots(ft, &w) + 1) * sizeof(*ft->slots));
+	if (!ft->slots)
+		goto out;
+	for (uint32_t c = 0; c < ft->ns; c++)
+		if (w.start[c] != w.start[c + 1])
+			fill_class(ft, &w, c, &off, radix);
+	find_common_slots(ft);
+	find_radix_div(ft, radix);
 	ret = 0;
 out:
-	free(uf);
-	free(members);
-	free(parents);
-	free(pos);
-	free(stamp);
-	free(start);
-	free(mult);
-	free(key);
-	free(cls_key);
+	slot_work_free(&w);
 	return ret;
 }
 

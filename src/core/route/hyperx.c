@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/portsel.h>

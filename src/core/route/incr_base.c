@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/parallel.h>

@@ -8,6 +8,7 @@
 #ifndef CROUTE_INCR_INT_H
 #define CROUTE_INCR_INT_H
 
+#include <croute/engine.h>
 #include <croute/incremental.h>
 #include <croute/portsel.h>
 

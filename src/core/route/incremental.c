@@ -44,6 +44,7 @@
 
 #include <croute/buf.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/hops.h>
 #include <croute/log.h>
 #include <croute/node_match.h>

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/flowbal.h>
 #include <croute/hops.h>
 #include <croute/log.h>

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/portsel.h>
 #include <croute/roles.h>

@@ -64,6 +64,7 @@
 #include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 
 #include "auto_int.h"

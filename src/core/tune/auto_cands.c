@@ -10,6 +10,7 @@
 
 #include <croute/auto.h>
 #include <croute/buf.h>
+#include <croute/engine.h>
 #include <croute/log.h>
 #include <croute/routing.h>
 

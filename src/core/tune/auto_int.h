@@ -8,6 +8,7 @@
 
 #include <croute/auto.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 
 #define WORK_PER_S 1e9
 /* Less of the budget than this is not worth the pass's setup. */

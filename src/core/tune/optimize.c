@@ -69,6 +69,7 @@
 #include <croute/buf.h>
 #include <croute/check.h>
 #include <croute/clock.h>
+#include <croute/engine.h>
 #include <croute/est_conf.h>
 #include <croute/est_inc.h>
 #include <croute/estimate.h>

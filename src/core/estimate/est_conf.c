@@ -5,39 +5,26 @@
 
 #include <croute/est_conf.h>
 
-int cr_est_conf_mode(struct cr_est_conf *c, const char *val)
-{
-	if (!strcmp(val, "none"))
-		c->mode = CR_EST_MODE_NONE;
-	else if (!strcmp(val, "summary"))
-		c->mode = CR_EST_MODE_SUMMARY;
-	else if (!strcmp(val, "full"))
-		c->mode = CR_EST_MODE_FULL;
-	else
-		return -1;
-	return 0;
-}
-
-int cr_est_conf_patterns(struct cr_est_conf *c, const char *val)
+int cr_est_conf_check_patterns(const struct cr_est_conf *c)
 {
 	struct cr_pattern *pats;
 	int n;
 
-	if (strlen(val) >= sizeof(c->patterns))
-		return -1;
-	/* Checked now, so that the mistake is reported with its line. */
-	n = cr_pattern_list_parse(val, &pats);
+	if (!c->patterns[0])
+		return 0;
+	n = cr_pattern_list_parse(c->patterns, &pats);
 	if (n < 0)
 		return -1;
 	cr_pattern_list_free(pats, n);
-	strcpy(c->patterns, val);
 	return 0;
 }
 
-/* The key table reports file, line, key and value: scan, do not log. */
-int cr_est_conf_penalty(struct cr_est_conf *c, const char *val)
+int cr_est_conf_take_penalty(struct cr_est_conf *c)
 {
-	if (cr_penalty_scan(val, &c->pen, NULL, 0))
+	c->pen_set = false;
+	if (!c->penalty[0])
+		return 0;
+	if (cr_penalty_scan(c->penalty, &c->pen, NULL, 0))
 		return -1;
 	c->pen_set = true;
 	return 0;

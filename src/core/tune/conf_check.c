@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The opensm.conf values the parser stores as written, checked by the
+ * layers that use them: the messages name the file and line the parser
+ * recorded.
+ */
+#include <croute/auto.h>
+#include <croute/conf_check.h>
+#include <croute/est_conf.h>
+
+static int check_objective(const char *val)
+{
+	struct cr_objective obj;
+
+	if (cr_objective_parse(val, "croute_auto_objective", &obj))
+		return -1;
+	cr_objective_release(&obj);
+	return 0;
+}
+
+/* Every rule's engine, or -1 when one names none. */
+static int find_fail_engines(struct cr_conf *c)
+{
+	for (unsigned i = 0; i < c->num_fail; i++) {
+		struct cr_fail_rule *rule = &c->fail[i];
+
+		rule->engine = NULL;
+		if (!rule->name[0])
+			continue;
+		rule->engine = cr_engine_find_any(rule->name);
+		if (!rule->engine)
+			return -1;
+	}
+	return 0;
+}
+
+int cr_conf_check(struct cr_conf *c)
+{
+	int bad = 0;
+
+	if (c->auto_candidates[0] &&
+	    cr_auto_candidates_check(c->auto_candidates,
+				     "croute_auto_candidates")) {
+		cr_conf_report(c, CR_CHECK_AUTO_CANDIDATES, c->auto_candidates);
+		c->auto_candidates[0] = '\0';
+		bad++;
+	}
+	if (c->auto_objective[0] && check_objective(c->auto_objective)) {
+		cr_conf_report(c, CR_CHECK_AUTO_OBJECTIVE, c->auto_objective);
+		c->auto_objective[0] = '\0';
+		bad++;
+	}
+	if (find_fail_engines(c)) {
+		cr_conf_report(c, CR_CHECK_FAIL_ENGINE, c->fail_engine);
+		c->num_fail = 0;
+		bad++;
+	}
+	if (cr_est_conf_check_patterns(&c->est)) {
+		cr_conf_report(c, CR_CHECK_PATTERNS, c->est.patterns);
+		c->est.patterns[0] = '\0';
+		bad++;
+	}
+	if (cr_est_conf_take_penalty(&c->est)) {
+		cr_conf_report(c, CR_CHECK_PENALTY, c->est.penalty);
+		c->est.penalty[0] = '\0';
+		bad++;
+	}
+	return bad;
+}
