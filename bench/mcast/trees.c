@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include <croute/fabric.h>
-#include <croute/log.h>
-#include <croute/mcast.h>
-#include <croute/parallel.h>
-#include <croute/topo.h>
+#include <croute/model/fabric.h>
+#include <croute/model/log.h>
+#include <croute/route/mcast.h>
+#include <croute/model/parallel.h>
+#include <croute/io/topo.h>
 
 static double now(void)
 {

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <croute/engine.h>
-#include <croute/estimate.h>
-#include <croute/gen.h>
-#include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/estimate.h>
+#include <croute/io/gen.h>
+#include <croute/model/log.h>
+#include <croute/model/routing.h>
 
 static double now(void)
 {

@@ -7,7 +7,7 @@
 #ifndef CROUTE_BOUND_CLI_H
 #define CROUTE_BOUND_CLI_H
 
-#include <croute/bound.h>
+#include <croute/bound/bound.h>
 
 struct bound_cache;
 

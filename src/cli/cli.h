@@ -15,12 +15,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <croute/auto.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/optimize.h>
-#include <croute/osm_conf.h>
-#include <croute/routing.h>
+#include <croute/tune/auto.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/tune/optimize.h>
+#include <croute/io/osm_conf.h>
+#include <croute/model/routing.h>
 
 /* Exit statuses (doc/design.md). */
 enum {

@@ -2,15 +2,15 @@
 /*
  * croute bound: how much any routing could give a traffic pattern on a
  * fabric, per sampled phase, from splittable multi-commodity flow solved
- * by GLPK (include/croute/bound.h). The headroom an administrator cannot
+ * by GLPK (include/croute/bound/bound.h). The headroom an administrator cannot
  * see from the estimates of routings alone.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
 
 #include "bound_cli.h"
 #include "est_cli.h"

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

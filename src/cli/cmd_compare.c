@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/buf.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/check.h>
+#include <croute/model/buf.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "bound_cli.h"
 #include "est_cli.h"

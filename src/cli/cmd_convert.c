@@ -4,9 +4,9 @@
  * opensm-subnet.lst, ibnetdiscover) written as ibnetdiscover output,
  * without LIDs, so that ibsim can simulate it and OpenSM route it.
  */
-#include <croute/ibdm.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

@@ -5,9 +5,9 @@
  */
 #include <stdio.h>
 
-#include <croute/ibdm.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

@@ -21,11 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <croute/auto.h>
-#include <croute/conf.h>
-#include <croute/conf_check.h>
-#include <croute/log.h>
-#include <croute/osm_conf.h>
+#include <croute/tune/auto.h>
+#include <croute/io/conf.h>
+#include <croute/tune/conf_check.h>
+#include <croute/model/log.h>
+#include <croute/io/osm_conf.h>
 
 #include "cli.h"
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/est_html.h>
-#include <croute/est_report.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/route/engine.h>
+#include <croute/report/est_html.h>
+#include <croute/estimate/est_report.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "bound_cli.h"
 #include "est_cli.h"

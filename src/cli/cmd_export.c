@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * croute export: the fabric for other tools. --slurm writes a Slurm
- * topology.conf (include/croute/sched.h); no routing is needed, only the
+ * topology.conf (include/croute/io/sched.h); no routing is needed, only the
  * topology.
  */
-#include <croute/log.h>
-#include <croute/sched.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

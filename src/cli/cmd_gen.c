@@ -2,9 +2,9 @@
 /* croute gen: writes generated fabrics as ibnetdiscover-format topologies. */
 #include <string.h>
 
-#include <croute/gen.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/gen.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

@@ -3,18 +3,19 @@
  * croute hosts: the host order in which a routing is congestion free for
  * shift, as an MPI hostfile (one host name a line), for rank placement.
  * cr-ftree gives its CA order; other engines get the order their port
- * choice spreads (leaf by leaf, by LID: include/croute/sched.h says why).
+ * choice spreads (leaf by leaf, by LID: include/croute/io/sched.h says why).
  * --score checks the claim with the estimator instead of trusting it.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/hosts.h>
-#include <croute/log.h>
-#include <croute/sched.h>
-#include <croute/topo.h>
+#include <croute/route/engine.h>
+#include <croute/model/hosts.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
+#include <croute/io/topo.h>
+#include <croute/estimate/host_order.h>
 
 #include "cli.h"
 

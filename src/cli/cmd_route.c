@@ -7,12 +7,12 @@
 
 #include <stdlib.h>
 
-#include <croute/engine.h>
-#include <croute/incremental.h>
-#include <croute/lash.h>
-#include <croute/log.h>
-#include <croute/node_match.h>
-#include <croute/topo.h>
+#include <croute/route/engine.h>
+#include <croute/route/incremental.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
+#include <croute/model/node_match.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

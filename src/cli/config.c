@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <croute/conf_check.h>
-#include <croute/conf_map.h>
-#include <croute/log.h>
+#include <croute/tune/conf_check.h>
+#include <croute/tune/conf_map.h>
+#include <croute/model/log.h>
 
 #include "cli.h"
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/auto.h>
-#include <croute/engine.h>
-#include <croute/log.h>
+#include <croute/tune/auto.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
 
 #include "cli.h"
 

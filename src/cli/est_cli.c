@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/ca_order.h>
-#include <croute/buf.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/ca_order.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
+#include <croute/estimate/host_order.h>
 
 #include "est_cli.h"
 

@@ -7,7 +7,7 @@
 #ifndef CROUTE_EST_CLI_H
 #define CROUTE_EST_CLI_H
 
-#include <croute/estimate.h>
+#include <croute/estimate/estimate.h>
 
 #include "cli.h"
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

@@ -6,7 +6,7 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
-#include <croute/routing.h>
+#include <croute/model/routing.h>
 
 #include "cli.h"
 

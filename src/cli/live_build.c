@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
+#include <croute/model/guidmap.h>
 
 #include "live.h"
 

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/lash.h>
-#include <croute/log.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
 
 #include "cli.h"
 #include "live.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

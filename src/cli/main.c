@@ -7,8 +7,8 @@
 #include <config.h>
 #include <cr_version.h>
 
-#include <croute/gzfile.h>
-#include <croute/topo.h>
+#include <croute/report/gzfile.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

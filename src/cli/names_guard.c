@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <croute/hosts.h>
-#include <croute/log.h>
-#include <croute/sched.h>
+#include <croute/model/hosts.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
 
 #include "cli.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "cli.h"
 

@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include <croute/json.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/json.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

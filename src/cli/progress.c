@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "cli.h"
 #include "progress.h"

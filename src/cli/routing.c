@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/clock.h>
-#include <croute/conf.h>
-#include <croute/lash.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/clock.h>
+#include <croute/io/conf.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 #include "cli.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/ibdm.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #include "cli.h"
 

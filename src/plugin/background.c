@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * cr-auto's improve step on a thread of its own, so that OpenSM's sweep
- * waits only for the fast step (include/croute/auto.h).
+ * waits only for the fast step (include/croute/tune/auto.h).
  *
  * The story of one fabric: the sweep routes it with the fast step and
  * installs that; once installed, the thread runs the improve step on
@@ -43,10 +43,10 @@
 #include "background.h"
 #include "worker.h"
 
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/node_match.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/model/node_match.h>
 
 /* Seconds the improve step may run past 4 x its budget on a busy host. */
 #define BG_SLACK_S 30.0

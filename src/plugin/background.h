@@ -9,7 +9,7 @@
 #ifndef CROUTE_PLUGIN_BACKGROUND_H
 #define CROUTE_PLUGIN_BACKGROUND_H
 
-#include <croute/routing.h>
+#include <croute/model/routing.h>
 
 struct cr_plugin;
 struct cr_plugin_engine;

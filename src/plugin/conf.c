@@ -6,7 +6,7 @@
  * croute's keys as unrecognized tokens and goes on; croute reports its own
  * mistakes (unknown croute_* key, malformed value) and uses the default.
  * The text itself is parsed in the core (src/core/io/conf_parse.c), and
- * mapped to the run's options there too (src/core/io/conf_map.c), as for
+ * mapped to the run's options there too (src/core/tune/conf_map.c), as for
  * the command's -F; this file finds and opens the files and hands
  * OpenSM's parsed options to that mapping.
  */
@@ -21,9 +21,9 @@
 
 #include "plugin.h"
 
-#include <croute/conf_check.h>
-#include <croute/log.h>
-#include <croute/conf_map.h>
+#include <croute/tune/conf_check.h>
+#include <croute/model/log.h>
+#include <croute/tune/conf_map.h>
 
 void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 {

@@ -42,10 +42,11 @@
 
 #include <complib/cl_nodenamemap.h>
 
-#include <croute/est_conf.h>
-#include <croute/est_report.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/estimate/est_setup.h>
+#include <croute/estimate/est_report.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
+#include <croute/estimate/host_order.h>
 
 #define CONTENTION_DUMP "croute-contention.dump"
 
@@ -274,8 +275,7 @@ static int run_job(void *ctx, void *job)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_est_params_init(&par);
-	if (j->conf.pen_set)
-		par.pen = j->conf.pen;
+	cr_est_conf_penalty(&j->conf, &par.pen);
 	par.orders = DUMP_ORDERS;
 	par.order_seed = DUMP_ORDER_SEED;
 	hosts = cr_hosts_for(j->f, &j->by, NULL);

@@ -3,7 +3,7 @@
  * The contention estimate after each routing run by a croute engine
  * (estimate.c): a worker thread runs it on a private copy of the fabric
  * and the routing, so that neither the LFTs reaching the switches nor
- * OpenSM's structures wait on it. Its keys: include/croute/est_conf.h.
+ * OpenSM's structures wait on it. Its keys: include/croute/io/est_conf.h.
  */
 #ifndef CROUTE_PLUGIN_ESTIMATE_H
 #define CROUTE_PLUGIN_ESTIMATE_H

@@ -38,9 +38,9 @@
 
 #include "plugin.h"
 
-#include <croute/incremental.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/route/incremental.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 /*
  * Back to the state osm_switch_prepare_path_rebuild() leaves: no route,

@@ -21,9 +21,9 @@
 #include <opensm/osm_node.h>
 #include <opensm/osm_port.h>
 
-#include <croute/clock.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/clock.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 /* OpenSM's nodes in the model's order (by GUID), the GUIDs to sort by. */
 struct node_ref {

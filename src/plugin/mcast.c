@@ -35,9 +35,9 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_subnet.h>
 
-#include <croute/clock.h>
-#include <croute/log.h>
-#include <croute/mcast.h>
+#include <croute/model/clock.h>
+#include <croute/model/log.h>
+#include <croute/route/mcast.h>
 
 void cr_mcast_reset(struct cr_plugin *pl)
 {

@@ -33,10 +33,10 @@
 #include <opensm/osm_log.h>
 #include <opensm/osm_version.h>
 
-#include <croute/conf_map.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/tune/conf_map.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
 #error "croute is written for OpenSM's event plugin interface version 2"

@@ -17,13 +17,13 @@
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_switch.h>
 
-#include <croute/auto.h>
-#include <croute/engine.h>
-#include <croute/optimize.h>
-#include <croute/conf.h>
-#include <croute/incremental.h>
-#include <croute/mcast.h>
-#include <croute/routing.h>
+#include <croute/tune/auto.h>
+#include <croute/route/engine.h>
+#include <croute/tune/optimize.h>
+#include <croute/io/conf.h>
+#include <croute/route/incremental.h>
+#include <croute/route/mcast.h>
+#include <croute/model/routing.h>
 
 #define CR_PLUGIN_NAME_LEN 32
 

@@ -14,12 +14,12 @@
  *	# comment lines, then the CA ports in cr-ftree's order:
  *	<index> 0x<LID> 0x<port GUID> <port> "<node description>"
  * croute-hosts.dump (croute_dump_hosts)
- *	an MPI hostfile: the host order for shift (include/croute/sched.h)
+ *	an MPI hostfile: the host order for shift (include/croute/io/sched.h)
  * croute-topology.conf (croute_dump_slurm)
- *	a Slurm topology.conf of the fabric (include/croute/sched.h)
+ *	a Slurm topology.conf of the fabric (include/croute/io/sched.h)
  * croute-lash-sl.dump, croute-lash-sl2vl.dump
  *	cr-lash's path SLs and SL2VL tables as ibdmchk's -c and -d read
- *	them (include/croute/lash.h); the SL file only up to a size, or not
+ *	them (include/croute/io/lash.h); the SL file only up to a size, or not
  *	at all with croute_lash_sl_dump FALSE.
  * croute-auto.dump
  *	cr-auto's ranked candidates: '#' comment lines, then one line a
@@ -41,11 +41,11 @@
 
 #include <complib/cl_nodenamemap.h>
 
-#include <croute/ca_order.h>
-#include <croute/lash.h>
-#include <croute/log.h>
-#include <croute/sched.h>
-#include <croute/topo.h>
+#include <croute/io/ca_order.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
+#include <croute/io/topo.h>
 
 #define ROOTS_DUMP "croute-updn-roots.dump"
 #define LASH_SL_DUMP "croute-lash-sl.dump"
@@ -150,7 +150,7 @@ static int write_slurm(FILE *fp, const struct dump *d)
 
 /*
  * Export names, from OpenSM's node name map (node_name_map_name) where it
- * names a node, else from node descriptions (include/croute/sched.h).
+ * names a node, else from node descriptions (include/croute/io/sched.h).
  * NULL (logged) when memory runs out.
  */
 static struct cr_names *export_names(const struct cr_plugin *pl,

@@ -17,7 +17,7 @@
 
 #include "worker.h"
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 int cr_worker_init(struct cr_worker *w, const struct cr_worker_ops *ops,
 		   void *ctx)

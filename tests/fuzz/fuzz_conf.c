@@ -11,11 +11,11 @@
  */
 #include "fuzz.h"
 
-#include <croute/conf.h>
-#include <croute/conf_map.h>
-#include <croute/conf_check.h>
-#include <croute/engine.h>
-#include <croute/osm_conf.h>
+#include <croute/io/conf.h>
+#include <croute/tune/conf_map.h>
+#include <croute/tune/conf_check.h>
+#include <croute/route/engine.h>
+#include <croute/io/osm_conf.h>
 
 static void conf(const uint8_t *data, size_t size)
 {

@@ -15,8 +15,8 @@
 
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/lash.h>
+#include <croute/model/check.h>
+#include <croute/io/lash.h>
 
 #define PARTS 5
 

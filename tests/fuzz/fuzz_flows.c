@@ -9,8 +9,8 @@
  */
 #include "fuzz.h"
 
-#include <croute/engine.h>
-#include <croute/estimate.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/estimate.h>
 
 static struct cr_fabric *f;
 static struct cr_routing *r;

@@ -7,7 +7,7 @@
  */
 #include "fuzz.h"
 
-#include <croute/gzfile.h>
+#include <croute/report/gzfile.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

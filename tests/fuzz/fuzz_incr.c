@@ -10,10 +10,10 @@
  */
 #include "fuzz.h"
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/incremental.h>
-#include <croute/routing.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/route/incremental.h>
+#include <croute/model/routing.h>
 
 #define MAX_CUTS 8
 

@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 
-#include <croute/check.h>
+#include <croute/model/check.h>
 
 /* A dump croute writes reads back as the same tables. */
 static void round_trip(const struct cr_fabric *f, const struct cr_routing *r)

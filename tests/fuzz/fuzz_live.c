@@ -18,7 +18,7 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
-#include <croute/routing.h>
+#include <croute/model/routing.h>
 
 #include "live.h"
 

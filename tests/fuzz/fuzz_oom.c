@@ -16,9 +16,9 @@
 
 #include <errno.h>
 
-#include <croute/conf.h>
-#include <croute/engine.h>
-#include <croute/routing.h>
+#include <croute/io/conf.h>
+#include <croute/route/engine.h>
+#include <croute/model/routing.h>
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);

@@ -8,9 +8,9 @@
  */
 #include "fuzz.h"
 
-#include <croute/ca_order.h>
-#include <croute/conf.h>
-#include <croute/routing.h>
+#include <croute/io/ca_order.h>
+#include <croute/io/conf.h>
+#include <croute/model/routing.h>
 
 static void port_order(const uint8_t *data, size_t size)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
 
 static void route_all(const struct cr_fabric *f)
 {

@@ -7,7 +7,7 @@
  */
 #include "fuzz.h"
 
-#include <croute/json.h>
+#include <croute/model/json.h>
 
 /*
  * What croute writes, croute must read back as the same fabric: a node

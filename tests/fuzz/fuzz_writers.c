@@ -8,13 +8,13 @@
  */
 #include "fuzz.h"
 
-#include <croute/engine.h>
-#include <croute/est_html.h>
-#include <croute/est_report.h>
-#include <croute/hosts.h>
-#include <croute/pattern.h>
-#include <croute/routing.h>
-#include <croute/sched.h>
+#include <croute/route/engine.h>
+#include <croute/report/est_html.h>
+#include <croute/estimate/est_report.h>
+#include <croute/model/hosts.h>
+#include <croute/estimate/pattern.h>
+#include <croute/model/routing.h>
+#include <croute/io/sched.h>
 
 static void estimate(const struct cr_fabric *f, const struct cr_routing *r,
 		     const struct cr_hosts *h, FILE *out)

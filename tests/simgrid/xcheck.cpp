@@ -30,11 +30,11 @@
 #include <vector>
 
 extern "C" {
-#include <croute/engine.h>
-#include <croute/estimate.h>
-#include <croute/gen.h>
-#include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/estimate.h>
+#include <croute/io/gen.h>
+#include <croute/model/log.h>
+#include <croute/model/routing.h>
 }
 
 namespace sg4 = simgrid::s4u;

@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/flowbal.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/route/flowbal.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #include "testutil.h"
 

@@ -13,11 +13,11 @@
 
 #include "testutil.h"
 
-#include <croute/auto.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/gen.h>
-#include <croute/optimize.h>
+#include <croute/tune/auto.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
+#include <croute/tune/optimize.h>
 
 static void quiet(void *arg, enum cr_log_level level, const char *msg)
 {

@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-#include <croute/bound.h>
-#include <croute/engine.h>
-#include <croute/gen.h>
+#include <croute/bound/bound.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
 
 #include "testutil.h"
 

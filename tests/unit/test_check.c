@@ -2,7 +2,7 @@
 /* Unit tests of cr_check(): every kind of fault it must find. */
 #include <string.h>
 
-#include <croute/check.h>
+#include <croute/model/check.h>
 
 #include "testutil.h"
 

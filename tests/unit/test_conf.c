@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include <croute/conf.h>
-#include <croute/conf_check.h>
-#include <croute/engine.h>
+#include <croute/io/conf.h>
+#include <croute/tune/conf_check.h>
+#include <croute/route/engine.h>
 
 #include "testutil.h"
 

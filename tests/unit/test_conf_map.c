@@ -17,7 +17,7 @@
 #include "plugin.h"
 #include "cli.h"
 
-#include <croute/conf_map.h>
+#include <croute/tune/conf_map.h>
 
 #include "testutil.h"
 

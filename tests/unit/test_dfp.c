@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/gen.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
 
 #include "ranked_util.h"
 

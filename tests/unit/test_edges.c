@@ -7,9 +7,9 @@
  */
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/topo.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/io/topo.h>
 
 #include "testutil.h"
 

@@ -11,9 +11,9 @@
 #include <png.h>
 #include <string.h>
 
-#include <croute/conf.h>
-#include <croute/conf_check.h>
-#include <croute/est_html.h>
+#include <croute/io/conf.h>
+#include <croute/tune/conf_check.h>
+#include <croute/report/est_html.h>
 
 #include "testutil.h"
 
@@ -381,6 +381,7 @@ static int conf_line(struct cr_conf *c, const char *text)
 
 static void test_conf_keys(void **state)
 {
+	struct cr_penalty pen, dflt;
 	struct cr_conf c;
 	struct cr_pattern *pats;
 	bool sampled;
@@ -389,7 +390,7 @@ static void test_conf_keys(void **state)
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);
 	cr_conf_defaults(&c);
 	assert_int_equal(c.est.mode, CR_EST_MODE_SUMMARY);
-	assert_false(c.est.pen_set);
+	assert_string_equal(c.est.penalty, "");
 	assert_string_equal(c.est.patterns, "");
 
 	assert_int_equal(conf_line(&c, "croute_estimate full"), 0);
@@ -401,16 +402,19 @@ static void test_conf_keys(void **state)
 
 	assert_int_equal(conf_line(&c, "croute_penalty_factors 0.9; 0.8 ;1.5"),
 			 0);
-	assert_true(c.est.pen_set);
-	assert_float_equal(c.est.pen.be, 0.9, 1e-12);
-	assert_float_equal(c.est.pen.bs, 0.8, 1e-12);
-	assert_float_equal(c.est.pen.gr, 1.5, 1e-12);
+	cr_est_conf_penalty(&c.est, &pen);
+	assert_float_equal(pen.be, 0.9, 1e-12);
+	assert_float_equal(pen.bs, 0.8, 1e-12);
+	assert_float_equal(pen.gr, 1.5, 1e-12);
 	cr_conf_defaults(&c);
 	assert_int_equal(conf_line(&c, "croute_penalty_factors 0.9;0.8"), -1);
 	assert_int_equal(conf_line(&c, "croute_penalty_factors 1;0;1"), -1);
 	assert_int_equal(conf_line(&c, "croute_penalty_factors 1;2;3;4"), -1);
 	assert_int_equal(conf_line(&c, "croute_penalty_factors a;b;c"), -1);
-	assert_false(c.est.pen_set);
+	assert_string_equal(c.est.penalty, "");
+	cr_est_conf_penalty(&c.est, &pen);
+	cr_penalty_default(&dflt);
+	assert_memory_equal(&pen, &dflt, sizeof(pen));
 
 	assert_int_equal(conf_line(&c, "croute_patterns shift:8,fanin"), 0);
 	assert_string_equal(c.est.patterns, "shift:8,fanin");

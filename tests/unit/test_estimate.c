@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/est_report.h>
+#include <croute/estimate/est_report.h>
+#include <croute/estimate/host_order.h>
 
 #include "testutil.h"
 #include "../../src/core/estimate/maxmin.h"

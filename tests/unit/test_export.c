@@ -18,10 +18,10 @@
 
 #include "plugin.h"
 
-#include <croute/engine.h>
-#include <croute/gen.h>
-#include <croute/incremental.h>
-#include <croute/parallel.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
+#include <croute/route/incremental.h>
+#include <croute/model/parallel.h>
 
 #include "testutil.h"
 

@@ -2,8 +2,8 @@
 /* Unit tests of the fabric model, LID assignment and hop tables. */
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/parallel.h>
+#include <croute/route/engine.h>
+#include <croute/model/parallel.h>
 
 #include "testutil.h"
 

@@ -8,11 +8,11 @@
  */
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/portsel.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
+#include <croute/model/hops.h>
+#include <croute/route/portsel.h>
 
 #include "testutil.h"
 

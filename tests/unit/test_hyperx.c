@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <croute/gen.h>
+#include <croute/io/gen.h>
 
 #include "ranked_util.h"
 

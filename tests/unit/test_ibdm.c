@@ -3,7 +3,7 @@
  * Unit tests of the ibdm plan reader on definitions of its own (a
  * --ibnl-dir): link attributes, format detection, expansion of boards
  * and their CFG flavours, names, the GUIDs documented in
- * include/croute/ibdm.h, rates, the plan's port names, and errors with
+ * include/croute/io/ibdm.h, rates, the plan's port names, and errors with
  * the line they blame.
  */
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 #include "testutil.h"
 
-#include <croute/ibdm.h>
+#include <croute/io/ibdm.h>
 
 #include "../../src/core/io/ibdm_int.h"
 

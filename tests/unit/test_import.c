@@ -19,8 +19,8 @@
 
 #include "plugin.h"
 
-#include <croute/gen.h>
-#include <croute/parallel.h>
+#include <croute/io/gen.h>
+#include <croute/model/parallel.h>
 
 #include "testutil.h"
 

@@ -17,13 +17,13 @@
  */
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/incremental.h>
-#include <croute/node_match.h>
-#include <croute/parallel.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/io/gen.h>
+#include <croute/model/hops.h>
+#include <croute/route/incremental.h>
+#include <croute/model/node_match.h>
+#include <croute/model/parallel.h>
 
 #include "../../src/core/route/ftree_int.h"
 #include "updn_fabrics.h"

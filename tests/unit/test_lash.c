@@ -7,10 +7,10 @@
  */
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/hops.h>
-#include <croute/lash.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/model/hops.h>
+#include <croute/io/lash.h>
 
 #include "testutil.h"
 

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include <croute/gen.h>
-#include <croute/mcast.h>
-#include <croute/parallel.h>
+#include <croute/io/gen.h>
+#include <croute/route/mcast.h>
+#include <croute/model/parallel.h>
 
 #include "testutil.h"
 

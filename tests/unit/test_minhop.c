@@ -2,10 +2,10 @@
 /* Unit tests of cr-minhop: completeness, minimality, balance, LMC. */
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/portsel.h>
+#include <croute/model/check.h>
+#include <croute/io/gen.h>
+#include <croute/model/hops.h>
+#include <croute/route/portsel.h>
 
 #include "updn_fabrics.h"
 

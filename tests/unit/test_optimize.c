@@ -12,11 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/est_inc.h>
-#include <croute/gen.h>
-#include <croute/optimize.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/est_inc.h>
+#include <croute/io/gen.h>
+#include <croute/tune/optimize.h>
+#include <croute/estimate/host_order.h>
 
 #include "testutil.h"
 

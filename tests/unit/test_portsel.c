@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include <croute/conf.h>
-#include <croute/portsel.h>
+#include <croute/io/conf.h>
+#include <croute/route/portsel.h>
 
 #include "updn_fabrics.h"
 

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include <croute/gen.h>
-#include <croute/pattern.h>
+#include <croute/io/gen.h>
+#include <croute/estimate/pattern.h>
 
 #include "testutil.h"
 

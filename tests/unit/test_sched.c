@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Exports for schedulers (include/croute/sched.h): hostlist compression,
+ * Exports for schedulers (include/croute/io/sched.h): hostlist compression,
  * export names (first word, node-name map, collisions to GUIDs) and the
  * host order without a CA order (leaf by leaf, by LID).
  */
 #include <string.h>
 
-#include <croute/sched.h>
+#include <croute/io/sched.h>
 
 #include "testutil.h"
 

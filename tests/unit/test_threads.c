@@ -11,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/estimate.h>
-#include <croute/flowbal.h>
-#include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/hosts.h>
-#include <croute/parallel.h>
-#include <croute/pattern.h>
-#include <croute/portsel.h>
-#include <croute/roles.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/estimate.h>
+#include <croute/route/flowbal.h>
+#include <croute/io/gen.h>
+#include <croute/model/hops.h>
+#include <croute/model/hosts.h>
+#include <croute/model/parallel.h>
+#include <croute/estimate/pattern.h>
+#include <croute/route/portsel.h>
+#include <croute/model/roles.h>
 
 #include "testutil.h"
 #include "updn_fabrics.h"

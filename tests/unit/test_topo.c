@@ -11,8 +11,8 @@
 
 #include "testutil.h"
 
-#include <croute/gen.h>
-#include <croute/topo.h>
+#include <croute/io/gen.h>
+#include <croute/io/topo.h>
 
 /* The first error the core reports, for tests that check the message. */
 static char first_error[1024];

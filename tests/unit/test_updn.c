@@ -5,13 +5,13 @@
  * rings and random graphs, LMC, disconnected fabrics, and contention-free
  * shift patterns on scrambled directors with remote-GUID sorting.
  */
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/estimate.h>
-#include <croute/gen.h>
-#include <croute/hops.h>
-#include <croute/portsel.h>
-#include <croute/roles.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/estimate/estimate.h>
+#include <croute/io/gen.h>
+#include <croute/model/hops.h>
+#include <croute/route/portsel.h>
+#include <croute/model/roles.h>
 
 #include "updn_fabrics.h"
 
@@ -374,7 +374,7 @@ static void test_lmc(void **state)
  * tops stay roots, the leaves keep their shortest routes and croute's
  * port_shifting its contention-free shifts among the leaf hosts. A top
  * switch of a k-ary n-tree is placed like a leaf, so only io_guid_file
- * can say that its host is no compute node (include/croute/roles.h):
+ * can say that its host is no compute node (include/croute/model/roles.h):
  * without it, the tops with hosts are leaves and the tree is not seen.
  */
 static void test_roots_management_nodes(void **state)
@@ -432,7 +432,7 @@ static void test_roots_management_nodes(void **state)
 }
 
 /*
- * Switch roles (include/croute/roles.h): a management host on a spine next
+ * Switch roles (include/croute/model/roles.h): a management host on a spine next
  * to the leaves is an I/O node, a leaf with one host left is still a leaf;
  * lists, when given, decide. Root GUIDs: switches, CAs for their switches,
  * unknown ones skipped, none usable an error.

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include <croute/engine.h>
-#include <croute/fabric.h>
-#include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/route/engine.h>
+#include <croute/model/fabric.h>
+#include <croute/model/log.h>
+#include <croute/model/routing.h>
 
 /*
  * Everything two models hold, compared node by node (same order). whole:

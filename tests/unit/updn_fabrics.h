@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include <croute/gen.h>
+#include <croute/io/gen.h>
 
 #include "testutil.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * croute bound (include/croute/bound.h): per phase of a pattern, builds
+ * croute bound (include/croute/bound/bound.h): per phase of a pattern, builds
  * the phase's model (model.c) and hands it to the formulation asked for:
  * the splittable LPs by column generation over paths (colgen.c) or in
  * edge form (edge_lp.c, for cross-checks and --write-lp), or the
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/clock.h>
-#include <croute/log.h>
+#include <croute/model/clock.h>
+#include <croute/model/log.h>
 
 #include "bound_int.h"
 

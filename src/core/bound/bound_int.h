@@ -4,7 +4,7 @@
  * its path sets (paths.c) and the formulations bound.c dispatches to: the
  * LPs by column generation (colgen.c) or in edge form (edge_lp.c), the
  * unsplittable MIP (mip.c); joint.c's one LP over all phases is declared
- * in include/croute/bound.h.
+ * in include/croute/bound/bound.h.
  */
 #ifndef CROUTE_BOUND_INT_H
 #define CROUTE_BOUND_INT_H
@@ -15,7 +15,7 @@
 
 #include <glpk.h>
 
-#include <croute/bound.h>
+#include <croute/bound/bound.h>
 
 #define CR_HOP_NONE UINT16_MAX /* no path between two switches */
 

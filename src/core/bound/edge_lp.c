@@ -25,7 +25,7 @@
  */
 #include <stdlib.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "bound_int.h"
 

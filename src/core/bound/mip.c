@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "bound_int.h"
 

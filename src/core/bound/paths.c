@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
+#include <croute/model/buf.h>
 
 #include "bound_int.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/estimate.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/estimate/estimate.h>
+#include <croute/model/log.h>
 
 struct cr_hosts *cr_hosts_for(const struct cr_fabric *f,
 			      const struct cr_byproducts *by, const char *path)

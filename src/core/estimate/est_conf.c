@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The contention estimate's opensm.conf keys (include/croute/est_conf.h). */
+/*
+ * What the contention estimate's opensm.conf keys mean
+ * (include/croute/estimate/est_setup.h).
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/est_conf.h>
+#include <croute/estimate/est_setup.h>
 
 int cr_est_conf_check_patterns(const struct cr_est_conf *c)
 {
@@ -19,15 +22,18 @@ int cr_est_conf_check_patterns(const struct cr_est_conf *c)
 	return 0;
 }
 
-int cr_est_conf_take_penalty(struct cr_est_conf *c)
+int cr_est_conf_check_penalty(const struct cr_est_conf *c)
 {
-	c->pen_set = false;
-	if (!c->penalty[0])
-		return 0;
-	if (cr_penalty_scan(c->penalty, &c->pen, NULL, 0))
-		return -1;
-	c->pen_set = true;
-	return 0;
+	struct cr_penalty pen;
+
+	return c->penalty[0] && cr_penalty_scan(c->penalty, &pen, NULL, 0) ? -1
+									   : 0;
+}
+
+void cr_est_conf_penalty(const struct cr_est_conf *c, struct cr_penalty *p)
+{
+	if (!c->penalty[0] || cr_penalty_scan(c->penalty, p, NULL, 0))
+		cr_penalty_default(p);
 }
 
 int cr_est_conf_patterns_for(const struct cr_est_conf *c, uint32_t hosts,

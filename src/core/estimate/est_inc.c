@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The estimate under small LFT changes (include/croute/est_inc.h).
+ * The estimate under small LFT changes (include/croute/estimate/est_inc.h).
  *
  * Every phase is run once by cr_est_phase(), and its flows' paths, bounds
  * and rates are kept. The penalty model's degrees depend on who sends to
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/cmp.h>
-#include <croute/est_inc.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/model/cmp.h>
+#include <croute/estimate/est_inc.h>
+#include <croute/model/log.h>
 #include "maxmin.h"
 
 #include "est_int.h"

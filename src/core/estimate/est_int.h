@@ -6,7 +6,7 @@
 #ifndef CROUTE_EST_INT_H
 #define CROUTE_EST_INT_H
 
-#include <croute/estimate.h>
+#include <croute/estimate/estimate.h>
 
 struct cr_maxmin;
 

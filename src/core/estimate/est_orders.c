@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/estimate.h>
-#include <croute/log.h>
-#include <croute/rand.h>
+#include <croute/estimate/estimate.h>
+#include <croute/model/log.h>
+#include <croute/model/rand.h>
 
 struct cr_hosts *cr_hosts_random_order(const struct cr_hosts *h, uint64_t seed,
 				       uint32_t j)

@@ -6,7 +6,7 @@
  * that they cannot drift apart. Where the hosts come from and what
  * happens to each result is the caller's.
  */
-#include <croute/estimate.h>
+#include <croute/estimate/estimate.h>
 
 int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
 		    const struct cr_est_params *par,

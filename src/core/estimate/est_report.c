@@ -7,8 +7,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <croute/est_report.h>
-#include <croute/json.h>
+#include <croute/estimate/est_report.h>
+#include <croute/model/json.h>
 
 static const char *status_name(unsigned s)
 {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <croute/buf.h>
-#include <croute/clock.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/buf.h>
+#include <croute/model/clock.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 #include "est_int.h"
 #include "phases.h"
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/estimate.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/estimate/estimate.h>
+#include <croute/model/log.h>
 #include "maxmin.h"
 
 #include "est_int.h"

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/iheap.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/model/iheap.h>
+#include <croute/model/log.h>
 #include "maxmin.h"
 
 struct bound_ix {

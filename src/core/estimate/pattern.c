@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/cmp.h>
-#include <croute/log.h>
-#include <croute/rand.h>
+#include <croute/model/buf.h>
+#include <croute/model/cmp.h>
+#include <croute/model/log.h>
+#include <croute/model/rand.h>
 #include "phases.h"
 
 static const char *const kind_names[] = {

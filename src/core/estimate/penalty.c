@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The penalty factors' text form, "βe;βs;γr" (include/croute/penalty.h).
+ * The penalty factors' text form, "βe;βs;γr" (include/croute/estimate/penalty.h).
  * One parser for the command's --penalty and opensm.conf's
  * croute_penalty_factors, so that both accept exactly the same text.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/penalty.h>
+#include <croute/model/log.h>
+#include <croute/estimate/penalty.h>
 
 void cr_penalty_default(struct cr_penalty *p)
 {

@@ -7,7 +7,7 @@
 #ifndef CROUTE_PHASES_H
 #define CROUTE_PHASES_H
 
-#include <croute/pattern.h>
+#include <croute/estimate/pattern.h>
 
 struct cr_pattern_run {
 	const struct cr_pattern *p;

@@ -13,7 +13,8 @@
  */
 #include <stdlib.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
+#include <croute/estimate/host_order.h>
 #include "phases.h"
 
 struct hca {

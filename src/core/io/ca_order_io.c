@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/ca_order.h>
-#include <croute/buf.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/ca_order.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 void cr_ca_order_write(FILE *fp, const struct cr_fabric *f,
 		       const struct cr_byproducts *by, const char *engine)

@@ -13,10 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <croute/auto.h>
-#include <croute/conf.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/io/conf.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 static int parse_bool(const char *val, bool *out)
 {

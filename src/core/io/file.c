@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 static const struct cr_gz_ops *gz_ops;
 

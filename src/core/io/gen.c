@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/gen.h>
-#include <croute/log.h>
-#include <croute/rand.h>
+#include <croute/io/gen.h>
+#include <croute/model/log.h>
+#include <croute/model/rand.h>
 
 #include "gen_build.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 #include "gen_build.h"
 
 #define SWITCH_GUID_BASE 0x0002c90200000000ULL

@@ -9,7 +9,7 @@
 #ifndef CROUTE_GEN_BUILD_H
 #define CROUTE_GEN_BUILD_H
 
-#include <croute/gen.h>
+#include <croute/io/gen.h>
 
 /* Fabrics larger than this are refused before anything is allocated. */
 #define CR_GEN_MAX_NODES 1000000ul

@@ -24,7 +24,7 @@
  * hca_ports + s + 1); a spine's leaf l on port l + 1, then its global
  * ports.
  */
-#include <croute/log.h>
+#include <croute/model/log.h>
 #include "gen_build.h"
 
 struct dfly {

@@ -10,7 +10,7 @@
  * toward coordinate c in dimension d lands on the same t-th port of the
  * trunk at the far end.
  */
-#include <croute/log.h>
+#include <croute/model/log.h>
 #include "gen_build.h"
 
 struct hx {

@@ -19,7 +19,7 @@
  */
 #include <stdio.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 #include "gen_build.h"
 
 static int rail_check(unsigned servers, unsigned rails, unsigned unit,

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/conf.h>
-#include <croute/fabric.h>
-#include <croute/guidmap.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/conf.h>
+#include <croute/model/fabric.h>
+#include <croute/model/guidmap.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 /* Two numbers after a GUID: OpenSM's guid2lid ("0xGUID base top"). */
 static bool guid2lid_tail(const char *s)

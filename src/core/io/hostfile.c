@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The host order for shift and the MPI hostfile (include/croute/sched.h).
+ * The host order for shift and the MPI hostfile (include/croute/io/sched.h).
  *
  * Why leaf by leaf, by LID, for engines without a CA order: with
  * port_shifting, minhop, updn and lash choose among equal up ports by
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/sched.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
 
 struct host_key {
 	uint16_t leaf_lid; /* lowest host LID on the host's leaf */

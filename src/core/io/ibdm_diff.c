@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/ibdm.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/buf.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 struct plan_diff {
 	FILE *out;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
 
 #include "ibdm_int.h"
 

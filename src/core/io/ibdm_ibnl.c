@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/ibdm.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
 
 #include "ibdm_int.h"
 

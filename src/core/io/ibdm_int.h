@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <croute/fabric.h>
+#include <croute/model/fabric.h>
 
 /* One "PORT -attrs-> TARGET [TPORT]" line of an instance. */
 struct ibnl_conn {

@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/ibdm.h>
-#include <croute/log.h>
-#include <croute/strindex.h>
-#include <croute/topo.h>
+#include <croute/model/buf.h>
+#include <croute/io/ibdm.h>
+#include <croute/model/log.h>
+#include <croute/model/strindex.h>
+#include <croute/io/topo.h>
 
 #include "ibdm_int.h"
 

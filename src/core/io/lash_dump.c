@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * cr-lash's path SLs and SL2VL tables in the line formats of ibdmchk's -c
- * and -d options (include/croute/lash.h), so that an independent tool can
+ * and -d options (include/croute/io/lash.h), so that an independent tool can
  * check the layering for credit loops. ibdmchk matches these lines with
  * regular expressions that want lower-case hex and single spaces, and
  * takes any line starting "0x" for data: the headers are '#' comments
@@ -9,8 +9,8 @@
  */
 #include <inttypes.h>
 
-#include <croute/lash.h>
-#include <croute/log.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
 
 /* The switch whose SLs a node's traffic uses, or CR_NO_NODE. */
 uint32_t cr_lash_source_switch(const struct cr_fabric *f, uint32_t n)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Reads back what the plugin dumps for cr-lash (croute-lash-sl.dump and
- * croute-lash-sl2vl.dump, formats in include/croute/lash.h), so that the
+ * croute-lash-sl2vl.dump, formats in include/croute/io/lash.h), so that the
  * command checks an installed layered routing for credit loops per layer
  * as it checks its own. A switch's SLs are those of its own lines; CAs'
  * lines repeat their switch's and only have to agree with it. SL2VL
@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/lash.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/lash.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
+#include <croute/model/guidmap.h>
 
 static int read_lines(const char *path, FILE *in,
 		      int (*fn)(void *ctx, const char *path, unsigned line,

@@ -46,11 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/json.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/json.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
+#include <croute/model/guidmap.h>
 
 /* OpenSM prints node descriptions from the 64-byte NodeDescription. */
 #define DESC_MAX 64

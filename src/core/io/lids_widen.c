@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 /* The LID an entry line routes, 0 when it routes nothing. */
 static unsigned long routed_lid(const char *s)

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
+#include <croute/model/guidmap.h>
 
 /* The name of one line, in place; NULL when the line is malformed. */
 static char *parse_line(char *s, uint64_t *guid)

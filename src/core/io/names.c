@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/log.h>
-#include <croute/sched.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
 
 struct cr_names {
 	uint32_t num;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * OpenSM's own opensm.conf keys that decide a croute routing, parsed as
- * OpenSM parses them (include/croute/osm_conf.h), and croute's keys through
+ * OpenSM parses them (include/croute/io/osm_conf.h), and croute's keys through
  * the plugin's own line parser, so that the command and the plugin read
  * one file identically.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/osm_conf.h>
+#include <croute/model/log.h>
+#include <croute/io/osm_conf.h>
 
 void cr_osm_keys_init(struct cr_osm_keys *k)
 {

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/conf.h>
-#include <croute/fabric.h>
-#include <croute/guidmap.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/io/conf.h>
+#include <croute/model/fabric.h>
+#include <croute/model/guidmap.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 static int parse_line(char *s, const char *path, unsigned lineno,
 		      const char *key, struct cr_port_order *po)

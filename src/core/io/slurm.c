@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A Slurm topology.conf of the fabric (include/croute/sched.h). Slurm's
+ * A Slurm topology.conf of the fabric (include/croute/io/sched.h). Slurm's
  * topology/tree knows only parents and children, so switches are levelled
  * by their distance to the nearest leaf (a breadth-first search from all
  * leaves at once): on a fat tree that is the tree's own levels, and every
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/sched.h>
+#include <croute/model/log.h>
+#include <croute/io/sched.h>
 
 #define NO_LEVEL CR_NO_LEVEL
 #define TOP_NAME "croute-fabric"

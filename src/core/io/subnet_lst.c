@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
-#include <croute/ibdm.h>
+#include <croute/model/guidmap.h>
+#include <croute/io/ibdm.h>
 
 struct end {
 	enum cr_node_type type;

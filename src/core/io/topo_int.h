@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <croute/fabric.h>
-#include <croute/guidmap.h>
-#include <croute/log.h>
-#include <croute/strindex.h>
+#include <croute/model/fabric.h>
+#include <croute/model/guidmap.h>
+#include <croute/model/log.h>
+#include <croute/model/strindex.h>
 
 /* ibsim's node type numbering, which indexes its GUID counters. */
 enum { SIM_CA = 1, SIM_SWITCH = 2, SIM_ROUTER = 3, SIM_TYPES };

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/topo.h>
+#include <croute/model/buf.h>
+#include <croute/io/topo.h>
 
 #include "topo_int.h"
 

@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/buf.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
-#include <croute/guidmap.h>
+#include <croute/model/guidmap.h>
 
 struct pl_port {
 	uint32_t node; /* in rd->nodes */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/topo.h>
+#include <croute/io/topo.h>
 
 #include "topo_int.h"
 

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include <config.h>
-#include <croute/json.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/model/json.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 static char type_letter(enum cr_node_type t)
 {

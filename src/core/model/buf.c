@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* A growing memory buffer and growable arrays (include/croute/buf.h). */
+/* A growing memory buffer and growable arrays (include/croute/model/buf.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
+#include <croute/model/buf.h>
 
 void cr_buf_put(struct cr_buf *b, const void *data, size_t n)
 {

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/check.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 struct cdg {
 	const struct cr_fabric *f;

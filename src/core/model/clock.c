@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* include/croute/clock.h */
+/* include/croute/model/clock.h */
 #include <time.h>
 
-#include <croute/clock.h>
+#include <croute/model/clock.h>
 
 double cr_now(void)
 {

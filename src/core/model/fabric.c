@@ -11,11 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include <croute/buf.h>
-#include <croute/fabric.h>
-#include <croute/json.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/buf.h>
+#include <croute/model/fabric.h>
+#include <croute/model/json.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 struct cr_fabric *cr_fabric_new(void)
 {

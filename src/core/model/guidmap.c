@@ -2,8 +2,8 @@
 /* Open addressing with linear probing, kept at most half full. */
 #include <stdlib.h>
 
-#include <croute/fabric.h>
-#include <croute/guidmap.h>
+#include <croute/model/fabric.h>
+#include <croute/model/guidmap.h>
 
 static size_t slot_of(const struct cr_guidmap *m, uint64_t key)
 {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 struct dist_job {
 	uint32_t ns, words;

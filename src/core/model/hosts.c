@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/guidmap.h>
-#include <croute/hosts.h>
-#include <croute/log.h>
+#include <croute/model/guidmap.h>
+#include <croute/model/hosts.h>
+#include <croute/model/log.h>
 
 int cr_natural_cmp(const char *a, const char *b)
 {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * JSON string escaping, and text for people and for other tools
- * (include/croute/json.h). Node descriptions come
+ * (include/croute/model/json.h). Node descriptions come
  * from the fabric's devices, 64 bytes with no encoding promised: a byte
  * that is not part of valid UTF-8 would make the whole report invalid
  * JSON, so it is written as the code point of its Latin-1 reading.
  */
 #include <stdint.h>
 
-#include <croute/json.h>
+#include <croute/model/json.h>
 
 size_t cr_utf8_len(const unsigned char *s)
 {

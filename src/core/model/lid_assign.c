@@ -14,8 +14,8 @@
  */
 #include <stdlib.h>
 
-#include <croute/fabric.h>
-#include <croute/log.h>
+#include <croute/model/fabric.h>
+#include <croute/model/log.h>
 
 struct lid_port {
 	uint64_t guid;

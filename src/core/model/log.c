@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The core's single log sink (see include/croute/log.h). The plugin's
+ * The core's single log sink (see include/croute/model/log.h). The plugin's
  * estimate thread logs while the sweeper changes the level at every
  * routing run, so every access is atomic; the sink itself is set while
  * no other thread logs, and read as a pair under the same rule.
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/json.h>
-#include <croute/log.h>
+#include <croute/model/json.h>
+#include <croute/model/log.h>
 
 static bool keep;
 static char *kept[CR_LOG_KEPT];

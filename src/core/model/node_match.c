@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Two fabrics' nodes matched by GUID (include/croute/node_match.h), and
+ * Two fabrics' nodes matched by GUID (include/croute/model/node_match.h), and
  * the LFT entries two routings differ in. Fabrics imported in GUID order
  * with the same nodes match index for index, in one pass; others are
  * matched by merging their GUID-sorted node lists, O(n log n).
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/node_match.h>
+#include <croute/model/log.h>
+#include <croute/model/node_match.h>
 
 struct guid_ix {
 	uint64_t guid;

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/routing.h>
+#include <croute/model/buf.h>
+#include <croute/model/routing.h>
 
 void cr_options_init(struct cr_options *o)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <croute/parallel.h>
+#include <croute/model/parallel.h>
 
 static unsigned threads; /* 0: not set, use the default */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* splitmix64 (include/croute/rand.h). */
-#include <croute/rand.h>
+/* splitmix64 (include/croute/model/rand.h). */
+#include <croute/model/rand.h>
 
 uint64_t cr_rand_next(uint64_t *state)
 {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/fabric.h>
-#include <croute/log.h>
+#include <croute/model/fabric.h>
+#include <croute/model/log.h>
 
 /* Names given in the warning; the count says how many more there are. */
 #define REACH_NAMES 3

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Switch roles (include/croute/roles.h; doc/design.md, "Switch roles").
+ * Switch roles (include/croute/model/roles.h; doc/design.md, "Switch roles").
  *
  * Why a rule when no list is given: engines that spread by destination
  * (D-mod-k) count heights from the leaves, and cr-updn picks its roots by
@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/cmp.h>
-#include <croute/log.h>
-#include <croute/roles.h>
+#include <croute/model/cmp.h>
+#include <croute/model/log.h>
+#include <croute/model/roles.h>
 
 static int sorted_copy(const struct cr_guid_list *l, uint64_t **v, size_t *n)
 {
@@ -224,7 +224,7 @@ int cr_roots_from_guids(const struct cr_fabric *f, const struct cr_guid_list *l,
 }
 
 /*
- * Tree-like (include/croute/roles.h): the switches one connected part, at
+ * Tree-like (include/croute/model/roles.h): the switches one connected part, at
  * least two leaves, no cable between two leaves. A torus or a random
  * graph, where every switch has CAs, is not.
  */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/parallel.h>
-#include <croute/routing.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
+#include <croute/model/routing.h>
 
 struct clear_job {
 	const struct cr_fabric *f;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* An index by name over the caller's records (include/croute/strindex.h). */
+/* An index by name over the caller's records (include/croute/model/strindex.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/strindex.h>
+#include <croute/model/strindex.h>
 
 #define FREE_SLOT UINT32_MAX
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The estimate as one HTML file (see include/croute/est_html.h). The
+ * The estimate as one HTML file (see include/croute/report/est_html.h). The
  * matrix is a PNG rather than SVG because it can hold a million cells; the
  * histograms are SVG because they are a few dozen bars and stay sharp.
  * Rates are shown as fractions of the injection rate on a fixed 0..1
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/est_html.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/report/est_html.h>
+#include <croute/model/log.h>
 
 #include "html_int.h"
 

@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <croute/gzfile.h>
-#include <croute/log.h>
-#include <croute/topo.h>
+#include <croute/report/gzfile.h>
+#include <croute/model/log.h>
+#include <croute/io/topo.h>
 
 static ssize_t gz_read(void *cookie, char *buf, size_t n)
 {

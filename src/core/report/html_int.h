@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include <croute/estimate.h>
-#include <croute/json.h>
+#include <croute/estimate/estimate.h>
+#include <croute/model/json.h>
 
 /*
  * Text with <, >, & and " escaped, and what a page must not hold as it is

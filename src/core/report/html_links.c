@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/sched.h>
+#include <croute/io/sched.h>
 
 #include "html_int.h"
 

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <croute/fabric.h>
+#include <croute/model/fabric.h>
 
 #include "html_int.h"
 

@@ -66,10 +66,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/portsel.h>
+#include <croute/route/engine.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/route/portsel.h>
 
 #include "ranked_paths.h"
 

@@ -2,8 +2,8 @@
 /* Running an engine: nothing half-done is left behind on failure. */
 #include <inttypes.h>
 
-#include <croute/engine.h>
-#include <croute/log.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
 
 /*
  * A switch holds LFT entries 0..lft_cap - 1 (LinearFDBCap). An entry the

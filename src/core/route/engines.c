@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/model/routing.h>
 
 static const struct cr_engine minhop = {
 	"minhop",

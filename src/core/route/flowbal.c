@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Flow balance on threads (include/croute/flowbal.h). The LIDs go in
+ * Flow balance on threads (include/croute/route/flowbal.h). The LIDs go in
  * segments toward at most CR_FLOW_SLOTS destination switches: first each
  * destination's levels and the switches sorted by level, one destination
  * per chunk; then each run of LIDs of one destination switch (a group),
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/flowbal.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/route/flowbal.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #define DEFAULT_GRAIN 512
 #define MAX_WIDTH 64

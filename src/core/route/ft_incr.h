@@ -6,7 +6,7 @@
 #ifndef CROUTE_FT_INCR_H
 #define CROUTE_FT_INCR_H
 
-#include <croute/portsel.h>
+#include <croute/route/portsel.h>
 
 #include "ftree_int.h"
 

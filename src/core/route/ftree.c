@@ -50,12 +50,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/check.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
-#include <croute/portsel.h>
+#include <croute/model/buf.h>
+#include <croute/model/check.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
+#include <croute/route/portsel.h>
 
 #include "ftree_int.h"
 

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/parallel.h>
-#include <croute/portsel.h>
+#include <croute/model/parallel.h>
+#include <croute/route/portsel.h>
 
 #include "ftree_int.h"
 #include "ft_incr.h"

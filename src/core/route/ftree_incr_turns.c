@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/check.h>
-#include <croute/clock.h>
+#include <croute/model/buf.h>
+#include <croute/model/check.h>
+#include <croute/model/clock.h>
 
 #include "incr_int.h"
 

@@ -9,8 +9,8 @@
 #ifndef CROUTE_FTREE_INT_H
 #define CROUTE_FTREE_INT_H
 
-#include <croute/roles.h>
-#include <croute/routing.h>
+#include <croute/model/roles.h>
+#include <croute/model/routing.h>
 
 #define FT_MAX_HEIGHT 15 /* deeper than any fat tree in use */
 #define FT_INF 255 /* no up/down path */

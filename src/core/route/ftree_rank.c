@@ -7,7 +7,7 @@
  * roots are rank 0), else upward from the switches with CAs, which get
  * the highest rank; when that breaks the rules and cn/io lists are given
  * (I/O nodes on spines), upward from the leaves only (the switches with
- * compute nodes: include/croute/roles.h). A fat tree links only
+ * compute nodes: include/croute/model/roles.h). A fat tree links only
  * adjacent ranks; anything else (a torus, a random graph) is refused here
  * with the two switches and their ranks named.
  *
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "ftree_int.h"
 

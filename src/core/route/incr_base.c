@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/route/engine.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #include "ft_incr.h"
 #include "incr_int.h"

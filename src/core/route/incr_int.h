@@ -8,9 +8,9 @@
 #ifndef CROUTE_INCR_INT_H
 #define CROUTE_INCR_INT_H
 
-#include <croute/engine.h>
-#include <croute/incremental.h>
-#include <croute/portsel.h>
+#include <croute/route/engine.h>
+#include <croute/route/incremental.h>
+#include <croute/route/portsel.h>
 
 #include "ftree_int.h"
 #include "incr_lab.h"

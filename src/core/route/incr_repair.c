@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/portsel.h>
+#include <croute/model/buf.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/route/portsel.h>
 
 #include "ft_incr.h"
 #include "incr_int.h"

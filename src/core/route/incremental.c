@@ -42,13 +42,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/node_match.h>
-#include <croute/parallel.h>
+#include <croute/model/buf.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/node_match.h>
+#include <croute/model/parallel.h>
 
 #include "ft_incr.h"
 #include "incr_int.h"

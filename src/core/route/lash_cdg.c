@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
-#include <croute/cmp.h>
-#include <croute/log.h>
+#include <croute/model/buf.h>
+#include <croute/model/cmp.h>
+#include <croute/model/log.h>
 
 #include "lash_cdg.h"
 

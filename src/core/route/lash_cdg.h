@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <croute/fabric.h>
+#include <croute/model/fabric.h>
 
 #define CR_LASH_NO_CHAN UINT32_MAX
 

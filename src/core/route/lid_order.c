@@ -9,8 +9,8 @@
  */
 #include <stdlib.h>
 
-#include <croute/log.h>
-#include <croute/portsel.h>
+#include <croute/model/log.h>
+#include <croute/route/portsel.h>
 
 static void add_port_lids(const struct cr_fabric *f, uint32_t n, unsigned p,
 			  uint16_t *lids, int *count, uint8_t *seen)

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/mcast.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/route/mcast.h>
 
 #define NO_DIST CR_HOPS_INF
 

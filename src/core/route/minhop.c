@@ -31,19 +31,19 @@
  * switches' (height, GUID). Still only shortest paths. The picks of a
  * switch depend on the farther switches' picks for the same LID, so
  * each destination switch's LIDs go level by level, a level's switches
- * over croute_threads threads (include/croute/flowbal.h): the same
+ * over croute_threads threads (include/croute/route/flowbal.h): the same
  * tables for any thread count.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/flowbal.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
-#include <croute/portsel.h>
-#include <croute/roles.h>
+#include <croute/route/engine.h>
+#include <croute/route/flowbal.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
+#include <croute/route/portsel.h>
+#include <croute/model/roles.h>
 
 /*
  * The switches in the order to route them toward switch di: index order,
@@ -263,7 +263,7 @@ out:
 }
 
 /*
- * Flow balance (include/croute/flowbal.h): each switch's switch links
+ * Flow balance (include/croute/route/flowbal.h): each switch's switch links
  * sorted once into the order of the far switches' keys, so that filtering
  * them gives a destination's candidates already in order.
  */

@@ -23,7 +23,7 @@
  * cr_lid_order() pass CR_PS_SPREAD, and for them croute's port_shifting
  * is destination-based (D-mod-k): with r the destination port's position
  * in that order, n the candidates, and h the switch's distance from the
- * nearest leaf (include/croute/roles.h), an upward choice takes candidate
+ * nearest leaf (include/croute/model/roles.h), an upward choice takes candidate
  * (r / n^h + LID offset) mod n, a downward one (r + LID offset) mod n,
  * whatever the loads. Every switch then makes the same choice for the same
  * destination, each level uses its own digit of r, and a full tree routed
@@ -58,10 +58,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
-#include <croute/rand.h>
-#include <croute/portsel.h>
-#include <croute/roles.h>
+#include <croute/model/log.h>
+#include <croute/model/rand.h>
+#include <croute/route/portsel.h>
+#include <croute/model/roles.h>
 
 struct cr_portsel {
 	const struct cr_fabric *f;

@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/flowbal.h>
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
+#include <croute/route/engine.h>
+#include <croute/route/flowbal.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #include "ranked_paths.h"
 

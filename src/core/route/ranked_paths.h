@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <croute/fabric.h>
-#include <croute/parallel.h>
-#include <croute/portsel.h>
-#include <croute/routing.h>
+#include <croute/model/fabric.h>
+#include <croute/model/parallel.h>
+#include <croute/route/portsel.h>
+#include <croute/model/routing.h>
 
 struct cr_ranked;
 

@@ -47,16 +47,16 @@
  * croute_threads threads with the same tables for any count (see
  * updn_route_lids()), and so is the tree heuristic's check (roots_fit() in
  * updn_roots.c, a BFS per destination). Flow balance too, a level of switches
- * at a time (include/croute/flowbal.h).
+ * at a time (include/croute/route/flowbal.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/portsel.h>
-#include <croute/roles.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/route/portsel.h>
+#include <croute/model/roles.h>
 
 #include "updn_int.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/check.h>
-#include <croute/log.h>
+#include <croute/model/check.h>
+#include <croute/model/log.h>
 
 #include "updn_int.h"
 

@@ -8,8 +8,8 @@
 #ifndef CROUTE_UPDN_INT_H
 #define CROUTE_UPDN_INT_H
 
-#include <croute/fabric.h>
-#include <croute/roles.h>
+#include <croute/model/fabric.h>
+#include <croute/model/roles.h>
 
 /* A switch's label toward one destination switch: its distance and mode. */
 #define CR_UPDN_NO_LABEL UINT16_MAX /* distance: no legal route */
@@ -60,7 +60,7 @@ struct updn {
 	struct updn_adj *adj;
 	uint32_t *comp; /* connected part: its lowest switch index */
 	bool *has_ca;
-	struct cr_roles roles; /* include/croute/roles.h */
+	struct cr_roles roles; /* include/croute/model/roles.h */
 	const bool *leaf; /* roles.leaf */
 	bool *is_root;
 	uint32_t *ord; /* position in the total (rank, GUID) order */

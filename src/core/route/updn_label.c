@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "updn_int.h"
 

@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/flowbal.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
-#include <croute/portsel.h>
+#include <croute/route/flowbal.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
+#include <croute/route/portsel.h>
 
 #include "updn_int.h"
 
@@ -237,7 +237,7 @@ out:
 }
 
 /*
- * Flow balance (cr_portsel_use_flows(), include/croute/flowbal.h): one
+ * Flow balance (cr_portsel_use_flows(), include/croute/route/flowbal.h): one
  * labelling BFS per destination, destinations in parallel; each
  * switch's links sorted once into the order of the far switches' keys,
  * so that filtering them gives the candidates already in order.

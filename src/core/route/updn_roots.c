@@ -12,7 +12,7 @@
  * (top_level_roots(): pairs without a legal path then take min-hop
  * detours, and a credit loop among them sends us to what follows). Else
  * from a tree heuristic: the switches whose farthest leaf is nearest (minimal
- * host eccentricity; leaves as include/croute/roles.h defines them, so a
+ * host eccentricity; leaves as include/croute/model/roles.h defines them, so a
  * management node on a core switch does not count), kept only
  * if up*-down* from them gives every CA switch a legal path to every
  * switch and a shortest one to every CA switch, as on fat trees and
@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/hops.h>
-#include <croute/log.h>
-#include <croute/parallel.h>
-#include <croute/roles.h>
+#include <croute/model/hops.h>
+#include <croute/model/log.h>
+#include <croute/model/parallel.h>
+#include <croute/model/roles.h>
 
 #include "updn_int.h"
 

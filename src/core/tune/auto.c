@@ -60,12 +60,13 @@
 #include <string.h>
 #include <time.h>
 
-#include <croute/auto.h>
-#include <croute/buf.h>
-#include <croute/check.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/log.h>
+#include <croute/tune/auto.h>
+#include <croute/model/buf.h>
+#include <croute/model/check.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/estimate/host_order.h>
 
 #include "auto_int.h"
 

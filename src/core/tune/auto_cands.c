@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/auto.h>
-#include <croute/buf.h>
-#include <croute/engine.h>
-#include <croute/log.h>
-#include <croute/routing.h>
+#include <croute/tune/auto.h>
+#include <croute/model/buf.h>
+#include <croute/route/engine.h>
+#include <croute/model/log.h>
+#include <croute/model/routing.h>
 
 #include "auto_int.h"
 

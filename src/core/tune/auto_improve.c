@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/auto.h>
-#include <croute/clock.h>
-#include <croute/log.h>
-#include <croute/node_match.h>
+#include <croute/tune/auto.h>
+#include <croute/model/clock.h>
+#include <croute/model/log.h>
+#include <croute/model/node_match.h>
 
 #include "auto_int.h"
 

@@ -6,9 +6,9 @@
 #ifndef CROUTE_AUTO_INT_H
 #define CROUTE_AUTO_INT_H
 
-#include <croute/auto.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
+#include <croute/tune/auto.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
 
 #define WORK_PER_S 1e9
 /* Less of the budget than this is not worth the pass's setup. */

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/auto.h>
-#include <croute/log.h>
+#include <croute/tune/auto.h>
+#include <croute/model/log.h>
 
 #include "auto_int.h"
 

@@ -4,9 +4,9 @@
  * layers that use them: the messages name the file and line the parser
  * recorded.
  */
-#include <croute/auto.h>
-#include <croute/conf_check.h>
-#include <croute/est_conf.h>
+#include <croute/tune/auto.h>
+#include <croute/tune/conf_check.h>
+#include <croute/estimate/est_setup.h>
 
 static int check_objective(const char *val)
 {
@@ -60,7 +60,7 @@ int cr_conf_check(struct cr_conf *c)
 		c->est.patterns[0] = '\0';
 		bad++;
 	}
-	if (cr_est_conf_take_penalty(&c->est)) {
+	if (cr_est_conf_check_penalty(&c->est)) {
 		cr_conf_report(c, CR_CHECK_PENALTY, c->est.penalty);
 		c->est.penalty[0] = '\0';
 		bad++;

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/auto.h>
-#include <croute/buf.h>
-#include <croute/est_conf.h>
-#include <croute/log.h>
+#include <croute/tune/auto.h>
+#include <croute/model/buf.h>
+#include <croute/io/est_conf.h>
+#include <croute/model/log.h>
+#include <croute/estimate/host_order.h>
 
 void cr_objective_release(struct cr_objective *obj)
 {

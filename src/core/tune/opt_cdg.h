@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include <croute/routing.h>
+#include <croute/model/routing.h>
 
 struct opt_cdg;
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/log.h>
+#include <croute/model/log.h>
 
 #include "opt_held.h"
 

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <croute/auto.h>
-#include <croute/est_inc.h>
+#include <croute/tune/auto.h>
+#include <croute/estimate/est_inc.h>
 
 struct opt_held {
 	struct cr_pattern *pats; /* the held patterns, term by term */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <croute/est_inc.h>
-#include <croute/optimize.h>
+#include <croute/estimate/est_inc.h>
+#include <croute/tune/optimize.h>
 
 #define NONE UINT32_MAX
 #define MAX_ENTRIES (48u << 20) /* path entries held, at most */

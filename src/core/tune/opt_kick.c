@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/est_inc.h>
-#include <croute/log.h>
+#include <croute/estimate/est_inc.h>
+#include <croute/model/log.h>
 
 #include "opt_cdg.h"
 #include "opt_held.h"

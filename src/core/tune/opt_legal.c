@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <croute/buf.h>
+#include <croute/model/buf.h>
 
 #include "opt_cdg.h"
 #include "opt_int.h"

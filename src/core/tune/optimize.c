@@ -4,7 +4,7 @@
  * judged move by move by the contention estimate itself.
  *
  * Scoring. Every phase of the objective's patterns is held with its
- * flows' paths and max-min rates (include/croute/est_inc.h). A move
+ * flows' paths and max-min rates (include/croute/estimate/est_inc.h). A move
  * changes one entry: LID l leaves switch w by port q, not p. The flows to
  * l that left w by p take the new path; only their phases are solved
  * again, so a move costs (flows moved) x (one phase's solve), and its
@@ -66,15 +66,15 @@
 #include <string.h>
 #include <time.h>
 
-#include <croute/buf.h>
-#include <croute/check.h>
-#include <croute/clock.h>
-#include <croute/engine.h>
-#include <croute/est_conf.h>
-#include <croute/est_inc.h>
-#include <croute/estimate.h>
-#include <croute/log.h>
-#include <croute/optimize.h>
+#include <croute/model/buf.h>
+#include <croute/model/check.h>
+#include <croute/model/clock.h>
+#include <croute/route/engine.h>
+#include <croute/io/est_conf.h>
+#include <croute/estimate/est_inc.h>
+#include <croute/estimate/estimate.h>
+#include <croute/model/log.h>
+#include <croute/tune/optimize.h>
 
 #include "opt_cdg.h"
 #include "opt_held.h"
