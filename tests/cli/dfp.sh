@@ -1,7 +1,9 @@
 #!/bin/sh
-# cr-dfp through the command: on a generated dragonfly+, intact and less
-# three global cables, the routing is complete, free of credit loops on
-# its path SLs (croute check --sl --sl2vl, the files route writes for
+# cr-dfp through the command: on a generated dragonfly+, intact, less
+# three global cables, and less switch cables of any kind drawn at random
+# (three sets of three that cut a cable of a group's first leaf, its turn
+# leaf when intact, and two of six), the routing is complete, free of
+# credit loops on its path SLs (croute check --sl --sl2vl, the files route writes for
 # ibdmchk) and uses two SLs, SL i on VL i; shortest paths between hosts
 # on the intact fabric; on a fabric that is no dragonfly+ (a torus) it
 # says it falls back to up*-down* and still checks clean; cr-auto with
@@ -18,7 +20,19 @@ awk -v count=3 -f "$top_srcdir/bench/modern/drop-global.awk" \
 	"$(($(grep -c '^\[' "$tmp/d.topo") - 6))" ] ||
 	fail "drop-global.awk did not remove 3 cables"
 
-for t in d cut; do
+# Random cuts that take a cable of the first leaf of a group (g4 and g7,
+# g5, g1 and g8) and sets of six; the switches stay connected.
+for c in 3:9 3:16 3:21 6:1 6:2; do
+	python3 "$top_srcdir/bench/modern/cut-random.py" --count ${c%:*} \
+		--seed ${c#*:} "$tmp/d.topo" >"$tmp/r${c%:*}-${c#*:}.topo" \
+		2>"$tmp/cuts${c%:*}-${c#*:}" ||
+		fail "cut-random.py $c: $(cat "$tmp/cuts${c%:*}-${c#*:}")"
+done
+grep -q "g4-leaf-0" "$tmp/cuts3-9" ||
+	fail "the cables cut with seed 9 spare the first leaves: $(cat \
+"$tmp/cuts3-9")"
+
+for t in d cut r3-9 r3-16 r3-21 r6-1 r6-2; do
 	route_ranked dfp "cr-dfp: 72 switches in 9 groups routed on 2 VL" $t
 	sls=$(path_sls $t)
 	[ "$sls" = "0 1 " ] || fail "dfp's $t path SLs are '$sls', not 0 1"

@@ -3,9 +3,11 @@
  * cr-dfp: dragonfly+ routing on at most two virtual lanes. Leaves are the
  * switches with CAs, spines the others; a group is a part the leaf-spine
  * cables join (on a dragonfly+, a two-level tree), and "global" cables
- * join spines. Groups are numbered in switch order; the first leaf of
- * each group, or its first two where some pair of groups shares no
- * cable, are its turn leaves, and its spines alternate between them.
+ * join spines. Groups are numbered in switch order; a group's turn leaf,
+ * or two where some pair of groups shares no cable, is the leaf cabled
+ * to most of its spines (the first such), so that a cut leaf-spine cable
+ * moves the turn to a leaf that kept them all; its spines alternate
+ * between the two.
  *
  * Ranks. Each VL orders the channels: VL 1 by group upward, VL 0 by
  * group downward (g below is the group's number, negated on VL 0): a
@@ -49,8 +51,8 @@
  * leaves no second VL when one is needed, the whole fabric is routed by
  * cr-updn on one VL instead, and the reason logged. Before the tables are returned, every
  * switch's path to every LID, as written, is checked to rise on its SL's
- * VL (linear in the tables; croute check's search of the dependency
- * graph took 55% of the time at 16,896 hosts), falling back the same way.
+ * VL (linear in the tables, where a search of the dependency graph
+ * would cost more than the routing), falling back the same way.
  *
  * The waves, the port choice and the final check are shared with
  * cr-hyperx (ranked_paths.c); this file gives the ranks, the rules of VL
@@ -58,8 +60,7 @@
  *
  * Cost: all-pairs switch distances (switches^2 bytes); per destination
  * switch a few waves over the switch links, per LID a pick on every
- * switch, and the check. 16,896 hosts on 1,056 switches route offline in
- * 2.7 s on one core, 45 MB.
+ * switch, and the check (bench/scale gives the figures).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -233,17 +234,115 @@ static int all_pairs_cabled(const struct dfp *d)
 	return got == want;
 }
 
+/* Whether switch indices s and t share a cable. */
+static bool cabled_to(const struct cr_ranked *rp, uint32_t s, uint32_t t)
+{
+	for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1]; i++)
+		if (rp->adj[i] == t)
+			return true;
+	return false;
+}
+
+/* The spines of its group leaf s is cabled to, parallel cables once. */
+static uint32_t spines_of(const struct dfp *d, uint32_t s)
+{
+	const struct cr_ranked *rp = &d->rp;
+	uint32_t n = 0;
+
+	for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1]; i++) {
+		uint32_t t = rp->adj[i], j = rp->adj_start[s];
+
+		while (j < i && rp->adj[j] != t)
+			j++;
+		n += j == i && !d->leaf[t] && d->gid[t] == d->gid[s];
+	}
+	return n;
+}
+
+/*
+ * Each group's turn leaves (at most turns of them): the leaves cabled to
+ * most of its spines, the first in switch order among equals. On an
+ * intact group those are its first leaves; where a cable is cut, a leaf
+ * that kept all its spines turns instead of one that lost one, so that
+ * every spine still reaches every other through a turn. Side k is the
+ * k-th turn leaf in switch order. A spine climbs from a turn leaf it is
+ * cabled to, the two sides alternating where it is cabled to both (or
+ * to neither). -1: out of memory.
+ */
+static int pick_turn_leaves(struct dfp *d, uint32_t turns)
+{
+	const struct cr_ranked *rp = &d->rp;
+	uint32_t ns = rp->ns, ng = d->num_groups;
+	uint32_t *links = calloc(ns + 1, sizeof(*links));
+	uint32_t *turn = malloc((2 * (size_t)ng + 1) * sizeof(*turn));
+	uint32_t *alt = calloc(ng + 1, sizeof(*alt));
+	int ret = -1;
+
+	if (!links || !turn || !alt)
+		goto out;
+	for (uint32_t g = 0; g < 2 * ng; g++)
+		turn[g] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t *t = turn + 2 * (size_t)d->gid[s];
+
+		if (!d->leaf[s])
+			continue;
+		d->side[s] = -1;
+		links[s] = spines_of(d, s);
+		if (t[0] == UINT32_MAX || links[s] > links[t[0]]) {
+			t[1] = t[0];
+			t[0] = s;
+		} else if (t[1] == UINT32_MAX || links[s] > links[t[1]]) {
+			t[1] = s;
+		}
+	}
+	for (uint32_t g = 0; g < ng; g++) {
+		uint32_t *t = turn + 2 * (size_t)g;
+
+		if (turns < 2)
+			t[1] = UINT32_MAX;
+		if (t[1] < t[0]) {
+			uint32_t x = t[0];
+
+			t[0] = t[1];
+			t[1] = x;
+		}
+		for (unsigned k = 0; k < 2; k++)
+			if (t[k] != UINT32_MAX)
+				d->side[t[k]] = (int8_t)k;
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		const uint32_t *t = turn + 2 * (size_t)d->gid[s];
+		bool c0, c1;
+
+		if (d->leaf[s])
+			continue;
+		if (t[1] == UINT32_MAX) {
+			d->side[s] = 0;
+			continue;
+		}
+		c0 = t[0] != UINT32_MAX && cabled_to(rp, s, t[0]);
+		c1 = cabled_to(rp, s, t[1]);
+		d->side[s] =
+			c0 == c1 ? (int8_t)(alt[d->gid[s]]++ % 2) : (int8_t)c1;
+	}
+	ret = 0;
+out:
+	free(links);
+	free(turn);
+	free(alt);
+	return ret;
+}
+
 /*
  * Leaves, groups (the parts the leaf-spine cables make, numbered in
- * switch order) and each group's turn leaves: its first leaf for VL 0,
- * its second (else the first) for VL 1. Where every two groups of a
- * dragonfly+ share a cable, no CA path turns at a leaf (only spines' own traffic does), and
- * the first leaf alone turns: a turn leaf reaches the other turn leaf
- * through half the spines only, and with one turn leaf every leaf
- * reaches every other through all of them (shift over random orders on
- * 9 groups of 4 x 4: .4534 with two, .4541 with one). Where some pair
- * lost its cables, paths through a third group turn there, and two turn
- * leaves share them (.4175 against .4160 with 3 cables cut). -1 with the
+ * switch order) and each group's turn leaves (pick_turn_leaves). Where
+ * every two groups of a dragonfly+ share a cable, no CA path turns at a
+ * leaf of an intact group (only spines' own traffic does), and one leaf
+ * alone turns: a turn leaf reaches the other turn leaf through half the
+ * spines only, and with one turn leaf every leaf reaches every other
+ * through all of them. Where some pair lost its cables, paths through a
+ * third group turn there, and two turn leaves share them. -1 with the
  * reason in why.
  */
 static int dfp_structure(struct dfp *d, char *why, size_t len)
@@ -252,15 +351,11 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	const struct cr_fabric *f = rp->f;
 	uint32_t ns = rp->ns;
 	uint32_t *up = malloc((ns + 1) * sizeof(*up));
-	uint32_t *num = malloc((ns + 1) * sizeof(*num));
-	uint32_t *cnt = calloc(ns + 1, sizeof(*cnt));
 	uint32_t turns = 1, pair[2] = {0};
 	int ret = -1;
 
-	if (!up || !num || !cnt) {
-		snprintf(why, len, "out of memory");
-		goto out;
-	}
+	if (!up)
+		goto oom;
 	for (uint32_t s = 0; s < ns; s++)
 		d->leaf[s] = rp->cas[s] > 0;
 	d->num_groups = find_groups(d, up, pair);
@@ -273,28 +368,18 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	/* Not a dragonfly+ (a two-level tree): two turn leaves, as ever. */
 	switch (dfp_is_dragonfly(d) ? all_pairs_cabled(d) : 0) {
 	case -1:
-		snprintf(why, len, "out of memory");
-		goto out;
+		goto oom;
 	case 0:
 		turns = 2;
 	}
-	/* The first leaves of a group turn; its spines alternate. */
-	for (uint32_t s = 0; s < ns; s++)
-		if (d->leaf[s])
-			d->side[s] = cnt[d->gid[s]] < turns
-					     ? (int8_t)cnt[d->gid[s]]++
-					     : -1;
-	memset(num, 0, (ns + 1) * sizeof(*num));
-	for (uint32_t s = 0; s < ns; s++)
-		if (!d->leaf[s])
-			d->side[s] = cnt[d->gid[s]] > 1
-					     ? (int8_t)(num[d->gid[s]]++ % 2)
-					     : 0;
+	if (pick_turn_leaves(d, turns))
+		goto oom;
 	ret = 0;
+	goto out;
+oom:
+	snprintf(why, len, "out of memory");
 out:
 	free(up);
-	free(num);
-	free(cnt);
 	return ret;
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# Cuts COUNT switch-to-switch cables, drawn at random with SEED, out of an
+# ibnetdiscover topology (as croute gen writes it), keeping the switches
+# connected: a draw that would split them is drawn again. Both port lines
+# of each cut cable go. Names the cut cables on stderr, one a line.
+#   cut-random.py --count 3 --seed 7 [--kind any|global|local] in.topo > out.topo
+# "global" draws spine-to-spine cables between groups, "local" leaf-to-spine
+# ones, "any" both (switch names as croute gen writes dragonflies+: gN-...).
+import argparse
+import random
+import re
+import sys
+
+PORT = re.compile(r'^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]')
+NODE = re.compile(r'^(Switch|Ca|Rt)\s+\d+\s+"([^"]+)"\s+#\s+"([^"]*)"')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--count', type=int, required=True)
+    ap.add_argument('--seed', type=int, required=True)
+    ap.add_argument('--kind', default='any',
+                    choices=('any', 'global', 'local'))
+    ap.add_argument('topo')
+    a = ap.parse_args()
+    try:
+        with open(a.topo) as fp:
+            lines = fp.read().split('\n')
+    except OSError as e:
+        print(f'cut-random.py: {a.topo}: {e.strerror}', file=sys.stderr)
+        return 2
+    desc, kind, cables = {}, {}, set()
+    cur = None
+    for ln in lines:
+        m = NODE.match(ln)
+        if m:
+            cur = m.group(2)
+            kind[cur] = m.group(1)
+            desc[cur] = m.group(3)
+            continue
+        if not ln.strip():
+            cur = None
+            continue
+        m = PORT.match(ln)
+        if m and cur and kind.get(cur) == 'Switch':
+            far = m.group(2)
+            if far.startswith('S-'):
+                a_end = (cur, int(m.group(1)))
+                b_end = (far, int(m.group(3)))
+                cables.add(tuple(sorted((a_end, b_end))))
+
+    def group(n):
+        return desc[n].split('-')[0]
+
+    def ok(c):
+        (x, _), (y, _) = c
+        glob = group(x) != group(y)
+        return a.kind == 'any' or (a.kind == 'global') == glob
+
+    pool = sorted(c for c in cables if ok(c))
+    rng = random.Random(a.seed)
+    switches = sorted(n for n in kind if kind[n] == 'Switch')
+
+    def connected(cut):
+        adj = {s: [] for s in switches}
+        for c in cables:
+            if c not in cut:
+                (x, _), (y, _) = c
+                adj[x].append(y)
+                adj[y].append(x)
+        seen, todo = {switches[0]}, [switches[0]]
+        while todo:
+            for t in adj[todo.pop()]:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return len(seen) == len(switches)
+
+    cut = set()
+    for _ in range(100 * a.count + 100):
+        if len(cut) == a.count or len(cut) == len(pool):
+            break
+        c = rng.choice(pool)
+        if c in cut or not connected(cut | {c}):
+            continue
+        cut.add(c)
+    if len(cut) < a.count:
+        print(f'cut-random.py: {a.topo}: cannot cut {a.count} cables '
+              'and keep the switches connected', file=sys.stderr)
+        return 2
+    drop = set()
+    for c in sorted(cut):
+        (x, px), (y, py) = c
+        drop.add((x, px))
+        drop.add((y, py))
+        print(f'cut {desc[x]}[{px}] - {desc[y]}[{py}]', file=sys.stderr)
+    cur = None
+    out = []
+    for ln in lines:
+        m = NODE.match(ln)
+        if m:
+            cur = m.group(2)
+        elif not ln.strip():
+            cur = None
+        p = PORT.match(ln)
+        if p and cur and (cur, int(p.group(1))) in drop:
+            continue
+        out.append(ln)
+    sys.stdout.write('\n'.join(out))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
