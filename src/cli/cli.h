@@ -57,6 +57,7 @@ enum {
 	CLI_KEY_AUTO_HOSTS,
 	CLI_KEY_AUTO_BUDGET,
 	CLI_KEY_QOS,
+	CLI_KEY_AUTO_MAX_VLS,
 	CLI_KEY_ALLOW_CREDIT_LOOPS,
 	CLI_KEY_NODE_NAME_MAP,
 	CLI_KEY_LIVE,
@@ -214,6 +215,8 @@ struct cr_fabric *cli_live_load(struct cli_setup *s);
 		 "auto: seconds of work (default 5, 160 with --auto-hosts)"},  \
 		{"qos", CLI_KEY_QOS, NULL,                                     \
 		 "auto: layered candidates (lash) qualify, as with qos TRUE"}, \
+		{"auto-max-vls", CLI_KEY_AUTO_MAX_VLS, "N",                    \
+		 "auto: no candidate with more than N VLs (0: no cap)"},       \
 		{"no-auto-optimize", CLI_KEY_NO_AUTO_OPTIMIZE, NULL,           \
 		 "auto: no improvement pass on the winner"},                   \
 	{                                                                      \

@@ -101,6 +101,8 @@ static void take_auto(struct cli_setup *s, const struct cr_auto_conf *ac)
 		sa->budget = ac->budget;
 	if (!given(s, CLI_KEY_QOS))
 		sa->qos = ac->qos;
+	if (!given(s, CLI_KEY_AUTO_MAX_VLS))
+		sa->max_vls = ac->max_vls;
 	if (!given(s, CLI_KEY_ALLOW_CREDIT_LOOPS))
 		sa->allow_credit_loops = ac->allow_credit_loops;
 	sa->threshold = ac->threshold; /* no option sets it */

@@ -241,6 +241,20 @@ static int engine_opt(struct cli_setup *s, int key, const char *arg)
 		s->auto_conf.budget = b;
 		return 0;
 	}
+	case CLI_KEY_AUTO_MAX_VLS: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+
+		if (end == arg || *end || *arg == '-' || n > 15) {
+			cli_usage_error(s->cmd,
+					"--auto-max-vls: '%s' is not a number"
+					" of VLs from 0 to 15",
+					arg);
+			return -1;
+		}
+		s->auto_conf.max_vls = (unsigned)n;
+		return 0;
+	}
 	case CLI_KEY_QOS:
 		s->auto_conf.qos = true;
 		return 0;

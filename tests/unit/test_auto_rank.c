@@ -301,6 +301,60 @@ static void test_more_held_orders(void **state)
 	assert_false(ranked_on_more("shift:avg~1%,bisect:avg"));
 }
 
+/* cr-auto on f with these candidates, threshold and cap: the winner. */
+static void winner_of(const struct cr_fabric *f, const char *cands,
+		      double threshold, unsigned max_vls, char *winner,
+		      size_t len)
+{
+	struct cr_auto_conf ac = {
+		.candidates = cands,
+		.objective = "shift:avg@2~1%,bisect:avg",
+		.qos = true,
+		.threshold = threshold,
+		.max_vls = max_vls,
+	};
+	struct cr_byproducts by = {0};
+	struct cr_stop stop = {0};
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_options o;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	cr_auto_conf_use(&o, &ac);
+	stop.deadline = cr_now() + 3600;
+	o.stop = &stop;
+	cr_log_set(quiet, NULL, CR_LOG_DEBUG);
+	assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, r, &by), 0);
+	cr_log_set(NULL, NULL, CR_LOG_INFO);
+	snprintf(winner, len, "%s", by.auto_winner);
+	assert_non_null(strstr(by.auto_table, "| VLs 2, "));
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+}
+
+/*
+ * On a 4 x 4 torus lash+ps+bal (2 VLs) leads updn+ps+rgs (1 VL) by about
+ * 2%: it wins, unless croute_auto_max_vls 1 rejects its layers; the
+ * ranking shows its VLs either way.
+ */
+static void test_max_vls(void **state)
+{
+	static const unsigned dims[2] = {4, 4};
+	struct cr_gen_params gp = {0};
+	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 2, &gp);
+	const char *cands = "lash+ps+bal,updn+ps+rgs";
+	char w[48];
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	winner_of(f, cands, 0.001, 0, w, sizeof(w));
+	assert_string_equal(w, "lash+ps+bal");
+	winner_of(f, cands, 0.001, 1, w, sizeof(w));
+	assert_string_equal(w, "updn+ps+rgs");
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_fast_past_refusal),
 		cmocka_unit_test(test_before_after_pass),
 		cmocka_unit_test(test_more_held_orders),
+		cmocka_unit_test(test_max_vls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,7 @@ static const struct row rows[] = {
 	 NULL, false, false},
 	{"croute_auto_improve_threshold 0.05\n", NULL, false, false},
 	{"croute_auto_max_churn 0.5\n", NULL, true, false},
+	{"croute_auto_max_vls 2\n", NULL, false, false},
 	{"croute_auto_give_up 99\n", NULL, true, false},
 	{"croute_optimize TRUE\n", NULL, false, false},
 	{"croute_optimize TRUE\ncroute_auto_optimize FALSE\n", NULL, false,
@@ -132,6 +133,7 @@ static bool same_view(const struct view *a, const struct view *b)
 	       same_str(p->objective, q->objective) &&
 	       same_str(p->hosts, q->hosts) && p->qos == q->qos &&
 	       p->allow_credit_loops == q->allow_credit_loops &&
+	       p->max_vls == q->max_vls &&
 	       p->improve == q->improve &&
 	       (p->improve_arg == a->par) == (q->improve_arg == b->par) &&
 	       p->improve_rest == q->improve_rest &&

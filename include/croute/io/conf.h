@@ -115,6 +115,7 @@ struct cr_conf {
 	bool auto_background;
 	double auto_improve_threshold; /* relative, on held-out samples */
 	double auto_max_churn; /* fraction of all LFT entries, 1: no cap */
+	unsigned auto_max_vls; /* the most VLs a winner may use; 0: no cap */
 	/*
 	 * wall-clock seconds after which the improve step gives up whole;
 	 * 0: CR_OPT_WALL_GUARD x its budget + 30 (background.c)

@@ -199,6 +199,11 @@ struct cr_auto_conf {
 	const char *hosts;
 	double budget; /* seconds; <= 0: cr_auto_budget()'s default */
 	bool qos; /* layered candidates may qualify */
+	/*
+	 * The most VLs a candidate may use (croute_auto_max_vls); 0: no
+	 * cap beyond cr-dfp's on a dragonfly+ and the fabric's.
+	 */
+	unsigned max_vls;
 	bool allow_credit_loops;
 	cr_auto_improve_fn improve; /* NULL: none */
 	void *improve_arg;

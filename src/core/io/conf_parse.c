@@ -120,6 +120,17 @@ static int set_auto_budget(struct cr_conf *c, const char *val)
 	return 0;
 }
 
+static int set_auto_max_vls(struct cr_conf *c, const char *val)
+{
+	char *end;
+	unsigned long n = strtoul(val, &end, 10);
+
+	if (end == val || *end || *val == '-' || n > 15)
+		return -1;
+	c->auto_max_vls = (unsigned)n;
+	return 0;
+}
+
 static int set_auto_allow_credit_loops(struct cr_conf *c, const char *val)
 {
 	return parse_bool(val, &c->auto_allow_credit_loops);
@@ -330,6 +341,7 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_background", set_auto_background, "TRUE or FALSE"},
 	{"croute_auto_improve_threshold", set_auto_improve_threshold,
 	 "a fraction above 0, at most 1"},
+	{"croute_auto_max_vls", set_auto_max_vls, "0 (no cap) to 15"},
 	{"croute_auto_max_churn", set_auto_max_churn,
 	 "a fraction of all LFT entries above 0, at most 1"},
 	{"croute_auto_give_up", set_auto_give_up,

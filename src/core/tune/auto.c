@@ -675,17 +675,27 @@ static bool skipped(struct run *a, int i)
  * On a dragonfly+ cr-dfp promises deadlock freedom in two VLs and leaves
  * the rest to QoS. A candidate that spends more (cr-lash takes three or
  * four on most, two on some) is refused, so that the VLs cr-auto uses
- * there never depend on the scores. True when candidate c's routing r is
- * refused; cr-dfp's routing sets the cap (it runs before any cr-lash:
- * dfp_before_lash()).
+ * there never depend on the scores; so is one over croute_auto_max_vls.
+ * True when candidate c's routing r is refused; cr-dfp's routing sets
+ * the cap (it runs before any cr-lash: dfp_before_lash()).
  */
 static bool vl_limit(struct run *a, struct cand *c, const struct cr_routing *r,
 		     const struct cr_byproducts *by)
 {
-	if (a->vl_cap && r->num_layers > a->vl_cap) {
+	unsigned key = a->ac->max_vls;
+
+	c->vls = r->num_layers > 1 ? r->num_layers : 1;
+	if (key && c->vls > key) {
+		snprintf(c->why, sizeof(c->why),
+			 "uses %u VLs, more than croute_auto_max_vls %u",
+			 c->vls, key);
+		c->ok = false;
+		return true;
+	}
+	if (a->vl_cap && c->vls > a->vl_cap) {
 		snprintf(c->why, sizeof(c->why),
 			 "uses %u VLs, more than the %u of %s on this fabric",
-			 r->num_layers, a->vl_cap, a->vl_cap_by);
+			 c->vls, a->vl_cap, a->vl_cap_by);
 		c->ok = false;
 		return true;
 	}

@@ -68,6 +68,7 @@ struct cand {
 	double *held, *pre;
 	unsigned fin;
 	uint64_t credit_loops;
+	unsigned vls; /* the VLs its routing uses (1 without layers) */
 	double route_s, check_s, score_s, total_s;
 };
 

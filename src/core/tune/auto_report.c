@@ -116,10 +116,11 @@ static void format_row(const struct run *a, unsigned pos, char *buf, size_t len)
 			 c->total_s, c->why);
 	else
 		snprintf(buf + k, len - k,
-			 " | credit loops %llu, routed in %.4f s, checked in"
-			 " %.4f s, scored in %.4f s, %.4f s in all | %s%s",
-			 (unsigned long long)c->credit_loops, c->route_s,
-			 c->check_s, c->score_s, c->total_s,
+			 " | VLs %u, credit loops %llu, routed in %.4f s,"
+			 " checked in %.4f s, scored in %.4f s, %.4f s in all"
+			 " | %s%s",
+			 c->vls, (unsigned long long)c->credit_loops,
+			 c->route_s, c->check_s, c->score_s, c->total_s,
 			 winner	 ? "WINNER"
 			 : c->ok ? "qualifies"
 				 : "rejected: ",

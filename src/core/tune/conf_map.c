@@ -36,6 +36,7 @@ static void map_auto(const struct cr_osm_keys *k, const struct cr_conf *c,
 	/* Layers need OpenSM to program SL2VL: only with QoS. */
 	ac->qos = k->qos > 0;
 	ac->allow_credit_loops = c->auto_allow_credit_loops;
+	ac->max_vls = c->auto_max_vls;
 	ac->threshold = c->auto_improve_threshold;
 }
 
