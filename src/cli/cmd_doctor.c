@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <croute/route/engine.h>
 #include <croute/tune/auto.h>
 #include <croute/io/conf.h>
 #include <croute/tune/conf_check.h>
@@ -253,6 +254,35 @@ static void check_engines(struct doctor *d, const char *list)
 	free(copy);
 }
 
+/*
+ * A layered engine (its paths on several SLs) without QoS: OpenSM programs
+ * no SL2VL tables then and the plugin refuses the engine at every sweep,
+ * so the fabric is routed by whatever follows it in the list.
+ */
+static void check_qos(struct doctor *d, const char *list, int qos)
+{
+	char *copy, *save = NULL, *name;
+	const struct cr_engine *e;
+
+	if (!list || qos == 1)
+		return;
+	copy = strdup(list);
+	for (name = copy ? strtok_r(copy, ", \t", &save) : NULL; name;
+	     name = strtok_r(NULL, ", \t", &save)) {
+		if (strncmp(name, "cr-", 3))
+			continue;
+		e = cr_engine_find_any(name);
+		if (e && e->layered)
+			problem(d,
+				"%s: routing_engine lists %s, which needs"
+				" qos TRUE, but qos is %s: the plugin refuses"
+				" %s and opensm moves on to the next engine",
+				d->config, name,
+				qos == 0 ? "FALSE" : "not set (FALSE)", name);
+	}
+	free(copy);
+}
+
 /* A file a key names: it must exist and parse as opensm would read it. */
 static void check_file(struct doctor *d, const char *key, const char *path,
 		       bool ports)
@@ -387,6 +417,7 @@ static void check_config(struct doctor *d)
 	check_plugin_name(d, fp);
 	read_config(d, fp, &c);
 	check_engines(d, c.routing_engine);
+	check_qos(d, c.routing_engine, c.k.qos);
 	check_file(d, "root_guid_file", c.root_guid_file, false);
 	check_file(d, "cn_guid_file", c.cn_guid_file, false);
 	check_file(d, "io_guid_file", c.io_guid_file, false);
@@ -432,9 +463,10 @@ const struct cli_cmd cli_cmd_doctor = {
 	.details = "Checks, without touching the fabric: that opensm can load"
 		   " the plugin\nand that it was built for this opensm; that"
 		   " croute's keys parse; that\nrouting_engine has a"
-		   " deadlock-free fall-back after croute's engines; that\nthe"
-		   " files the keys name exist and parse. One line a check;"
-		   " exit status 1\nwhen a problem was found.\n",
+		   " deadlock-free fall-back after croute's engines; that\na"
+		   " layered engine has qos TRUE; that the files the keys"
+		   " name exist and\nparse. One line a check; exit status 1"
+		   " when a problem was found.\n",
 	.opts = doctor_tables,
 	.run = doctor_run,
 };

@@ -501,12 +501,20 @@ static int run_configure(struct run *run)
 		cr_bg_forget(pl, pe->e == &cr_auto_engine
 					 ? "croute_auto_background is FALSE"
 					 : "another engine routes");
-	if (pe->e != &cr_auto_engine && pe->layers && !pl->osm->subn.opt.qos &&
-	    !pl->qos_warned) {
-		cr_info("%s: qos is off, so OpenSM will not program the SL2VL"
-			" tables this engine needs (set qos TRUE or use -Q)",
-			pe->name);
-		pl->qos_warned = true;
+	/*
+	 * Without QoS OpenSM programs no SL2VL tables: every layer lands on
+	 * VL 0, where the layers' paths together can close a credit loop.
+	 * Refused before routing, whatever number of layers this fabric
+	 * would take, so that a change of the fabric cannot turn a run
+	 * that was safe into one that is not.
+	 */
+	if (pe->e->layered && !pl->osm->subn.opt.qos) {
+		cr_err("%s needs qos TRUE (or -Q): without it OpenSM programs"
+		       " no SL2VL tables and its layers would share VL 0,"
+		       " where they can deadlock; not routing, OpenSM moves"
+		       " on to the next engine",
+		       pe->name);
+		return -1;
 	}
 	return 0;
 }
@@ -585,6 +593,13 @@ static int run_settle(struct run *run)
 		       " up*/down* path with these roots: not installing"
 		       " tables some CAs cannot use",
 		       pe->name, run->by.stranded);
+		return -1;
+	}
+	/* The same rule for any routing that came out on several VLs. */
+	if (run->r->sl && run->r->num_layers > 1 && !pl->osm->subn.opt.qos) {
+		cr_err("%s: these tables use %u VLs, which needs qos TRUE"
+		       " (or -Q): not installing them",
+		       pe->name, run->r->num_layers);
 		return -1;
 	}
 	if (pl->conf.optimize && pe->e != &cr_auto_engine && !run->background)

@@ -79,7 +79,6 @@ struct cr_plugin {
 	struct cr_auto_conf auto_conf; /* cr-auto's, from conf */
 	struct cr_opt_params opt_params; /* croute_optimize_* */
 	uint32_t ignored_logged; /* options already reported */
-	bool qos_warned;
 
 	/*
 	 * The result of the latest run: set up by build_lid_matrices,

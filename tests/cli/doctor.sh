@@ -81,6 +81,24 @@ for list in cr-auto,minhop,dfsssp cr-updn,no_fallback; do
 	doctor 0 list.conf
 done
 
+# A layered engine without qos TRUE (OpenSM's default is FALSE): the
+# plugin refuses it, so the fabric would be routed by the next engine.
+for engine in cr-lash cr-dfp cr-hyperx; do
+	for qos in "" "qos FALSE"; do
+		{
+			good | sed "s/cr-updn,updn/cr-updn,$engine,updn/"
+			echo "$qos"
+		} >"$tmp/qos.conf"
+		doctor 1 qos.conf
+		grep -q "^problem: .*routing_engine lists $engine, which needs qos TRUE, but qos is" \
+			"$tmp/out" ||
+			fail "$engine, '$qos': no qos problem: $(cat "$tmp/out")"
+	done
+done
+good | sed "s/cr-updn,updn/cr-lash,updn/" >"$tmp/qos.conf"
+echo "qos TRUE" >>"$tmp/qos.conf"
+doctor 0 qos.conf
+
 # The plugin not named, and an engine croute does not have.
 good | sed "s/^event_plugin_name.*/event_plugin_name other/" >"$tmp/np.conf"
 doctor 1 np.conf

@@ -11,9 +11,9 @@
 # of croute-lash-sl.dump for (source node, destination LID): between hosts,
 # from and to a port's further LMC LIDs, from and to switches
 # (lash_start_vl shifts the SLs off OpenSM's default SL 0), and OpenSM
-# programs cr-lash's SL2VL map on CA ports as on switch ports. Without QoS,
-# cr-lash warns and still routes (and croute_lash_sl_dump FALSE leaves the
-# SL file out). Last, too few VLs: a clear error with the numbers, and
+# programs cr-lash's SL2VL map on CA ports as on switch ports.
+# croute_lash_sl_dump FALSE leaves the SL file out (tests/ibsim/qos.sh
+# covers QoS off). Last, too few VLs: a clear error with the numbers, and
 # OpenSM falls back.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
@@ -335,16 +335,15 @@ LASH_OPTS=
 cr_expect_log "cr-lash: .* layer\(s\), SL .*\(balanced paths\)" \
 	"croute_lash_balance TRUE: not the balanced pass"
 
-# --- QoS off: a warning, and cr-lash still routes ---------------------------
-# Also croute_lash_sl_dump FALSE: no path-SL file (none stale either).
+# --- croute_lash_sl_dump FALSE: no path-SL file (none stale either) --------
 rm -f "$CR_GUID2LID"
 cr_ibsim_start "$CR_DIR/torus.topo"
-cr_conf "croute_lash_sl_dump FALSE"
-cr_opensm_once -R cr-lash
-cr_expect_log "croute: cr-lash: qos is off, so OpenSM will not program" \
-	"no QoS: no warning"
-cr_expect_log "croute: cr-lash: routed 25 switches" "no QoS: cr-lash did not route"
-cr_reject_log "croute: ERR" "no QoS: croute errors in the opensm log"
+cr_conf "qos TRUE" "croute_lash_sl_dump FALSE"
+cr_opensm_once -Q -R cr-lash
+cr_expect_log "croute: cr-lash: routed 25 switches" \
+	"croute_lash_sl_dump FALSE: cr-lash did not route"
+cr_reject_log "croute: ERR" \
+	"croute_lash_sl_dump FALSE: croute errors in the opensm log"
 [ ! -e "$CR_DUMP/croute-lash-sl.dump" ] ||
 	cr_fail "croute_lash_sl_dump FALSE: croute-lash-sl.dump is there"
 [ -s "$CR_DUMP/croute-lash-sl2vl.dump" ] ||
