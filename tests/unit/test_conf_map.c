@@ -133,8 +133,7 @@ static bool same_view(const struct view *a, const struct view *b)
 	       same_str(p->objective, q->objective) &&
 	       same_str(p->hosts, q->hosts) && p->qos == q->qos &&
 	       p->allow_credit_loops == q->allow_credit_loops &&
-	       p->max_vls == q->max_vls &&
-	       p->improve == q->improve &&
+	       p->max_vls == q->max_vls && p->improve == q->improve &&
 	       (p->improve_arg == a->par) == (q->improve_arg == b->par) &&
 	       p->improve_rest == q->improve_rest &&
 	       p->threshold == q->threshold &&

@@ -13,6 +13,7 @@
 
 #include <croute/io/conf.h>
 #include <croute/tune/conf_check.h>
+#include <croute/estimate/est_setup.h>
 #include <croute/report/est_html.h>
 
 #include "testutil.h"
