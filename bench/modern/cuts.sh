@@ -40,16 +40,18 @@ score() {
 }
 
 # route ENGINE NAME [options]: LFTs (and SLs) into $tmp/NAME.*; prints
-# the VLs the engine reports
+# the VLs (SL i travels on VL i) its paths use
 route() {
 	e=$1 n=$2
 	shift 2
 	"$croute" route -t "$t" -e "$e" -o "$tmp/$n.lft" \
 		--lash-sl "$tmp/$n.sl" --lash-sl2vl "$tmp/$n.sl2vl" -v "$@" \
 		2>"$tmp/$n.err"
-	vls=$(sed -n 's/.*routed on \([0-9]*\) VL.*/\1/p' "$tmp/$n.err" |
-		tail -n 1)
-	echo "${vls:-1}"
+	# the SLs the paths use: a routing without layers writes none
+	vls=$(awk '$3 ~ /^[0-9]+$/ { s[$3] = 1 }
+		END { for (k in s) n++; print n + 0 }' "$tmp/$n.sl" 2>/dev/null)
+	[ "${vls:-0}" -gt 0 ] || vls=1
+	echo "$vls"
 }
 
 printf '%-7s %4s %4s  %-5s %3s %7s %7s  %7s %7s  %5s %5s  %3s %7s %7s\n' \
