@@ -121,6 +121,14 @@ int cr_fabric_finalize(struct cr_fabric *f);
 int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc);
 
 /*
+ * The LID cr_fabric_assign_lids(f, lmc) would give the port port_guid (0
+ * if none), and in *max_lid the highest LID it would give, without
+ * changing f: to tell which LMC other tables were made with.
+ */
+uint32_t cr_fabric_lmc_lid(const struct cr_fabric *f, unsigned lmc,
+			   uint64_t port_guid, uint32_t *max_lid);
+
+/*
  * Puts the nodes in node GUID order (stable), then finalizes. The plugin
  * imports OpenSM's subnet in that order and engines route in node order,
  * so a topology file (ibnetdiscover writes discovery order) routes exactly

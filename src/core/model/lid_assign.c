@@ -42,7 +42,7 @@ static int by_port_guid(const void *a, const void *b)
 }
 
 /* The ports OpenSM would give LIDs to, sorted, the SM's port first. */
-static struct lid_port *lid_ports(struct cr_fabric *f, size_t *num)
+static struct lid_port *lid_ports(const struct cr_fabric *f, size_t *num)
 {
 	size_t n = 0, cap = 1;
 	struct lid_port *v;
@@ -53,12 +53,8 @@ static struct lid_port *lid_ports(struct cr_fabric *f, size_t *num)
 	if (!v)
 		return NULL;
 	for (uint32_t i = 0; i < f->num_nodes; i++) {
-		struct cr_node *nd = &f->nodes[i];
+		const struct cr_node *nd = &f->nodes[i];
 
-		for (unsigned p = 0; p <= nd->num_ports; p++) {
-			nd->ports[p].lid = 0;
-			nd->ports[p].lmc = 0;
-		}
 		if (nd->type == CR_NODE_SWITCH) {
 			v[n++] = (struct lid_port){nd->ports[0].guid, i, 0};
 			continue;
@@ -83,10 +79,34 @@ static struct lid_port *lid_ports(struct cr_fabric *f, size_t *num)
 	return v;
 }
 
+/*
+ * Lays out the LIDs of v in order from LID 1: lid[k] for v[k]. Returns the
+ * highest LID given, 0 if the fabric needs more than there are.
+ */
+static uint32_t lay_out(const struct lid_port *v, size_t n, unsigned lmc,
+			uint32_t *lid)
+{
+	uint32_t next = 1, step = 1u << (lmc & 7), top = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		uint32_t count = v[k].port ? step : 1;
+		uint32_t l = next;
+
+		if (count > 1)
+			l = (l + count - 1) & ~(count - 1);
+		if (l + count - 1 > CR_MAX_UCAST_LID)
+			return 0;
+		lid[k] = l;
+		top = l + count - 1;
+		next = l + count;
+	}
+	return top;
+}
+
 int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
 {
-	uint32_t next = 1, step = 1u << (lmc & 7);
 	struct lid_port *v;
+	uint32_t *lid;
 	size_t n = 0;
 
 	if (lmc > CR_MAX_LMC) {
@@ -94,27 +114,57 @@ int cr_fabric_assign_lids(struct cr_fabric *f, unsigned lmc)
 		return -1;
 	}
 	v = lid_ports(f, &n);
-	if (!v) {
+	lid = v ? malloc((n + 1) * sizeof(*lid)) : NULL;
+	if (!lid) {
+		free(v);
 		cr_err("out of memory assigning LIDs");
 		return -1;
 	}
+	if (n && !lay_out(v, n, lmc, lid)) {
+		cr_err("the fabric needs more than %u LIDs", CR_MAX_UCAST_LID);
+		free(lid);
+		free(v);
+		return -1;
+	}
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		struct cr_node *nd = &f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->num_ports; p++) {
+			nd->ports[p].lid = 0;
+			nd->ports[p].lmc = 0;
+		}
+	}
 	for (size_t k = 0; k < n; k++) {
 		struct cr_port *x = &f->nodes[v[k].node].ports[v[k].port];
-		uint32_t count = v[k].port ? step : 1;
-		uint32_t lid = next;
 
-		if (count > 1)
-			lid = (lid + count - 1) & ~(count - 1);
-		if (lid + count - 1 > CR_MAX_UCAST_LID) {
-			cr_err("the fabric needs more than %u LIDs",
-			       CR_MAX_UCAST_LID);
-			free(v);
-			return -1;
-		}
-		x->lid = (uint16_t)lid;
+		x->lid = (uint16_t)lid[k];
 		x->lmc = v[k].port ? (uint8_t)lmc : 0;
-		next = lid + count;
 	}
+	free(lid);
 	free(v);
 	return cr_fabric_finalize(f);
+}
+
+uint32_t cr_fabric_lmc_lid(const struct cr_fabric *f, unsigned lmc,
+			   uint64_t port_guid, uint32_t *max_lid)
+{
+	struct lid_port *v;
+	uint32_t *lid, found = 0;
+	size_t n = 0;
+
+	*max_lid = 0;
+	if (lmc > CR_MAX_LMC)
+		return 0;
+	v = lid_ports(f, &n);
+	lid = v ? malloc((n + 1) * sizeof(*lid)) : NULL;
+	if (lid && n)
+		*max_lid = lay_out(v, n, lmc, lid);
+	for (size_t k = 0; *max_lid && k < n; k++)
+		if (v[k].guid == port_guid) {
+			found = lid[k];
+			break;
+		}
+	free(lid);
+	free(v);
+	return found;
 }
