@@ -21,6 +21,24 @@ expect 2 "lmc0:[0-9]+: .*$hint" "an LMC 0 dump read with LMC 1" \
 expect 2 "$hint" "estimate with an LMC 1 dump" \
 	"$croute" estimate -t "$tmp/k.topo" --lfts "$tmp/lmc1"
 
+# Tables of the LIDs another LMC gives say which: LMC 1 and 2 dumps read
+# without --lmc or with a wrong one.
+"$croute" route -q -t "$tmp/k.topo" -e updn --lmc 2 -o "$tmp/lmc2" || exit 1
+expect 2 "lmc1:[0-9]+: .*$hint; looks like LMC 1: give --lmc 1" \
+	"an LMC 1 dump without --lmc names LMC 1" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc1"
+expect 2 "lmc2:[0-9]+: .*$hint; looks like LMC 2: give --lmc 2" \
+	"an LMC 2 dump without --lmc names LMC 2" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc2"
+expect 2 "lmc2:[0-9]+: .*$hint; looks like LMC 2: give --lmc 2" \
+	"an LMC 2 dump with --lmc 1 names LMC 2" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc2" --lmc 1
+expect 2 "lmc0:[0-9]+: .*$hint; looks like LMC 0: give --lmc 0" \
+	"an LMC 0 dump with --lmc 2 names LMC 0" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc0" --lmc 2
+expect 0 "result: +OK" "an LMC 2 dump with --lmc 2" \
+	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/lmc2" --lmc 2
+
 # A switch's header with another LID.
 awk 'NR > 1 && /^Unicast lids/ && !done {
 	sub(/switch Lid [0-9]+ /, "switch Lid 58 "); done = 1 } { print }' \
@@ -34,7 +52,7 @@ first=$(grep -m 1 -n "Channel Adapter portguid" "$tmp/lmc0" | cut -d: -f1)
 sed "${first}s/portguid 0x\([0-9a-f]*\)[0-9a-f]:/portguid 0x\19:/" \
 	"$tmp/lmc0" >"$tmp/guid"
 cmp -s "$tmp/guid" "$tmp/lmc0" && fail "the port GUID edit changed nothing"
-expect 2 "guid:$first: .*$hint" "an entry naming another port" \
+expect 2 "guid:$first: .*$hint\$" "an entry naming another port" \
 	"$croute" check -t "$tmp/k.topo" --lfts "$tmp/guid"
 
 # ibroute's format names them the same way.

@@ -222,9 +222,52 @@ struct lft_reader {
 };
 
 #define OTHER_LIDS "tables made for other LIDs; give --lids FILE or --dump-dir"
+#define LMC_HINT_MAX 40
 
 #define lr_err(lr, fmt, ...) \
 	cr_err("%s:%u: " fmt, (lr)->path, (lr)->line, ##__VA_ARGS__)
+
+/* The highest LMC of the topology's CA and router ports. */
+static unsigned fabric_lmc(const struct cr_fabric *f)
+{
+	unsigned lmc = 0;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		for (unsigned p = 1; f->nodes[i].type != CR_NODE_SWITCH &&
+				     p <= f->nodes[i].num_ports;
+		     p++)
+			if (f->nodes[i].ports[p].lmc > lmc)
+				lmc = f->nodes[i].ports[p].lmc;
+	return lmc;
+}
+
+/*
+ * Tables routed with croute's or OpenSM's LIDs for another LMC are the
+ * common case of other LIDs: when the port's LID and the table's last LID
+ * are what assigning LIDs with LMC N gives, the error says to give
+ * --lmc N. Only on that error, so one LID assignment per LMC is cheap.
+ */
+static const char *lmc_hint(const struct lft_reader *lr, uint64_t port_guid,
+			    unsigned long lid, char *buf)
+{
+	unsigned cur = fabric_lmc(lr->f);
+
+	buf[0] = 0;
+	for (unsigned lmc = 0; lmc <= CR_MAX_LMC; lmc++) {
+		uint32_t top, base;
+
+		if (lmc == cur)
+			continue;
+		base = cr_fabric_lmc_lid(lr->f, lmc, port_guid, &top);
+		if (!base || lid < base || lid >= base + (1u << lmc) ||
+		    (lr->top && lr->top != top))
+			continue;
+		snprintf(buf, LMC_HINT_MAX,
+			 "; looks like LMC %u: give --lmc %u", lmc, lmc);
+		break;
+	}
+	return buf;
+}
 
 /* Tells the dialect from the first table header (fdbs: from its own). */
 static void note_format(struct lft_reader *lr, const char *s)
@@ -249,6 +292,7 @@ static int header_lid(struct lft_reader *lr, const char *s, uint32_t sw)
 	const char *l = strstr(s, " switch Lid ");
 	unsigned long lid;
 	uint16_t own = lr->f->nodes[sw].ports[0].lid;
+	char hint[LMC_HINT_MAX];
 	char *e;
 
 	if (!l)
@@ -264,8 +308,9 @@ static int header_lid(struct lft_reader *lr, const char *s, uint32_t sw)
 		return 0;
 	lr_err(lr,
 	       "switch 0x%016" PRIx64 " has LID %lu here, LID %u in the"
-	       " topology: " OTHER_LIDS,
-	       lr->f->nodes[sw].guid, lid, own);
+	       " topology: " OTHER_LIDS "%s",
+	       lr->f->nodes[sw].guid, lid, own,
+	       lmc_hint(lr, lr->f->nodes[sw].ports[0].guid, lid, hint));
 	return -1;
 }
 
@@ -278,6 +323,7 @@ static int entry_guid(struct lft_reader *lr, unsigned long lid, const char *s)
 	const struct cr_fabric *f = lr->f;
 	const char *g = strstr(s, "portguid 0x");
 	uint64_t guid, own = 0;
+	char hint[LMC_HINT_MAX];
 	char *e;
 
 	if (lid <= f->max_lid) {
@@ -299,13 +345,13 @@ static int entry_guid(struct lft_reader *lr, unsigned long lid, const char *s)
 	if (own)
 		lr_err(lr,
 		       "LID 0x%04lx is port 0x%016" PRIx64 "'s here, port"
-		       " 0x%016" PRIx64 "'s in the topology: " OTHER_LIDS,
-		       lid, guid, own);
+		       " 0x%016" PRIx64 "'s in the topology: " OTHER_LIDS "%s",
+		       lid, guid, own, lmc_hint(lr, guid, lid, hint));
 	else
 		lr_err(lr,
 		       "LID 0x%04lx of port 0x%016" PRIx64 " is no port's LID"
-		       " in the topology: " OTHER_LIDS,
-		       lid, guid);
+		       " in the topology: " OTHER_LIDS "%s",
+		       lid, guid, lmc_hint(lr, guid, lid, hint));
 	return -1;
 }
 
@@ -396,7 +442,8 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 		lr_err(lr, "a second table for switch 0x%016" PRIx64, guid);
 		return -1;
 	}
-	if (!fdbs && header_lid(lr, s, sw))
+	/* The range first: a header of other LIDs is told by its last LID. */
+	if (!fdbs && (header_top(lr, s) || header_lid(lr, s, sw)))
 		return -1;
 	lr->cur = sw;
 	lr->seen[sw] = true;
@@ -404,8 +451,6 @@ static int parse_header(struct lft_reader *lr, const char *s, bool fdbs)
 	lr->last_guid = guid;
 	lr->entries = 0;
 	lr->prev_lid = -1;
-	if (!fdbs)
-		return header_top(lr, s);
 	return 0;
 }
 
