@@ -98,21 +98,17 @@ static double row_score(const char *table, const char *name, bool *held)
 	return x;
 }
 
-static char *route(const struct cr_fabric *f, struct cr_routing *r,
-		   char *winner, size_t len)
+/* cr-auto on f with ac: its table (the caller frees it) and winner. */
+static char *route_with(const struct cr_fabric *f, struct cr_routing *r,
+			const struct cr_auto_conf *ac, char *winner, size_t len)
 {
-	static const struct cr_auto_conf ac = {
-		.candidates = "lash+ps+rgs+bal,lash+ps,lash",
-		.objective = "shift:avg@2~1%,bisect:avg",
-		.qos = true,
-	};
 	struct cr_byproducts by = {0};
 	struct cr_stop stop = {0};
 	struct cr_options o;
 	char *table;
 
 	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
+	cr_auto_conf_use(&o, ac);
 	stop.deadline = cr_now() + 3600;
 	o.stop = &stop;
 	cr_log_set(quiet, NULL, CR_LOG_DEBUG);
@@ -123,6 +119,18 @@ static char *route(const struct cr_fabric *f, struct cr_routing *r,
 	snprintf(winner, len, "%s", by.auto_winner);
 	cr_byproducts_release(&by);
 	return table;
+}
+
+static char *route(const struct cr_fabric *f, struct cr_routing *r,
+		   char *winner, size_t len)
+{
+	static const struct cr_auto_conf ac = {
+		.candidates = "lash+ps+rgs+bal,lash+ps,lash",
+		.objective = "shift:avg@2~1%,bisect:avg",
+		.qos = true,
+	};
+
+	return route_with(f, r, &ac, winner, len);
 }
 
 /*
@@ -301,34 +309,23 @@ static void test_more_held_orders(void **state)
 	assert_false(ranked_on_more("shift:avg~1%,bisect:avg"));
 }
 
-/* cr-auto on f with these candidates, threshold and cap: the winner. */
+/* cr-auto on f with these candidates and VL cap: the winner. */
 static void winner_of(const struct cr_fabric *f, const char *cands,
-		      double threshold, unsigned max_vls, char *winner,
-		      size_t len)
+		      unsigned max_vls, char *winner, size_t len)
 {
-	struct cr_auto_conf ac = {
+	const struct cr_auto_conf ac = {
 		.candidates = cands,
 		.objective = "shift:avg@2~1%,bisect:avg",
 		.qos = true,
-		.threshold = threshold,
 		.max_vls = max_vls,
 	};
-	struct cr_byproducts by = {0};
-	struct cr_stop stop = {0};
 	struct cr_routing *r = cr_routing_new(f);
-	struct cr_options o;
+	char *table;
 
 	assert_non_null(r);
-	cr_options_init(&o);
-	cr_auto_conf_use(&o, &ac);
-	stop.deadline = cr_now() + 3600;
-	o.stop = &stop;
-	cr_log_set(quiet, NULL, CR_LOG_DEBUG);
-	assert_int_equal(cr_route_by(&cr_auto_engine, f, &o, r, &by), 0);
-	cr_log_set(NULL, NULL, CR_LOG_INFO);
-	snprintf(winner, len, "%s", by.auto_winner);
-	assert_non_null(strstr(by.auto_table, "| VLs 2, "));
-	cr_byproducts_release(&by);
+	table = route_with(f, r, &ac, winner, len);
+	assert_non_null(strstr(table, "| VLs 2, "));
+	free(table);
 	cr_routing_free(r);
 }
 
@@ -348,9 +345,9 @@ static void test_max_vls(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
-	winner_of(f, cands, 0.001, 0, w, sizeof(w));
+	winner_of(f, cands, 0, w, sizeof(w));
 	assert_string_equal(w, "lash+ps+bal");
-	winner_of(f, cands, 0.001, 1, w, sizeof(w));
+	winner_of(f, cands, 1, w, sizeof(w));
 	assert_string_equal(w, "updn+ps+rgs");
 	cr_fabric_free(f);
 }
