@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-# Cuts COUNT switch-to-switch cables, drawn at random with SEED, out of an
-# ibnetdiscover topology (as croute gen writes it), keeping the switches
-# connected: a draw that would split them is drawn again. Both port lines
-# of each cut cable go. Names the cut cables on stderr, one a line.
-#   cut-random.py --count 3 --seed 7 [--kind any|global|local] in.topo > out.topo
-# "global" draws spine-to-spine cables between groups, "local" leaf-to-spine
-# ones, "any" both (switch names as croute gen writes dragonflies+: gN-...).
+"""Cuts COUNT switch-to-switch cables, drawn at random with SEED, out of an
+ibnetdiscover topology (as croute gen writes it), keeping the switches
+connected: a draw that would split them is drawn again. Both port lines
+of each cut cable go. Names the cut cables on stderr, one a line.
+  cut-random.py --count 3 --seed 7 [--kind any|global|local] in.topo > out.topo
+"global" draws spine-to-spine cables between groups, "local" leaf-to-spine
+ones, "any" both (switch names as croute gen writes dragonflies+: gN-...).
+"""
 import argparse
 import random
 import re
