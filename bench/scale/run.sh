@@ -62,7 +62,7 @@ for e in $engines; do
 		used=$(sed -n 's/.*: \([^ ]*\) tables configured on all switches.*/\1/p' \
 			"$CR_LOG" | tail -n 1)
 		why=$(grep -m 1 -E "ERR|disabling|cannot" "$CR_LOG" |
-			sed 's/.*-> //; s/croute: ERR: //' | cut -c 1-60)
+			sed 's/.*-> //; s/croute: ERR CR[0-9A-F]*: //' | cut -c 1-60)
 		echo "$e - $rss - - refused, ${used:-?} in" \
 			"$(bench_routing_time "$CR_LOG" "$used") s: $why" >>"$out"
 		continue

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "err.h"
 #include "background.h"
 #include "worker.h"
 
@@ -292,7 +293,8 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 		goto oom;
 	return j;
 oom:
-	cr_err("%s: out of memory preparing the improve step; the fast"
+	pl_err("CR2E",
+	       "%s: out of memory preparing the improve step; the fast"
 	       " step's tables stay",
 	       pe->name);
 	job_free(j);
@@ -411,6 +413,7 @@ static int run_job(void *ctx, void *job)
 	struct bg_job *j = job;
 
 	(void)ctx;
+	pl_core_code("CR48");
 	j->stop.deadline = cr_now() + j->give_up_s;
 	cr_info("%s: background: the %s starts (gives up after %.1f s)",
 		j->name, j->opt_e ? "improvement pass" : "improve step",
@@ -554,7 +557,7 @@ int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
 	int rc = 0;
 
 	if (!bg) {
-		cr_err("%s: out of memory", pe->name);
+		pl_err("CR2F", "%s: out of memory", pe->name);
 		return -1;
 	}
 	cr_worker_lock(&bg->w);
@@ -588,7 +591,8 @@ int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
 	if (pe->e != &cr_auto_engine) {
 		/* croute_optimize: the engine's tables now, the pass after */
 		if (cr_route_by(pe->e, f, o, *r, by) < 0) {
-			cr_err("%s cannot route this fabric (%u switches, %u"
+			pl_err("CR30",
+			       "%s cannot route this fabric (%u switches, %u"
 			       " nodes)",
 			       pe->name, f->num_switches, f->num_nodes);
 			return -1;
@@ -618,7 +622,7 @@ int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
 	if (!bg->installed || cr_byproducts_copy(&bg->installed_by, by)) {
 		cr_routing_free(bg->installed);
 		bg->installed = NULL;
-		cr_err("%s: out of memory keeping the installed tables",
+		pl_err("CR31", "%s: out of memory keeping the installed tables",
 		       pe->name);
 		return 0;
 	}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "err.h"
 
 #include <croute/tune/conf_check.h>
 #include <croute/model/log.h>
@@ -40,7 +41,8 @@ void cr_conf_read(struct cr_plugin *pl, struct cr_conf *c)
 	fp = fopen(path, "r");
 	if (!fp) {
 		if (errno != ENOENT)
-			cr_err("cannot read %s: %s; croute's keys take their"
+			pl_err("CR0E",
+			       "cannot read %s: %s; croute's keys take their"
 			       " defaults",
 			       path, strerror(errno));
 		return;
@@ -62,7 +64,8 @@ static int read_guid_file(const char *key, const char *path,
 
 	fp = fopen(path, "r");
 	if (!fp) {
-		cr_err("cannot open %s '%s': %s", key, path, strerror(errno));
+		pl_err("CR0F", "cannot open %s '%s': %s", key, path,
+		       strerror(errno));
 		return -1;
 	}
 	ret = cr_guid_file_parse(fp, path, key, l);
@@ -77,8 +80,8 @@ static int read_port_order(const char *path, struct cr_options *o)
 
 	fp = fopen(path, "r");
 	if (!fp) {
-		cr_err("cannot open port_search_ordering_file '%s': %s", path,
-		       strerror(errno));
+		pl_err("CR10", "cannot open port_search_ordering_file '%s': %s",
+		       path, strerror(errno));
 		return -1;
 	}
 	ret = cr_port_order_parse(fp, path, "port_search_ordering_file", o);

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "err.h"
 #include "estimate.h"
 #include "worker.h"
 
@@ -107,7 +108,8 @@ static char *dump_path(const char *dir)
 static void remove_dump(const char *path)
 {
 	if (unlink(path) < 0 && errno != ENOENT)
-		cr_err("cannot remove the stale %s: %s", path, strerror(errno));
+		pl_err("CR2A", "cannot remove the stale %s: %s", path,
+		       strerror(errno));
 }
 
 /* Names from OpenSM's node name map, for the report only. */
@@ -269,6 +271,8 @@ static int run_job(void *ctx, void *job)
 	const char *how;
 	int n = 0, rc;
 
+	pl_core_code("CR47");
+
 	if (!j->f) {
 		remove_dump(j->path);
 		return 0;
@@ -311,8 +315,8 @@ static int run_job(void *ctx, void *job)
 		   (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	goto out;
 fail:
-	cr_err("no contention estimate of %s's routing; %s removed", j->engine,
-	       j->path);
+	pl_err("CR2B", "no contention estimate of %s's routing; %s removed",
+	       j->engine, j->path);
 	remove_dump(j->path);
 out:
 	for (int i = 0; jr.res && i < n; i++)
@@ -365,7 +369,8 @@ static struct cr_est_worker *worker_get(struct cr_plugin *pl)
 	w = calloc(1, sizeof(*w));
 	if (!w || cr_worker_init(&w->w, &est_ops, w)) {
 		free(w);
-		cr_err("out of memory starting the contention estimate");
+		pl_err("CR2C",
+		       "out of memory starting the contention estimate");
 		return NULL;
 	}
 	pl->est_worker = w;
@@ -445,8 +450,8 @@ static void hand_over(struct cr_plugin *pl, bool ours)
 			   (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	return;
 oom:
-	cr_err("out of memory copying the routing for the contention"
-	       " estimate; none this time");
+	pl_err("CR2D", "out of memory copying the routing for the contention"
+		       " estimate; none this time");
 	job_free(j);
 }
 

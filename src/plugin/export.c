@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "plugin.h"
+#include "err.h"
 
 #include <croute/route/incremental.h>
 #include <croute/model/log.h>
@@ -213,7 +214,8 @@ static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
 	for (unsigned lid = t + 1; lid <= max_lid; lid++) {
 		if (lft[lid] == CR_NO_PATH)
 			continue;
-		cr_err("switch 0x%016" PRIx64 ": LID %u is beyond its table"
+		pl_err("CR1C",
+		       "switch 0x%016" PRIx64 ": LID %u is beyond its table"
 		       " (top %u, %u entries)",
 		       sw_guid(sw), lid, sw->max_lid_ho, sw->lft_size);
 		return -2;
@@ -227,7 +229,8 @@ static int put_lft(osm_switch_t *sw, const uint8_t *lft, unsigned max_lid,
 				if (lft[l] == CR_NO_PATH ||
 				    lft[l] < sw->num_ports)
 					continue;
-				cr_err("switch 0x%016" PRIx64 ": LID %u routed"
+				pl_err("CR1D",
+				       "switch 0x%016" PRIx64 ": LID %u routed"
 				       " to port %u of %u",
 				       sw_guid(sw), l, lft[l],
 				       sw->num_ports - 1u);
@@ -372,7 +375,8 @@ static int lft_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		if (err == -1) {
 			char la[CR_NODE_LABEL_MAX];
 
-			cr_err("switch %s was not prepared for routing by"
+			pl_err("CR1E",
+			       "switch %s was not prepared for routing by"
 			       " OpenSM",
 			       cr_node_label(f, f->switches[s], 0, la,
 					     sizeof(la)));
@@ -407,7 +411,8 @@ static int hops_range(void *arg, unsigned part, unsigned nparts, uint32_t begin,
 		}
 		if (put_hops(sw, j->r->lft[f->switches[s]], h, j->top[s], j->hr,
 			     j->buf[part])) {
-			cr_err("switch 0x%016" PRIx64 ": cannot set its hop"
+			pl_err("CR1F",
+			       "switch 0x%016" PRIx64 ": cannot set its hop"
 			       " counts",
 			       sw_guid(sw));
 			return -1;
@@ -639,7 +644,7 @@ int cr_export(osm_opensm_t *osm, const struct cr_fabric *f,
 	ret = 0;
 	goto out;
 oom:
-	cr_err("out of memory exporting the LFTs");
+	pl_err("CR20", "out of memory exporting the LFTs");
 out:
 	for (unsigned i = 0; j.buf && i < nparts; i++)
 		free(j.buf[i]);

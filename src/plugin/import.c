@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "err.h"
 
 #include <iba/ib_types.h>
 #include <opensm/osm_node.h>
@@ -71,7 +72,7 @@ static int node_map_init(struct node_map *m, const struct node_ref *nodes,
 	m->mask = size - 1;
 	m->slot = calloc(size, sizeof(*m->slot));
 	if (!m->slot) {
-		cr_err("out of memory importing the subnet");
+		pl_err("CR11", "out of memory importing the subnet");
 		return -1;
 	}
 	for (uint32_t i = 0; i < count; i++) {
@@ -215,7 +216,8 @@ static int node_fields(struct cr_node *n, const osm_node_t *node,
 	if (n->type != CR_NODE_SWITCH)
 		return 0;
 	if (!node->sw) {
-		cr_err("switch 0x%016" PRIx64 " ('%s') has no switch data in"
+		pl_err("CR12",
+		       "switch 0x%016" PRIx64 " ('%s') has no switch data in"
 		       " OpenSM",
 		       n->guid, desc);
 		return -1;
@@ -233,8 +235,8 @@ static int add_node(struct cr_fabric *f, osm_node_t *node)
 	uint32_t idx;
 
 	if (!type) {
-		cr_err("node 0x%016" PRIx64 " has unknown type %u", guid,
-		       osm_node_get_type(node));
+		pl_err("CR13", "node 0x%016" PRIx64 " has unknown type %u",
+		       guid, osm_node_get_type(node));
 		return -1;
 	}
 	node_desc(node, desc);
@@ -263,7 +265,7 @@ static int refresh_node(struct cr_node *n, const osm_node_t *node)
 		char *d = strdup(desc);
 
 		if (!d) {
-			cr_err("out of memory importing the subnet");
+			pl_err("CR14", "out of memory importing the subnet");
 			return -1;
 		}
 		free(n->desc);
@@ -540,7 +542,8 @@ static int add_links(struct cr_import *imp, const struct node_ref *nodes,
 		if (bad[i] != CR_NO_NODE) {
 			char la[CR_NODE_LABEL_MAX];
 
-			cr_err("%s port %u leads to a node OpenSM does not"
+			pl_err("CR15",
+			       "%s port %u leads to a node OpenSM does not"
 			       " list",
 			       cr_node_label(imp->f, bad[i], bad_port[i], la,
 					     sizeof(la)),
@@ -557,7 +560,7 @@ out:
 	free(j.seen);
 	return ret;
 oom:
-	cr_err("out of memory importing the links");
+	pl_err("CR16", "out of memory importing the links");
 	ret = -1;
 	goto out;
 }
@@ -635,7 +638,8 @@ static int add_lids(struct cr_fabric *f, osm_port_t **ports, uint32_t n,
 	for (unsigned i = 0; i < nparts; i++) {
 		if (!bad[i])
 			continue;
-		cr_err("port 0x%016" PRIx64
+		pl_err("CR17",
+		       "port 0x%016" PRIx64
 		       " (LID %u) belongs to no known node",
 		       cl_ntoh64(osm_port_get_guid(bad[i])),
 		       cl_ntoh16(osm_port_get_base_lid(bad[i])));
@@ -792,7 +796,8 @@ static int import_new(const struct walk_job *w, struct cr_import *imp,
 	qsort(nodes, count, sizeof(*nodes), node_ref_cmp);
 	imp->f = cr_fabric_new();
 	if (!imp->f) {
-		cr_err("out of memory importing the subnet (%u nodes)", count);
+		pl_err("CR18", "out of memory importing the subnet (%u nodes)",
+		       count);
 		return -1;
 	}
 	for (uint32_t i = 0; i < count; i++)
@@ -839,7 +844,8 @@ int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
 	w.tmp[0] = w.tmp[1] = NULL;
 	if (w.count != cl_qmap_count(w.node_tbl) ||
 	    w.nports != cl_qmap_count(w.port_tbl)) {
-		cr_err("OpenSM's node or port map does not hold as many items"
+		pl_err("CR19",
+		       "OpenSM's node or port map does not hold as many items"
 		       " as it counts");
 		goto fail;
 	}
@@ -906,9 +912,10 @@ int cr_import_subnet(osm_opensm_t *osm, struct cr_import *imp,
 	free(nodes);
 	return 0;
 oom:
-	cr_err("out of memory importing the subnet (%u nodes)", w.count);
+	pl_err("CR1A", "out of memory importing the subnet (%u nodes)",
+	       w.count);
 fail:
-	cr_err("cannot import OpenSM's subnet");
+	pl_err("CR1B", "cannot import OpenSM's subnet");
 	cr_fabric_free(old);
 	if (keep)
 		cr_import_keep_free(keep);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "err.h"
 
 #include <iba/ib_types.h>
 #include <opensm/osm_mcast_mgr.h>
@@ -61,7 +62,7 @@ static struct cr_mcast_ctx *ctx_new(osm_subn_t *subn, const struct cr_fabric *f)
 	struct cr_mcast_ctx *c;
 
 	if (!capable) {
-		cr_err("out of memory for the multicast trees");
+		pl_err("CR21", "out of memory for the multicast trees");
 		return NULL;
 	}
 	for (uint32_t s = 0; s < f->num_switches; s++) {
@@ -168,7 +169,8 @@ static int build(struct cr_plugin *pl, osm_mgrp_box_t *mbox,
 		return -1;
 	m = members(f, mbox, &n, unknown);
 	if (!m) {
-		cr_err("out of memory listing the members of MLID 0x%04x",
+		pl_err("CR22",
+		       "out of memory listing the members of MLID 0x%04x",
 		       mlid);
 		return -1;
 	}
@@ -211,7 +213,8 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 		ret = build(pl, mbox, f, &t, &unknown);
 	}
 	if (ret > 0) {
-		cr_err("MLID 0x%04x: the tree does not match OpenSM's subnet"
+		pl_err("CR23",
+		       "MLID 0x%04x: the tree does not match OpenSM's subnet"
 		       " even after a fresh import",
 		       mlid);
 		ret = -1;
@@ -221,10 +224,12 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 		return IB_ERROR;
 	}
 	if (unknown)
-		cr_err("MLID 0x%04x: %u member ports are not in the subnet",
+		pl_err("CR24",
+		       "MLID 0x%04x: %u member ports are not in the subnet",
 		       mlid, unknown);
 	if (t.unreached)
-		cr_err("MLID 0x%04x: %u member ports cannot be reached over"
+		pl_err("CR25",
+		       "MLID 0x%04x: %u member ports cannot be reached over"
 		       " switches that forward multicast",
 		       mlid, t.unreached);
 	for (uint32_t i = 0; i < t.n; i++) {
@@ -234,7 +239,8 @@ ib_api_status_t cr_mcast_stree(struct cr_plugin *pl, osm_mgrp_box_t *mbox)
 		if (!sw->mcast_tbl.p_mask_tbl || mlid < IB_LID_MCAST_START_HO ||
 		    mlid > sw->mcast_tbl.max_mlid_ho) {
 			if (!i || t.e[i - 1].sw != t.e[i].sw)
-				cr_err("MLID 0x%04x: switch 0x%016" PRIx64
+				pl_err("CR26",
+				       "MLID 0x%04x: switch 0x%016" PRIx64
 				       " has no multicast table that far",
 				       mlid,
 				       cl_ntoh64(osm_node_get_node_guid(

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "err.h"
 #include "background.h"
 #include "estimate.h"
 
@@ -42,7 +43,26 @@
 #error "croute is written for OpenSM's event plugin interface version 2"
 #endif
 
-/* The core's messages go to OpenSM's log, at the matching level. */
+/*
+ * The code of the core's errors on this thread: the step running. Static
+ * TLS, as in the core's log: no __tls_get_addr, which opensm's own
+ * libraries do not provide.
+ */
+static __thread __attribute__((tls_model("initial-exec")))
+const char *core_code;
+
+const char *pl_core_code(const char *code)
+{
+	const char *old = core_code;
+
+	core_code = code;
+	return old;
+}
+
+/*
+ * The core's messages go to OpenSM's log, at the matching level. An error
+ * keeps the code the plugin gave it (pl_err) or takes the step's.
+ */
 static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 {
 	static const osm_log_level_t osm_level[] = {
@@ -56,12 +76,14 @@ static void log_sink(void *arg, enum cr_log_level level, const char *msg)
 	osm_log_t *log = arg;
 	osm_log_level_t l = osm_level[level];
 
-	if (osm_log_is_active(log, l))
+	if (!osm_log_is_active(log, l))
+		return;
+	if (level == CR_LOG_ERROR && strncmp(msg, "ERR CR", 6))
+		osm_log(log, l, "croute: ERR %s: %s\n",
+			core_code ? core_code : "CR4F", msg);
+	else
 		osm_log(log, l, "croute: %s%s\n",
-			level == CR_LOG_ERROR  ? "ERR: "
-			: level == CR_LOG_WARN ? "warning: "
-					       : "",
-			msg);
+			level == CR_LOG_WARN ? "warning: " : "", msg);
 }
 
 /*
@@ -170,7 +192,7 @@ static struct cr_sl_snapshot *snapshot_build(const struct cr_fabric *f,
 	}
 	return s;
 oom:
-	cr_err("out of memory saving the path SLs");
+	pl_err("CR01", "out of memory saving the path SLs");
 	snapshot_free(s);
 	return NULL;
 }
@@ -270,15 +292,20 @@ static bool route_incremental(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 		return false;
 	}
 	cr_info("%s: incremental run: %s%u switch links and %u host links"
-		" down, %u nodes (%u switches) gone; labels changed toward %u"
-		" switches; %" PRIu64
+		" down%s%s%s, %u nodes (%u switches) gone; labels changed"
+		" toward %u switches; %" PRIu64
 		" entries of %u LIDs chosen again; %" PRIu64
 		" (CA switch, LID of a switch without CAs) pairs left"
 		" without a legal path; %.1f ms",
 		pe->name, st.same ? "the full run's fabric again: " : "",
-		st.links_down, st.host_links_down, st.nodes_gone,
-		st.switches_gone, st.dests, st.entries, st.lids, st.lost_pairs,
-		elapsed_ms(&t0));
+		st.links_down, st.host_links_down,
+		st.link_down[0] ? " (repaired around the link " : "",
+		st.link_down,
+		!st.link_down[0]			 ? ""
+		: st.links_down + st.host_links_down > 1 ? " and others)"
+							 : ")",
+		st.nodes_gone, st.switches_gone, st.dests, st.entries, st.lids,
+		st.lost_pairs, elapsed_ms(&t0));
 	return true;
 }
 
@@ -389,8 +416,11 @@ bool cr_auto_repair(struct cr_plugin *pl, struct cr_plugin_engine *pe,
 static ib_api_status_t engine_mcast_stree(void *context, osm_mgrp_box_t *mbox)
 {
 	struct cr_plugin_engine *pe = context;
+	const char *code = pl_core_code("CR45");
+	ib_api_status_t st = cr_mcast_stree(pe->pl, mbox);
 
-	return cr_mcast_stree(pe->pl, mbox);
+	pl_core_code(code);
+	return st;
 }
 
 /*
@@ -451,7 +481,7 @@ static bool test_hook_fails(const struct run *run, enum cr_fail_stage stage,
 {
 	if (cr_conf_fail_stage(&run->pl->conf, run->pe->e) != stage)
 		return false;
-	cr_err("%s: failing %s, as croute_fail_engine asks (test hook)",
+	pl_err("CR02", "%s: failing %s, as croute_fail_engine asks (test hook)",
 	       run->pe->name, when);
 	return true;
 }
@@ -488,6 +518,7 @@ static int run_configure(struct run *run)
 	struct cr_plugin *pl = run->pl;
 	struct cr_plugin_engine *pe = run->pe;
 
+	pl_core_code("CR40");
 	cr_conf_read(pl, &pl->conf);
 	cr_threads_set(pl->conf.threads);
 	mcast_trees_follow_conf(pl);
@@ -509,7 +540,8 @@ static int run_configure(struct run *run)
 	 * that was safe into one that is not.
 	 */
 	if (pe->e->layered && !pl->osm->subn.opt.qos) {
-		cr_err("%s needs qos TRUE (or -Q): without it OpenSM programs"
+		pl_err("CR03",
+		       "%s needs qos TRUE (or -Q): without it OpenSM programs"
 		       " no SL2VL tables and its layers would share VL 0,"
 		       " where they can deadlock; not routing, OpenSM moves"
 		       " on to the next engine",
@@ -524,6 +556,7 @@ static int run_import(struct run *run)
 	struct cr_plugin *pl = run->pl;
 	struct cr_fabric *recycle = pl->recycle;
 
+	pl_core_code("CR41");
 	pl->recycle = NULL;
 	if (!pl->conf.incremental)
 		cr_import_keep_free(&pl->import_keep);
@@ -551,6 +584,7 @@ static int run_route(struct run *run)
 	bool try_incremental = pl->conf.incremental && !pl->conf.optimize &&
 			       pe->e != &cr_auto_engine;
 
+	pl_core_code("CR42");
 	/* A repair writes every entry, else clears them all. */
 	run->r = try_incremental && pl->incr_base ? cr_routing_new_raw(f)
 						  : cr_routing_new(f);
@@ -570,7 +604,8 @@ static int run_route(struct run *run)
 		pl->export_no_base = how == CR_BG_AGAIN;
 	} else if (!run->incremental &&
 		   cr_route_by(pe->e, f, &run->o, run->r, &run->by) < 0) {
-		cr_err("%s cannot route this fabric (%u switches, %u nodes)",
+		pl_err("CR04",
+		       "%s cannot route this fabric (%u switches, %u nodes)",
 		       pe->name, f->num_switches, f->num_nodes);
 		return -1;
 	}
@@ -587,9 +622,11 @@ static int run_settle(struct run *run)
 	struct cr_plugin_engine *pe = run->pe;
 	const struct cr_fabric *f = run->imp.f;
 
+	pl_core_code("CR43");
 	/* Tables some CAs cannot use: the next engine of the list instead. */
 	if (run->by.stranded) {
-		cr_err("%s: %" PRIu64 " (switch with CAs, LID) pairs have no"
+		pl_err("CR05",
+		       "%s: %" PRIu64 " (switch with CAs, LID) pairs have no"
 		       " up*/down* path with these roots: not installing"
 		       " tables some CAs cannot use",
 		       pe->name, run->by.stranded);
@@ -597,7 +634,8 @@ static int run_settle(struct run *run)
 	}
 	/* The same rule for any routing that came out on several VLs. */
 	if (run->r->sl && run->r->num_layers > 1 && !pl->osm->subn.opt.qos) {
-		cr_err("%s: these tables use %u VLs, which needs qos TRUE"
+		pl_err("CR06",
+		       "%s: these tables use %u VLs, which needs qos TRUE"
 		       " (or -Q): not installing them",
 		       pe->name, run->r->num_layers);
 		return -1;
@@ -646,7 +684,8 @@ static int run_fail(struct run *run)
 	cr_byproducts_release(&run->by);
 	cr_import_release(&run->imp);
 	pl->import_keep.f = NULL; /* it described imp.f */
-	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
+	pl_err("CR07",
+	       "%s failed after %.1f ms; OpenSM moves on to the next engine",
 	       run->pe->name, elapsed_ms(&pl->run_start));
 	return -1;
 }
@@ -676,8 +715,10 @@ static int engine_build_fwd_tables(void *context)
 	uint64_t churn = 0;
 	double total;
 
+	pl_core_code("CR44");
 	if (pl->run_engine != pe || !f || !pl->routing) {
-		cr_err("%s: asked for forwarding tables without a routing",
+		pl_err("CR08",
+		       "%s: asked for forwarding tables without a routing",
 		       pe->name);
 		goto fail;
 	}
@@ -695,7 +736,8 @@ static int engine_build_fwd_tables(void *context)
 			pe->name, pl->incremental ? "incremental" : "full",
 			churn);
 	if (cr_conf_fail_stage(&pl->conf, pe->e) == CR_FAIL_EXPORT) {
-		cr_err("%s: failing after writing the LFTs, as"
+		pl_err("CR09",
+		       "%s: failing after writing the LFTs, as"
 		       " croute_fail_engine asks (test hook)",
 		       pe->name);
 		goto fail;
@@ -727,7 +769,8 @@ fail:
 	cr_export_clear(&osm->subn);
 	snapshot_publish(pe, NULL);
 	run_reset(pl);
-	cr_err("%s failed after %.1f ms; OpenSM moves on to the next engine",
+	pl_err("CR0A",
+	       "%s failed after %.1f ms; OpenSM moves on to the next engine",
 	       pe->name, elapsed_ms(&pl->run_start));
 	return -1;
 }
@@ -836,6 +879,7 @@ static void *plugin_create(osm_opensm_t *osm)
 	char names[CR_PLUGIN_NAME_LEN * 16] = "";
 
 	cr_log_set(log_sink, &osm->log, osm_log_level(osm));
+	pl_core_code("CR49");
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		goto oom;
@@ -874,7 +918,7 @@ static void *plugin_create(osm_opensm_t *osm)
 
 		st = osm_register_external_routing_engine(osm, &m, pe);
 		if (st != CL_SUCCESS) {
-			cr_err("cannot register routing engine %s (%s)",
+			pl_err("CR0B", "cannot register routing engine %s (%s)",
 			       pe->name, CL_STATUS_MSG(st));
 			continue;
 		}
@@ -885,7 +929,8 @@ static void *plugin_create(osm_opensm_t *osm)
 		}
 	}
 	if (!registered) {
-		cr_err("no routing engine registered; croute is not loaded");
+		pl_err("CR0C",
+		       "no routing engine registered; croute is not loaded");
 		plugin_delete(pl);
 		return NULL;
 	}
@@ -893,7 +938,7 @@ static void *plugin_create(osm_opensm_t *osm)
 		OSM_VERSION, names);
 	return pl;
 oom:
-	cr_err("out of memory loading the plugin");
+	pl_err("CR0D", "out of memory loading the plugin");
 	plugin_delete(pl);
 	return NULL;
 }

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "err.h"
 
 #include <complib/cl_nodenamemap.h>
 
@@ -204,7 +205,8 @@ static bool names_usable(const struct dump *d, const char *file, bool cas)
 	}
 	if (!hosts && !switches)
 		return true;
-	cr_err("%s not written: %u host%s and %u switch%s have no name of"
+	pl_err("CR27",
+	       "%s not written: %u host%s and %u switch%s have no name of"
 	       " their own (node descriptions shared or empty, e.g. 0x%016" PRIx64
 	       " '%s'): GUIDs are not node names; name them in the"
 	       " node name map (node_name_map_name)",
@@ -250,13 +252,13 @@ static void dump_file(const char *dir, const char *name, dump_fn fn,
 
 	path = malloc(len);
 	if (!path) {
-		cr_err("out of memory writing %s", name);
+		pl_err("CR28", "out of memory writing %s", name);
 		return;
 	}
 	snprintf(path, len, "%s/%s", dir, name);
 	if (!fn) {
 		if (unlink(path) < 0 && errno != ENOENT)
-			cr_err("cannot remove the stale %s: %s", path,
+			pl_err("CR29", "cannot remove the stale %s: %s", path,
 			       strerror(errno));
 		free(path);
 		return;
@@ -289,6 +291,7 @@ void cr_report_dumps(struct cr_plugin *pl, bool ours)
 		cr_verbose("no dump directory: croute's dump files skipped");
 		return;
 	}
+	pl_core_code("CR46");
 	pl->dumped = true;
 	if (!ours || !pl->installed || !d.r || !d.f || !pl->run_engine)
 		d.r = NULL;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "worker.h"
+#include "err.h"
 
 #include <croute/model/log.h>
 
@@ -128,7 +129,8 @@ void cr_worker_submit(struct cr_worker *w, void *job)
 	w->thread_live = false;
 	err = pthread_create(&w->thread, NULL, worker_main, w);
 	if (err) {
-		cr_err("cannot start the %s: %s", w->ops->name, strerror(err));
+		pl_err("CR32", "cannot start the %s: %s", w->ops->name,
+		       strerror(err));
 		pthread_mutex_lock(&w->lock);
 		w->ops->free_job(w->pending);
 		w->pending = NULL;

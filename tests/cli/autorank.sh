@@ -37,7 +37,7 @@ for i in 1 2; do
 	"$croute" route -v -t "$tmp/t.topo" -e auto --qos --auto-budget 1 \
 		-o "$tmp/r$i.lft" 2>"$tmp/log$i" || fail "croute route -e auto"
 	awk '/cr-auto: plan:/ { on = 1 } on' "$tmp/log$i" |
-		sed -n 's/^croute: info: cr-auto: *\([0-9][0-9]* .*\)/\1/p' |
+		sed -n 's/^croute: [a-z]*: cr-auto: *\([0-9][0-9]* .*\)/\1/p' |
 		sed 's/ | VLs [0-9]*, credit loops.*| / | /; s/ | [0-9.]* s | / | /' \
 			>"$tmp/rank$i"
 done

@@ -62,7 +62,8 @@ awk '$1 == "minhop" { exit !(NF == 9 && $6 != $8) }' "$tmp/out" ||
 for o in shift:avg shift:avg@8; do
 	expect_exit 0 route -v --topo "$T" --engine auto --auto-objective "$o" \
 		--auto-budget 0.02 --no-auto-optimize -o "$tmp/auto.lfts"
-	grep "cr-auto: plan:" "$tmp/err" | sed 's/ of .*//; s/.*plan: //' \
+	grep "cr-auto: plan:" "$tmp/err" |
+		sed 's/ will be scored.*//; s/.* //' \
 		>"$tmp/plan-$o"
 done
 [ "$(cat "$tmp/plan-shift:avg@8")" -lt "$(cat "$tmp/plan-shift:avg")" ] ||

@@ -146,7 +146,7 @@ cr_log "=== bad penalty"
 cr_conf "croute_estimate full" "croute_penalty_factors 0.9;-1;x" \
 	"croute_patterns fanin:4"
 cr_opensm_once -R cr-minhop
-cr_expect_log "croute: ERR: .*croute_penalty_factors '0.9;-1;x' is not valid" \
+cr_expect_log "croute: ERR CR40: .*croute_penalty_factors '0.9;-1;x' is not valid" \
 	"no error naming croute_penalty_factors"
 grep -q "penalty factors (be;bs;gr) 0.965;0.925;1.35$" "$DUMP_FILE" ||
 	cr_fail "bad penalty: the defaults were not used"
@@ -154,7 +154,7 @@ cr_est_compare badpen --pattern fanin:4
 
 cr_conf "croute_estimate sometimes"
 cr_opensm_once -R cr-minhop
-cr_expect_log "croute: ERR: .*croute_estimate 'sometimes' is not valid" \
+cr_expect_log "croute: ERR CR40: .*croute_estimate 'sometimes' is not valid" \
 	"no error naming croute_estimate"
 [ -f "$DUMP_FILE" ] || cr_fail "bad croute_estimate: no default estimate"
 
@@ -206,7 +206,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	kill -HUP "$(cr_opensm_pid)"
 	cr_wait_log "$CR_LOG" "contention estimate \(cr-minhop\): flows" 2 \
 		120 "$CR_OSM_PID" || cr_fail "valgrind: no estimate after SIGHUP"
-	cr_expect_log "croute: ERR: .*missing.flows"
+	cr_expect_log "croute: ERR CR47: .*missing.flows"
 	cr_opensm_stop 120 || cr_fail "opensm under valgrind failed"
 	[ -f "$DUMP_FILE" ] || cr_fail "valgrind: no dump"
 	grep -q "ERROR SUMMARY" "$CR_DIR/valgrind.log" ||

@@ -167,9 +167,9 @@ fault() {
 		no_errors_since "$ALLOWED"
 	else
 		# Only the refusal of the first engine, and its fall-through.
-		no_errors_since "ERR: ${FIRST}[: ]${ALLOWED:+|$ALLOWED}"
+		no_errors_since "ERR CR[0-9A-F]{2}: ${FIRST}[: ]${ALLOWED:+|$ALLOWED}"
 		tail -n +"$((MARK + 1))" "$CR_LOG" |
-			grep -q "croute: ERR: $FIRST failed after" ||
+			grep -q "croute: ERR CR0[7A]: $FIRST failed after" ||
 			cr_fail "$TAG $name: no clean failure of $FIRST logged"
 	fi
 	# The repair changes the same entries back (the tables are the

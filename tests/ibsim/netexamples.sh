@@ -33,7 +33,7 @@ net_one() {
 			cr_opensm_once -R cr-$e
 		fi
 		if ! grep -q "croute: cr-$e: routed" "$CR_LOG"; then
-			grep -q "croute: ERR: cr-$e cannot route" "$CR_LOG" ||
+			grep -q "croute: ERR CR04: cr-$e cannot route" "$CR_LOG" ||
 				cr_fail "$name: cr-$e neither routed nor refused"
 			cr_log "$name: cr-$e refuses this fabric"
 			continue

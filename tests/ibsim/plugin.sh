@@ -85,7 +85,7 @@ cr_osm_env timeout -k "$CR_GRACE" "$CR_TIMEOUT" opensm -o -F "$CR_CONF" \
 	>"$CR_DIR/opensm-$CR_RUN.out" 2>&1 ||
 	cr_fail "opensm failed with an unwritable dump directory"
 CR_DUMP=$save
-cr_expect_log "croute: ERR: .*/croute-updn-roots.dump: cannot" \
+cr_expect_log "croute: ERR CR46: .*/croute-updn-roots.dump: cannot" \
 	"no error about the unwritable dump directory"
 cr_expect_log "cr-updn tables configured on all switches"
 cr_log "unwritable dump directory: OK"
@@ -106,7 +106,7 @@ cr_log "root_guid_file: OK"
 # --- A malformed GUID file fails the engine; OpenSM falls back.
 printf '%s\nnot-a-guid\n' "$spine" >"$CR_DIR/roots"
 cr_opensm_once -R cr-updn,minhop
-cr_expect_log "croute: ERR: $CR_DIR/roots:2: 'not-a-guid' is not a GUID" \
+cr_expect_log "croute: ERR CR40: $CR_DIR/roots:2: 'not-a-guid' is not a GUID" \
 	"no error naming the bad line of root_guid_file"
 cr_expect_log " minhop tables configured on all switches"
 cr_reject_log "cr-updn tables configured"
@@ -117,9 +117,9 @@ cr_log "bad root_guid_file: OK"
 cr_conf "remote_guid_sorting yes" "croute_no_such_key 3" \
 	"croute_fail_engine cr-nothing" "connect_roots TRUE"
 cr_opensm_once -R cr-minhop
-cr_expect_log "croute: ERR: .*remote_guid_sorting 'yes' is not valid"
-cr_expect_log "croute: ERR: .*unknown key croute_no_such_key \\(value '3'\\)"
-cr_expect_log "croute: ERR: .*croute_fail_engine 'cr-nothing' is not valid"
+cr_expect_log "croute: ERR CR40: .*remote_guid_sorting 'yes' is not valid"
+cr_expect_log "croute: ERR CR40: .*unknown key croute_no_such_key \\(value '3'\\)"
+cr_expect_log "croute: ERR CR40: .*croute_fail_engine 'cr-nothing' is not valid"
 cr_expect_log "connect_roots is set, but croute's engines do not implement it"
 cr_expect_log "cr-minhop tables configured on all switches"
 cr_conf "remote_guid_sorting TRUE"

@@ -21,7 +21,7 @@ qos_case() {
 	cr_ibsim_start "$topo"
 	cr_conf "qos FALSE" "root_guid_file $CR_DIR/roots"
 	cr_opensm_once -R "$engine,updn"
-	cr_expect_log "croute: ERR: $engine needs qos TRUE .*OpenSM moves on to the next engine" \
+	cr_expect_log "croute: ERR CR03: $engine needs qos TRUE .*OpenSM moves on to the next engine" \
 		"$name: no error naming qos TRUE"
 	cr_reject_log "croute: $engine: routed" \
 		"$name: $engine routed without QoS"

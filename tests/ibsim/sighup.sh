@@ -83,7 +83,7 @@ differs rgs scatter
 step updn cr-updn "--remote-guid-sorting --port-shifting" \
 	"remote_guid_sorting TRUE" "port_shifting TRUE" \
 	"croute_fail_engine cr-minhop:import"
-new_log | grep -q "croute: ERR: cr-minhop failed after" ||
+new_log | grep -q "croute: ERR CR0[7A]: cr-minhop failed after" ||
 	cr_fail "no failure of cr-minhop logged with croute_fail_engine"
 step back cr-minhop ""
 cmp -s "$CR_DIR/default.norm" "$CR_DIR/back.norm" ||
@@ -94,18 +94,18 @@ new_log | grep -q "croute: ERR" && cr_fail "errors back at the defaults"
 # previous run had remote_guid_sorting TRUE: not kept either).
 step rgs2 cr-minhop "--remote-guid-sorting" "remote_guid_sorting TRUE"
 step bad-rgs cr-minhop "" "remote_guid_sorting maybe"
-new_log | grep -q "croute: ERR: $CR_CONF:[0-9]*: remote_guid_sorting"\
+new_log | grep -q "croute: ERR CR40: $CR_CONF:[0-9]*: remote_guid_sorting"\
 " 'maybe' is not valid" ||
 	cr_fail "no error naming remote_guid_sorting and 'maybe'"
 cmp -s "$CR_DIR/default.norm" "$CR_DIR/bad-rgs.norm" ||
 	cr_fail "an invalid remote_guid_sorting changed the default tables"
 step bad-fail cr-minhop "" "croute_fail_engine cr-nothing:import"
 new_log | grep -q \
-	"croute: ERR: .*croute_fail_engine 'cr-nothing:import' is not valid" ||
+	"croute: ERR CR40: .*croute_fail_engine 'cr-nothing:import' is not valid" ||
 	cr_fail "no error naming croute_fail_engine and its value"
 step unknown cr-minhop "" "croute_no_such_key 42"
 new_log | grep -q \
-	"croute: ERR: .*unknown key croute_no_such_key (value '42')" ||
+	"croute: ERR CR40: .*unknown key croute_no_such_key (value '42')" ||
 	cr_fail "no error naming the unknown croute_ key and its value"
 for s in bad-fail unknown; do
 	cmp -s "$CR_DIR/default.norm" "$CR_DIR/$s.norm" ||

@@ -223,7 +223,7 @@ done <"$CR_DIR/plan"
 rss_end=$(rss)
 sweeps=$(cr_count "$CR_DONE")
 # cr-ftree refuses some shapes (cr-updn follows): its errors are expected.
-tail -n +2 "$CR_LOG" | grep "croute: ERR" | grep -v "ERR: cr-ftree" \
+tail -n +2 "$CR_LOG" | grep "croute: ERR" | grep -E -v "ERR CR[0-9A-F]{2}: cr-ftree" \
 	>"$CR_DIR/errors"
 [ -s "$CR_DIR/errors" ] && {
 	head -n 5 "$CR_DIR/errors"

@@ -68,6 +68,8 @@ struct cr_incr_stats {
 	bool new_dependency;
 	bool searched;
 	char reason[160]; /* when not incremental: why */
+	/* The first link down, both ends, for the log: "" when none. */
+	char link_down[2 * CR_NODE_LABEL_MAX + 48];
 };
 
 /*

@@ -64,6 +64,23 @@ int incr_reason(struct cr_incr_stats *st, const char *fmt, ...)
 }
 
 /*
+ * The log names a link that went away by both ends (name, GUID, LID and
+ * port), so the administrator can find the cable the repair routed around.
+ */
+static void name_link(const struct cr_fabric *bf, uint32_t n, unsigned p,
+		      struct cr_incr_stats *st)
+{
+	char a[CR_NODE_LABEL_MAX], b[CR_NODE_LABEL_MAX];
+	const struct cr_port *pt = &bf->nodes[n].ports[p];
+
+	snprintf(st->link_down, sizeof(st->link_down),
+		 "%s port %u to %s port %u",
+		 cr_node_label(bf, n, p, a, sizeof(a)), p,
+		 cr_node_label(bf, pt->remote, pt->remote_port, b, sizeof(b)),
+		 pt->remote_port);
+}
+
+/*
  * Compares the new fabric with the base's: every node of f must be in the
  * base with the same type, ports, GUIDs and LIDs, and every link of f in
  * the base. Collects the surviving ends of the links that went away.
@@ -142,6 +159,8 @@ static int compare_fabrics(struct incr_repair *rep)
 			if (n != CR_NO_NODE && rep->o2n[bm] != CR_NO_NODE &&
 			    f->nodes[n].ports[p].remote == rep->o2n[bm])
 				continue;
+			if (!st->links_down && !st->host_links_down)
+				name_link(bf, bo, p, st);
 			if (cr_is_switch(bf, bo) && cr_is_switch(bf, bm))
 				st->links_down++;
 			else

@@ -194,9 +194,9 @@ static int report_roots(struct updn *u, struct cr_byproducts *by)
 		if (!u->is_root[s])
 			continue;
 		by->roots[by->num_roots++] = u->f->switches[s];
-		cr_info("cr-updn: root 0x%016" PRIx64 " \"%s\"",
-			updn_sw_guid(u, s),
-			u->f->nodes[u->f->switches[s]].desc);
+		cr_verbose("cr-updn: root 0x%016" PRIx64 " \"%s\"",
+			   updn_sw_guid(u, s),
+			   u->f->nodes[u->f->switches[s]].desc);
 	}
 	if (parts > 1)
 		cr_info("cr-updn: the switches form %u disconnected parts: routing each part alone",

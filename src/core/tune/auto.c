@@ -573,13 +573,16 @@ static void plan(struct run *a)
 	if (a->quiet)
 		return;
 	/* Refusals known before any work (lash without QoS) apart. */
-	cr_info("cr-auto: %splan: %u of %u candidates fit the budget of %.2f s"
-		" of work (estimated from %u switches, %u LIDs, %u hosts),"
-		" shift sampled to %u phases; %u refused at no cost",
-		a->fast ? "fast step: " : "",
-		a->n - free_refusals - budget_skips, a->n - free_refusals,
+	cr_info("cr-auto: %splan: of %u candidates, %u cannot run here"
+		" (not made for this fabric or configuration, e.g. layered"
+		" without QoS; no work spent on them); of the other %u, %u"
+		" will be scored within the budget of %.2f s of work"
+		" (estimated from %u switches, %u LIDs, %u hosts) and %u are"
+		" left out for time; shift sampled to %u phases",
+		a->fast ? "fast step: " : "", a->n, free_refusals,
+		a->n - free_refusals, a->n - free_refusals - budget_skips,
 		a->budget, a->f->num_switches, (unsigned)a->f->max_lid,
-		a->hosts->count, phases, free_refusals);
+		a->hosts->count, budget_skips, phases);
 	if (held)
 		cr_info("cr-auto: the best %u on training samples are ranked"
 			" on held-out samples (%u scorings, %.2f s of work%s)",

@@ -204,6 +204,11 @@ char *auto_report(const struct run *a, double secs)
 	char *text = NULL, row[1024], phases[64] = "every phase";
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
+	/*
+	 * A row per candidate is detail once one won (croute-auto.dump keeps
+	 * the table); when none did, the rows are the reasons.
+	 */
+	enum cr_log_level lv = a->win >= 0 ? CR_LOG_VERBOSE : CR_LOG_INFO;
 
 	/* what `croute compare --auto` must say its rows do not share */
 	if (obj->shift_phases && obj->shift_phases + 1 < nhosts)
@@ -220,12 +225,12 @@ char *auto_report(const struct run *a, double secs)
 			n, secs, a->budget, phases, nhosts);
 	for (unsigned i = 0; i < n; i++) {
 		format_row(a, i, row, sizeof(row));
-		cr_info("cr-auto: %s", row);
+		cr_log(lv, "cr-auto: %s", row);
 		if (m)
 			fprintf(m, "%s\n", row);
 		if (a->win >= 0 && !i && n > 1 &&
 		    tie_note(a->v, a->order, obj, row, sizeof(row))) {
-			cr_info("cr-auto: %s", row + 2);
+			cr_log(lv, "cr-auto: %s", row + 2);
 			if (m)
 				fprintf(m, "%s\n", row);
 		}
