@@ -133,7 +133,11 @@ for ENGINE in cr-minhop cr-updn cr-ftree; do
 		"$TAG: the full run was not kept"
 
 	change "Unlink \"$leaf\"[$up]"
-	faulty link "1 switch links and 0 host links down"
+	# The repair names the cable: both ends by name, GUID, LID and port.
+	end="'[^']+' \\(0x[0-9a-f]{16} LID [0-9]+\\) port [0-9]+"
+	lend="'sw-l2-$((K * K - 1))' \\(0x[0-9a-f]{16} LID [0-9]+\\) port $up"
+	faulty link "1 switch links and 0 host links down \\(repaired around\
+ the link ($lend to $end|$end to $lend)\\)"
 	change "ReLink \"$leaf\"[$up]"
 	repaired link-back
 
