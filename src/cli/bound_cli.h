@@ -15,6 +15,8 @@ struct bound_cache *bound_cache_new(const struct cr_fabric *f,
 				    const struct cr_est_params *par,
 				    const struct cr_pattern *pats, int npat);
 void bound_cache_free(struct bound_cache *bc);
+/* bound_cache_get() shows its progress on a terminal (cli_progress). */
+void bound_cache_show_progress(struct bound_cache *bc);
 /* One result per pattern, for this host order. NULL (reported). */
 struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 					       const struct cr_hosts *h);

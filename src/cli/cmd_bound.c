@@ -351,7 +351,13 @@ struct bound_cache {
 	struct bound_cache_entry *e;
 	unsigned n;
 	size_t cap;
+	bool progress; /* a line of its own: the caller shows none then */
 };
+
+void bound_cache_show_progress(struct bound_cache *bc)
+{
+	bc->progress = true;
+}
 
 struct bound_cache *bound_cache_new(const struct cr_fabric *f,
 				    const struct cr_est_params *par,
@@ -402,6 +408,8 @@ struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 	struct bound_cache_entry *e;
 	struct cr_routing *r = NULL;
 	struct cr_est *est = NULL;
+	struct cli_progress *prog = NULL;
+	struct cr_bound_opts o;
 
 	for (unsigned i = 0; i < bc->n; i++)
 		if (same_hosts(&bc->e[i], h))
@@ -425,17 +433,27 @@ struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 	est = r ? cr_est_new(bc->f, r, bc->par) : NULL;
 	if (!est)
 		goto fail;
+	if (bc->progress)
+		prog = cli_progress_start("bound: patterns",
+					  (uint64_t)bc->npat);
+	cr_bound_opts_init(&o);
+	o.on_phase = bound_phase_done;
+	o.on_phase_arg = prog;
 	for (int p = 0; p < bc->npat; p++) {
-		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h, NULL);
+		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h,
+					 prog ? &o : NULL);
 		if (!e->res[p])
 			goto fail;
+		cli_progress_set(prog, (uint64_t)p + 1);
 	}
+	cli_progress_end(prog);
 	cr_est_free(est);
 	cr_routing_free(r);
 	return e->res;
 oom:
 	cr_err("out of memory");
 fail:
+	cli_progress_end(prog);
 	cr_est_free(est);
 	cr_routing_free(r);
 	return NULL;

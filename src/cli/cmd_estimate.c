@@ -281,6 +281,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	unrouted = c.unrouted;
 	if (c.bound) {
 		bc = bound_cache_new(f, &c.est.par, pats, npat);
+		if (bc)
+			bound_cache_show_progress(bc);
 		bres = bc ? bound_cache_get(bc, hosts) : NULL;
 		if (!bres)
 			goto out;
