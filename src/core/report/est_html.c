@@ -262,6 +262,8 @@ static void html_head(FILE *out, const char *title)
 	      " vertical-align: middle; margin: 0 0.2em 0 0.6em;"
 	      " border: 1px solid #888; }\n"
 	      "table.loads td { min-width: 2.5em; }\n"
+	      /* a 1280-pixel window: the drawing shrinks, the page not */
+	      "svg.fabric { max-width: 100%; height: auto; }\n"
 	      "</style>\n</head>\n<body>\n<h1>Contention estimate</h1>\n<p>",
 	      out);
 	cr_html_put(out, title);

@@ -293,9 +293,9 @@ static void draw(FILE *out, const struct links *L)
 		goto out;
 	fprintf(out,
 		"<svg class=\"fabric\" width=\"%u\" height=\"%u\""
-		" role=\"img\" aria-label=\"links by load\""
-		" font-size=\"10\">\n",
-		lay.width, lay.height);
+		" viewBox=\"0 0 %u %u\" role=\"img\""
+		" aria-label=\"links by load\" font-size=\"10\">\n",
+		lay.width, lay.height, lay.width, lay.height);
 	/* Cables first, boxes on top; each cable once, from its lower end. */
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
