@@ -130,7 +130,15 @@ int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
 		      int (*handle)(void *ctx, int key, const char *arg),
 		      void *ctx);
 void cli_help(const struct cli_cmd *cmd, FILE *out);
-/* Reports a usage error: "croute CMD: ..." and where to get help. */
+/*
+ * The long name of key's option, without "--": the first in the command's
+ * tables, so an alias listed after its option is never the one named.
+ */
+const char *cli_opt_name(const struct cli_cmd *cmd, int key);
+/*
+ * Reports a usage error, "croute: error: CMD: ...", in the format of the
+ * file errors, and where to get help.
+ */
 void cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -40,8 +40,9 @@ static const struct cli_opt gen_opts[] = {
 	{"hca-ports", KEY_HCA_PORTS, "N", "ports per host, to one switch (1)"},
 	{"lmc", CLI_KEY_LMC, "N", "also assign and write LIDs, with LMC N"},
 	{"leaves", KEY_LEAVES, "N", "two-level, dragonfly-plus: leaf switches"},
-	{"hosts", KEY_HOSTS, "N",
-	 "hosts per leaf/switch (torus, random: 1; fat-tree: K/2)"},
+	{"hosts-per-leaf", KEY_HOSTS, "N",
+	 "hosts on each leaf (torus, random: each switch; 1; fat-tree: K/2)"},
+	{"hosts", KEY_HOSTS, "N", "alias of --hosts-per-leaf"},
 	{"uplinks", KEY_UPLINKS, "N", "two-level, fat-tree: uplinks per leaf"},
 	{"spines", KEY_SPINES, "N",
 	 "two-level, dragonfly-plus, rail-tree: spine switches"},
@@ -74,6 +75,7 @@ static int gen_opt(void *arg, int key, const char *val)
 {
 	struct gen_ctx *g = arg;
 	unsigned long v;
+	char name[40];
 
 	switch (key) {
 	case 'o':
@@ -109,7 +111,8 @@ static int gen_opt(void *arg, int key, const char *val)
 		g->given |= BIT(key);
 		return 0;
 	}
-	if (cli_uint(g->cmd, "option", val,
+	snprintf(name, sizeof(name), "--%s", cli_opt_name(g->cmd, key));
+	if (cli_uint(g->cmd, name, val,
 		     key == KEY_SCRAMBLE || key == KEY_SEED ? UINT32_MAX
 							    : 100000,
 		     &v))
@@ -242,7 +245,8 @@ static struct cr_fabric *generate(struct gen_ctx *g, const char *kind, int argc,
 		g->p.leaf_hosts = val(g, KEY_HOSTS, 0);
 		g->p.leaf_uplinks = val(g, KEY_UPLINKS, 0);
 		if ((g->given & BIT(KEY_HOSTS)) && !g->p.leaf_hosts) {
-			cli_usage_error(g->cmd, "fat-tree needs --hosts >= 1");
+			cli_usage_error(g->cmd,
+					"fat-tree needs --hosts-per-leaf >= 1");
 			return NULL;
 		}
 		if ((g->given & BIT(KEY_UPLINKS)) && !g->p.leaf_uplinks) {
@@ -325,7 +329,7 @@ const struct cli_cmd cli_cmd_gen = {
 		   "  ktree K N       k-ary n-tree: K^N hosts, N levels of"
 		   " K^(N-1) switches\n"
 		   "                  with 2K ports\n"
-		   "  fat-tree K [--hosts H] [--uplinks U]\n"
+		   "  fat-tree K [--hosts-per-leaf H] [--uplinks U]\n"
 		   "                  the largest 3-level fat tree of K-port"
 		   " switches:\n"
 		   "                  K^3/4 hosts (27648 for K = 48); H hosts"
@@ -334,25 +338,27 @@ const struct cli_cmd cli_cmd_gen = {
 		   " uplinks a leaf\n"
 		   "                  (U middle switches a pod, K - U hosts):"
 		   " oversubscribed\n"
-		   "  two-level --leaves L --hosts H --uplinks U --spines S"
-		   " [--scramble SEED]\n"
+		   "  two-level --leaves L --hosts-per-leaf H --uplinks U"
+		   " --spines S\n                  [--scramble SEED]\n"
 		   "                  leaf/spine tree, any oversubscription\n"
-		   "  torus X Y [Z] [--mesh] [--hosts H]\n"
-		   "  mesh X Y [Z] [--hosts H]\n"
-		   "  random --switches N --links D [--hosts H] --seed S\n"
+		   "  torus X Y [Z] [--mesh] [--hosts-per-leaf H]\n"
+		   "  mesh X Y [Z] [--hosts-per-leaf H]\n"
+		   "  random --switches N --links D [--hosts-per-leaf H]"
+		   " --seed S\n"
 		   "                  connected irregular fabric\n"
 		   "  dragonfly-plus --groups G --leaves L --spines S"
-		   " --hosts H --global N\n"
+		   " --hosts-per-leaf H\n                  --global N\n"
 		   "                  G leaf/spine groups, N cables a spine to"
 		   " other groups\n"
-		   "  hyperx S1 S2 [S3] --hosts H [--trunk K]\n"
+		   "  hyperx S1 S2 [S3] --hosts-per-leaf H [--trunk K]\n"
 		   "                  a grid, K cables between switches in a"
 		   " line\n"
 		   "  rail-tree --servers N --rails R --unit U --spines S\n"
 		   "                  servers of R HCAs; leaf r of a unit takes"
 		   " HCA r\n"
-		   "Hosts are named h0001, h0002, ... leaf by leaf, each leaf's"
-		   " hosts in port\norder; GUIDs follow the same order.\n",
+		   "--hosts is an alias of --hosts-per-leaf. Hosts are named"
+		   " h0001, h0002, ...\nleaf by leaf, each leaf's hosts in"
+		   " port order; GUIDs follow the same order.\n",
 	.opts = gen_tables,
 	.run = gen_run,
 };

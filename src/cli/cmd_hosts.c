@@ -27,7 +27,7 @@ enum {
 };
 
 static const struct cli_opt hosts_opts[] = {
-	{"order", KEY_ORDER, "ENGINE", "the order for this engine's routing"},
+	{"order", KEY_ORDER, "ENGINE", "alias of --engine"},
 	{"lfts", KEY_LFTS, "FILE", "or for these LFTs (leaf order)"},
 	{"output", 'o', "FILE",
 	 "write the host file to FILE (default: stdout)"},
@@ -227,14 +227,14 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	ret = CLI_BAD;
 	if (c.lfts && c.setup.engine) {
 		cli_usage_error(cmd,
-				"give either --order ENGINE or --lfts FILE");
+				"give either --engine NAME or --lfts FILE");
 		goto out;
 	}
 	/* --dump-dir, --live: the tables in place, as check and estimate */
 	c.lfts = cli_installed_lfts(&c.setup, c.lfts);
 	if (!c.lfts && !c.setup.engine) {
 		if (!c.setup.dump_dir)
-			cli_usage_error(cmd, "give --order ENGINE, --lfts FILE"
+			cli_usage_error(cmd, "give --engine NAME, --lfts FILE"
 					     " or --dump-dir DIR");
 		goto out;
 	}
@@ -288,7 +288,7 @@ out:
 
 const struct cli_cmd cli_cmd_hosts = {
 	.name = "hosts",
-	.synopsis = "(--topo FILE (--order ENGINE | --lfts FILE) | --dump-dir"
+	.synopsis = "(--topo FILE (--engine NAME | --lfts FILE) | --dump-dir"
 		    " DIR) [options]",
 	.summary = "Write the host order that is congestion free for shift,"
 		   " as an MPI hostfile.",
@@ -300,9 +300,10 @@ const struct cli_cmd cli_cmd_hosts = {
 		" congestion free in that order with ftree, minhop and updn,"
 		" and with\nlash when --port-shifting is given (croute(1));"
 		" --score checks it with the\nestimator. Host names come from"
-		" node descriptions (first word).\nWith --order auto: the"
+		" node descriptions (first word).\nWith --engine auto: the"
 		" node-description order cr-auto tuned on, unless shift\n"
-		"scores better over the leaf order (both scores at info level).\n",
+		"scores better over the leaf order (both scores at info level).\n"
+		"--order ENGINE is an alias of --engine.\n",
 	.opts = hosts_tables,
 	.run = hosts_run,
 };

@@ -25,10 +25,12 @@ enum {
 
 static const struct cli_opt route_opts[] = {
 	{"output", 'o', "FILE", "write the LFTs to FILE (default: stdout)"},
-	{"lash-sl", KEY_LASH_SL, "FILE",
-	 "lash: write the path SLs (ibdmchk -c)"},
-	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE",
-	 "lash: write the SL2VL tables (ibdmchk -d)"},
+	{"sl", KEY_LASH_SL, "FILE",
+	 "layered engines: write the path SLs (ibdmchk -c, check --sl)"},
+	{"sl2vl", KEY_LASH_SL2VL, "FILE",
+	 "layered engines: write the SL2VL tables (ibdmchk -d)"},
+	{"lash-sl", KEY_LASH_SL, "FILE", "alias of --sl"},
+	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE", "alias of --sl2vl"},
 	{"incremental-from", KEY_INCR_FROM, "PREV",
 	 "route PREV (a topology) in full, then this one by repairing"
 	 " PREV's tables (croute_incremental); LIDs are PREV's"},
@@ -281,8 +283,8 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if ((c.lash_sl || c.lash_sl2vl) && !e->layered &&
 	    e != &cr_auto_engine) {
 		cli_usage_error(cmd,
-				"--lash-sl and --lash-sl2vl need a layered"
-				" engine (--engine lash), not '%s'",
+				"--sl and --sl2vl need a layered engine"
+				" (lash, dfp, hyperx or auto), not '%s'",
 				c.setup.engine ? c.setup.engine : "minhop");
 		goto out;
 	}
@@ -351,8 +353,10 @@ const struct cli_cmd cli_cmd_route = {
 	.details = "LIDs come from --lids, else are assigned with --lmc, else"
 		   " are the topology's,\nelse are assigned with LMC 0 in node"
 		   " order. A one-line summary with the\nrouting time goes to"
-		   " stderr. With lash, --lash-sl and --lash-sl2vl write the\n"
-		   "files ibdmchk -c and -d read, as the plugin dumps them.\n",
+		   " stderr. With a layered engine (lash, dfp, hyperx),"
+		   " --sl and\n--sl2vl write the files ibdmchk -c and -d and croute"
+		   " check --sl and --sl2vl\nread, as the plugin dumps them;"
+		   " --lash-sl and --lash-sl2vl are their aliases.\n",
 	.opts = route_tables,
 	.run = route_run,
 };

@@ -24,11 +24,16 @@ const struct cli_opt cli_common_opts[] = {
 
 int cli_verbosity = CR_LOG_NOTE;
 
+/*
+ * The format of every error the command prints, usage and files alike
+ * (the core's log): "croute: error: SUBJECT: message", SUBJECT the file
+ * (and line) or, for usage, the command.
+ */
 void cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "croute %s: ", cmd->name);
+	fprintf(stderr, "croute: error: %s: ", cmd->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -50,6 +55,15 @@ int cli_uint(const struct cli_cmd *cmd, const char *what, const char *arg,
 	}
 	*out = (unsigned long)v;
 	return 0;
+}
+
+const char *cli_opt_name(const struct cli_cmd *cmd, int key)
+{
+	for (unsigned i = 0; cmd->opts && cmd->opts[i]; i++)
+		for (const struct cli_opt *o = cmd->opts[i]; o->name; o++)
+			if (o->key == key)
+				return o->name;
+	return "option";
 }
 
 int cli_parse_options(const struct cli_cmd *cmd, int argc, char **argv,
