@@ -350,13 +350,14 @@ const struct cli_cmd cli_cmd_route = {
 	.synopsis = "--topo FILE [--engine NAME] [options]",
 	.summary =
 		"Route a topology offline; write its LFTs as opensm-lfts.dump.",
-	.details = "LIDs come from --lids, else are assigned with --lmc, else"
-		   " are the topology's,\nelse are assigned with LMC 0 in node"
-		   " order. A one-line summary with the\nrouting time goes to"
-		   " stderr. With a layered engine (lash, dfp, hyperx),"
-		   " --sl and\n--sl2vl write the files ibdmchk -c and -d and croute"
-		   " check --sl and --sl2vl\nread, as the plugin dumps them;"
-		   " --lash-sl and --lash-sl2vl are their aliases.\n",
+	.details =
+		"LIDs come from --lids, else are assigned with --lmc, else"
+		" are the topology's,\nelse are assigned with LMC 0 in node"
+		" order. A one-line summary with the\nrouting time goes to"
+		" stderr. With a layered engine (lash, dfp, hyperx),"
+		" --sl and\n--sl2vl write the files ibdmchk -c and -d and croute"
+		" check --sl and --sl2vl\nread, as the plugin dumps them;"
+		" --lash-sl and --lash-sl2vl are their aliases.\n",
 	.opts = route_tables,
 	.run = route_run,
 };
