@@ -80,10 +80,9 @@ cr_log "known order in the sweep: the default budget: OK"
 # same candidates ("skipped: budget") and install the same tables.
 cr_conf "croute_auto_budget 0.000001" "croute_auto_background FALSE"
 cr_opensm_once -R cr-auto
-cr_expect_log "cr-auto: plan: of .*, 1 will be scored" \
-	"no plan line for one candidate"
-grep -q "skipped: budget" "$dump" ||
-	cr_fail "no candidate in $dump as skipped: budget"
+# (The rows, "skipped: budget" among them, are VERBOSE: the plan says it.)
+cr_expect_log "cr-auto: plan: of .*, 1 will be scored .* and [1-9][0-9]* are left out for time" \
+	"no plan line for one candidate, the others left out for time"
 win=$(sed -n 's/.*cr-auto: chose \([^ ]*\) .*/\1/p' "$CR_LOG")
 "$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
 	--auto-budget 0.000001 -o "$CR_DIR/budget.lfts" \
