@@ -81,7 +81,8 @@ static const struct cli_cmd *find(const char *name)
 	for (unsigned i = 0; commands[i]; i++)
 		if (!strcmp(commands[i]->name, name))
 			return commands[i];
-	fprintf(stderr, "croute: unknown command '%s'\nTry 'croute --help'.\n",
+	fprintf(stderr,
+		"croute: error: unknown command '%s'\nTry 'croute --help'.\n",
 		name);
 	return NULL;
 }

@@ -129,7 +129,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 	lo = calloc(total + 1, sizeof(*lo));
 	so = calloc(3 * total + 2, 1);
 	if (!lo || !so) {
-		fprintf(stderr, "croute: out of memory\n");
+		fprintf(stderr, "croute: error: out of memory\n");
 		goto out;
 	}
 	so[nso++] = ':'; /* missing arguments reported here */

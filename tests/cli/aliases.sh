@@ -80,6 +80,8 @@ err "usage, unknown option" "route: unknown option '--bogus'" \
 	route --bogus
 err "usage, not layered" "route: --sl and --sl2vl need a layered engine" \
 	route --topo "$tmp/k.topo" -e minhop --sl "$tmp/x.sl"
+err "usage, unknown command" "unknown command 'no-such-command'" \
+	no-such-command
 err "file cannot be read" "$tmp/nothere: " \
 	route --topo "$tmp/nothere" -e updn
 err "malformed line" "$tmp/bad.hosts:1: " \
