@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The safety of a change of routing while the switches hold a mix of old
+ * and new LFT entries (include/croute/model/transition.h).
+ *
+ * Toward one LID, each switch has at most two next hops (its old and its
+ * new entry): the union graph. Any assignment of old or new to every
+ * switch is a mix OpenSM can leave behind, so a mix loops exactly when
+ * the union graph has a cycle (Kahn's algorithm finds one). The order
+ * Kahn's algorithm gives carries each switch's SLs down the paths, as
+ * cr_check() does along hop counts, and every dependency a mix can make
+ * is one switch's old or new entry followed by the next switch's old or
+ * new entry; those go into one graph per VL, searched for a cycle.
+ *
+ * The LFTs are read a block of 64 LIDs at a time, switch by switch, so
+ * that the per-LID passes over all switches run in a few hundred
+ * kilobytes instead of touching a cache line per switch and LID.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <croute/model/transition.h>
+#include <croute/model/log.h>
+
+#include "transition_int.h"
+
+const char *cr_transition_fault_name(enum cr_transition_fault fault)
+{
+	switch (fault) {
+	case CR_TRANSITION_SAFE:
+		return "safe";
+	case CR_TRANSITION_SL2VL:
+		return "SL2VL changes";
+	case CR_TRANSITION_SL:
+		return "SL changes";
+	case CR_TRANSITION_LOOP:
+		return "forwarding loop";
+	case CR_TRANSITION_CREDIT:
+		return "credit loop";
+	}
+	return "?";
+}
+
+static int tr_init(struct tr *t, const struct cr_fabric *f)
+{
+	uint32_t ns = f->num_switches;
+
+	t->f = f;
+	t->ns = ns;
+	t->base = malloc((ns + 1) * sizeof(*t->base));
+	if (!t->base)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		t->base[s] = t->nchan;
+		t->nchan += f->nodes[f->switches[s]].num_ports + 1u;
+	}
+	t->base[ns] = t->nchan;
+	t->nbr = malloc(((size_t)t->nchan + 1) * sizeof(*t->nbr));
+	t->blk = malloc((size_t)2 * TR_BLK * ns + 1);
+	t->succ = malloc(((size_t)2 * ns + 1) * sizeof(*t->succ));
+	t->indeg = malloc((ns + 1) * sizeof(*t->indeg));
+	t->order = malloc((ns + 1) * sizeof(*t->order));
+	t->col = malloc(ns + 1);
+	t->kstack = malloc(ns + 1);
+	t->mask = malloc((ns + 1) * sizeof(*t->mask));
+	if (!t->nbr || !t->blk || !t->succ || !t->indeg || !t->order ||
+	    !t->col || !t->kstack || !t->mask)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct cr_node *n = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 0; p <= n->num_ports; p++) {
+			uint32_t m = p ? n->ports[p].remote : CR_NO_NODE;
+
+			t->nbr[t->base[s] + p] =
+				m != CR_NO_NODE && cr_is_switch(f, m)
+					? f->nodes[m].sw_index
+					: TR_NONE;
+		}
+	}
+	return 0;
+}
+
+static void tr_free(struct tr *t)
+{
+	free(t->base);
+	free(t->nbr);
+	free(t->blk);
+	free(t->succ);
+	free(t->indeg);
+	free(t->order);
+	free(t->col);
+	free(t->kstack);
+	free(t->mask);
+	free(t->out);
+}
+
+/* The VL of an SL in r: every path is on VL 0 without path SLs. */
+static unsigned vl_of(const struct cr_routing *r, unsigned sl)
+{
+	return r->sl || r->sl_set ? r->sl2vl[sl] & 15u : 0;
+}
+
+bool cr_tr_routed(uint8_t p, const struct cr_node *n)
+{
+	return p != CR_NO_PATH && p <= n->num_ports;
+}
+
+/*
+ * The SLs of both, compared pair by pair; counts the entries that differ.
+ * Returns 1 (described on out) at the first fault.
+ */
+static int check_sls(struct tr *t, FILE *out, struct cr_transition_report *rep)
+{
+	const struct cr_fabric *f = t->f;
+	uint16_t used = 0;
+	uint32_t bad_sw = CR_NO_NODE;
+	uint16_t bad_lid = 0, bad_sls[2] = {0, 0};
+	char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+	for (uint32_t s = 0; s < t->ns; s++) {
+		uint32_t sw = f->switches[s];
+		const struct cr_node *n = &f->nodes[sw];
+
+		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+			uint8_t p0 = t->r[0]->lft[sw][lid];
+			uint8_t p1 = t->r[1]->lft[sw][lid];
+			uint16_t a, b;
+
+			if (f->lid_node[lid] == CR_NO_NODE)
+				continue;
+			rep->changed += p0 != p1;
+			if (f->lid_node[lid] == sw || !cr_tr_routed(p0, n) ||
+			    !cr_tr_routed(p1, n))
+				continue;
+			a = cr_routing_sls(t->r[0], sw, (uint16_t)lid);
+			b = cr_routing_sls(t->r[1], sw, (uint16_t)lid);
+			used |= a | b;
+			if (a != b && bad_sw == CR_NO_NODE) {
+				bad_sw = sw;
+				bad_lid = (uint16_t)lid;
+				bad_sls[0] = a;
+				bad_sls[1] = b;
+			}
+		}
+	}
+	for (unsigned sl = 0; sl < 16; sl++) {
+		if (!(used & (1u << sl)) ||
+		    vl_of(t->r[0], sl) == vl_of(t->r[1], sl))
+			continue;
+		rep->fault = CR_TRANSITION_SL2VL;
+		rep->sl = (uint8_t)sl;
+		if (out)
+			fprintf(out,
+				"SL2VL changes: SL %u, which paths use, goes"
+				" to VL %u now and to VL %u after\n",
+				sl, vl_of(t->r[0], sl), vl_of(t->r[1], sl));
+		return 1;
+	}
+	if (bad_sw == CR_NO_NODE)
+		return 0;
+	rep->fault = CR_TRANSITION_SL;
+	rep->sw = bad_sw;
+	rep->lid = bad_lid;
+	if (out)
+		fprintf(out,
+			"SL changes: from %s to LID %u (%s) the paths take SLs"
+			" 0x%04x now and 0x%04x after (a bit per SL); running"
+			" queue pairs keep theirs\n",
+			cr_node_label(f, bad_sw, 0, la, sizeof(la)), bad_lid,
+			cr_node_label(f, f->lid_node[bad_lid],
+				      f->lid_port[bad_lid], lb, sizeof(lb)),
+			bad_sls[0], bad_sls[1]);
+	return 1;
+}
+
+/* The VLs the paths use, a graph each; one graph without path SLs. */
+static int setup_vls(struct tr *t)
+{
+	uint16_t vls = 0;
+
+	t->layered = t->r[0]->sl || t->r[0]->sl_set || t->r[1]->sl ||
+		     t->r[1]->sl_set;
+	if (!t->layered) {
+		t->nvl = 1;
+		t->vl_sls[0] = 0xffff;
+	} else {
+		/* Every SL a VL of its own in one table or the other. */
+		for (unsigned sl = 0; sl < 16; sl++)
+			vls |= (uint16_t)(1u << vl_of(t->r[0], sl));
+		for (unsigned vl = 0; vl < 16; vl++) {
+			if (!(vls & (1u << vl)))
+				continue;
+			for (unsigned sl = 0; sl < 16; sl++)
+				if (vl_of(t->r[0], sl) == vl)
+					t->vl_sls[t->nvl] |=
+						(uint16_t)(1u << sl);
+			t->vl_of[t->nvl++] = (uint8_t)vl;
+		}
+	}
+	t->words = (size_t)t->nchan * 4;
+	t->out = calloc(t->nvl * t->words + 1, sizeof(*t->out));
+	return t->out ? 0 : -1;
+}
+
+/* Reads the entries of LIDs lid0 .. lid0 + 63 of both tables. */
+void cr_tr_load_block(struct tr *t, uint32_t lid0)
+{
+	const struct cr_fabric *f = t->f;
+	uint32_t n = f->max_lid + 1u - lid0;
+
+	if (n > TR_BLK)
+		n = TR_BLK;
+	t->lid0 = lid0;
+	for (unsigned k = 0; k < 2; k++)
+		for (uint32_t s = 0; s < t->ns; s++) {
+			const uint8_t *row = t->r[k]->lft[f->switches[s]];
+			uint8_t *dst = &t->blk[(size_t)k * TR_BLK * t->ns + s];
+
+			for (uint32_t b = 0; b < n; b++)
+				dst[(size_t)b * t->ns] = row[lid0 + b];
+		}
+}
+
+/* The switch index table k's entry of s leads to, or TR_NONE. */
+uint32_t cr_tr_next(const struct tr *t, unsigned k, uint32_t b, uint32_t s)
+{
+	uint8_t p = cr_tr_port(t, k, b, s);
+	uint32_t sw = t->f->switches[s];
+
+	if (p == 0 || !cr_tr_routed(p, &t->f->nodes[sw]))
+		return TR_NONE;
+	return t->nbr[t->base[s] + p];
+}
+
+/*
+ * The union graph toward LID lid0 + b, in Kahn's order (t->order).
+ * Returns the number of switches ordered: all of them unless it has a
+ * cycle.
+ */
+uint32_t cr_tr_lid_graph(struct tr *t, uint32_t b)
+{
+	uint32_t ns = t->ns, head = 0, tail = 0;
+
+	memset(t->indeg, 0, ns * sizeof(*t->indeg));
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t m0 = cr_tr_next(t, 0, b, s),
+			 m1 = cr_tr_next(t, 1, b, s);
+
+		t->succ[2 * s] = m0;
+		t->succ[2 * s + 1] = m1 == m0 ? TR_NONE : m1;
+		if (m0 != TR_NONE)
+			t->indeg[m0]++;
+		if (m1 != TR_NONE && m1 != m0)
+			t->indeg[m1]++;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		if (!t->indeg[s])
+			t->order[tail++] = s;
+	while (head < tail) {
+		uint32_t s = t->order[head++];
+
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t m = t->succ[2 * s + k];
+
+			if (m != TR_NONE && !--t->indeg[m])
+				t->order[tail++] = m;
+		}
+	}
+	return tail;
+}
+
+/* The SLs of the traffic crossing each switch toward the LID. */
+void cr_tr_lid_masks(struct tr *t, uint32_t b)
+{
+	const struct cr_fabric *f = t->f;
+	uint16_t lid = (uint16_t)(t->lid0 + b);
+
+	for (uint32_t s = 0; s < t->ns; s++) {
+		uint32_t sw = f->switches[s];
+
+		t->mask[s] = cr_routing_sls(t->r[0], sw, lid) |
+			     cr_routing_sls(t->r[1], sw, lid);
+	}
+	for (uint32_t i = 0; i < t->ns; i++) {
+		uint32_t s = t->order[i];
+
+		for (unsigned k = 0; k < 2; k++)
+			if (t->succ[2 * s + k] != TR_NONE)
+				t->mask[t->succ[2 * s + k]] |= t->mask[s];
+	}
+}
+
+/*
+ * The dependencies of the LID in graph g: either entry of each switch,
+ * then either entry of the switch it leads to.
+ */
+static void lid_deps(struct tr *t, uint32_t b, unsigned g)
+{
+	uint64_t *out = &t->out[(size_t)g * t->words];
+
+	for (uint32_t s = 0; s < t->ns; s++) {
+		if (!(t->mask[s] & t->vl_sls[g]))
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			uint8_t p = cr_tr_port(t, k, b, s);
+			uint32_t m = cr_tr_next(t, k, b, s);
+			const struct cr_node *nm;
+
+			if (m == TR_NONE || (k && p == cr_tr_port(t, 0, b, s)))
+				continue;
+			nm = &t->f->nodes[t->f->switches[m]];
+			for (unsigned j = 0; j < 2; j++) {
+				uint8_t q = cr_tr_port(t, j, b, m);
+				size_t c = t->base[s] + p;
+
+				if (q == 0 || !cr_tr_routed(q, nm) ||
+				    (j && q == cr_tr_port(t, 0, b, m)))
+					continue;
+				out[c * 4 + q / 64] |= 1ull << (q % 64);
+			}
+		}
+	}
+}
+
+int cr_transition_check(const struct cr_fabric *f,
+			const struct cr_routing *from,
+			const struct cr_routing *to, FILE *out,
+			struct cr_transition_report *rep)
+{
+	struct tr t = {.r = {from, to}};
+	int ret = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	if (from->num_nodes != f->num_nodes || to->num_nodes != f->num_nodes ||
+	    from->max_lid != f->max_lid || to->max_lid != f->max_lid) {
+		cr_err("the tables to compare are not made for this fabric");
+		return -1;
+	}
+	if (tr_init(&t, f))
+		goto oom;
+	ret = check_sls(&t, out, rep);
+	if (ret)
+		goto out;
+	if (setup_vls(&t))
+		goto oom;
+	for (uint32_t lid0 = 1; lid0 <= f->max_lid; lid0 += TR_BLK) {
+		cr_tr_load_block(&t, lid0);
+		for (uint32_t b = 0; b < TR_BLK && lid0 + b <= f->max_lid;
+		     b++) {
+			if (f->lid_node[lid0 + b] == CR_NO_NODE)
+				continue;
+			if (cr_tr_lid_graph(&t, b) < t.ns) {
+				ret = cr_tr_report_loop(&t, b, out, rep);
+				goto out;
+			}
+			if (t.layered)
+				cr_tr_lid_masks(&t, b);
+			else
+				memset(t.mask, 0xff, t.ns * sizeof(*t.mask));
+			for (unsigned g = 0; g < t.nvl; g++)
+				lid_deps(&t, b, g);
+		}
+	}
+	ret = 0;
+	for (unsigned g = 0; g < t.nvl && !ret; g++)
+		ret = cr_tr_credit_cycle(&t, g, out, rep);
+	goto out;
+oom:
+	cr_err("out of memory checking the change of routing");
+	ret = -1;
+out:
+	tr_free(&t);
+	return ret;
+}
