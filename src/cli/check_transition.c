@@ -69,6 +69,7 @@ int cli_check_transition(struct cli_setup *s, const struct check_pair *p,
 	size_t plen = 0;
 	FILE *problems = NULL;
 	int ret = CLI_BAD, rc;
+	double t0;
 
 	if (!f)
 		return CLI_BAD;
@@ -97,7 +98,9 @@ int cli_check_transition(struct cli_setup *s, const struct check_pair *p,
 		       s->topo, s->topo_format ? s->topo_format : "?", src[0],
 		       src[1]);
 	}
+	t0 = cli_now();
 	rc = cr_transition_check(f, r[0], r[1], json ? problems : stdout, &rep);
+	cr_info("the tables read, the check took %.3f s", cli_now() - t0);
 	if (rc < 0) {
 		cr_err("the check could not run");
 		goto out;

@@ -58,14 +58,15 @@ static int tr_init(struct tr *t, const struct cr_fabric *f)
 	t->base[ns] = t->nchan;
 	t->nbr = malloc(((size_t)t->nchan + 1) * sizeof(*t->nbr));
 	t->blk = malloc((size_t)2 * TR_BLK * ns + 1);
+	t->nx = malloc(((size_t)2 * TR_BLK * ns + 1) * sizeof(*t->nx));
 	t->succ = malloc(((size_t)2 * ns + 1) * sizeof(*t->succ));
 	t->indeg = malloc((ns + 1) * sizeof(*t->indeg));
 	t->order = malloc((ns + 1) * sizeof(*t->order));
 	t->col = malloc(ns + 1);
 	t->kstack = malloc(ns + 1);
 	t->mask = malloc((ns + 1) * sizeof(*t->mask));
-	if (!t->nbr || !t->blk || !t->succ || !t->indeg || !t->order ||
-	    !t->col || !t->kstack || !t->mask)
+	if (!t->nbr || !t->blk || !t->nx || !t->succ || !t->indeg ||
+	    !t->order || !t->col || !t->kstack || !t->mask)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct cr_node *n = &f->nodes[f->switches[s]];
@@ -87,6 +88,7 @@ static void tr_free(struct tr *t)
 	free(t->base);
 	free(t->nbr);
 	free(t->blk);
+	free(t->nx);
 	free(t->succ);
 	free(t->indeg);
 	free(t->order);
@@ -215,23 +217,22 @@ void cr_tr_load_block(struct tr *t, uint32_t lid0)
 	t->lid0 = lid0;
 	for (unsigned k = 0; k < 2; k++)
 		for (uint32_t s = 0; s < t->ns; s++) {
-			const uint8_t *row = t->r[k]->lft[f->switches[s]];
-			uint8_t *dst = &t->blk[(size_t)k * TR_BLK * t->ns + s];
+			uint32_t sw = f->switches[s];
+			const uint8_t *row = t->r[k]->lft[sw];
+			size_t at = (size_t)k * TR_BLK * t->ns + s;
+			const uint32_t *nbr = &t->nbr[t->base[s]];
+			uint8_t np = f->nodes[sw].num_ports;
 
-			for (uint32_t b = 0; b < n; b++)
-				dst[(size_t)b * t->ns] = row[lid0 + b];
+			for (uint32_t b = 0; b < n; b++, at += t->ns) {
+				uint8_t p = row[lid0 + b];
+
+				if (p > np)
+					p = CR_NO_PATH;
+				t->blk[at] = p;
+				t->nx[at] =
+					p && p != CR_NO_PATH ? nbr[p] : TR_NONE;
+			}
 		}
-}
-
-/* The switch index table k's entry of s leads to, or TR_NONE. */
-uint32_t cr_tr_next(const struct tr *t, unsigned k, uint32_t b, uint32_t s)
-{
-	uint8_t p = cr_tr_port(t, k, b, s);
-	uint32_t sw = t->f->switches[s];
-
-	if (p == 0 || !cr_tr_routed(p, &t->f->nodes[sw]))
-		return TR_NONE;
-	return t->nbr[t->base[s] + p];
 }
 
 /*
@@ -301,21 +302,19 @@ static void lid_deps(struct tr *t, uint32_t b, unsigned g)
 	uint64_t *out = &t->out[(size_t)g * t->words];
 
 	for (uint32_t s = 0; s < t->ns; s++) {
-		if (!(t->mask[s] & t->vl_sls[g]))
+		if (t->layered && !(t->mask[s] & t->vl_sls[g]))
 			continue;
 		for (unsigned k = 0; k < 2; k++) {
 			uint8_t p = cr_tr_port(t, k, b, s);
 			uint32_t m = cr_tr_next(t, k, b, s);
-			const struct cr_node *nm;
 
 			if (m == TR_NONE || (k && p == cr_tr_port(t, 0, b, s)))
 				continue;
-			nm = &t->f->nodes[t->f->switches[m]];
 			for (unsigned j = 0; j < 2; j++) {
 				uint8_t q = cr_tr_port(t, j, b, m);
 				size_t c = t->base[s] + p;
 
-				if (q == 0 || !cr_tr_routed(q, nm) ||
+				if (q == 0 || q == CR_NO_PATH ||
 				    (j && q == cr_tr_port(t, 0, b, m)))
 					continue;
 				out[c * 4 + q / 64] |= 1ull << (q % 64);
@@ -357,8 +356,6 @@ int cr_transition_check(const struct cr_fabric *f,
 			}
 			if (t.layered)
 				cr_tr_lid_masks(&t, b);
-			else
-				memset(t.mask, 0xff, t.ns * sizeof(*t.mask));
 			for (unsigned g = 0; g < t.nvl; g++)
 				lid_deps(&t, b, g);
 		}

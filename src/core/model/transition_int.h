@@ -15,7 +15,12 @@ struct tr {
 	uint32_t *base; /* first channel of each switch index, ns + 1 */
 	uint32_t nchan;
 	uint32_t *nbr; /* per channel: the switch index across, or TR_NONE */
-	uint8_t *blk; /* ports [table][lid in block][switch index] */
+	/*
+	 * Per table, LID of the block and switch index: the port (a port
+	 * the switch lacks reads as CR_NO_PATH) and the switch it leads to
+	 */
+	uint8_t *blk;
+	uint32_t *nx;
 	uint32_t lid0; /* the block's first LID */
 	uint32_t *succ; /* per switch index: next switch by table 0 and 1 */
 	uint32_t *indeg, *order; /* Kahn's algorithm */
@@ -35,12 +40,17 @@ static inline uint8_t cr_tr_port(const struct tr *t, unsigned k, uint32_t b,
 	return t->blk[((size_t)k * TR_BLK + b) * t->ns + s];
 }
 
+/* The switch index table k's entry of s leads to, or TR_NONE. */
+static inline uint32_t cr_tr_next(const struct tr *t, unsigned k, uint32_t b,
+				  uint32_t s)
+{
+	return t->nx[((size_t)k * TR_BLK + b) * t->ns + s];
+}
+
 /* Reads the entries of LIDs lid0 .. lid0 + 63 of both tables. */
 void cr_tr_load_block(struct tr *t, uint32_t lid0);
 /* An entry that leaves by a port of the switch n. */
 bool cr_tr_routed(uint8_t p, const struct cr_node *n);
-/* The switch index table k's entry of s leads to, or TR_NONE. */
-uint32_t cr_tr_next(const struct tr *t, unsigned k, uint32_t b, uint32_t s);
 /*
  * The union graph toward LID lid0 + b, in Kahn's order (t->order).
  * Returns the number of switches ordered: all of them unless it has a
