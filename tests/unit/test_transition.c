@@ -9,6 +9,7 @@
 #include <croute/model/transition.h>
 
 #include "testutil.h"
+#include "transition.h"
 
 /*
  * Ring tables (tu_ring: port 1 clockwise, port 2 counter-clockwise, the
@@ -327,6 +328,52 @@ static void test_layers_kept_apart(void **state)
 	cr_fabric_free(f);
 }
 
+/* The plugin's log, captured. */
+static char logged[8192];
+
+static void sink(void *arg, enum cr_log_level level, const char *msg)
+{
+	size_t n = strlen(logged);
+
+	(void)arg;
+	snprintf(logged + n, sizeof(logged) - n, "%d %s\n", (int)level, msg);
+}
+
+/*
+ * The plugin's gate: false on an unsafe change, with the fault and each
+ * switch of the cycle in the log under the engine's name; true on a safe
+ * one.
+ */
+static void test_plugin_gate(void **state)
+{
+	struct cr_fabric *f = tu_ring(4);
+	struct cr_routing *a = ring_tables(f, 4, old_ccw);
+	struct cr_routing *b = ring_tables(f, 4, new_ccw);
+	char want[64];
+
+	(void)state;
+	logged[0] = '\0';
+	cr_log_set(sink, NULL, CR_LOG_INFO);
+	assert_false(cr_plugin_transition_safe("cr-auto", f, a, b));
+	snprintf(want, sizeof(want), "%d cr-auto: the change of ", CR_LOG_INFO);
+	assert_non_null(strstr(logged, want));
+	assert_non_null(strstr(logged, "is unsafe while OpenSM rewrites the"
+				       " switches (credit loop)"));
+	assert_non_null(strstr(logged, "cr-auto: credit loop: VL 0"));
+	/* Each of the 4 cables of the cycle on a line of its own. */
+	for (unsigned s = 1; s <= 4; s++) {
+		snprintf(want, sizeof(want), "cr-auto:   cable 'sw%04u'", s);
+		assert_non_null(strstr(logged, want));
+	}
+	logged[0] = '\0';
+	assert_true(cr_plugin_transition_safe("cr-auto", f, a, a));
+	assert_non_null(strstr(logged, "is safe in every mix"));
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	cr_routing_free(a);
+	cr_routing_free(b);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_safe_change_accepted),
 		cmocka_unit_test(test_sl_change_refused),
 		cmocka_unit_test(test_layers_kept_apart),
+		cmocka_unit_test(test_plugin_gate),
 	};
 
 	cr_log_set(NULL, NULL, CR_LOG_ERROR);
