@@ -59,14 +59,16 @@ static int tr_init(struct tr *t, const struct cr_fabric *f)
 	t->nbr = malloc(((size_t)t->nchan + 1) * sizeof(*t->nbr));
 	t->blk = malloc((size_t)2 * TR_BLK * ns + 1);
 	t->nx = malloc(((size_t)2 * TR_BLK * ns + 1) * sizeof(*t->nx));
+	t->pt = malloc((size_t)2 * TR_BLK * ns + 1);
+	t->maskt = malloc(((size_t)TR_BLK * ns + 1) * sizeof(*t->maskt));
 	t->succ = malloc(((size_t)2 * ns + 1) * sizeof(*t->succ));
 	t->indeg = malloc((ns + 1) * sizeof(*t->indeg));
 	t->order = malloc((ns + 1) * sizeof(*t->order));
 	t->col = malloc(ns + 1);
 	t->kstack = malloc(ns + 1);
 	t->mask = malloc((ns + 1) * sizeof(*t->mask));
-	if (!t->nbr || !t->blk || !t->nx || !t->succ || !t->indeg ||
-	    !t->order || !t->col || !t->kstack || !t->mask)
+	if (!t->nbr || !t->blk || !t->nx || !t->pt || !t->maskt || !t->succ ||
+	    !t->indeg || !t->order || !t->col || !t->kstack || !t->mask)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct cr_node *n = &f->nodes[f->switches[s]];
@@ -89,6 +91,8 @@ static void tr_free(struct tr *t)
 	free(t->nbr);
 	free(t->blk);
 	free(t->nx);
+	free(t->pt);
+	free(t->maskt);
 	free(t->succ);
 	free(t->indeg);
 	free(t->order);
@@ -133,8 +137,9 @@ static int check_sls(struct tr *t, FILE *out, struct cr_transition_report *rep)
 			if (f->lid_node[lid] == CR_NO_NODE)
 				continue;
 			rep->changed += p0 != p1;
-			if (f->lid_node[lid] == sw || !cr_tr_routed(p0, n) ||
-			    !cr_tr_routed(p1, n))
+			/* Without path SLs every path is on SL 0. */
+			if (!t->layered || f->lid_node[lid] == sw ||
+			    !cr_tr_routed(p0, n) || !cr_tr_routed(p1, n))
 				continue;
 			a = cr_routing_sls(t->r[0], sw, (uint16_t)lid);
 			b = cr_routing_sls(t->r[1], sw, (uint16_t)lid);
@@ -182,8 +187,6 @@ static int setup_vls(struct tr *t)
 {
 	uint16_t vls = 0;
 
-	t->layered = t->r[0]->sl || t->r[0]->sl_set || t->r[1]->sl ||
-		     t->r[1]->sl_set;
 	if (!t->layered) {
 		t->nvl = 1;
 		t->vl_sls[0] = 0xffff;
@@ -223,12 +226,15 @@ void cr_tr_load_block(struct tr *t, uint32_t lid0)
 			const uint32_t *nbr = &t->nbr[t->base[s]];
 			uint8_t np = f->nodes[sw].num_ports;
 
+			uint8_t *pt = &t->pt[((size_t)s * 2 + k) * TR_BLK];
+
 			for (uint32_t b = 0; b < n; b++, at += t->ns) {
 				uint8_t p = row[lid0 + b];
 
 				if (p > np)
 					p = CR_NO_PATH;
 				t->blk[at] = p;
+				pt[b] = p;
 				t->nx[at] =
 					p && p != CR_NO_PATH ? nbr[p] : TR_NONE;
 			}
@@ -294,30 +300,47 @@ void cr_tr_lid_masks(struct tr *t, uint32_t b)
 }
 
 /*
- * The dependencies of the LID in graph g: either entry of each switch,
- * then either entry of the switch it leads to.
+ * The dependencies of the block's LIDs (the first n, valid[b] in use):
+ * either entry of each switch, then either entry of the switch it leads
+ * to, in each graph whose SLs cross the switch.
  */
-static void lid_deps(struct tr *t, uint32_t b, unsigned g)
+static void block_deps(struct tr *t, uint32_t n, const bool *valid)
 {
-	uint64_t *out = &t->out[(size_t)g * t->words];
-
 	for (uint32_t s = 0; s < t->ns; s++) {
-		if (t->layered && !(t->mask[s] & t->vl_sls[g]))
-			continue;
-		for (unsigned k = 0; k < 2; k++) {
-			uint8_t p = cr_tr_port(t, k, b, s);
-			uint32_t m = cr_tr_next(t, k, b, s);
+		const uint8_t *ps = &t->pt[(size_t)s * 2 * TR_BLK];
+		const uint32_t *nbr = &t->nbr[t->base[s]];
 
-			if (m == TR_NONE || (k && p == cr_tr_port(t, 0, b, s)))
+		for (uint32_t b = 0; b < n; b++) {
+			uint16_t mask =
+				t->layered ? t->maskt[s * TR_BLK + b] : 0xffff;
+
+			if (!valid[b])
 				continue;
-			for (unsigned j = 0; j < 2; j++) {
-				uint8_t q = cr_tr_port(t, j, b, m);
+			for (unsigned k = 0; k < 2; k++) {
+				uint8_t p = ps[k * TR_BLK + b];
+				uint32_t m;
+				const uint8_t *pm;
 				size_t c = t->base[s] + p;
 
-				if (q == 0 || q == CR_NO_PATH ||
-				    (j && q == cr_tr_port(t, 0, b, m)))
+				if (p == 0 || p == CR_NO_PATH ||
+				    (k && p == ps[b]) || nbr[p] == TR_NONE)
 					continue;
-				out[c * 4 + q / 64] |= 1ull << (q % 64);
+				m = nbr[p];
+				pm = &t->pt[(size_t)m * 2 * TR_BLK];
+				for (unsigned j = 0; j < 2; j++) {
+					uint8_t q = pm[j * TR_BLK + b];
+
+					if (q == 0 || q == CR_NO_PATH ||
+					    (j && q == pm[b]))
+						continue;
+					for (unsigned g = 0; g < t->nvl; g++)
+						if (mask & t->vl_sls[g])
+							t->out[g * t->words +
+							       c * 4 +
+							       q / 64] |=
+								1ull
+								<< (q % 64);
+				}
 			}
 		}
 	}
@@ -339,26 +362,33 @@ int cr_transition_check(const struct cr_fabric *f,
 	}
 	if (tr_init(&t, f))
 		goto oom;
+	t.layered = from->sl || from->sl_set || to->sl || to->sl_set;
 	ret = check_sls(&t, out, rep);
 	if (ret)
 		goto out;
 	if (setup_vls(&t))
 		goto oom;
 	for (uint32_t lid0 = 1; lid0 <= f->max_lid; lid0 += TR_BLK) {
+		bool valid[TR_BLK] = {false};
+		uint32_t n = 0;
+
 		cr_tr_load_block(&t, lid0);
 		for (uint32_t b = 0; b < TR_BLK && lid0 + b <= f->max_lid;
-		     b++) {
+		     b++, n++) {
 			if (f->lid_node[lid0 + b] == CR_NO_NODE)
 				continue;
+			valid[b] = true;
 			if (cr_tr_lid_graph(&t, b) < t.ns) {
 				ret = cr_tr_report_loop(&t, b, out, rep);
 				goto out;
 			}
-			if (t.layered)
-				cr_tr_lid_masks(&t, b);
-			for (unsigned g = 0; g < t.nvl; g++)
-				lid_deps(&t, b, g);
+			if (!t.layered)
+				continue;
+			cr_tr_lid_masks(&t, b);
+			for (uint32_t s = 0; s < t.ns; s++)
+				t.maskt[s * TR_BLK + b] = t.mask[s];
 		}
+		block_deps(&t, n, valid);
 	}
 	ret = 0;
 	for (unsigned g = 0; g < t.nvl && !ret; g++)

@@ -21,6 +21,14 @@ struct tr {
 	 */
 	uint8_t *blk;
 	uint32_t *nx;
+	/*
+	 * The same ports switch-major ([switch index][table][LID in block]),
+	 * and per switch index and LID of the block the SLs crossing it
+	 * (layered only): the dependencies are set a switch at a time, so
+	 * that each switch's bitmaps are written while in cache
+	 */
+	uint8_t *pt;
+	uint16_t *maskt;
 	uint32_t lid0; /* the block's first LID */
 	uint32_t *succ; /* per switch index: next switch by table 0 and 1 */
 	uint32_t *indeg, *order; /* Kahn's algorithm */
