@@ -108,6 +108,17 @@ expect 1 "^SL changes: from 'sw-0-0' \\($sw LID [0-9]+\\) to LID $lid " \
 	--transition "$tmp/lash.lfts" "$tmp/lash.lfts" \
 	--sl "$tmp/sl" "$tmp/sl.new" --sl2vl "$tmp/sl2vl" "$tmp/sl2vl"
 
+# Each option's second file follows its first, whatever the options'
+# order.
+expect 1 "^SL changes: from 'sw-0-0' " "options in another order" \
+	"$croute" check --sl "$tmp/sl" "$tmp/sl.new" -t "$tmp/mesh.topo" \
+	--sl2vl "$tmp/sl2vl" "$tmp/sl2vl" --transition "$tmp/lash.lfts" \
+	"$tmp/lash.lfts"
+expect 0 "result: +SAFE" "options in another order, the same SLs" \
+	"$croute" check --sl "$tmp/sl.new" "$tmp/sl.new" -t "$tmp/mesh.topo" \
+	--sl2vl "$tmp/sl2vl" "$tmp/sl2vl" --transition "$tmp/lash.lfts" \
+	"$tmp/lash.lfts"
+
 # Bad input: exit 2, the file named.
 t="$tmp/tree.topo"
 expect 2 "two files" "NEW missing" "$croute" check -t "$t" \
