@@ -22,6 +22,7 @@
 
 #include <croute/model/transition.h>
 #include <croute/model/log.h>
+#include <croute/model/parallel.h>
 
 #include "transition_int.h"
 
@@ -57,18 +58,7 @@ static int tr_init(struct tr *t, const struct cr_fabric *f)
 	}
 	t->base[ns] = t->nchan;
 	t->nbr = malloc(((size_t)t->nchan + 1) * sizeof(*t->nbr));
-	t->blk = malloc((size_t)2 * TR_BLK * ns + 1);
-	t->nx = malloc(((size_t)2 * TR_BLK * ns + 1) * sizeof(*t->nx));
-	t->pt = malloc((size_t)2 * TR_BLK * ns + 1);
-	t->maskt = malloc(((size_t)TR_BLK * ns + 1) * sizeof(*t->maskt));
-	t->succ = malloc(((size_t)2 * ns + 1) * sizeof(*t->succ));
-	t->indeg = malloc((ns + 1) * sizeof(*t->indeg));
-	t->order = malloc((ns + 1) * sizeof(*t->order));
-	t->col = malloc(ns + 1);
-	t->kstack = malloc(ns + 1);
-	t->mask = malloc((ns + 1) * sizeof(*t->mask));
-	if (!t->nbr || !t->blk || !t->nx || !t->pt || !t->maskt || !t->succ ||
-	    !t->indeg || !t->order || !t->col || !t->kstack || !t->mask)
+	if (!t->nbr)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++) {
 		const struct cr_node *n = &f->nodes[f->switches[s]];
@@ -85,10 +75,35 @@ static int tr_init(struct tr *t, const struct cr_fabric *f)
 	return 0;
 }
 
-static void tr_free(struct tr *t)
+/* A part's own arrays: the block, one LID's graph, the dependencies. */
+static int tr_scratch(struct tr *t)
 {
-	free(t->base);
-	free(t->nbr);
+	uint32_t ns = t->ns;
+
+	t->blk = malloc((size_t)2 * TR_BLK * ns + 1);
+	t->nx = malloc(((size_t)2 * TR_BLK * ns + 1) * sizeof(*t->nx));
+	t->pt = malloc((size_t)2 * TR_BLK * ns + 1);
+	t->maskt = malloc(((size_t)TR_BLK * ns + 1) * sizeof(*t->maskt));
+	t->succ = malloc(((size_t)2 * ns + 1) * sizeof(*t->succ));
+	t->indeg = malloc((ns + 1) * sizeof(*t->indeg));
+	t->order = malloc((ns + 1) * sizeof(*t->order));
+	t->col = malloc(ns + 1);
+	t->kstack = malloc(ns + 1);
+	t->mask = malloc((ns + 1) * sizeof(*t->mask));
+	t->out = calloc(t->nvl * t->words + 1, sizeof(*t->out));
+	if (!t->blk || !t->nx || !t->pt || !t->maskt || !t->succ || !t->indeg ||
+	    !t->order || !t->col || !t->kstack || !t->mask || !t->out)
+		return -1;
+	return 0;
+}
+
+/* Part 0 also frees what the parts share. */
+static void tr_free(struct tr *t, bool shared)
+{
+	if (shared) {
+		free(t->base);
+		free(t->nbr);
+	}
 	free(t->blk);
 	free(t->nx);
 	free(t->pt);
@@ -183,7 +198,7 @@ static int check_sls(struct tr *t, FILE *out, struct cr_transition_report *rep)
 }
 
 /* The VLs the paths use, a graph each; one graph without path SLs. */
-static int setup_vls(struct tr *t)
+static void setup_vls(struct tr *t)
 {
 	uint16_t vls = 0;
 
@@ -205,8 +220,6 @@ static int setup_vls(struct tr *t)
 		}
 	}
 	t->words = (size_t)t->nchan * 4;
-	t->out = calloc(t->nvl * t->words + 1, sizeof(*t->out));
-	return t->out ? 0 : -1;
 }
 
 /* Reads the entries of LIDs lid0 .. lid0 + 63 of both tables. */
@@ -346,12 +359,82 @@ static void block_deps(struct tr *t, uint32_t n, const bool *valid)
 	}
 }
 
+/*
+ * One part's blocks of LIDs (begin .. end - 1, block i holding LIDs
+ * 1 + 64 i on): the loop search and its own dependency graphs. A part
+ * stops at its first LID with a loop (t->loop_lid).
+ */
+static int blocks_range(void *arg, unsigned part, unsigned nparts,
+			uint32_t begin, uint32_t end)
+{
+	struct tr *t = &((struct tr *)arg)[part];
+	const struct cr_fabric *f = t->f;
+
+	(void)nparts;
+	for (uint32_t i = begin; i < end; i++) {
+		uint32_t lid0 = 1 + i * TR_BLK, n = 0;
+		bool valid[TR_BLK] = {false};
+
+		cr_tr_load_block(t, lid0);
+		for (uint32_t b = 0; b < TR_BLK && lid0 + b <= f->max_lid;
+		     b++, n++) {
+			if (f->lid_node[lid0 + b] == CR_NO_NODE)
+				continue;
+			valid[b] = true;
+			if (cr_tr_lid_graph(t, b) < t->ns) {
+				t->loop_lid = lid0 + b;
+				return 0;
+			}
+			if (!t->layered)
+				continue;
+			cr_tr_lid_masks(t, b);
+			for (uint32_t s = 0; s < t->ns; s++)
+				t->maskt[s * TR_BLK + b] = t->mask[s];
+		}
+		block_deps(t, n, valid);
+	}
+	return 0;
+}
+
+/*
+ * The parts' results together: the lowest LID with a loop (the one a
+ * single pass finds first), else the union of their graphs in part 0's.
+ */
+static int merge(struct tr *t, unsigned nparts, FILE *out,
+		 struct cr_transition_report *rep)
+{
+	uint32_t loop = 0;
+
+	for (unsigned i = 0; i < nparts; i++)
+		if (t[i].loop_lid && (!loop || t[i].loop_lid < loop))
+			loop = t[i].loop_lid;
+	if (loop) {
+		uint32_t lid0 = 1 + (loop - 1) / TR_BLK * TR_BLK;
+
+		cr_tr_load_block(t, lid0);
+		cr_tr_lid_graph(t, loop - lid0);
+		return cr_tr_report_loop(t, loop - lid0, out, rep);
+	}
+	for (unsigned i = 1; i < nparts; i++)
+		for (size_t w = 0; w < t->nvl * t->words; w++)
+			t->out[w] |= t[i].out[w];
+	for (unsigned g = 0; g < t->nvl; g++) {
+		int ret = cr_tr_credit_cycle(t, g, out, rep);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int cr_transition_check(const struct cr_fabric *f,
 			const struct cr_routing *from,
 			const struct cr_routing *to, FILE *out,
 			struct cr_transition_report *rep)
 {
-	struct tr t = {.r = {from, to}};
+	struct tr t = {.r = {from, to}}, *parts = NULL;
+	uint32_t nblocks = (f->max_lid + TR_BLK - 1u) / TR_BLK;
+	unsigned nparts = cr_parallel_parts(nblocks, 2), made = 0;
 	int ret = -1;
 
 	memset(rep, 0, sizeof(*rep));
@@ -366,38 +449,27 @@ int cr_transition_check(const struct cr_fabric *f,
 	ret = check_sls(&t, out, rep);
 	if (ret)
 		goto out;
-	if (setup_vls(&t))
+	setup_vls(&t);
+	parts = calloc(nparts, sizeof(*parts));
+	if (!parts)
 		goto oom;
-	for (uint32_t lid0 = 1; lid0 <= f->max_lid; lid0 += TR_BLK) {
-		bool valid[TR_BLK] = {false};
-		uint32_t n = 0;
-
-		cr_tr_load_block(&t, lid0);
-		for (uint32_t b = 0; b < TR_BLK && lid0 + b <= f->max_lid;
-		     b++, n++) {
-			if (f->lid_node[lid0 + b] == CR_NO_NODE)
-				continue;
-			valid[b] = true;
-			if (cr_tr_lid_graph(&t, b) < t.ns) {
-				ret = cr_tr_report_loop(&t, b, out, rep);
-				goto out;
-			}
-			if (!t.layered)
-				continue;
-			cr_tr_lid_masks(&t, b);
-			for (uint32_t s = 0; s < t.ns; s++)
-				t.maskt[s * TR_BLK + b] = t.mask[s];
-		}
-		block_deps(&t, n, valid);
+	for (; made < nparts; made++) {
+		parts[made] = t;
+		if (tr_scratch(&parts[made]))
+			goto oom;
 	}
-	ret = 0;
-	for (unsigned g = 0; g < t.nvl && !ret; g++)
-		ret = cr_tr_credit_cycle(&t, g, out, rep);
+	if (cr_parallel(nblocks, nparts, blocks_range, parts))
+		goto oom;
+	ret = merge(parts, nparts, out, rep);
 	goto out;
 oom:
 	cr_err("out of memory checking the change of routing");
 	ret = -1;
 out:
-	tr_free(&t);
+	/* parts[made] may hold part of its scratch */
+	for (unsigned i = 0; parts && i < nparts && i <= made; i++)
+		tr_free(&parts[i], false);
+	free(parts);
+	tr_free(&t, true);
 	return ret;
 }

@@ -40,6 +40,7 @@ struct tr {
 	uint16_t vl_sls[16]; /* per graph: the SLs it carries */
 	size_t words; /* per graph */
 	uint64_t *out; /* per graph and channel: out-port bitmaps, 4 words */
+	uint32_t loop_lid; /* a part's first LID whose union graph cycles */
 };
 
 static inline uint8_t cr_tr_port(const struct tr *t, unsigned k, uint32_t b,
