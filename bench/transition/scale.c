@@ -7,7 +7,8 @@
  * checked, beside cr_check() of one table with its credit-loop search
  * for scale.
  *
- * usage: scale K [HOSTS_PER_LEAF]   (K = 48: 2,880 switches)
+ * usage: scale K [HOSTS_PER_LEAF [THREADS]]   (K = 48: 2,880 switches;
+ *        HOSTS_PER_LEAF 0: K/2; THREADS 0: the online CPUs up to 8)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <croute/io/gen.h>
 #include <croute/model/check.h>
 #include <croute/model/log.h>
+#include <croute/model/parallel.h>
 #include <croute/model/transition.h>
 
 static double now(void)
@@ -72,19 +74,22 @@ int main(int argc, char **argv)
 	double t0, c0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: scale K [HOSTS_PER_LEAF]\n");
+		fprintf(stderr, "usage: scale K [HOSTS_PER_LEAF [THREADS]]\n");
 		return 2;
 	}
 	cr_log_set(NULL, NULL, CR_LOG_WARN);
 	if (argc > 2)
 		p.leaf_hosts = (unsigned)atoi(argv[2]);
+	if (argc > 3)
+		cr_threads_set((unsigned)atoi(argv[3]));
 	f = cr_gen_fat_tree((unsigned)atoi(argv[1]), &p);
 	if (!f || cr_fabric_assign_lids(f, 0))
 		return 1;
 	printf("fat-tree %s: %u switches, max LID %u, %llu LFT entries a"
-	       " table\n",
+	       " table, %u threads\n",
 	       argv[1], f->num_switches, f->max_lid,
-	       (unsigned long long)f->num_switches * (f->max_lid + 1u));
+	       (unsigned long long)f->num_switches * (f->max_lid + 1u),
+	       cr_threads_get());
 	a = route(f, "updn", false);
 	b = route(f, "updn", true);
 	c = route(f, "ftree", false);
