@@ -9,7 +9,7 @@
 #include <croute/model/log.h>
 #include <croute/io/topo.h>
 
-#include "cli.h"
+#include "check_cli.h"
 
 enum {
 	KEY_LFTS = CLI_KEY_CMD,
@@ -20,6 +20,7 @@ enum {
 	KEY_SL,
 	KEY_SL2VL,
 	KEY_JSON,
+	KEY_TRANSITION,
 };
 
 static const struct cli_opt check_opts[] = {
@@ -32,6 +33,8 @@ static const struct cli_opt check_opts[] = {
 	 "with --lfts: path SLs (croute-lash-sl.dump, ibdmchk -c)"},
 	{"sl2vl", KEY_SL2VL, "FILE",
 	 "with --sl: SL2VL tables (croute's or opensm-sl2vl.dump)"},
+	{"transition", KEY_TRANSITION, "OLD NEW",
+	 "is going from LFTs OLD to NEW safe? (--sl: OLD NEW too)"},
 	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
 	{"json", KEY_JSON, NULL, "write the report as JSON (croute(1))"},
 	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
@@ -51,7 +54,31 @@ struct check_ctx {
 	bool require_minimal;
 	unsigned long max_report;
 	bool json;
+	/* --transition, --sl, --sl2vl: their second files, in this order */
+	int pair_keys[3];
+	unsigned npairs;
+	struct check_pair pair;
 };
+
+/* With --transition, each of these options takes a second file. */
+static int pair_opt(struct check_ctx *c, int key, const char *val)
+{
+	for (unsigned i = 0; i < c->npairs; i++)
+		if (c->pair_keys[i] == key) {
+			cli_usage_error(c->setup.cmd,
+					"--transition, --sl and --sl2vl go"
+					" once each");
+			return -1;
+		}
+	c->pair_keys[c->npairs++] = key;
+	if (key == KEY_TRANSITION)
+		c->pair.lfts[0] = val;
+	else if (key == KEY_SL)
+		c->pair.sl[0] = val;
+	else
+		c->pair.sl2vl[0] = val;
+	return 0;
+}
 
 static int check_opt(void *arg, int key, const char *val)
 {
@@ -60,6 +87,9 @@ static int check_opt(void *arg, int key, const char *val)
 
 	if (ret <= 0)
 		return ret;
+	if ((key == KEY_TRANSITION || key == KEY_SL || key == KEY_SL2VL) &&
+	    pair_opt(c, key, val))
+		return -1;
 	switch (key) {
 	case KEY_LFTS:
 		c->lfts = val;
@@ -154,6 +184,44 @@ static bool report_json(const struct check_ctx *c,
 	return bad;
 }
 
+/*
+ * --transition OLD NEW [--sl OLD NEW [--sl2vl OLD NEW]]: the operands are
+ * the second files, in the order of their options.
+ */
+static int transition_run(struct check_ctx *c, int argc, char **argv)
+{
+	const struct cli_cmd *cmd = c->setup.cmd;
+
+	if ((unsigned)argc != c->npairs) {
+		cli_usage_error(cmd, "--transition, --sl and --sl2vl each take"
+				     " two files (OLD NEW)");
+		return CLI_BAD;
+	}
+	for (unsigned i = 0; i < c->npairs; i++) {
+		if (c->pair_keys[i] == KEY_TRANSITION)
+			c->pair.lfts[1] = argv[i];
+		else if (c->pair_keys[i] == KEY_SL)
+			c->pair.sl[1] = argv[i];
+		else
+			c->pair.sl2vl[1] = argv[i];
+	}
+	if (c->lfts || c->setup.engine || c->setup.dump_dir || c->setup.live) {
+		cli_usage_error(cmd, "--transition reads both tables from"
+				     " files: no --lfts, --engine,"
+				     " --dump-dir or --live");
+		return CLI_BAD;
+	}
+	if (c->pair.sl2vl[0] && !c->pair.sl[0]) {
+		cli_usage_error(cmd, "--sl2vl needs --sl");
+		return CLI_BAD;
+	}
+	if (!c->setup.topo) {
+		cli_usage_error(cmd, "--transition needs --topo");
+		return CLI_BAD;
+	}
+	return cli_check_transition(&c->setup, &c->pair, c->json);
+}
+
 static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct check_ctx c = {
@@ -169,13 +237,23 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	char src[1024], *pbuf = NULL;
 	size_t plen = 0;
 	FILE *problems = NULL;
+	int first;
 
 	cli_setup_init(&c.setup, cmd);
 	c.setup.live_layers = true; /* credit loops per VL */
-	ret = cli_parse_options(cmd, argc, argv, check_opt, &c);
-	if (ret != CLI_GO)
+	first = cli_parse(cmd, argc, argv, check_opt, &c);
+	if (first < 0) {
+		ret = first == -2 ? CLI_OK : CLI_BAD;
 		goto out;
-	ret = CLI_BAD;
+	}
+	if (c.pair.lfts[0]) {
+		ret = transition_run(&c, argc - first, argv + first);
+		goto out;
+	}
+	if (first < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+		goto out;
+	}
 	if (!cli_lfts_or_engine(&c.setup, &c.lfts))
 		goto out;
 	if ((c.setup.sl || c.setup.sl2vl) && !c.lfts) {
@@ -231,15 +309,22 @@ out:
 
 const struct cli_cmd cli_cmd_check = {
 	.name = "check",
-	.synopsis = "(--topo FILE (--lfts FILE | --engine NAME) | --dump-dir"
-		    " DIR) [options]",
+	.synopsis =
+		"(--topo FILE (--lfts FILE | --engine NAME) | --dump-dir"
+		" DIR) [options]\n   or: croute check --topo FILE --transition"
+		" OLD NEW\n       [--sl OLD NEW [--sl2vl OLD NEW]]"
+		" [options]",
 	.summary = "Check a routing: reachability, loops, hop counts, credit"
 		   " loops.",
 	.details = "Every CA port must reach every LID of the other CA ports"
 		   " and every switch LID.\nExit status 1 when LIDs are"
 		   " unreachable, paths loop or a virtual lane has a\ncredit"
 		   " loop. With --lfts, give the LIDs the tables were made for"
-		   " (--lids).\n",
+		   " (--lids).\n--transition: exit status 0 when every mix of"
+		   " the old and new entries is safe\n(no forwarding loop, no"
+		   " credit loop in the union of dependencies, no path\nSL"
+		   " changed), 1 with the first fault when not, 2 on bad"
+		   " input.\n",
 	.opts = check_tables,
 	.run = check_run,
 };

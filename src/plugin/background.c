@@ -43,6 +43,7 @@
 #include "err.h"
 #include "background.h"
 #include "worker.h"
+#include "transition.h"
 
 #include <croute/model/clock.h>
 #include <croute/route/engine.h>
@@ -51,6 +52,8 @@
 
 /* Seconds the improve step may run past 4 x its budget on a busy host. */
 #define BG_SLACK_S 30.0
+/* run_job: an improvement croute_auto_safe_transitions refuses */
+#define BG_UNSAFE 2
 
 struct bg_job {
 	/* croute_optimize's pass after this engine; NULL: cr-auto's step */
@@ -68,6 +71,9 @@ struct bg_job {
 	struct cr_routing *r; /* the installed tables, then the result */
 	struct cr_byproducts by;
 	double max_churn;
+	/* croute_auto_safe_transitions: the installed tables, kept */
+	bool safe_only;
+	struct cr_routing *before;
 	osm_opensm_t *osm; /* for the sweep request only */
 };
 
@@ -174,6 +180,7 @@ static uint64_t conf_digest(const struct cr_plugin_engine *pe,
 	MIX(&h, ac->improve_rest);
 	MIX(&h, ac->threshold);
 	MIX(&h, c->auto_max_churn);
+	MIX(&h, c->auto_safe_transitions);
 	MIX(&h, c->auto_give_up);
 	MIX(&h, par->budget);
 	MIX(&h, par->max_extra_hops);
@@ -191,6 +198,7 @@ static void job_free(void *arg)
 	cr_fabric_free(j->f);
 	cr_options_release(&j->o);
 	cr_routing_free(j->r);
+	cr_routing_free(j->before);
 	cr_byproducts_release(&j->by);
 	free(j);
 }
@@ -252,6 +260,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	snprintf(j->name, sizeof(j->name), "%s", pe->name);
 	j->osm = pl->osm;
 	j->max_churn = pl->conf.auto_max_churn;
+	j->safe_only = pl->conf.auto_safe_transitions;
 	j->par = pl->opt_params;
 	j->ac = *ac;
 	j->ac.improve_arg = &j->par;
@@ -335,6 +344,13 @@ static bool settle(struct cr_bg *bg, struct bg_job *j, int rc)
 			j->name);
 		return false;
 	}
+	if (rc == BG_UNSAFE) {
+		cr_info("%s: background: the improvement is not installed: the"
+			" change is unsafe (croute_auto_safe_transitions, see"
+			" above); the installed tables stay",
+			j->name);
+		return false;
+	}
 	/*
 	 * The tables installed: the sweeper changes them only after it
 	 * moved to another generation, under this lock.
@@ -408,9 +424,17 @@ static int run_optimize(struct bg_job *j)
 	return 0;
 }
 
+/*
+ * The improve step or the pass; with croute_auto_safe_transitions, an
+ * improvement is checked against the tables it started from, which are
+ * the installed ones while the generation holds (settle drops it
+ * otherwise): here, on the thread, so that neither the sweep nor the
+ * lock waits for the check.
+ */
 static int run_job(void *ctx, void *job)
 {
 	struct bg_job *j = job;
+	int rc;
 
 	(void)ctx;
 	pl_core_code("CR48");
@@ -418,8 +442,16 @@ static int run_job(void *ctx, void *job)
 	cr_info("%s: background: the %s starts (gives up after %.1f s)",
 		j->name, j->opt_e ? "improvement pass" : "improve step",
 		j->give_up_s);
-	return j->opt_e ? run_optimize(j)
-			: cr_auto_improve(j->f, &j->o, j->r, &j->by);
+	if (j->safe_only && !(j->before = cr_routing_copy(j->r)))
+		return -1;
+	rc = j->opt_e ? run_optimize(j)
+		      : cr_auto_improve(j->f, &j->o, j->r, &j->by);
+	if (rc == 1 && j->before &&
+	    !cr_plugin_transition_safe(j->name, j->f, j->before, j->r))
+		rc = BG_UNSAFE;
+	cr_routing_free(j->before);
+	j->before = NULL;
+	return rc;
 }
 
 /* Under the lock, the job no longer running. */

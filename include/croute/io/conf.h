@@ -115,6 +115,8 @@ struct cr_conf {
 	bool auto_background;
 	double auto_improve_threshold; /* relative, on held-out samples */
 	double auto_max_churn; /* fraction of all LFT entries, 1: no cap */
+	/* background installs only when safe in every mix (transition.h) */
+	bool auto_safe_transitions;
 	unsigned auto_max_vls; /* the most VLs a winner may use; 0: no cap */
 	/*
 	 * wall-clock seconds after which the improve step gives up whole;

@@ -146,6 +146,11 @@ static int set_auto_background(struct cr_conf *c, const char *val)
 	return parse_bool(val, &c->auto_background);
 }
 
+static int set_auto_safe_transitions(struct cr_conf *c, const char *val)
+{
+	return parse_bool(val, &c->auto_safe_transitions);
+}
+
 /* A fraction: 0 < x <= 1. */
 static int parse_fraction(const char *val, double *out)
 {
@@ -344,6 +349,8 @@ static const struct conf_key conf_keys[] = {
 	{"croute_auto_max_vls", set_auto_max_vls, "0 (no cap) to 15"},
 	{"croute_auto_max_churn", set_auto_max_churn,
 	 "a fraction of all LFT entries above 0, at most 1"},
+	{"croute_auto_safe_transitions", set_auto_safe_transitions,
+	 "TRUE or FALSE"},
 	{"croute_auto_give_up", set_auto_give_up,
 	 "seconds, 0: 4 x the budget + 30"},
 	{"croute_optimize", set_optimize, "TRUE or FALSE"},
