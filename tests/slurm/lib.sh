@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # A real Slurm on this machine for croute's tests; sourced, not run. POSIX
 # sh.
 #
