@@ -16,7 +16,7 @@
 # Use:
 #   . "$top_srcdir/tests/slurm/lib.sh"
 #   slurm_init NAME          # after cr_init, if tests/ibsim/lib.sh is used
-#   slurm_start 8            # h0001..h0008, all idle on return
+#   slurm_start 8            # h0001..h0008 (up to 399), all idle on return
 #   jid=$(slurm_sbatch -w h0001,h0003 --wrap 'sleep 5')
 #   slurm_wait_state "$jid" RUNNING 20
 #   slurm_wait_idle 30
@@ -119,8 +119,9 @@ slurm_init() {
 	export SLURM_CONF
 	SLURM_OSM_CONF=${SLURM_OSM_CONF:-${CR_CONF:-$SLURM_DIR/opensm.conf}}
 	SLURM_SYSLOG=$SLURM_DIR/syslog
-	# Private ports, different for tests run side by side.
-	SLURM_CTLD_PORT=$((20000 + ($$ % 400) * 100))
+	# Private ports, different for tests run side by side: the
+	# controller's, then one per node.
+	SLURM_CTLD_PORT=$((20000 + ($$ % 100) * 400))
 }
 
 slurm_cleanup() {
@@ -248,7 +249,9 @@ EOF
 # slurm_start NODES: munged, slurmctld and one slurmd per node h0001..,
 # returns once every node is idle.
 slurm_start() {
-	[ "$1" -ge 1 ] && [ "$1" -le 99 ] || slurm_fail "slurm_start 1..99"
+	if [ "$1" -lt 1 ] || [ "$1" -gt 399 ]; then
+		slurm_fail "slurm_start: 1 to 399 nodes"
+	fi
 	SLURM_NODES=$1
 	hook=$(slurm_hook_wrapper)
 	slurm_write_conf "$1" "$hook"
