@@ -306,8 +306,10 @@ static bool events_read(struct cr_jobs_watch *w)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const void *)p;
 
-			if (ev->mask &
-			    (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+			/* an old watch's last events are not the new's */
+			if (ev->wd == w->wd &&
+			    (ev->mask &
+			     (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))) {
 				if (w->wd >= 0 && (ev->mask & IN_MOVE_SELF))
 					inotify_rm_watch(w->ifd, w->wd);
 				w->wd = -1;

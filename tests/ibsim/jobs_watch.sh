@@ -110,8 +110,19 @@ cr_expect_log "cannot open $CR_DIR/jobs/link: .*; the jobs file is ignored"
 [ "$(state_key file)" = refused ] || cr_fail "state: a link is not refused"
 STATE=$JOBS.state
 
-cr_log "=== re-sweeps while 100,000-line files keep coming"
+cr_log "=== the directory replaced: watched again"
 cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 0"
+cr_sweep
+wait_state "12 13 16 " "back to the jobs file"
+mv "$CR_DIR/jobs" "$CR_DIR/jobs.old"
+mkdir "$CR_DIR/jobs"
+printf '31 h0001\n' >"$JOBS"
+wait_state "31 " "a new directory is not watched"
+printf '32 h0002\n' >"$JOBS.tmp.test"
+mv "$JOBS.tmp.test" "$JOBS"
+wait_state "32 " "a change in the new directory is not seen"
+
+cr_log "=== re-sweeps while 100,000-line files keep coming"
 awk 'BEGIN { for (i = 1; i <= 100000; i++) printf "%d h%04d\n", 100 + i, i % 8 + 1 }' \
 	>"$CR_DIR/big"
 touch "$CR_DIR/churn"
