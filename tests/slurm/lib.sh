@@ -70,7 +70,7 @@ slurm_wait() {
 # Installs the Slurm packages when missing, as root (the only case the
 # tests skip: they cannot be had). Postinst scripts start no service.
 slurm_packages() {
-	for p in slurmctld slurmd sbatch squeue sinfo munged flock; do
+	for p in slurmctld slurmd sbatch squeue sinfo munged; do
 		command -v "$p" >/dev/null 2>&1 && continue
 		[ "$(id -u)" = 0 ] || slurm_skip "$p missing and not root"
 		command -v apt-get >/dev/null 2>&1 ||
