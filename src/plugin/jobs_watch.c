@@ -105,7 +105,7 @@ static int parse_line(struct cr_jobs_watch *w, struct jobs_read *jr,
 		      unsigned lineno, char *line)
 {
 	char *hash = strchr(line, '#'), *id, *nodes, *rest;
-	size_t n;
+	size_t n, len;
 
 	if (hash)
 		*hash = '\0';
@@ -114,13 +114,13 @@ static int parse_line(struct cr_jobs_watch *w, struct jobs_read *jr,
 		return 0;
 	n = strspn(id, "0123456789");
 	nodes = id + n + strspn(id + n, " \t");
-	rest = nodes + strcspn(nodes, " \t\r\n");
-	rest += strspn(rest, " \t\r\n");
-	if (!n || n > 20 || !strchr(" \t", id[n])) {
+	len = strcspn(nodes, " \t\r\n");
+	rest = nodes + len + strspn(nodes + len, " \t\r\n");
+	if (!n || n > 20 || (id[n] && !strchr(" \t\r\n", id[n]))) {
 		line_warn(w, jr, lineno, "not a job number first");
 		return 0;
 	}
-	if (nodes == rest || *rest) {
+	if (!len || *rest) {
 		line_warn(w, jr, lineno, "not 'JOBID NODELIST'");
 		return 0;
 	}
