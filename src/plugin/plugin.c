@@ -29,6 +29,7 @@
 #include "err.h"
 #include "background.h"
 #include "estimate.h"
+#include "jobs_watch.h"
 
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
@@ -517,9 +518,12 @@ static int run_configure(struct run *run)
 {
 	struct cr_plugin *pl = run->pl;
 	struct cr_plugin_engine *pe = run->pe;
+	struct cr_jobs_conf jc;
 
 	pl_core_code("CR40");
 	cr_conf_read(pl, &pl->conf);
+	cr_conf_jobs(&pl->conf, &jc);
+	cr_jobs_watch_update(&pl->jobs_watch, &jc);
 	cr_threads_set(pl->conf.threads);
 	mcast_trees_follow_conf(pl);
 	if (test_hook_fails(run, CR_FAIL_IMPORT, "before the import"))
@@ -856,7 +860,8 @@ static void plugin_delete(void *plugin_data)
 	 */
 	if (pl->installed && !pl->dumped)
 		cr_report_dumps(pl, true);
-	/* Before the log goes: the improve step stops, logged. */
+	/* Before the log goes: the watcher and the improve step stop. */
+	cr_jobs_watch_stop(&pl->jobs_watch);
 	cr_bg_stop(pl);
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);

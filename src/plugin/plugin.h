@@ -109,6 +109,7 @@ struct cr_plugin {
 
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
 	struct cr_bg *bg; /* background.c; NULL until used */
+	struct cr_jobs_watch *jobs_watch; /* jobs_watch.c; NULL: none */
 
 	/* croute_incremental: the latest full run, NULL when none kept. */
 	struct cr_incr_base *incr_base;

@@ -54,7 +54,8 @@ case $plugin in
 /usr/lib/*-*/libcroute.so) ;;
 *) cr_fail "libcroute.so is not in the multiarch library directory: '$plugin'" ;;
 esac
-for f in /usr/share/man/man8/croute.8.gz \
+for f in /usr/share/man/man8/croute.8.gz /usr/sbin/croute-slurm \
+	/usr/share/man/man8/croute-slurm.8.gz \
 	/usr/share/doc/opensm-croute/examples/croute.conf; do
 	dpkg -L opensm-croute | grep -qx "$f" || cr_fail "opensm-croute lacks $f"
 done

@@ -8,6 +8,7 @@
 
 #include <croute/io/conf.h>
 #include <croute/tune/conf_check.h>
+#include <croute/tune/conf_map.h>
 #include <croute/route/engine.h>
 
 #include "testutil.h"
@@ -104,6 +105,78 @@ static void test_background_keys(void **state)
 	assert_false(c.auto_background);
 	assert_true(c.auto_improve_threshold == 0.05);
 	assert_true(c.auto_max_churn == 0.25);
+}
+
+/*
+ * The jobs file's keys: off, 0.02, 30 s and 5 s by default; nonsense is an
+ * error naming the key, the key left as it was; a file name the protocol
+ * uses for its other files, or in no directory, is refused after parsing
+ * (the feature off), naming the line.
+ */
+static void test_jobs_keys(void **state)
+{
+	static const char *const bad[] = {
+		"croute_jobs_file relative/jobs",
+		"croute_jobs_file /tmp/with blank",
+		"croute_jobs_threshold 1",
+		"croute_jobs_threshold -0.01",
+		"croute_jobs_threshold 2%",
+		"croute_jobs_min_interval -1",
+		"croute_jobs_min_interval 86401",
+		"croute_jobs_min_interval soon",
+		"croute_jobs_wait 2.5",
+		"croute_jobs_wait -1",
+		"croute_jobs_wait 3601",
+		"croute_jobs_wait",
+	};
+	static const char *const refused[] = {
+		"/tmp/jobs.state",
+		"/tmp/jobs.lock",
+		"/tmp/jobs.tmp.12",
+		"/nonexistent-croute-dir/jobs",
+		"/tmp/",
+	};
+	struct cr_jobs_conf jc;
+	struct cr_conf c;
+	char line[128];
+
+	(void)state;
+	cr_conf_defaults(&c);
+	cr_conf_jobs(&c, &jc);
+	assert_null(jc.file);
+	assert_true(jc.threshold == 0.02 && jc.min_interval == 30);
+	assert_int_equal(jc.wait, 5);
+	assert_int_equal(parse(&c, "croute_jobs_file /tmp/jobs\n"
+				   "croute_jobs_threshold 0\n"
+				   "croute_jobs_min_interval 0.5\n"
+				   "croute_jobs_wait 0\n"
+				   "croute_auto_max_churn 0.1\n"),
+			 0);
+	cr_conf_jobs(&c, &jc);
+	assert_string_equal(jc.file, "/tmp/jobs");
+	assert_true(jc.threshold == 0 && jc.min_interval == 0.5);
+	assert_true(jc.max_churn == 0.1);
+	assert_int_equal(jc.wait, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s\n", bad[i]);
+		assert_int_equal(parse(&c, line), 1);
+		assert_non_null(
+			strstr(last_error, "opensm.conf:1: croute_jobs_"));
+	}
+	cr_conf_jobs(&c, &jc);
+	assert_string_equal(jc.file, "/tmp/jobs");
+	assert_true(jc.threshold == 0 && jc.min_interval == 0.5);
+	assert_int_equal(jc.wait, 0);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(line, sizeof(line), "# x\ncroute_jobs_file %s\n",
+			 refused[i]);
+		assert_int_equal(parse(&c, line), 1);
+		assert_non_null(strstr(last_error, "opensm.conf:2: "
+						   "croute_jobs_file"));
+		assert_null(c.jobs_file[0] ? c.jobs_file : NULL);
+	}
+	assert_int_equal(parse(&c, "croute_jobs_file none\n"), 0);
+	assert_int_equal(c.jobs_file[0], '\0');
 }
 
 /* cr-lash's keys: balance off and the path-SL dump on by default. */
@@ -308,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_dump_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_auto_keys),
+		cmocka_unit_test(test_jobs_keys),
 		cmocka_unit_test(test_guid_file),
 		cmocka_unit_test(test_guid_file_directory),
 	};

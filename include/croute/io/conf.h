@@ -34,6 +34,16 @@
  */
 #define CR_AUTO_THRESHOLD_DEFAULT 0.01
 
+/*
+ * The jobs file (croute_jobs_*; croute(8), croute-slurm(8)): the least
+ * predicted gain on the jobs for a job-driven change, the least seconds
+ * between two readings of the file, the seconds croute-slurm's prolog
+ * waits for the state file to list its job.
+ */
+#define CR_JOBS_THRESHOLD_DEFAULT 0.02
+#define CR_JOBS_MIN_INTERVAL_DEFAULT 30
+#define CR_JOBS_WAIT_DEFAULT 5
+
 struct cr_engine;
 
 #define CR_CONF_MAX_FAIL 8
@@ -71,6 +81,7 @@ enum cr_conf_checked {
 	CR_CHECK_FAIL_ENGINE,
 	CR_CHECK_PATTERNS,
 	CR_CHECK_PENALTY,
+	CR_CHECK_JOBS_FILE,
 	CR_CHECK_NUM,
 };
 
@@ -127,6 +138,11 @@ struct cr_conf {
 	bool optimize;
 	double optimize_budget; /* 0: the default */
 	unsigned optimize_max_extra_hops;
+	/* the jobs file; "": none (include/croute/tune/conf_map.h) */
+	char jobs_file[1024];
+	double jobs_threshold; /* relative, 0 <= x < 1 */
+	double jobs_min_interval; /* seconds */
+	unsigned jobs_wait; /* seconds; croute-slurm's, checked here too */
 	struct cr_conf_at at[CR_CHECK_NUM]; /* where each checked key was set */
 };
 

@@ -44,6 +44,19 @@ void cr_conf_map(const struct cr_osm_keys *k, const struct cr_conf *c,
 		 struct cr_opt_params *par);
 
 /*
+ * The jobs file as the plugin's watcher uses it (croute_jobs_*, and
+ * croute_auto_max_churn for job-driven changes); file points into c.
+ */
+struct cr_jobs_conf {
+	const char *file; /* NULL: the feature is off */
+	double threshold; /* least predicted gain on the jobs */
+	double max_churn; /* largest share of LFT entries changed */
+	double min_interval; /* least seconds between two readings */
+	unsigned wait; /* croute-slurm's wait, reported in the state file */
+};
+void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc);
+
+/*
  * cr-auto's improve step from croute_optimize and croute_auto_optimize
  * (or --optimize and --no-auto-optimize): the improvement pass on the
  * winner, with par; with optimize within par's own budget, else with

@@ -312,6 +312,59 @@ static int set_est_penalty(struct cr_conf *c, const char *val)
 	return set_str(c->est.penalty, sizeof(c->est.penalty), val);
 }
 
+/*
+ * An absolute path, "none": unset. Whether its name suits the protocol
+ * and its directory exists, cr_conf_check checks.
+ */
+static int set_jobs_file(struct cr_conf *c, const char *val)
+{
+	if (!strcmp(val, "none")) {
+		c->jobs_file[0] = '\0';
+		return 0;
+	}
+	if (val[0] != '/' || strpbrk(val, " \t"))
+		return -1;
+	return set_str(c->jobs_file, sizeof(c->jobs_file), val);
+}
+
+static int set_jobs_threshold(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double x = strtod(val, &end);
+
+	if (end == val || *end || !(x >= 0) || !(x < 1))
+		return -1;
+	c->jobs_threshold = x;
+	return 0;
+}
+
+static int set_jobs_min_interval(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double s = strtod(val, &end);
+
+	if (end == val || *end || !(s >= 0) || s > 86400)
+		return -1;
+	c->jobs_min_interval = s;
+	return 0;
+}
+
+/* Whole seconds, as croute-slurm reads them (no sign, no fraction). */
+static int set_jobs_wait(struct cr_conf *c, const char *val)
+{
+	char *end;
+	unsigned long n;
+
+	if (!isdigit((unsigned char)val[0]))
+		return -1;
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (errno || *end || n > 3600)
+		return -1;
+	c->jobs_wait = (unsigned)n;
+	return 0;
+}
+
 struct conf_key {
 	const char *name;
 	int (*set)(struct cr_conf *c, const char *val);
@@ -325,6 +378,7 @@ static const char *const checked_keys[CR_CHECK_NUM] = {
 	[CR_CHECK_FAIL_ENGINE] = "croute_fail_engine",
 	[CR_CHECK_PATTERNS] = "croute_patterns",
 	[CR_CHECK_PENALTY] = "croute_penalty_factors",
+	[CR_CHECK_JOBS_FILE] = "croute_jobs_file",
 };
 
 /* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
@@ -370,6 +424,15 @@ static const struct conf_key conf_keys[] = {
 	 " fanin[:K], flows:FILE, rail-ring)"},
 	{"croute_penalty_factors", set_est_penalty,
 	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},
+	/* Running jobs: the plugin's jobs_watch.c, croute-slurm(8). */
+	{"croute_jobs_file", set_jobs_file,
+	 "an absolute path whose directory exists, not ending in .state,"
+	 " .lock or .tmp, or none"},
+	{"croute_jobs_threshold", set_jobs_threshold,
+	 "a fraction, at least 0, below 1"},
+	{"croute_jobs_min_interval", set_jobs_min_interval,
+	 "seconds, 0 to 86400"},
+	{"croute_jobs_wait", set_jobs_wait, "whole seconds, 0 to 3600"},
 };
 
 void cr_conf_defaults(struct cr_conf *c)
@@ -384,6 +447,9 @@ void cr_conf_defaults(struct cr_conf *c)
 	c->auto_improve_threshold = CR_AUTO_THRESHOLD_DEFAULT;
 	c->auto_max_churn = 1;
 	c->mcast_trees = true;
+	c->jobs_threshold = CR_JOBS_THRESHOLD_DEFAULT;
+	c->jobs_min_interval = CR_JOBS_MIN_INTERVAL_DEFAULT;
+	c->jobs_wait = CR_JOBS_WAIT_DEFAULT;
 }
 
 static char *trim(char *s)

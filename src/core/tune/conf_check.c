@@ -4,6 +4,9 @@
  * layers that use them: the messages name the file and line the parser
  * recorded.
  */
+#include <string.h>
+#include <sys/stat.h>
+
 #include <croute/tune/auto.h>
 #include <croute/tune/conf_check.h>
 #include <croute/estimate/est_setup.h>
@@ -32,6 +35,37 @@ static int find_fail_engines(struct cr_conf *c)
 			return -1;
 	}
 	return 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * The jobs file's own name must not be one of the protocol's others
+ * (PATH.state, PATH.lock, PATH.tmp.PID): the plugin and croute-slurm
+ * would overwrite each other's. Its directory must exist: it is watched.
+ */
+static int check_jobs_file(const char *path)
+{
+	char dir[sizeof(((struct cr_conf *)0)->jobs_file)];
+	char *slash;
+	struct stat st;
+
+	if (ends_with(path, ".state") || ends_with(path, ".lock") ||
+	    strstr(path, ".tmp.") || ends_with(path, ".tmp") ||
+	    ends_with(path, "/"))
+		return -1;
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return stat(dir, &st) || !S_ISDIR(st.st_mode) ? -1 : 0;
 }
 
 int cr_conf_check(struct cr_conf *c)
@@ -63,6 +97,11 @@ int cr_conf_check(struct cr_conf *c)
 	if (cr_est_conf_check_penalty(&c->est)) {
 		cr_conf_report(c, CR_CHECK_PENALTY, c->est.penalty);
 		c->est.penalty[0] = '\0';
+		bad++;
+	}
+	if (c->jobs_file[0] && check_jobs_file(c->jobs_file)) {
+		cr_conf_report(c, CR_CHECK_JOBS_FILE, c->jobs_file);
+		c->jobs_file[0] = '\0';
 		bad++;
 	}
 	return bad;

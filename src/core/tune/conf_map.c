@@ -57,3 +57,12 @@ void cr_conf_map(const struct cr_osm_keys *k, const struct cr_conf *c,
 	cr_conf_improve(ac, c->optimize, c->auto_optimize, par);
 	cr_auto_conf_use(o, ac);
 }
+
+void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc)
+{
+	jc->file = c->jobs_file[0] ? c->jobs_file : NULL;
+	jc->threshold = c->jobs_threshold;
+	jc->max_churn = c->auto_max_churn;
+	jc->min_interval = c->jobs_min_interval;
+	jc->wait = c->jobs_wait;
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The jobs file's watcher (jobs_watch.h). Event-driven: the thread sleeps
+ * in poll() on an inotify descriptor for the file's directory (croute-slurm
+ * renames a new file in: IN_MOVED_TO; an editor may write in place or
+ * delete it) and an eventfd that stops it. Changes that come while a
+ * reading is not yet due (croute_jobs_min_interval after the last) are
+ * coalesced into one reading. The file is read only when it is a regular
+ * file owned by root that neither group nor others can write: whoever
+ * can write it steers the fabric.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobs_watch.h"
+
+#include <croute/model/log.h>
+
+/* While the directory cannot be watched, how often to try again (ms). */
+#define RETRY_MS 5000
+/* Bad lines named one by one, then only counted. */
+#define MAX_LINE_WARNINGS 10
+
+struct cr_jobs_watch {
+	pthread_t thread;
+	int ifd; /* inotify */
+	int wd; /* the directory's watch, -1: none */
+	int efd; /* written to stop the thread */
+	char path[1024];
+	char dir[1024];
+	const char *base; /* the file's name in dir, into path */
+	struct cr_jobs_conf conf; /* file points to path */
+	unsigned long readings;
+	bool warned_dir; /* the directory's watch failure is logged */
+};
+
+/* What one reading of the file found. */
+struct jobs_read {
+	const char *status; /* "ok", "absent" or "refused" */
+	char *ids; /* " ID ID ...", malloc'ed */
+	size_t len, cap;
+	unsigned jobs, bad;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int ids_add(struct jobs_read *jr, const char *id, size_t n)
+{
+	if (jr->len + n + 2 > jr->cap) {
+		size_t cap = jr->cap ? jr->cap * 2 : 256;
+		char *p;
+
+		while (cap < jr->len + n + 2)
+			cap *= 2;
+		p = realloc(jr->ids, cap);
+		if (!p)
+			return -1;
+		jr->ids = p;
+		jr->cap = cap;
+	}
+	jr->ids[jr->len++] = ' ';
+	memcpy(jr->ids + jr->len, id, n);
+	jr->len += n;
+	jr->ids[jr->len] = '\0';
+	jr->jobs++;
+	return 0;
+}
+
+static void line_warn(struct cr_jobs_watch *w, struct jobs_read *jr,
+		      unsigned lineno, const char *why)
+{
+	if (++jr->bad <= MAX_LINE_WARNINGS)
+		cr_warn("%s:%u: %s; that job is left out", w->path, lineno,
+			why);
+}
+
+/*
+ * One line, "JOBID NODELIST [# comment]": only the ID is taken for now;
+ * the node list must be one word. -1: out of memory.
+ */
+static int parse_line(struct cr_jobs_watch *w, struct jobs_read *jr,
+		      unsigned lineno, char *line)
+{
+	char *hash = strchr(line, '#'), *id, *nodes, *rest;
+	size_t n, len;
+
+	if (hash)
+		*hash = '\0';
+	id = line + strspn(line, " \t\r\n");
+	if (!*id)
+		return 0;
+	n = strspn(id, "0123456789");
+	nodes = id + n + strspn(id + n, " \t");
+	len = strcspn(nodes, " \t\r\n");
+	rest = nodes + len + strspn(nodes + len, " \t\r\n");
+	if (!n || n > 20 || (id[n] && !strchr(" \t\r\n", id[n]))) {
+		line_warn(w, jr, lineno, "not a job number first");
+		return 0;
+	}
+	if (!len || *rest) {
+		line_warn(w, jr, lineno, "not 'JOBID NODELIST'");
+		return 0;
+	}
+	return ids_add(jr, id, n);
+}
+
+/*
+ * Whether the file may steer the fabric; the reason logged when not. Read
+ * through the descriptor that was opened, so that a rename between the
+ * check and the read cannot swap the file.
+ */
+static bool file_trusted(struct cr_jobs_watch *w, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		cr_err("%s: %s; the jobs file is ignored", w->path,
+		       strerror(errno));
+		return false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cr_err("%s is not a regular file; the jobs file is ignored",
+		       w->path);
+		return false;
+	}
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		cr_err("%s is owned by uid %u with mode %04o: only a file owned"
+		       " by root that group and others cannot write may steer"
+		       " the routing; the jobs file is ignored",
+		       w->path, (unsigned)st.st_uid,
+		       (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+/* Reads the file into jr; -1 on out of memory (logged). */
+static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int fd, ret = 0;
+	FILE *fp;
+
+	jr->status = "refused";
+	/* No symbolic link: its target's owner is not checked. */
+	fd = open(w->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			jr->status = "absent";
+			return 0;
+		}
+		cr_err("cannot open %s: %s; the jobs file is ignored", w->path,
+		       strerror(errno));
+		return 0;
+	}
+	if (!file_trusted(w, fd)) {
+		close(fd);
+		return 0;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		cr_err("%s: %s; the jobs file is ignored", w->path,
+		       strerror(errno));
+		return 0;
+	}
+	while (getline(&line, &cap, fp) >= 0)
+		if (parse_line(w, jr, ++lineno, line)) {
+			cr_err("out of memory reading %s", w->path);
+			ret = -1;
+			break;
+		}
+	if (!ret && ferror(fp)) {
+		cr_err("%s: read error; the jobs file is ignored", w->path);
+		jr->jobs = 0;
+		jr->len = 0;
+	} else if (!ret) {
+		jr->status = "ok";
+	}
+	free(line);
+	fclose(fp);
+	if (jr->bad > MAX_LINE_WARNINGS)
+		cr_warn("%s: %u bad lines in all, each job left out", w->path,
+			jr->bad);
+	return ret;
+}
+
+/*
+ * PATH.state, atomically: a temporary file in the same directory, synced,
+ * renamed over it. One "key value" a line; croute-slurm reads "jobs".
+ */
+static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
+			const char *routing)
+{
+	char tmp[sizeof(w->path) + 32], state[sizeof(w->path) + 8];
+	FILE *fp;
+	int fd, bad;
+
+	snprintf(state, sizeof(state), "%s.state", w->path);
+	snprintf(tmp, sizeof(tmp), "%s.state.tmp.%ld", w->path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		cr_err("cannot write %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fprintf(fp, "jobs%s\n", jr->ids ? jr->ids : "");
+	fprintf(fp, "routing %s\n", routing);
+	fprintf(fp, "file %s\n", jr->status);
+	fprintf(fp, "count %u\n", jr->jobs);
+	fprintf(fp, "bad_lines %u\n", jr->bad);
+	fprintf(fp, "reading %lu\n", w->readings);
+	fprintf(fp, "time %lld\n", (long long)time(NULL));
+	bad = fflush(fp) || fsync(fd) || fchmod(fd, 0644);
+	bad |= fclose(fp) != 0;
+	if (bad || rename(tmp, state)) {
+		cr_err("cannot write %s: %s", state, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+/*
+ * The one place where a new content of the jobs file leads to a decision
+ * on the routing. For now, no change: the state file lists the jobs read
+ * as taken into account ("routing unchanged"). The job-aware tuning is to
+ * be called here (run on the background improve step, installed by the
+ * resweep when worth it), writing the state once it decided.
+ */
+static void jobs_changed(struct cr_jobs_watch *w)
+{
+	struct jobs_read jr = {0};
+
+	w->readings++;
+	if (jobs_read(w, &jr) < 0) {
+		free(jr.ids);
+		return;
+	}
+	cr_verbose("%s: %s, %u jobs, %u bad lines; routing unchanged", w->path,
+		   jr.status, jr.jobs, jr.bad);
+	state_write(w, &jr, "unchanged");
+	free(jr.ids);
+}
+
+/* Watches the directory (again); false when it cannot (logged once). */
+static bool watch_dir(struct cr_jobs_watch *w)
+{
+	w->wd = inotify_add_watch(w->ifd, w->dir,
+				  IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+					  IN_CREATE | IN_DELETE | IN_ATTRIB |
+					  IN_DELETE_SELF | IN_MOVE_SELF |
+					  IN_ONLYDIR);
+	if (w->wd < 0) {
+		if (!w->warned_dir)
+			cr_err("cannot watch %s for %s: %s; trying again every"
+			       " %d s",
+			       w->dir, w->base, strerror(errno),
+			       RETRY_MS / 1000);
+		w->warned_dir = true;
+		return false;
+	}
+	if (w->warned_dir)
+		cr_info("watching %s for %s", w->dir, w->base);
+	w->warned_dir = false;
+	return true;
+}
+
+/*
+ * The events read: true when one concerns the file. A directory that
+ * went away loses its watch (wd -1).
+ */
+static bool events_read(struct cr_jobs_watch *w)
+{
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	bool ours = false;
+	ssize_t n;
+
+	while ((n = read(w->ifd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const void *)p;
+
+			/* an old watch's last events are not the new's */
+			if (ev->wd == w->wd &&
+			    (ev->mask &
+			     (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))) {
+				if (w->wd >= 0 && (ev->mask & IN_MOVE_SELF))
+					inotify_rm_watch(w->ifd, w->wd);
+				w->wd = -1;
+				ours = true;
+			} else if (ev->len && !strcmp(ev->name, w->base)) {
+				ours = true;
+			}
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return ours;
+}
+
+/* Milliseconds until a pending reading is due, at least 0. */
+static int due_ms(const struct cr_jobs_watch *w, double last)
+{
+	double wait = last + w->conf.min_interval - now_s();
+
+	return wait <= 0 ? 0 : (int)(wait * 1000) + 1;
+}
+
+static void *watch_thread(void *arg)
+{
+	struct cr_jobs_watch *w = arg;
+	bool pending = true; /* the file as it is now, first */
+	double last = -1e9;
+
+	for (;;) {
+		struct pollfd pfd[2] = {{.fd = w->efd, .events = POLLIN},
+					{.fd = w->ifd, .events = POLLIN}};
+		int timeout = -1;
+
+		if (w->wd < 0 && watch_dir(w))
+			pending = true; /* changes while unwatched */
+		if (pending && !due_ms(w, last)) {
+			pending = false;
+			last = now_s();
+			jobs_changed(w);
+			continue;
+		}
+		if (pending)
+			timeout = due_ms(w, last);
+		if (w->wd < 0 && (timeout < 0 || timeout > RETRY_MS))
+			timeout = RETRY_MS;
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+			cr_err("jobs file watcher: poll: %s; %s is no longer"
+			       " watched",
+			       strerror(errno), w->path);
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if ((pfd[1].revents & POLLIN) && events_read(w))
+			pending = true;
+	}
+	return NULL;
+}
+
+static bool conf_same(const struct cr_jobs_watch *w,
+		      const struct cr_jobs_conf *jc)
+{
+	return !strcmp(w->path, jc->file) &&
+	       w->conf.threshold == jc->threshold &&
+	       w->conf.max_churn == jc->max_churn &&
+	       w->conf.min_interval == jc->min_interval &&
+	       w->conf.wait == jc->wait;
+}
+
+static void watch_free(struct cr_jobs_watch *w)
+{
+	if (w->ifd >= 0)
+		close(w->ifd);
+	if (w->efd >= 0)
+		close(w->efd);
+	free(w);
+}
+
+static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
+{
+	struct cr_jobs_watch *w = calloc(1, sizeof(*w));
+	char *slash;
+	int err;
+
+	if (!w) {
+		cr_err("out of memory: %s is not watched", jc->file);
+		return NULL;
+	}
+	w->ifd = w->efd = w->wd = -1;
+	/* conf_check made it absolute, and short enough */
+	snprintf(w->path, sizeof(w->path), "%s", jc->file);
+	snprintf(w->dir, sizeof(w->dir), "%s", jc->file);
+	slash = strrchr(w->dir, '/');
+	slash[slash == w->dir] = '\0';
+	w->base = w->path + (strrchr(w->path, '/') - w->path) + 1;
+	w->conf = *jc;
+	w->conf.file = w->path;
+	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->ifd < 0 || w->efd < 0) {
+		cr_err("cannot watch %s: %s", jc->file, strerror(errno));
+		watch_free(w);
+		return NULL;
+	}
+	err = pthread_create(&w->thread, NULL, watch_thread, w);
+	if (err) {
+		cr_err("cannot start the jobs file watcher: %s", strerror(err));
+		watch_free(w);
+		return NULL;
+	}
+	cr_info("watching %s (croute_jobs_min_interval %g s)", w->path,
+		w->conf.min_interval);
+	return w;
+}
+
+void cr_jobs_watch_stop(struct cr_jobs_watch **wp)
+{
+	struct cr_jobs_watch *w = *wp;
+	uint64_t one = 1;
+
+	if (!w)
+		return;
+	*wp = NULL;
+	/* A thread that cannot be told to stop keeps its state: leaked. */
+	if (write(w->efd, &one, sizeof(one)) != sizeof(one)) {
+		cr_err("cannot stop the jobs file watcher: %s",
+		       strerror(errno));
+		return;
+	}
+	pthread_join(w->thread, NULL);
+	watch_free(w);
+}
+
+void cr_jobs_watch_update(struct cr_jobs_watch **wp,
+			  const struct cr_jobs_conf *jc)
+{
+	if (*wp && jc->file && conf_same(*wp, jc))
+		return;
+	if (*wp)
+		cr_info("%s: no longer watched%s", (*wp)->path,
+			jc->file ? " (croute_jobs_* changed)" : "");
+	cr_jobs_watch_stop(wp);
+	if (jc->file)
+		*wp = watch_start(jc);
+}
