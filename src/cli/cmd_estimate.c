@@ -165,6 +165,20 @@ static void json_orders(const struct estimate_ctx *c,
 	fputs("]}, ", stdout);
 }
 
+/* The path model, when flows use more than the base LID. */
+static void print_paths(const struct estimate_ctx *c)
+{
+	const struct cr_est_params *p = &c->est.par;
+
+	if (p->paths == CR_PATHS_BASE)
+		return;
+	printf("# paths: %s over each destination port's 2^LMC LIDs",
+	       cr_est_paths_name(p->paths));
+	if (p->lanes)
+		printf(", at most %u of them", p->lanes);
+	printf("\n\n");
+}
+
 /* Each pattern's score against the bound for the same phases. */
 static void print_bound(struct cr_est_result *const *res,
 			struct cr_bound_result *const *b, int n)
@@ -253,6 +267,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "--matrix goes with --json");
 		goto out;
 	}
+	if (c.bound && c.est.par.paths != CR_PATHS_BASE) {
+		cli_usage_error(cmd, "--bound bounds the base path model only");
+		goto out;
+	}
 	if (!cli_lfts_or_engine(&c.setup, &c.lfts))
 		goto out;
 	npat = est_setup_patterns(&c.est, &pats);
@@ -306,6 +324,10 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_json_begin(stdout, "estimate");
 		fputs("\"source\": ", stdout);
 		cli_json_str(stdout, title);
+		if (c.est.par.paths != CR_PATHS_BASE)
+			printf(", \"paths\": \"%s\", \"lanes\": %u",
+			       cr_est_paths_name(c.est.par.paths),
+			       c.est.par.lanes);
 		cli_json_warnings(stdout);
 		fputs(", ", stdout);
 		if (c.est.orders)
@@ -326,6 +348,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		       " (be;bs;gr) %s\n\n",
 		       hosts->count, how,
 		       c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
+		print_paths(&c);
 		print_summary(&c, res, npat);
 		if (c.est.orders)
 			print_orders(&c, res, npat);

@@ -32,6 +32,11 @@ const struct cli_opt est_cli_opts[] = {
 	 "that host order by server and rail: rank = server x rails + rail"},
 	{"orders", EST_KEY_ORDERS, "N",
 	 "also each pattern on N random host orders of --seed: mean, worst"},
+	{"paths", EST_KEY_PATHS, "MODEL[:N]",
+	 "with LMC > 0: base (one LID), split (striped evenly over the"
+	 " LIDs, as UCX), indep (each LID its own flow); :N as --lanes"},
+	{"lanes", EST_KEY_LANES, "N",
+	 "split, indep: use only the first N LIDs (UCX_MAX_RNDV_RAILS)"},
 	CLI_OPT_END,
 };
 
@@ -85,6 +90,49 @@ static int parse_rate(struct est_setup *s, const char *arg)
 	return 0;
 }
 
+static int parse_paths(struct est_setup *s, const char *arg)
+{
+	char name[16];
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long lanes;
+
+	if (len >= sizeof(name))
+		len = sizeof(name) - 1;
+	memcpy(name, arg, len);
+	name[len] = 0;
+	if (cr_est_paths_parse(name, &s->par.paths)) {
+		cli_usage_error(s->cmd,
+				"--paths: '%s' is not base, split or indep",
+				name);
+		return -1;
+	}
+	if (!colon)
+		return 0;
+	if (cli_uint(s->cmd, "--paths", colon + 1, 1u << CR_MAX_LMC, &lanes))
+		return -1;
+	if (!lanes) {
+		cli_usage_error(s->cmd, "--paths: give at least 1 lane");
+		return -1;
+	}
+	s->par.lanes = (uint32_t)lanes;
+	return 0;
+}
+
+static int parse_lanes(struct est_setup *s, const char *arg)
+{
+	unsigned long v;
+
+	if (cli_uint(s->cmd, "--lanes", arg, 1u << CR_MAX_LMC, &v))
+		return -1;
+	if (!v) {
+		cli_usage_error(s->cmd, "--lanes: give at least 1");
+		return -1;
+	}
+	s->par.lanes = (uint32_t)v;
+	return 0;
+}
+
 /* 0 when taken, 1 when key is not an estimate option, -1 on a bad value. */
 static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 {
@@ -133,6 +181,10 @@ static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 	case EST_KEY_ORDERS:
 		return cli_uint(s->cmd, "--orders", arg, 10000, &s->orders) ? -1
 									    : 0;
+	case EST_KEY_PATHS:
+		return parse_paths(s, arg);
+	case EST_KEY_LANES:
+		return parse_lanes(s, arg);
 	}
 	return 1;
 }

@@ -22,6 +22,8 @@ enum {
 	EST_KEY_DEFAULT_RATE,
 	EST_KEY_ORDERS,
 	EST_KEY_RAIL_ORDER,
+	EST_KEY_PATHS,
+	EST_KEY_LANES,
 };
 
 extern const struct cli_opt est_cli_opts[];

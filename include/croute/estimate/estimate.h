@@ -18,8 +18,24 @@
 #include <croute/estimate/pattern.h>
 #include <croute/estimate/penalty.h>
 
+/*
+ * How a flow to a port with LMC > 0 uses the port's 2^LMC LIDs: only the
+ * base LID (what MPI stacks do by default), striped evenly over them (a
+ * link crossed by j of its k paths carries j/k of its rate), or each LID
+ * a flow of its own bounded at 1/k of the injection (an upper reference).
+ * At LMC 0 the three are the same estimate.
+ */
+enum cr_est_paths {
+	CR_PATHS_BASE = 0,
+	CR_PATHS_SPLIT,
+	CR_PATHS_INDEP,
+};
+
 struct cr_est_params {
 	struct cr_penalty pen;
+	enum cr_est_paths paths;
+	/* split and indep: at most this many of the LIDs (0: all) */
+	uint32_t lanes;
 	/* Mb/s for links whose width or speed is unknown; 0: an error. */
 	uint32_t default_rate_mbps;
 	/* shift matrix exact up to this many hosts, blocks beyond (0: 2048) */
@@ -34,6 +50,11 @@ struct cr_est_params {
 };
 
 void cr_est_params_init(struct cr_est_params *p);
+
+/* "base", "split" or "indep"; NULL for another value */
+const char *cr_est_paths_name(enum cr_est_paths m);
+/* 0, or -1 when name is not a path model */
+int cr_est_paths_parse(const char *name, enum cr_est_paths *m);
 
 struct cr_est;
 

@@ -47,7 +47,43 @@ struct cr_est {
 	size_t path_alloc;
 
 	struct cr_maxmin *mm;
+
+	/* multipath phases (est_multi.c), allocated on first use */
+	double *share; /* path-parallel: the flow's share on the link */
+	size_t share_alloc;
+	uint32_t *lstamp, *lcnt; /* per link: the current flow's lanes */
+	uint32_t lgen;
+	uint32_t *lane_path; /* one flow's lanes, walked */
+	uint32_t *lane_start;
+	double *lane_bneck;
+	struct cr_est_sub *sub; /* indep: one flow per lane */
 };
+
+/*
+ * The indep model's flows: one per lane, with their own paths; grown to
+ * the largest phase.
+ */
+struct cr_est_sub {
+	size_t alloc, path_alloc;
+	uint32_t *start, *path, *owner;
+	double *bound, *rate;
+};
+
+/* Room for n flows, and for need path entries (not logged). */
+int cr_est_reserve_flows(struct cr_est *e, size_t n);
+int cr_est_reserve_path(struct cr_est *e, size_t need);
+
+/* The penalty model's degrees and bounds of a phase (estimate.c). */
+void cr_est_degrees(struct cr_est *e, const struct cr_flow *flows, size_t n);
+
+/*
+ * cr_est_phase() for the split and indep path models (est_multi.c):
+ * e->fe, e->start and e->path as cr_est_phase() leaves them, a flow's
+ * path being the union of its lanes' links.
+ */
+long cr_est_phase_multi(struct cr_est *e, const struct cr_flow *flows,
+			size_t n);
+void cr_est_multi_free(struct cr_est *e);
 
 /*
  * One flow's walk through the LFTs, as cr_est_phase() does it: its links

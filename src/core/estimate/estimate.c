@@ -29,6 +29,30 @@ void cr_est_params_init(struct cr_est_params *p)
 	p->matrix_max = 2048;
 }
 
+static const char *const paths_names[] = {
+	[CR_PATHS_BASE] = "base",
+	[CR_PATHS_SPLIT] = "split",
+	[CR_PATHS_INDEP] = "indep",
+};
+
+const char *cr_est_paths_name(enum cr_est_paths m)
+{
+	return (unsigned)m < sizeof(paths_names) / sizeof(paths_names[0])
+		       ? paths_names[m]
+		       : NULL;
+}
+
+int cr_est_paths_parse(const char *name, enum cr_est_paths *m)
+{
+	for (unsigned i = 0; i < sizeof(paths_names) / sizeof(paths_names[0]);
+	     i++)
+		if (!strcmp(name, paths_names[i])) {
+			*m = (enum cr_est_paths)i;
+			return 0;
+		}
+	return -1;
+}
+
 /* ---- the context ------------------------------------------------------ */
 
 void cr_est_free(struct cr_est *e)
@@ -57,6 +81,7 @@ void cr_est_free(struct cr_est *e)
 	free(e->fe);
 	free(e->path);
 	cr_maxmin_free(e->mm);
+	cr_est_multi_free(e);
 	free(e);
 }
 
@@ -191,7 +216,7 @@ int cr_est_grow_parallel(void *const arr[], const size_t size[], size_t count,
 	return 0;
 }
 
-static int reserve_flows(struct cr_est *e, size_t n)
+int cr_est_reserve_flows(struct cr_est *e, size_t n)
 {
 	void *const arr[] = {&e->start, &e->dst,  &e->by_dst, &e->dsts,
 			     &e->bound, &e->rate, &e->fe};
@@ -204,7 +229,7 @@ static int reserve_flows(struct cr_est *e, size_t n)
 				    &e->alloc, n + 1);
 }
 
-static int reserve_path(struct cr_est *e, size_t need)
+int cr_est_reserve_path(struct cr_est *e, size_t need)
 {
 	return cr_grow(&e->path, &e->path_alloc, need, sizeof(*e->path));
 }
@@ -397,18 +422,31 @@ static void penalties(struct cr_est *e, const struct cr_flow *flows, size_t n,
 	}
 }
 
+void cr_est_degrees(struct cr_est *e, const struct cr_flow *flows, size_t n)
+{
+	/* e->rate doubles as Ω's scratch: it is written only afterwards */
+	count_degrees(e, flows, n, e->rate);
+	penalties(e, flows, n, e->rate);
+}
+
 long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 		  struct cr_flow_est *out)
 {
 	size_t used = 0;
 	long unrouted = 0;
 
-	if (reserve_flows(e, n))
+	if (e->par.paths != CR_PATHS_BASE) {
+		unrouted = cr_est_phase_multi(e, flows, n);
+		if (unrouted >= 0 && out)
+			memcpy(out, e->fe, n * sizeof(*out));
+		return unrouted;
+	}
+	if (cr_est_reserve_flows(e, n))
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t d;
 
-		if (reserve_path(e, used + e->f->num_switches + 3))
+		if (cr_est_reserve_path(e, used + e->f->num_switches + 3))
 			goto oom;
 		e->start[i] = (uint32_t)used;
 		d = cr_est_walk(e, &flows[i], &e->fe[i], e->path, &used);
@@ -419,9 +457,7 @@ long cr_est_phase(struct cr_est *e, const struct cr_flow *flows, size_t n,
 			unrouted++;
 	}
 	e->start[n] = (uint32_t)used;
-	/* e->rate doubles as Ω's scratch: it is written only afterwards */
-	count_degrees(e, flows, n, e->rate);
-	penalties(e, flows, n, e->rate);
+	cr_est_degrees(e, flows, n);
 	if (cr_maxmin_solve(e->mm, e->cap, n, e->start, e->path, e->bound,
 			    e->rate))
 		return -1;

@@ -11,6 +11,10 @@
  * only when the link reaches the top. Each flow freezes once and touches
  * its path's links once: O(path entries x log links) per phase, however
  * many distinct rates there are.
+ *
+ * A flow may put only a share a of its rate on a link (a flow striped
+ * over several paths): the link's level is then R over the sum of the
+ * unfrozen flows' shares, and a frozen flow takes a times its rate off R.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +35,8 @@ struct cr_maxmin {
 	uint32_t gen;
 	uint32_t *stamp; /* == gen: the link is used in this solve */
 	uint32_t *cnt; /* unfrozen flows on the link */
+	/* their shares of the link summed: cnt when every share is 1 */
+	double *wsum;
 	uint32_t *first; /* the link's flows in lflows[] */
 	uint32_t *fill;
 	double *rem; /* capacity left by the frozen flows */
@@ -55,6 +61,7 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->num_links = num_links;
 	m->stamp = calloc(nl, sizeof(*m->stamp));
 	m->cnt = malloc(nl * sizeof(*m->cnt));
+	m->wsum = malloc(nl * sizeof(*m->wsum));
 	m->first = malloc(nl * sizeof(*m->first));
 	m->fill = malloc(nl * sizeof(*m->fill));
 	m->rem = malloc(nl * sizeof(*m->rem));
@@ -64,8 +71,8 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->heap.pos = malloc(nl * sizeof(*m->heap.pos));
 	m->heap.slot = malloc(nl * sizeof(*m->heap.slot));
 	m->touched = malloc(nl * sizeof(*m->touched));
-	if (!m->stamp || !m->cnt || !m->first || !m->fill || !m->rem ||
-	    !m->level || !m->key || !m->heap.pos || !m->heap.slot ||
+	if (!m->stamp || !m->cnt || !m->wsum || !m->first || !m->fill ||
+	    !m->rem || !m->level || !m->key || !m->heap.pos || !m->heap.slot ||
 	    !m->touched)
 		goto oom;
 	return m;
@@ -81,6 +88,7 @@ void cr_maxmin_free(struct cr_maxmin *m)
 		return;
 	free(m->stamp);
 	free(m->cnt);
+	free(m->wsum);
 	free(m->first);
 	free(m->fill);
 	free(m->rem);
@@ -95,14 +103,16 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	free(m);
 }
 
-static void freeze(struct cr_maxmin *m, const uint32_t *start,
-		   const uint32_t *path, uint32_t f, double v, double *rate)
+static void freeze(struct cr_maxmin *m, const struct cr_maxmin_flows *fl,
+		   uint32_t f, double v, double *rate)
 {
 	rate[f] = v;
-	for (uint32_t k = start[f]; k < start[f + 1]; k++) {
-		uint32_t l = path[k];
+	for (uint32_t k = fl->start[f]; k < fl->start[f + 1]; k++) {
+		uint32_t l = fl->path[k];
+		double a = fl->share ? fl->share[k] : 1;
 
-		m->rem[l] -= v;
+		m->rem[l] -= a * v;
+		m->wsum[l] -= a;
 		m->cnt[l]--;
 		if (m->heap.pos[l] == CR_IHEAP_OUT)
 			continue;
@@ -110,7 +120,7 @@ static void freeze(struct cr_maxmin *m, const uint32_t *start,
 			cr_iheap_remove(&m->heap, l);
 			continue;
 		}
-		m->level[l] = m->rem[l] / m->cnt[l];
+		m->level[l] = m->rem[l] / m->wsum[l];
 		/*
 		 * R / n does not decrease (but for rounding): the key may
 		 * lag behind, the top is set right when it is read
@@ -174,9 +184,11 @@ static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
 }
 
 /* Counts each link's flows and lays out link -> flows. */
-static uint32_t index_links(struct cr_maxmin *m, const double *cap, size_t n,
-			    const uint32_t *start, const uint32_t *path)
+static uint32_t index_links(struct cr_maxmin *m, const double *cap,
+			    const struct cr_maxmin_flows *fl)
 {
+	const uint32_t *start = fl->start, *path = fl->path;
+	size_t n = fl->n;
 	uint32_t ntouched = 0, off = 0;
 
 	if (++m->gen == 0) {
@@ -191,9 +203,11 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap, size_t n,
 			if (m->stamp[l] != m->gen) {
 				m->stamp[l] = m->gen;
 				m->cnt[l] = 0;
+				m->wsum[l] = 0;
 				m->touched[ntouched++] = l;
 			}
 			m->cnt[l]++;
+			m->wsum[l] += fl->share ? fl->share[k] : 1;
 		}
 	}
 	for (uint32_t i = 0; i < ntouched; i++) {
@@ -202,7 +216,7 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap, size_t n,
 		m->first[l] = m->fill[l] = off;
 		off += m->cnt[l];
 		m->rem[l] = cap[l];
-		m->level[l] = m->key[l] = cap[l] / m->cnt[l];
+		m->level[l] = m->key[l] = cap[l] / m->wsum[l];
 	}
 	for (size_t f = 0; f < n; f++)
 		for (uint32_t k = start[f]; k < start[f + 1]; k++)
@@ -214,6 +228,18 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		    const uint32_t *start, const uint32_t *path,
 		    const double *bound, double *rate)
 {
+	struct cr_maxmin_flows fl = {
+		.n = n, .start = start, .path = path, .bound = bound};
+
+	return cr_maxmin_solve_shares(m, cap, &fl, rate);
+}
+
+int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
+			   const struct cr_maxmin_flows *fl, double *rate)
+{
+	const uint32_t *start = fl->start;
+	const double *bound = fl->bound;
+	size_t n = fl->n;
 	uint32_t ntouched;
 	size_t next = 0, nb = 0;
 	double t = 0;
@@ -222,7 +248,7 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		cr_err("out of memory solving %zu flows", n);
 		return -1;
 	}
-	ntouched = index_links(m, cap, n, start, path);
+	ntouched = index_links(m, cap, fl);
 	m->heap.len = 0;
 	for (uint32_t i = 0; i < ntouched; i++)
 		cr_iheap_put(&m->heap, m->heap.len++, m->touched[i]);
@@ -264,8 +290,7 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		if (next_bound <= next_level) {
 			/* the flow reaches its bound before any link fills */
 			t = next_bound > t ? next_bound : t;
-			freeze(m, start, path, m->order[next].flow, next_bound,
-			       rate);
+			freeze(m, fl, m->order[next].flow, next_bound, rate);
 			continue;
 		}
 		/* the link fills: every flow still growing on it stops */
@@ -277,7 +302,7 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 			uint32_t f = m->lflows[k];
 
 			if (rate[f] < 0)
-				freeze(m, start, path, f, t, rate);
+				freeze(m, fl, f, t, rate);
 		}
 	}
 	return 0;

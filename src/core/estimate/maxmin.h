@@ -26,4 +26,18 @@ int cr_maxmin_solve(struct cr_maxmin *m, const double *cap, size_t n,
 		    const uint32_t *start, const uint32_t *path,
 		    const double *bound, double *rate);
 
+/*
+ * The same with shares: flow i puts share[k] (0 < share <= 1) of its rate
+ * on link path[k]; share NULL: every share 1, cr_maxmin_solve() exactly.
+ */
+struct cr_maxmin_flows {
+	size_t n;
+	const uint32_t *start;
+	const uint32_t *path;
+	const double *share;
+	const double *bound;
+};
+int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
+			   const struct cr_maxmin_flows *fl, double *rate);
+
 #endif
