@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "jobs_watch.h"
+#include "err.h"
 
 #include <croute/model/log.h>
 
@@ -137,17 +138,19 @@ static bool file_trusted(struct cr_jobs_watch *w, int fd)
 	struct stat st;
 
 	if (fstat(fd, &st)) {
-		cr_err("%s: %s; the jobs file is ignored", w->path,
+		pl_err("CR33", "%s: %s; the jobs file is ignored", w->path,
 		       strerror(errno));
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		cr_err("%s is not a regular file; the jobs file is ignored",
+		pl_err("CR34",
+		       "%s is not a regular file; the jobs file is ignored",
 		       w->path);
 		return false;
 	}
 	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		cr_err("%s is owned by uid %u with mode %04o: only a file owned"
+		pl_err("CR35",
+		       "%s is owned by uid %u with mode %04o: only a file owned"
 		       " by root that group and others cannot write may steer"
 		       " the routing; the jobs file is ignored",
 		       w->path, (unsigned)st.st_uid,
@@ -174,8 +177,8 @@ static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
 			jr->status = "absent";
 			return 0;
 		}
-		cr_err("cannot open %s: %s; the jobs file is ignored", w->path,
-		       strerror(errno));
+		pl_err("CR36", "cannot open %s: %s; the jobs file is ignored",
+		       w->path, strerror(errno));
 		return 0;
 	}
 	if (!file_trusted(w, fd)) {
@@ -185,18 +188,19 @@ static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
 	fp = fdopen(fd, "r");
 	if (!fp) {
 		close(fd);
-		cr_err("%s: %s; the jobs file is ignored", w->path,
+		pl_err("CR37", "%s: %s; the jobs file is ignored", w->path,
 		       strerror(errno));
 		return 0;
 	}
 	while (getline(&line, &cap, fp) >= 0)
 		if (parse_line(w, jr, ++lineno, line)) {
-			cr_err("out of memory reading %s", w->path);
+			pl_err("CR38", "out of memory reading %s", w->path);
 			ret = -1;
 			break;
 		}
 	if (!ret && ferror(fp)) {
-		cr_err("%s: read error; the jobs file is ignored", w->path);
+		pl_err("CR39", "%s: read error; the jobs file is ignored",
+		       w->path);
 		jr->jobs = 0;
 		jr->len = 0;
 	} else if (!ret) {
@@ -226,7 +230,7 @@ static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
 	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-		cr_err("cannot write %s: %s", tmp, strerror(errno));
+		pl_err("CR3A", "cannot write %s: %s", tmp, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -241,7 +245,7 @@ static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
 	bad = fflush(fp) || fsync(fd) || fchmod(fd, 0644);
 	bad |= fclose(fp) != 0;
 	if (bad || rename(tmp, state)) {
-		cr_err("cannot write %s: %s", state, strerror(errno));
+		pl_err("CR3B", "cannot write %s: %s", state, strerror(errno));
 		unlink(tmp);
 	}
 }
@@ -278,7 +282,8 @@ static bool watch_dir(struct cr_jobs_watch *w)
 					  IN_ONLYDIR);
 	if (w->wd < 0) {
 		if (!w->warned_dir)
-			cr_err("cannot watch %s for %s: %s; trying again every"
+			pl_err("CR3C",
+			       "cannot watch %s for %s: %s; trying again every"
 			       " %d s",
 			       w->dir, w->base, strerror(errno),
 			       RETRY_MS / 1000);
@@ -355,7 +360,8 @@ static void *watch_thread(void *arg)
 		if (w->wd < 0 && (timeout < 0 || timeout > RETRY_MS))
 			timeout = RETRY_MS;
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
-			cr_err("jobs file watcher: poll: %s; %s is no longer"
+			pl_err("CR3D",
+			       "jobs file watcher: poll: %s; %s is no longer"
 			       " watched",
 			       strerror(errno), w->path);
 			break;
@@ -394,7 +400,7 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
 	int err;
 
 	if (!w) {
-		cr_err("out of memory: %s is not watched", jc->file);
+		pl_err("CR3E", "out of memory: %s is not watched", jc->file);
 		return NULL;
 	}
 	w->ifd = w->efd = w->wd = -1;
@@ -409,13 +415,15 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->ifd < 0 || w->efd < 0) {
-		cr_err("cannot watch %s: %s", jc->file, strerror(errno));
+		pl_err("CR3F", "cannot watch %s: %s", jc->file,
+		       strerror(errno));
 		watch_free(w);
 		return NULL;
 	}
 	err = pthread_create(&w->thread, NULL, watch_thread, w);
 	if (err) {
-		cr_err("cannot start the jobs file watcher: %s", strerror(err));
+		pl_err("CR50", "cannot start the jobs file watcher: %s",
+		       strerror(err));
 		watch_free(w);
 		return NULL;
 	}
@@ -434,7 +442,7 @@ void cr_jobs_watch_stop(struct cr_jobs_watch **wp)
 	*wp = NULL;
 	/* A thread that cannot be told to stop keeps its state: leaked. */
 	if (write(w->efd, &one, sizeof(one)) != sizeof(one)) {
-		cr_err("cannot stop the jobs file watcher: %s",
+		pl_err("CR51", "cannot stop the jobs file watcher: %s",
 		       strerror(errno));
 		return;
 	}

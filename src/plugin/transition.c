@@ -18,6 +18,7 @@
 #include <croute/model/transition.h>
 
 #include "transition.h"
+#include "err.h"
 
 bool cr_plugin_transition_safe(const char *name, const struct cr_fabric *f,
 			       const struct cr_routing *from,
@@ -30,7 +31,8 @@ bool cr_plugin_transition_safe(const char *name, const struct cr_fabric *f,
 	int rc;
 
 	if (!out) {
-		cr_err("%s: out of memory checking the change of tables;"
+		pl_err("CR52",
+		       "%s: out of memory checking the change of tables;"
 		       " it is not made",
 		       name);
 		return false;
@@ -38,7 +40,8 @@ bool cr_plugin_transition_safe(const char *name, const struct cr_fabric *f,
 	rc = cr_transition_check(f, from, to, out, &rep);
 	fclose(out);
 	if (rc < 0) {
-		cr_err("%s: the change of tables could not be checked; it is"
+		pl_err("CR53",
+		       "%s: the change of tables could not be checked; it is"
 		       " not made",
 		       name);
 	} else if (rc == 0) {
