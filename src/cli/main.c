@@ -24,7 +24,8 @@
 	X(bound)        \
 	X(doctor)       \
 	X(convert)      \
-	X(diff)
+	X(diff)         \
+	X(resilience)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,
