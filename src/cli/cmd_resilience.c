@@ -207,7 +207,15 @@ static uint64_t digest(const struct cr_fabric *f, const struct cr_routing *r,
 
 	h = cr_fnv(h, &g, sizeof(g));
 	h = cr_fnv(h, rep->config, strlen(rep->config));
-	return cr_fnv(h, faults, (size_t)nf * sizeof(*faults));
+	/* field by field: a struct's padding holds anything */
+	for (uint32_t i = 0; i < nf; i++) {
+		uint32_t v[5] = {faults[i].kind, faults[i].port,
+				 faults[i].rport, faults[i].node,
+				 faults[i].rnode};
+
+		h = cr_fnv(h, v, sizeof(v));
+	}
+	return h;
 }
 
 static int load_faults(struct resil_ctx *c, const struct cr_fabric *f,

@@ -118,7 +118,7 @@ static int parse_row(char **w, unsigned nw, struct cr_resil_report *rep,
 	int engine;
 	char *end;
 
-	if (nw != 20 + 2 * rep->npat)
+	if (nw != 21 + 2 * rep->npat)
 		return -1;
 	errno = 0;
 	r->index = (uint32_t)strtoul(w[1], &end, 10);
