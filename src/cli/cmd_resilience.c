@@ -27,6 +27,7 @@ enum {
 	KEY_TIMES,
 	KEY_HTML,
 	KEY_INCREMENTAL,
+	KEY_FULL_ESTIMATE,
 };
 
 static const struct cli_opt resil_opts[] = {
@@ -40,6 +41,8 @@ static const struct cli_opt resil_opts[] = {
 	{"times", KEY_TIMES, NULL, "seconds per failure in the report"},
 	{"incremental", KEY_INCREMENTAL, NULL,
 	 "repair the intact tables as croute_incremental TRUE does"},
+	{"full-estimate", KEY_FULL_ESTIMATE, NULL,
+	 "score every failure afresh, not just the phases it changes"},
 	CLI_OPT_END,
 };
 
@@ -54,7 +57,7 @@ struct resil_ctx {
 	const char *faults;
 	const char *list; /* -R as given */
 	unsigned long shard_k, shard_n;
-	bool incremental;
+	bool incremental, full_estimate;
 	struct cli_progress *prog;
 };
 
@@ -109,6 +112,9 @@ static int resil_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_INCREMENTAL:
 		c->incremental = true;
+		break;
+	case KEY_FULL_ESTIMATE:
+		c->full_estimate = true;
 		break;
 	}
 	return 0;
@@ -311,6 +317,11 @@ static int resil_run(const struct cli_cmd *cmd, int argc, char **argv)
 	rc.pats = pats;
 	rc.npat = (unsigned)npat;
 	rc.rail_order = c.est.rail_order;
+	/* est_inc solves with the estimator's default parameters */
+	rc.est_inc = !c.full_estimate && !c.est.penalty &&
+		     !c.est.par.default_rate_mbps;
+	for (int i = 0; i < npat; i++)
+		rc.est_inc = rc.est_inc && pats[i].kind != CR_PAT_FLOWS;
 	rc.threads = cr_threads_get();
 	rc.progress = progress;
 	rc.arg = &c;

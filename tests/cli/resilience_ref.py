@@ -113,7 +113,6 @@ for i in picks:
     want = {
         "unreachable": chk["unreachable"],
         "forwarding_loops": chk["forwarding_loops"],
-        "non_minimal": chk["non_minimal"],
         "credit_loop_vls": chk["credit_loop_vls"],
         "pairs": chk["pairs"],
         "lft_blocks": blocks,

@@ -61,6 +61,7 @@ struct cr_resil_row {
 	char name[CR_RESIL_NAME], rname[CR_RESIL_NAME];
 	int8_t engine; /* chain index of the engine that routed; -1: none */
 	bool incremental; /* the repair made the tables */
+	bool est_inc; /* scored by re-solving the changed phases */
 	uint64_t pairs, unreachable, loops, non_minimal, credit_loops;
 	uint32_t nodes_lost; /* nodes no longer reached (a switch's CAs) */
 	double avg[CR_RESIL_MAX_PATS]; /* mean over the orders */
@@ -101,6 +102,12 @@ struct cr_resil_conf {
 	const struct cr_pattern *pats;
 	unsigned npat;
 	bool rail_order;
+	/*
+	 * Score a cable failure that loses no node by re-solving only the
+	 * phases whose flows changed path (est_inc.h): the same figures,
+	 * for default estimator parameters only (est_inc's).
+	 */
+	bool est_inc;
 	unsigned threads; /* failures routed at once */
 	/* called from any thread with the failures done so far */
 	void (*progress)(void *arg, uint64_t done);

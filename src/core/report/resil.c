@@ -24,6 +24,8 @@
 #include <croute/report/resil.h>
 #include <croute/route/incremental.h>
 
+#include "resil_int.h"
+
 struct cr_resil {
 	const struct cr_fabric *f;
 	struct cr_resil_conf c;
@@ -32,17 +34,16 @@ struct cr_resil {
 	int engine; /* chain index that routed the intact fabric */
 	struct cr_incr_base *base;
 	struct cr_check_report rep;
+	struct cr_hosts *hosts; /* the intact order */
 	double avg[CR_RESIL_MAX_PATS], min[CR_RESIL_MAX_PATS], bw;
 };
 
-/* The patterns on random host orders: the means croute estimate gives. */
-static int score(const struct cr_resil_conf *c, const struct cr_fabric *f,
-		 const struct cr_routing *r, const struct cr_byproducts *by,
-		 double *avg, double *min, double *bw)
+/* The host order croute estimate takes for this routing. */
+static struct cr_hosts *hosts_of(const struct cr_resil_conf *c,
+				 const struct cr_fabric *f,
+				 const struct cr_byproducts *by)
 {
-	struct cr_est *e = cr_est_new(f, r, c->par);
-	struct cr_hosts *h = e ? cr_hosts_for(f, by, NULL) : NULL;
-	int ret = -1;
+	struct cr_hosts *h = cr_hosts_for(f, by, NULL);
 
 	if (h && c->rail_order) {
 		struct cr_hosts *rail = cr_hosts_rail(f, h);
@@ -50,9 +51,28 @@ static int score(const struct cr_resil_conf *c, const struct cr_fabric *f,
 		cr_hosts_free(h);
 		h = rail;
 	}
-	if (!h)
-		goto out;
-	*bw = 0;
+	return h;
+}
+
+static double mean_bw(const struct cr_resil_conf *c, const double *avg)
+{
+	double bw = 0;
+
+	for (unsigned i = 0; i < c->npat; i++)
+		bw += avg[i];
+	return bw / (c->npat ? c->npat : 1);
+}
+
+/* The patterns on random host orders: the means croute estimate gives. */
+static int score(const struct cr_resil_conf *c, const struct cr_fabric *f,
+		 const struct cr_routing *r, const struct cr_hosts *h,
+		 double *avg, double *min)
+{
+	struct cr_est *e = cr_est_new(f, r, c->par);
+	int ret = -1;
+
+	if (!e)
+		return -1;
 	for (unsigned i = 0; i < c->npat; i++) {
 		struct cr_est_orders o;
 
@@ -61,12 +81,9 @@ static int score(const struct cr_resil_conf *c, const struct cr_fabric *f,
 			goto out;
 		avg[i] = o.mean_avg;
 		min[i] = o.mean_min;
-		*bw += o.mean_avg;
 	}
-	*bw /= c->npat ? c->npat : 1;
 	ret = 0;
 out:
-	cr_hosts_free(h);
 	cr_est_free(e);
 	return ret;
 }
@@ -132,10 +149,11 @@ struct cr_resil *cr_resil_new(const struct cr_fabric *f,
 	if (c->incremental)
 		x->base = cr_incr_base_new(c->chain[x->engine], f, c->opts,
 					   x->r, &x->by);
-	if (cr_check(f, x->r, CR_CHECK_MINIMAL | CR_CHECK_CREDIT, NULL, 0,
-		     &x->rep) ||
-	    score(c, f, x->r, &x->by, x->avg, x->min, &x->bw))
+	x->hosts = hosts_of(c, f, &x->by);
+	if (!x->hosts || cr_check(f, x->r, CR_CHECK_CREDIT, NULL, 0, &x->rep) ||
+	    score(c, f, x->r, x->hosts, x->avg, x->min))
 		goto fail;
+	x->bw = mean_bw(c, x->avg);
 	return x;
 fail:
 	cr_resil_free(x);
@@ -147,6 +165,7 @@ void cr_resil_free(struct cr_resil *x)
 	if (!x)
 		return;
 	cr_incr_base_free(x->base);
+	cr_hosts_free(x->hosts);
 	cr_routing_free(x->r);
 	cr_byproducts_release(&x->by);
 	free(x);
@@ -265,8 +284,28 @@ static void name_node(const struct cr_fabric *f, uint32_t n, uint64_t *guid,
 	snprintf(name, CR_RESIL_NAME, "%s", f->nodes[n].desc);
 }
 
-static int run_one(const struct cr_resil *x, const struct cr_fault *ft,
-		   uint32_t index, struct cr_resil_row *row)
+/* The score, incrementally when inc (may be NULL) can stand for it. */
+static int score_row(const struct cr_resil *x, struct cr_resil_inc *inc,
+		     const struct cr_fabric *g, const struct cr_routing *r,
+		     const struct cr_byproducts *by, const struct cr_fault *ft,
+		     struct cr_resil_row *row)
+{
+	struct cr_hosts *h = hosts_of(&x->c, g, by);
+	int ret = h ? 1 : -1;
+
+	if (h && inc)
+		ret = cr_resil_inc_score(inc, g, r, ft, h, row->avg, row->min);
+	row->est_inc = !ret;
+	if (ret == 1)
+		ret = score(&x->c, g, r, h, row->avg, row->min);
+	row->bw = mean_bw(&x->c, row->avg);
+	cr_hosts_free(h);
+	return ret;
+}
+
+static int run_one(const struct cr_resil *x, struct cr_resil_inc *inc,
+		   const struct cr_fault *ft, uint32_t index,
+		   struct cr_resil_row *row)
 {
 	double t0 = cr_now();
 	struct cr_fabric *g = apply(x->f, ft);
@@ -297,14 +336,14 @@ static int run_one(const struct cr_resil *x, const struct cr_fault *ft,
 		ret = 0;
 		goto out;
 	}
-	if (cr_check(g, r, CR_CHECK_MINIMAL | CR_CHECK_CREDIT, NULL, 0, &rep))
+	/* hop optimality is no problem croute check reports: not counted */
+	if (cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep))
 		goto out;
 	row->pairs = rep.pairs;
 	row->unreachable = rep.unreachable;
 	row->loops = rep.loops;
-	row->non_minimal = rep.non_minimal;
 	row->credit_loops = rep.credit_loops;
-	if (score(&x->c, g, r, &by, row->avg, row->min, &row->bw) ||
+	if (score_row(x, inc, g, r, &by, ft, row) ||
 	    churn(x->f, x->r, g, r, row))
 		goto out;
 	ret = 0;
@@ -336,17 +375,27 @@ static void quiet(void *arg, enum cr_log_level level, const char *msg)
 static void *worker(void *arg)
 {
 	struct work *w = arg;
+	struct cr_resil_inc *inc = NULL;
+	bool tried = false;
 	unsigned i;
 
 	cr_log_set_thread(quiet, NULL);
 	while ((i = atomic_fetch_add(&w->next, 1)) < w->end - w->begin) {
+		const struct cr_fault *ft = &w->faults[w->begin + i];
+
 		if (atomic_load(&w->err))
 			break;
-		if (run_one(w->x, &w->faults[w->begin + i], w->begin + i,
-			    &w->rows[i]))
+		/* built once a worker meets a cable: a full estimate */
+		if (!tried && w->x->c.est_inc && ft->kind == CR_FAULT_CABLE) {
+			tried = true;
+			inc = cr_resil_inc_new(w->x->f, w->x->r, w->x->hosts,
+					       &w->x->c);
+		}
+		if (run_one(w->x, inc, ft, w->begin + i, &w->rows[i]))
 			atomic_store(&w->err, 1);
 		atomic_fetch_add(&w->done, 1);
 	}
+	cr_resil_inc_free(inc);
 	cr_log_set_thread(NULL, NULL);
 	return NULL;
 }

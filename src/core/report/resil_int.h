@@ -24,4 +24,24 @@ int cr_resil_summarize(const struct cr_resil_report *rep,
 /* "name 0xGUID port p - name 0xGUID port q", or a switch's name and GUID. */
 void cr_resil_what(FILE *out, const struct cr_resil_row *r);
 
+/*
+ * A worker's incremental score (resil_inc.c): the phases of c's patterns
+ * on hosts' random orders over the intact tables r of f. NULL when they
+ * would not fit or memory runs out (the worker scores in full).
+ */
+struct cr_resil_inc;
+struct cr_hosts;
+struct cr_resil_inc *cr_resil_inc_new(const struct cr_fabric *f,
+				      const struct cr_routing *r,
+				      const struct cr_hosts *hosts,
+				      const struct cr_resil_conf *c);
+void cr_resil_inc_free(struct cr_resil_inc *x);
+/*
+ * Failure ft's means into avg[] and min[] from tables r of g, hosts h:
+ * 0; 1 when it must be scored in full; -1 (logged) out of memory.
+ */
+int cr_resil_inc_score(struct cr_resil_inc *x, const struct cr_fabric *g,
+		       const struct cr_routing *r, const struct cr_fault *ft,
+		       const struct cr_hosts *h, double *avg, double *min);
+
 #endif

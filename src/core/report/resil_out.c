@@ -237,11 +237,9 @@ int cr_resil_write_json(FILE *out, const struct cr_resil_report *rep)
 			", \"incremental\": %s, \"nodes_lost\": %" PRIu32
 			", \"pairs\": %" PRIu64 ", \"unreachable\": %" PRIu64
 			", \"forwarding_loops\": %" PRIu64
-			", \"non_minimal\": %" PRIu64
 			", \"credit_loop_vls\": %" PRIu64 ", \"patterns\": {",
 			r->incremental ? "true" : "false", r->nodes_lost,
-			r->pairs, r->unreachable, r->loops, r->non_minimal,
-			r->credit_loops);
+			r->pairs, r->unreachable, r->loops, r->credit_loops);
 		for (unsigned p = 0; p < rep->npat; p++) {
 			fputs(p ? ", " : "", out);
 			cr_json_str(out, rep->pat_name[p]);
