@@ -44,7 +44,8 @@ static void usage(FILE *out)
 		     " the OpenSM plugin\nlibcroute.so, from topology files."
 		     "\n\nCommands:\n");
 	for (unsigned i = 0; commands[i]; i++)
-		fprintf(out, "  %-10s%s\n", commands[i]->name,
+		fprintf(out, "  %-10s%s%s\n", commands[i]->name,
+			strlen(commands[i]->name) < 10 ? "" : " ",
 			commands[i]->summary);
 	fprintf(out, "\nExit status: 0 done, 1 problems found, 2 bad input"
 		     " or usage.\n");

@@ -13,10 +13,10 @@
 #include "html_int.h"
 #include "resil_int.h"
 
-#define BINS 20
-#define WORST 25
-#define BAR_W 24
-#define PLOT_H 160
+#define BINS 20u
+#define WORST 25u
+#define BAR_W 24u
+#define PLOT_H 160u
 
 static void what_html(FILE *out, const struct cr_resil_row *r)
 {
@@ -36,10 +36,9 @@ static void histogram(FILE *out, const struct cr_resil_report *rep)
 	unsigned w = BINS * BAR_W + 60, h = PLOT_H + 50;
 
 	for (uint32_t i = 0; i < rep->total; i++) {
-		double v = cr_resil_frac(rep, &rep->rows[i]);
-		int b = (int)(v * BINS);
+		double v = cr_resil_frac(rep, &rep->rows[i]) * BINS;
+		unsigned b = v < 0 ? 0 : v >= BINS - 1 ? BINS - 1 : (unsigned)v;
 
-		b = b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
 		if (++bin[b] > top)
 			top = bin[b];
 	}
