@@ -40,6 +40,18 @@ expect_exit 0 resilience -t "$tmp/tor.topo" -R cr-ftree,cr-updn \
 grep -q '"routed_by": "cr-updn"' "$tmp/chain.json" ||
 	fail "-R cr-ftree,cr-updn: rows not routed by cr-updn"
 
+# -F: the engine list and croute_incremental from opensm.conf.
+printf 'routing_engine cr-updn\ncroute_incremental TRUE\n' >"$tmp/osm.conf"
+expect_exit 0 resilience -t "$tmp/kt.topo" -F "$tmp/osm.conf" --orders 2 \
+	--faults all --json -o "$tmp/conf.json"
+expect_exit 0 resilience -t "$tmp/kt.topo" -e updn --incremental \
+	--orders 2 --faults all --json -o "$tmp/flag.json"
+grep -q '"incremental": true' "$tmp/conf.json" ||
+	fail "-F with croute_incremental TRUE: no row repaired"
+cmp -s "$tmp/conf.json" "$tmp/flag.json" ||
+	fail "-F's cr-updn and croute_incremental differ from -e updn" \
+		"--incremental"
+
 # The same report on 1 and 2 threads, and from shards merged.
 for fmt in "" --json; do
 	expect_exit 0 resilience -t "$tmp/rnd.topo" -e updn --orders 2 \
