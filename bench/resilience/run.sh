@@ -78,11 +78,11 @@ for fab in ${*:-clos24 tree512}; do
 	# one shard of the whole list, as a job array task would run it
 	parts=$(( (n + sample - 1) / sample ))
 	# shellcheck disable=SC2086
-	cpu "$tmp/shard" "$croute" resilience -t "$tmp/$fab.topo" -e "$eng" \
+	cpu "$tmp/shard.cpu" "$croute" resilience -t "$tmp/$fab.topo" -e "$eng" \
 		$args --incremental --threads "$threads" --faults cables \
 		--shard "1/$parts" -o "$tmp/shard"
 	echo "$fab: shard 1/$parts ($(grep -c '^row' "$tmp/shard") cables):" \
-		"$(cat "$tmp/shard") CPU s; all $n cables: $(awk \
-		-v s="$(cat "$tmp/shard")" -v p="$parts" \
+		"$(cat "$tmp/shard.cpu") CPU s; all $n cables: $(awk \
+		-v s="$(cat "$tmp/shard.cpu")" -v p="$parts" \
 		'BEGIN { printf "%.0f", s * p }') CPU s projected"
 done
