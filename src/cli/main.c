@@ -24,7 +24,8 @@
 	X(bound)        \
 	X(doctor)       \
 	X(convert)      \
-	X(diff)
+	X(diff)         \
+	X(resilience)
 
 #define CLI_DECLARE(name) extern const struct cli_cmd cli_cmd_##name;
 #define CLI_ENTRY(name) &cli_cmd_##name,
@@ -43,7 +44,8 @@ static void usage(FILE *out)
 		     " the OpenSM plugin\nlibcroute.so, from topology files."
 		     "\n\nCommands:\n");
 	for (unsigned i = 0; commands[i]; i++)
-		fprintf(out, "  %-10s%s\n", commands[i]->name,
+		fprintf(out, "  %-10s%s%s\n", commands[i]->name,
+			strlen(commands[i]->name) < 10 ? "" : " ",
 			commands[i]->summary);
 	fprintf(out, "\nExit status: 0 done, 1 problems found, 2 bad input"
 		     " or usage.\n");
