@@ -5,6 +5,7 @@
  * keep). Every offset is checked against the file: a damaged file is an
  * error, never a crash.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,18 +16,6 @@
 #include <unistd.h>
 
 #include "elf_dyn.h"
-
-#if __ELF_NATIVE_CLASS == 64
-#define ELF_CLASS_HERE ELFCLASS64
-#define ELF_ST_BIND_HERE ELF64_ST_BIND
-#define ELF_ST_VIS_HERE ELF64_ST_VISIBILITY
-#define ELF_R_SYM_HERE ELF64_R_SYM
-#else
-#define ELF_CLASS_HERE ELFCLASS32
-#define ELF_ST_BIND_HERE ELF32_ST_BIND
-#define ELF_ST_VIS_HERE ELF32_ST_VISIBILITY
-#define ELF_R_SYM_HERE ELF32_R_SYM
-#endif
 
 #if __BYTE_ORDER == __LITTLE_ENDIAN
 #define ELF_DATA_HERE ELFDATA2LSB
@@ -40,12 +29,12 @@ static bool inside(const struct elf_dyn *e, size_t off, size_t len)
 	return off <= e->size && len <= e->size - off;
 }
 
-static const ElfW(Shdr) * section(const struct elf_dyn *e, unsigned i)
+static const elf_shdr *section(const struct elf_dyn *e, unsigned i)
 {
-	const ElfW(Ehdr) *h = (const void *)e->map;
-	size_t off = h->e_shoff + (size_t)i * sizeof(ElfW(Shdr));
+	const elf_ehdr *h = (const void *)e->map;
+	size_t off = h->e_shoff + (size_t)i * sizeof(elf_shdr);
 
-	if (i >= h->e_shnum || !inside(e, off, sizeof(ElfW(Shdr))))
+	if (i >= h->e_shnum || !inside(e, off, sizeof(elf_shdr)))
 		return NULL;
 	return (const void *)(e->map + off);
 }
@@ -53,7 +42,7 @@ static const ElfW(Shdr) * section(const struct elf_dyn *e, unsigned i)
 /* The string table section i links to; NULL if it is not one. */
 static const char *strings(const struct elf_dyn *e, unsigned i, size_t *len)
 {
-	const ElfW(Shdr) *s = section(e, i);
+	const elf_shdr *s = section(e, i);
 
 	if (!s || s->sh_type != SHT_STRTAB ||
 	    !inside(e, s->sh_offset, s->sh_size))
@@ -69,7 +58,7 @@ static const char *str_at(const char *tab, size_t len, size_t off)
 	return tab + off;
 }
 
-static void read_section(struct elf_dyn *e, const ElfW(Shdr) * s)
+static void read_section(struct elf_dyn *e, const elf_shdr *s)
 {
 	const void *p = e->map + s->sh_offset;
 
@@ -78,7 +67,7 @@ static void read_section(struct elf_dyn *e, const ElfW(Shdr) * s)
 	switch (s->sh_type) {
 	case SHT_DYNSYM:
 		e->syms = p;
-		e->nsyms = s->sh_size / sizeof(ElfW(Sym));
+		e->nsyms = s->sh_size / sizeof(elf_sym);
 		e->str = strings(e, s->sh_link, &e->strsz);
 		break;
 	case SHT_GNU_versym:
@@ -90,7 +79,7 @@ static void read_section(struct elf_dyn *e, const ElfW(Shdr) * s)
 		break;
 	case SHT_DYNAMIC:
 		e->dyn = p;
-		e->ndyn = s->sh_size / sizeof(ElfW(Dyn));
+		e->ndyn = s->sh_size / sizeof(elf_dyn_ent);
 		e->dynstr = strings(e, s->sh_link, &e->dynstrsz);
 		break;
 	}
@@ -98,7 +87,7 @@ static void read_section(struct elf_dyn *e, const ElfW(Shdr) * s)
 
 static const char *check_header(const struct elf_dyn *e)
 {
-	const ElfW(Ehdr) *h = (const void *)e->map;
+	const elf_ehdr *h = (const void *)e->map;
 
 	if (e->size < sizeof(*h) || memcmp(h->e_ident, ELFMAG, SELFMAG))
 		return "not an ELF file";
@@ -107,7 +96,7 @@ static const char *check_header(const struct elf_dyn *e)
 		return "an ELF file of another class or byte order";
 	if (h->e_type != ET_DYN && h->e_type != ET_EXEC)
 		return "not an ELF program or shared object";
-	if (h->e_shentsize != sizeof(ElfW(Shdr)))
+	if (h->e_shentsize != sizeof(elf_shdr))
 		return "an ELF file without section headers";
 	return NULL;
 }
@@ -138,7 +127,7 @@ int elf_dyn_open(struct elf_dyn *e, const char *path, char *err, size_t errlen)
 	}
 	why = check_header(e);
 	if (!why) {
-		const ElfW(Ehdr) *h = (const void *)e->map;
+		const elf_ehdr *h = (const void *)e->map;
 
 		e->machine = h->e_machine;
 		for (unsigned i = 0; i < h->e_shnum; i++)
@@ -150,7 +139,7 @@ int elf_dyn_open(struct elf_dyn *e, const char *path, char *err, size_t errlen)
 			 !inside(e,
 				 (size_t)((const unsigned char *)e->versym -
 					  e->map),
-				 e->nsyms * sizeof(ElfW(Half))))
+				 e->nsyms * sizeof(elf_half)))
 			e->versym = NULL;
 	}
 	if (why) {
@@ -168,8 +157,7 @@ void elf_dyn_close(struct elf_dyn *e)
 	memset(e, 0, sizeof(*e));
 }
 
-const char *elf_dyn_tag_str(const struct elf_dyn *e, ElfW(Sxword) tag,
-			    unsigned i)
+const char *elf_dyn_tag_str(const struct elf_dyn *e, elf_sxword tag, unsigned i)
 {
 	for (size_t k = 0; k < e->ndyn && e->dyn[k].d_tag != DT_NULL; k++)
 		if (e->dyn[k].d_tag == tag && !i--)
@@ -184,14 +172,14 @@ static const char *needed_version(const struct elf_dyn *e, unsigned v)
 	size_t off = e->verneed;
 
 	for (unsigned n = 0; off && n < e->nverneed; n++) {
-		const ElfW(Verneed) *vn = (const void *)(e->map + off);
+		const elf_verneed *vn = (const void *)(e->map + off);
 		size_t aoff;
 
 		if (!inside(e, off, sizeof(*vn)))
 			break;
 		aoff = off + vn->vn_aux;
 		for (unsigned a = 0; a < vn->vn_cnt; a++) {
-			const ElfW(Vernaux) *va = (const void *)(e->map + aoff);
+			const elf_vernaux *va = (const void *)(e->map + aoff);
 
 			if (!inside(e, aoff, sizeof(*va)))
 				break;
@@ -215,7 +203,7 @@ static const char *needed_version(const struct elf_dyn *e, unsigned v)
 const char *elf_dyn_needs(const struct elf_dyn *e, size_t i,
 			  const char **version)
 {
-	const ElfW(Sym) * s;
+	const elf_sym *s;
 	const char *name;
 
 	if (!i || i >= e->nsyms)
@@ -231,10 +219,10 @@ const char *elf_dyn_needs(const struct elf_dyn *e, size_t i,
 	return name;
 }
 
-static const ElfW(Sym) * exported(const struct elf_dyn *e, const char *name)
+static const elf_sym *exported(const struct elf_dyn *e, const char *name)
 {
 	for (size_t i = 1; i < e->nsyms; i++) {
-		const ElfW(Sym) *s = &e->syms[i];
+		const elf_sym *s = &e->syms[i];
 		unsigned bind = ELF_ST_BIND_HERE(s->st_info);
 		const char *n;
 
@@ -257,13 +245,13 @@ bool elf_dyn_exports(const struct elf_dyn *e, const char *name)
 }
 
 /* The file offset of address addr, through the loadable segments. */
-static bool file_offset(const struct elf_dyn *e, ElfW(Addr) addr, size_t *off)
+static bool file_offset(const struct elf_dyn *e, elf_addr addr, size_t *off)
 {
-	const ElfW(Ehdr) *h = (const void *)e->map;
+	const elf_ehdr *h = (const void *)e->map;
 
 	for (unsigned i = 0; i < h->e_phnum; i++) {
-		size_t po = h->e_phoff + (size_t)i * sizeof(ElfW(Phdr));
-		const ElfW(Phdr) *p = (const void *)(e->map + po);
+		size_t po = h->e_phoff + (size_t)i * sizeof(elf_phdr);
+		const elf_phdr *p = (const void *)(e->map + po);
 
 		if (!inside(e, po, sizeof(*p)) || p->p_type != PT_LOAD)
 			continue;
@@ -279,20 +267,20 @@ static bool file_offset(const struct elf_dyn *e, ElfW(Addr) addr, size_t *off)
  * The value the loader stores at addr: a relocation's (a relative one's
  * addend, or a symbol's address plus addend) or else the file's word.
  */
-static bool word_at(const struct elf_dyn *e, ElfW(Addr) addr, ElfW(Addr) * val)
+static bool word_at(const struct elf_dyn *e, elf_addr addr, elf_addr *val)
 {
-	const ElfW(Ehdr) *h = (const void *)e->map;
+	const elf_ehdr *h = (const void *)e->map;
 	size_t off;
 
 	for (unsigned i = 0; i < h->e_shnum; i++) {
-		const ElfW(Shdr) *s = section(e, i);
+		const elf_shdr *s = section(e, i);
 
 		if (!s || s->sh_type != SHT_RELA ||
 		    !inside(e, s->sh_offset, s->sh_size))
 			continue;
-		for (size_t k = 0; k < s->sh_size / sizeof(ElfW(Rela)); k++) {
-			const ElfW(Rela) *r =
-				(const void *)(e->map + s->sh_offset) + k;
+		for (size_t k = 0; k < s->sh_size / sizeof(elf_rela); k++) {
+			const elf_rela *r =
+				(const elf_rela *)(e->map + s->sh_offset) + k;
 			size_t sym = ELF_R_SYM_HERE(r->r_info);
 
 			if (r->r_offset != addr)
@@ -311,8 +299,8 @@ static bool word_at(const struct elf_dyn *e, ElfW(Addr) addr, ElfW(Addr) * val)
 
 const char *elf_dyn_object_str(const struct elf_dyn *e, const char *sym)
 {
-	const ElfW(Sym) *s = exported(e, sym);
-	ElfW(Addr) p;
+	const elf_sym *s = exported(e, sym);
+	elf_addr p;
 	size_t off;
 
 	if (!s || s->st_size < sizeof(p) || !word_at(e, s->st_value, &p) ||

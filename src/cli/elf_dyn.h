@@ -8,21 +8,56 @@
 #ifndef CROUTE_CLI_ELF_DYN_H
 #define CROUTE_CLI_ELF_DYN_H
 
-#include <link.h>
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* This machine's ELF class: the loader maps no other. */
+#if __SIZEOF_POINTER__ == 8
+#define ELF_CLASS_HERE ELFCLASS64
+typedef Elf64_Ehdr elf_ehdr;
+typedef Elf64_Shdr elf_shdr;
+typedef Elf64_Phdr elf_phdr;
+typedef Elf64_Sym elf_sym;
+typedef Elf64_Dyn elf_dyn_ent;
+typedef Elf64_Half elf_half;
+typedef Elf64_Rela elf_rela;
+typedef Elf64_Verneed elf_verneed;
+typedef Elf64_Vernaux elf_vernaux;
+typedef Elf64_Addr elf_addr;
+typedef Elf64_Sxword elf_sxword;
+#define ELF_ST_BIND_HERE ELF64_ST_BIND
+#define ELF_ST_VIS_HERE ELF64_ST_VISIBILITY
+#define ELF_R_SYM_HERE ELF64_R_SYM
+#else
+#define ELF_CLASS_HERE ELFCLASS32
+typedef Elf32_Ehdr elf_ehdr;
+typedef Elf32_Shdr elf_shdr;
+typedef Elf32_Phdr elf_phdr;
+typedef Elf32_Sym elf_sym;
+typedef Elf32_Dyn elf_dyn_ent;
+typedef Elf32_Half elf_half;
+typedef Elf32_Rela elf_rela;
+typedef Elf32_Verneed elf_verneed;
+typedef Elf32_Vernaux elf_vernaux;
+typedef Elf32_Addr elf_addr;
+typedef Elf32_Sword elf_sxword;
+#define ELF_ST_BIND_HERE ELF32_ST_BIND
+#define ELF_ST_VIS_HERE ELF32_ST_VISIBILITY
+#define ELF_R_SYM_HERE ELF32_R_SYM
+#endif
 
 struct elf_dyn {
 	unsigned char *map;
 	size_t size;
-	const ElfW(Sym) * syms;
+	const elf_sym *syms;
 	size_t nsyms;
 	const char *str; /* the symbols' string table */
 	size_t strsz;
-	const ElfW(Half) * versym; /* NULL: no symbol versions */
+	const elf_half *versym; /* NULL: no symbol versions */
 	size_t verneed; /* offset of the version needs; 0: none */
 	unsigned nverneed;
-	const ElfW(Dyn) * dyn;
+	const elf_dyn_ent *dyn;
 	size_t ndyn;
 	const char *dynstr;
 	size_t dynstrsz;
@@ -38,7 +73,7 @@ int elf_dyn_open(struct elf_dyn *e, const char *path, char *err, size_t errlen);
 void elf_dyn_close(struct elf_dyn *e);
 
 /* The i-th string of dynamic tag tag (DT_NEEDED...), NULL after the last. */
-const char *elf_dyn_tag_str(const struct elf_dyn *e, ElfW(Sxword) tag,
+const char *elf_dyn_tag_str(const struct elf_dyn *e, elf_sxword tag,
 			    unsigned i);
 
 /*
