@@ -278,9 +278,10 @@ static int hx_check_shape(const struct hyperx *h, char *why, size_t len)
 	if (points != ns) {
 		snprintf(why, len,
 			 "its cables make %u dimensions, whose coordinates"
-			 " give %s%llu places for its %u switches",
+			 " give %s%llu place%s for its %u switches",
 			 dims, points > ns ? "more than " : "",
-			 (unsigned long long)(points > ns ? ns : points), ns);
+			 (unsigned long long)(points > ns ? ns : points),
+			 points == 1 ? "" : "s", ns);
 		return -2;
 	}
 	for (uint32_t s = 0; s < ns; s++)
