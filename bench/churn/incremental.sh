@@ -10,8 +10,9 @@
 # after every full run). Then the cable comes back: the incremental run
 # must give the base's tables byte for byte.
 #
-# usage: bench/churn/incremental.sh [croute gen arguments]
-#        (default: fat-tree 48: 27,648 hosts, 2,880 switches)
+# usage: bench/churn/incremental.sh [croute gen arguments | TOPOLOGY]
+#        (default: fat-tree 48: 27,648 hosts, 2,880 switches; a file,
+#        e.g. tests/fabrics/prod-tree.topo, is taken as it is)
 # Environment: top_builddir (default: the source tree, built in place);
 # CR_INCR_ENGINES (default "minhop updn ftree").
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -22,7 +23,11 @@ trap 'rm -rf "$dir"' EXIT
 [ $# -gt 0 ] || set -- fat-tree 48
 genargs=$*
 
-"$croute" gen "$@" -o "$dir/full.topo" || exit 1
+if [ $# = 1 ] && [ -f "$1" ]; then
+	cp "$1" "$dir/full.topo" || exit 1
+else
+	"$croute" gen "$@" -o "$dir/full.topo" || exit 1
+fi
 # The last switch with hosts, and its first port toward a switch.
 set -- $(awk '
 	/^Switch/ { split($0, q, "\""); cur = q[2]; up = ""; host = 0; next }
@@ -42,7 +47,7 @@ port=$2
 }
 awk -v node="$leaf" -v port="$port" -f "$top_srcdir/bench/churn/cut.awk" \
 	"$dir/full.topo" "$dir/full.topo" >"$dir/cut.topo"
-echo "fabric: croute gen $genargs ($(grep -c '^Ca' "$dir/full.topo") hosts," \
+echo "fabric: $genargs ($(grep -c '^Ca' "$dir/full.topo") hosts," \
 	"$(grep -c '^Switch' "$dir/full.topo") switches);" \
 	"fault: $leaf port $port"
 printf '%-7s %9s %9s %7s %9s %11s %11s %9s %9s %5s\n' engine full_s \

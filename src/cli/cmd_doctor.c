@@ -10,9 +10,8 @@
  * configuration goes through the plugin's own parsers.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr, open_memstream */
+#define _GNU_SOURCE /* open_memstream */
 #endif
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include <croute/io/osm_conf.h>
 
 #include "cli.h"
+#include "doctor_load.h"
 
 enum {
 	KEY_PLUGIN = CLI_KEY_CMD,
@@ -136,47 +136,47 @@ static bool opensm_version(const char *opensm, char *buf, size_t len)
 	return found;
 }
 
-/* The version opensm compares is the first field of osm_event_plugin. */
+/*
+ * Whether opensm can load the plugin, judged from the files as the loader
+ * will see them in opensm's process (doctor_load.c); then the version
+ * opensm compares, the first field of osm_event_plugin.
+ */
 static void check_plugin(struct doctor *d)
 {
 	const char *lib = d->plugin ? d->plugin : "libcroute.so";
-	const char *const *impl;
-	char version[256];
-	Dl_info info;
-	void *h;
+	char *found, *built, *why, version[256];
+	enum doctor_load_result r;
 
-	h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
+	r = doctor_load(lib, d->opensm, &found, &built, &why);
+	if (r == DOCTOR_NO_OPENSM)
+		problem(d,
+			"cannot tell whether opensm can load %s: %s; is"
+			" opensm installed (--opensm names it)?",
+			lib, why ? why : "out of memory");
+	else if (r == DOCTOR_NO_LOAD)
 		problem(d,
 			"opensm cannot load %s: %s; it would log \"Failed to"
 			" open event plugin\" and route with minhop (install"
 			" with make install, or set LD_LIBRARY_PATH: croute(8),"
 			" INSTALLATION AND OPENSM VERSIONS)",
-			lib, dlerror());
-		return;
-	}
-	impl = dlsym(h, "osm_event_plugin");
-	if (!impl || !*impl) {
-		problem(d, "%s has no osm_event_plugin: not an OpenSM plugin",
-			lib);
-		dlclose(h);
-		return;
-	}
-	if (dladdr(impl, &info) && info.dli_fname)
-		lib = info.dli_fname;
-	if (!opensm_version(d->opensm, version, sizeof(version)))
+			lib, why ? why : "out of memory");
+	else if (!found || !built)
+		problem(d, "out of memory");
+	else if (!opensm_version(d->opensm, version, sizeof(version)))
 		problem(d, "cannot run '%s --version': is opensm installed?",
 			d->opensm);
-	else if (strcmp(*impl, version))
+	else if (strcmp(built, version))
 		problem(d,
 			"%s was built for %s, but %s is %s: opensm would skip"
 			" it (\"OpenSM version mismatch\") and route with"
 			" minhop; rebuild croute against this opensm",
-			lib, *impl, d->opensm, version);
+			found, built, d->opensm, version);
 	else
-		printf("ok: %s, built for %s, the version of %s\n", lib, *impl,
-		       d->opensm);
-	dlclose(h);
+		printf("ok: %s loads in %s, built for %s, its version\n", found,
+		       d->opensm, built);
+	free(found);
+	free(built);
+	free(why);
 }
 
 /* OpenSM's engines whose routes, when they succeed, are deadlock-free. */

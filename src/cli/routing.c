@@ -92,6 +92,7 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 	const struct cr_engine *e = cr_engine_find_any(name);
 	struct cr_routing *r;
 	double t0;
+	int rc;
 
 	/* In opensm.conf, "updn" is OpenSM's own updn, not cr-updn. */
 	if (!s->engine && s->conf_engine && strncmp(name, "cr-", 3))
@@ -131,9 +132,11 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		return NULL;
 	t0 = cli_now();
 	s->refused = false;
-	if (cr_route_by(e, f, &s->opts, r, &s->by)) {
+	rc = cr_route_by(e, f, &s->opts, r, &s->by);
+	if (rc) {
 		cr_err("cr-%s cannot route %s", e->name, s->topo);
-		s->refused = true;
+		/* Not the engine's kind of fabric: bad input, exit 2. */
+		s->refused = rc != CR_ROUTE_NOT_ITS_FABRIC;
 		cr_routing_free(r);
 		return NULL;
 	}

@@ -5,9 +5,9 @@
 # leaf when intact, and two of six), the routing is complete, free of
 # credit loops on its path SLs (croute check --sl --sl2vl, the files route writes for
 # ibdmchk) and uses two SLs, SL i on VL i; shortest paths between hosts
-# on the intact fabric; on a fabric that is no dragonfly+ (a torus) it
-# says it falls back to up*-down* and still checks clean; cr-auto with
-# --qos qualifies it.
+# on the intact fabric; a fabric that is no dragonfly+ (a torus, trees)
+# it refuses with exit status 2, saying why; cr-auto with --qos
+# qualifies it.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -44,14 +44,20 @@ grep '^non-minimal:' "$tmp/out" | grep -v "spine-[0-9]*' (" >"$tmp/nm"
 [ -s "$tmp/nm" ] && fail "dfp: non-minimal paths between hosts: \
 $(head -n 2 "$tmp/nm")"
 
-# Not a dragonfly+: up*-down* on one VL, said so, and still clean.
+# Not a dragonfly+ (a torus: leaves cabled to leaves; trees: one group,
+# or groups without leaves): refused, saying why, exit 2, no tables.
 "$croute" gen torus 3 3 --hosts 1 -o "$tmp/t.topo" || fail "gen torus"
-expect 0 "cr-dfp: .*up\*/down\* on one VL instead" "dfp falls back" \
-	"$croute" route -t "$tmp/t.topo" -e dfp -o "$tmp/t.lfts" \
-	--lash-sl "$tmp/t.sl" --lash-sl2vl "$tmp/t.sl2vl"
-expect 0 "result: +OK" "the fall-back checks clean" "$croute" check \
-	-t "$tmp/t.topo" --lfts "$tmp/t.lfts" --sl "$tmp/t.sl" \
-	--sl2vl "$tmp/t.sl2vl"
+"$croute" gen two-level --leaves 4 --hosts 2 --uplinks 2 --spines 2 \
+	-o "$tmp/t2.topo" || fail "gen two-level"
+"$croute" gen fat-tree 4 -o "$tmp/t3.topo" || fail "gen fat-tree"
+for t in "t:leaf 'sw[^']*' .* is cabled to leaf" \
+	"t2:.*leaf-spine cables make 1 group" "t3:.*group of switch .* has no leaf"; do
+	rm -f "$tmp/${t%%:*}.lfts"
+	expect 2 "cr-dfp: not a dragonfly\+: ${t#*:}" "dfp refuses ${t%%:*}" \
+		"$croute" route -t "$tmp/${t%%:*}.topo" -e dfp \
+		-o "$tmp/${t%%:*}.lfts"
+	[ -e "$tmp/${t%%:*}.lfts" ] && fail "dfp wrote tables for ${t%%:*}"
+done
 
 # cr-auto tries it with QoS.
 expect 0 "cr-auto: +[0-9]+ +[0-9]+ +dfp .*(qualifies|WINNER)" \

@@ -9,16 +9,21 @@ plugin=$top_builddir/.libs/libcroute.so
 	exit 77
 }
 
-# An opensm of another version, as `opensm --version` prints it.
-cat >"$tmp/opensm-other" <<'END'
-#!/bin/sh
-echo -------------------------------------------------
-echo OpenSM 3.3.99
-END
-chmod +x "$tmp/opensm-other"
+# The doctor reads the opensm program's exports, so it needs the real
+# one, of the version the plugin was built for.
 version=$(strings "$plugin" | grep -m1 '^OpenSM [0-9]')
-sed "s/3.3.99/${version#OpenSM }/" "$tmp/opensm-other" >"$tmp/opensm-same"
-chmod +x "$tmp/opensm-same"
+osm=$(command -v opensm || ls /usr/sbin/opensm 2>/dev/null) || {
+	echo "SKIP: no opensm"
+	exit 77
+}
+"$osm" --version 2>/dev/null | grep -qx "$version" || {
+	echo "SKIP: $osm is not $version"
+	exit 77
+}
+ln -s "$osm" "$tmp/opensm-same"
+# An opensm of another version: the same program printing another one.
+sed "s/$version/OpenSM 3.3.99/g" "$osm" >"$tmp/opensm-other"
+chmod +x "$tmp/opensm-other"
 
 printf '0x0002c90200000001\n' >"$tmp/roots"
 good() {
@@ -43,6 +48,43 @@ expect_exit 1 doctor --plugin "$plugin" --opensm "$tmp/opensm-other" \
 	-F "$tmp/good.conf"
 grep -q "^problem: .*built for $version, but .* is OpenSM 3.3.99" "$tmp/out" ||
 	fail "version mismatch not reported: $(cat "$tmp/out")"
+
+# The plugin linked with BIND_NOW, as Debian's hardening links it: every
+# symbol binds at load, among them those only the opensm program exports.
+objs=$(ls "$top_builddir"/src/plugin/.libs/libcroute_la-*.o)
+core=$top_builddir/src/core/.libs/libcrcore.a
+relink() { # DIR [OBJECT]: the plugin, relinked with -z now into DIR
+	mkdir -p "$tmp/$1"
+	# shellcheck disable=SC2086
+	${CC:-cc} -shared -Wl,-z,now \
+		-Wl,--version-script="$top_srcdir/src/plugin/libcroute.map" \
+		-o "$tmp/$1/libcroute.so" $objs ${2:-} -Wl,--whole-archive \
+		"$core" -Wl,--no-whole-archive -lopensm -losmcomp -libumad \
+		-lpthread -lm || fail "cannot relink the plugin into $1"
+}
+relink bindnow
+readelf -d "$tmp/bindnow/libcroute.so" | grep -q "BIND_NOW" ||
+	fail "the relinked plugin has no BIND_NOW"
+expect_exit 0 doctor --plugin "$tmp/bindnow/libcroute.so" \
+	--opensm "$tmp/opensm-same" -F "$tmp/good.conf"
+grep -q "^ok: $tmp/bindnow/libcroute.so loads in " "$tmp/out" ||
+	fail "a BIND_NOW plugin is judged unloadable: $(cat "$tmp/out")"
+# Found as opensm finds it, through LD_LIBRARY_PATH.
+LD_LIBRARY_PATH=$tmp/bindnow expect_exit 0 doctor \
+	--opensm "$tmp/opensm-same" -F "$tmp/good.conf"
+grep -q "^ok: $tmp/bindnow/libcroute.so loads in " "$tmp/out" ||
+	fail "LD_LIBRARY_PATH's plugin not found: $(cat "$tmp/out")"
+
+# A plugin built for another OpenSM, whose create calls a function this
+# opensm does not have: the loader would refuse it.
+printf 'void osm_sm_sweep_v2(void *sm);\nvoid cr_other(void *sm)\n{\n\tosm_sm_sweep_v2(sm);\n}\n' >"$tmp/other.c"
+${CC:-cc} -fPIC -c -o "$tmp/other.o" "$tmp/other.c" ||
+	fail "cannot compile $tmp/other.c"
+relink other "$tmp/other.o"
+expect_exit 1 doctor --plugin "$tmp/other/libcroute.so" \
+	--opensm "$tmp/opensm-same" -F "$tmp/good.conf"
+grep -q "^problem: opensm cannot load .*undefined symbol: osm_sm_sweep_v2: neither .* define it" \
+	"$tmp/out" || fail "a missing symbol not reported: $(cat "$tmp/out")"
 
 # A plugin opensm cannot find.
 expect_exit 1 doctor --plugin "$tmp/libnone.so" --opensm "$tmp/opensm-same" \

@@ -4,7 +4,8 @@
 # three switch-to-switch cables it uses two SLs (SL i on VL i), stays
 # complete and free of credit loops on its path SLs (croute check --sl
 # --sl2vl, the files route writes for ibdmchk); cr-auto with --qos
-# qualifies it (the unit test covers the fall-back to up*-down*).
+# qualifies it (the unit test covers the fall-back to up*-down*); a fat
+# tree and a dragonfly+ it refuses with exit status 2, saying why.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +41,18 @@ sls=$(path_sls cut)
 [ "$sls" = "0 1 " ] || fail "hyperx's cut path SLs are '$sls', not 0 1"
 expect 0 "non-minimal paths: +0$" "hyperx is minimal when intact" \
 	"$croute" check -t "$tmp/h.topo" --lfts "$tmp/h.lfts"
+
+# Not a HyperX (trees, a dragonfly+): refused, saying why, exit 2, no
+# tables.
+"$croute" gen fat-tree 8 -o "$tmp/ft.topo" || fail "gen fat-tree"
+"$croute" gen dragonfly-plus --groups 5 --leaves 2 --spines 2 --hosts 2 \
+	--global 2 -o "$tmp/df.topo" || fail "gen dragonfly-plus"
+for t in ft df; do
+	expect 2 "cr-hyperx: not a HyperX: its cables make [0-9]+ dimensions.* switch '[^']+' \(0x[0-9a-f]{16}\) has no CAs" \
+		"hyperx refuses $t" "$croute" route -t "$tmp/$t.topo" \
+		-e hyperx -o "$tmp/$t.lfts"
+	[ -e "$tmp/$t.lfts" ] && fail "hyperx wrote tables for $t"
+done
 
 # cr-auto tries it with QoS.
 expect 0 "cr-auto: +[0-9]+ +[0-9]+ +hyperx .*(qualifies|WINNER)" \

@@ -120,6 +120,9 @@ expect 0 "" "compare on a torus" "$croute" compare -t "$tmp/torus" \
 reason=$("$croute" route -t "$tmp/torus" -e ftree 2>&1 >/dev/null |
 	grep -m1 'not a fat tree' | sed 's/^croute: error: //')
 [ -n "$reason" ] || fail "croute route -e ftree gives no reason on a torus"
+# The switches by name as well as GUID.
+echo "$reason" | grep -Eq "switch '[^']+' \(0x[0-9a-f]{16}, rank [0-9]+\) port [0-9]+ is linked to switch '[^']+' \(0x[0-9a-f]{16}, rank" ||
+	fail "ftree's refusal does not name the switches: $reason"
 grep -F -q -- "$reason" "$tmp/out" ||
 	fail "compare cuts ftree's refusal short: $reason"
 

@@ -16,7 +16,9 @@
 #     discovered fabrics, offline;
 # and after each repair the LFTs and hop counts are the original ones
 # byte for byte, from an incremental run that found the full run's fabric
-# again. No croute error anywhere.
+# again. No croute error anywhere. Then cr-updn on the production tree,
+# whose full run takes min-hop detours: a cable fails and comes back,
+# both repaired without a full run.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
@@ -149,5 +151,36 @@ for ENGINE in cr-minhop cr-updn cr-ftree; do
 	cr_reject_log "croute: ERR" "$TAG: croute logged errors"
 	cr_opensm_stop || cr_fail "$TAG: opensm exited with status $?"
 done
+cr_ibsim_stop
+
+# The production tree (tests/fabrics/prod-tree.topo): cr-updn takes the
+# top-level roots with min-hop detours where up*/down* has none. One of
+# leaf-1's two cables to spine-1 fails: the repair makes the detours
+# again, no full run; the checks of faulty() hold (no pair unreachable).
+topo=$CR_DIR/prod.topo
+cp "$top_srcdir/tests/fabrics/prod-tree.topo" "$topo"
+leaf=$(cr_topo_id "$topo" leaf-1)
+[ -n "$leaf" ] || cr_fail "no leaf-1 in $topo"
+rm -f "$CR_GUID2LID"
+cr_ibsim_start "$topo"
+ENGINE=cr-updn
+TAG="prod:$ENGINE"
+cr_log "=== $TAG"
+cr_opensm_start -R "$ENGINE"
+cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "$TAG: opensm did not route"
+cr_quiet
+MARK=0
+state orig
+cr_expect_log "croute: cr-updn: [0-9]+ \(switch, LID\) pairs without a legal up\*/down\* path take a min-hop detour" \
+	"$TAG: the full run took no detours"
+change "Unlink \"$leaf\"[19]"
+faulty link "1 switch links and 0 host links down"
+since "croute: $ENGINE: full run" >/dev/null &&
+	cr_fail "$TAG: a full run after the fault: $(since "full run")"
+change "ReLink \"$leaf\"[19]"
+repaired link-back
+cr_reject_log "croute: ERR" "$TAG: croute logged errors"
+cr_opensm_stop || cr_fail "$TAG: opensm exited with status $?"
 cr_ibsim_stop
 exit 0

@@ -73,6 +73,24 @@ case $version in
 esac
 cr_log "installed: $plugin, /usr/bin/croute ($version), Depends: $dep"
 
+# --- The installed doctor on the installed plugin (linked with BIND_NOW
+# by the package's hardening), found as opensm finds it.
+readelf -d "$plugin" | grep -q BIND_NOW ||
+	cr_log "note: $plugin is not linked with BIND_NOW"
+doctor_conf=${TMPDIR:-/tmp}/croute-deb-doctor.conf
+printf 'event_plugin_name croute\nrouting_engine cr-updn,updn\n' >"$doctor_conf"
+env -u LD_LIBRARY_PATH /usr/bin/croute doctor -F "$doctor_conf" \
+	>doctor.out 2>&1 || {
+	cat doctor.out
+	rm -f "$doctor_conf"
+	cr_fail "croute doctor finds problems with the installed packages"
+}
+rm -f "$doctor_conf"
+grep -q "^ok: .*libcroute\.so loads in opensm" doctor.out || {
+	cat doctor.out
+	cr_fail "croute doctor did not judge the installed plugin loadable"
+}
+
 # --- opensm with the installed plugin, no LD_LIBRARY_PATH.
 CROUTE=/usr/bin/croute
 CR_PLUGIN_DIR=$(dirname "$plugin")

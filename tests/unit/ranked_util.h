@@ -33,6 +33,27 @@ static inline void tu_count_warnings(void *arg, enum cr_log_level level,
 	}
 }
 
+/*
+ * engine refuses f as a fabric not of its kind: CR_ROUTE_NOT_ITS_FABRIC
+ * and an error that says so.
+ */
+static inline void tu_assert_not_its(const char *engine,
+				     const struct cr_fabric *f)
+{
+	struct cr_routing *r = cr_routing_new(f);
+	unsigned before = tu_warnings;
+	struct cr_options o;
+
+	assert_non_null(r);
+	cr_options_init(&o);
+	cr_log_set(tu_count_warnings, NULL, CR_LOG_ERROR);
+	assert_int_equal(cr_route(cr_engine_find(engine), f, &o, r),
+			 CR_ROUTE_NOT_ITS_FABRIC);
+	cr_log_set(NULL, NULL, CR_LOG_ERROR);
+	assert_true(tu_warnings > before);
+	cr_routing_free(r);
+}
+
 static inline uint32_t tu_rnd(uint64_t *s)
 {
 	*s ^= *s << 13;

@@ -532,6 +532,51 @@ static void test_minhop_links(void **state)
 	}
 }
 
+/*
+ * Four spines and four leaves of four hosts, leaf 3 cabled to spines 0
+ * and 1 only, a switch without hosts between spines 2 and 3: cr-updn
+ * takes the four spines as roots and min-hop detours where up*-down* has
+ * no path (tests/unit/test_updn.c has the same fabric). The repairs make
+ * the detours again: complete, free of credit loops, as a full run.
+ */
+static struct cr_fabric *detour_tree(void)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t spine[4], leaf[4], b;
+	unsigned next[4] = {1, 1, 1, 1};
+
+	for (unsigned s = 0; s < 4; s++)
+		spine[s] = tu_switch(f, 6, 1000 + s);
+	for (unsigned l = 0; l < 4; l++) {
+		leaf[l] = tu_switch(f, 8, l + 1);
+		for (unsigned h = 0; h < 4; h++)
+			tu_link(f, leaf[l], h + 1, tu_host(f, l * 4 + h), 1);
+		for (unsigned s = 0; s < (l == 3 ? 2 : 4); s++)
+			tu_link(f, leaf[l], 5 + s, spine[s], next[s]++);
+	}
+	b = tu_switch(f, 4, 99);
+	tu_link(f, b, 1, spine[2], next[2]++);
+	tu_link(f, b, 2, spine[3], next[3]++);
+	return f;
+}
+
+static void test_updn_detours(void **state)
+{
+	struct cr_fabric *f = with_lids(detour_tree());
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_byproducts by = {0};
+	struct cr_options o;
+
+	(void)state;
+	cr_options_init(&o);
+	assert_int_equal(cr_route_by(cr_engine_find("updn"), f, &o, r, &by), 0);
+	assert_true(by.updn_detours);
+	cr_byproducts_release(&by);
+	cr_routing_free(r);
+	assert_true(every_link(f, "cr-updn") > 0);
+	cr_fabric_free(f);
+}
+
 static void test_updn_links(void **state)
 {
 	struct cr_fabric *fabrics[] = {
@@ -788,6 +833,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minhop_links),
 		cmocka_unit_test(test_updn_links),
+		cmocka_unit_test(test_updn_detours),
 		cmocka_unit_test(test_switch_gone),
 		cmocka_unit_test(test_ftree_links),
 		cmocka_unit_test(test_ftree_switch_gone),

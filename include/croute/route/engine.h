@@ -64,6 +64,13 @@ const struct cr_engine *cr_engine_find(const char *name);
 int cr_route_by(const struct cr_engine *e, const struct cr_fabric *f,
 		const struct cr_options *o, struct cr_routing *r,
 		struct cr_byproducts *by);
+/*
+ * An engine's return when the fabric is not of the kind it routes (cr-dfp
+ * on no dragonfly+, cr-hyperx on no HyperX), the reason logged as an
+ * error: croute route exits 2, the plugin lets OpenSM try its next engine.
+ */
+#define CR_ROUTE_NOT_ITS_FABRIC (-3)
+
 /* cr_route_by without the by-products. */
 int cr_route(const struct cr_engine *e, const struct cr_fabric *f,
 	     const struct cr_options *o, struct cr_routing *r);

@@ -47,9 +47,11 @@
  * minimality, the others keep the waves' paths. Where no chain exists
  * (a group cabled to one other only, with two such on one group, say),
  * some pair of groups has no path rising on either VL whatever the
- * order; then, or when the fabric has leaf-to-leaf cables, or max_vls
- * leaves no second VL when one is needed, the whole fabric is routed by
- * cr-updn on one VL instead, and the reason logged. Before the tables are returned, every
+ * order; then, or when max_vls leaves no second VL when one is needed,
+ * the whole fabric is routed by cr-updn on one VL instead, and the
+ * reason logged. A fabric that is no dragonfly+ (leaf-to-leaf cables,
+ * fewer than two groups, a group without leaf or spine) is refused with
+ * an error (CR_ROUTE_NOT_ITS_FABRIC): OpenSM tries its next engine. Before the tables are returned, every
  * switch's path to every LID, as written, is checked to rise on its SL's
  * VL (linear in the tables, where a search of the dependency graph
  * would cost more than the routing), falling back the same way.
@@ -127,6 +129,44 @@ static bool groups_make_dragonfly(uint32_t ns, const bool *leaf,
 static bool dfp_is_dragonfly(const struct dfp *d)
 {
 	return groups_make_dragonfly(d->rp.ns, d->leaf, d->gid, d->num_groups);
+}
+
+/* Why d's groups make no dragonfly+, into why; false when they do. */
+static bool dfp_why_not(const struct dfp *d, char *why, size_t len)
+{
+	const struct cr_fabric *f = d->rp.f;
+	uint32_t ns = d->rp.ns, g = UINT32_MAX, s;
+	uint8_t *has;
+
+	if (dfp_is_dragonfly(d))
+		return false;
+	if (d->num_groups < 2) {
+		snprintf(why, len,
+			 "its leaf-spine cables make %u group%s, not two or"
+			 " more (a two-level tree?)",
+			 d->num_groups, d->num_groups == 1 ? "" : "s");
+		return true;
+	}
+	has = calloc(d->num_groups + 1, 1);
+	for (s = 0; has && s < ns; s++)
+		has[d->gid[s]] |= d->leaf[s] ? 1 : 2;
+	for (s = 0; has && s < ns && g == UINT32_MAX; s++)
+		if (has[d->gid[s]] != 3)
+			g = s;
+	if (!has)
+		snprintf(why, len, "out of memory");
+	else if (g == UINT32_MAX)
+		snprintf(why, len, "its groups lack leaves or spines");
+	else
+		snprintf(why, len,
+			 "the group of switch '%s' (0x%016llx), one of %u,"
+			 " has no %s: groups are leaves (switches with CAs)"
+			 " and the spines cabled to them",
+			 f->nodes[f->switches[g]].desc,
+			 (unsigned long long)f->nodes[f->switches[g]].guid,
+			 d->num_groups, has[d->gid[g]] & 1 ? "spine" : "leaf");
+	free(has);
+	return true;
 }
 
 /*
@@ -360,13 +400,23 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 		d->leaf[s] = rp->cas[s] > 0;
 	d->num_groups = find_groups(d, up, pair);
 	if (d->num_groups == UINT32_MAX) {
-		snprintf(why, len, "leaf %s is cabled to leaf %s",
-			 f->nodes[f->switches[pair[0]]].desc,
-			 f->nodes[f->switches[pair[1]]].desc);
+		snprintf(
+			why, len,
+			"leaf '%s' (0x%016llx) is cabled to leaf '%s'"
+			" (0x%016llx)",
+			f->nodes[f->switches[pair[0]]].desc,
+			(unsigned long long)f->nodes[f->switches[pair[0]]].guid,
+			f->nodes[f->switches[pair[1]]].desc,
+			(unsigned long long)f->nodes[f->switches[pair[1]]]
+				.guid);
+		ret = -2;
 		goto out;
 	}
-	/* Not a dragonfly+ (a two-level tree): two turn leaves, as ever. */
-	switch (dfp_is_dragonfly(d) ? all_pairs_cabled(d) : 0) {
+	if (dfp_why_not(d, why, len)) {
+		ret = -2;
+		goto out;
+	}
+	switch (all_pairs_cabled(d)) {
 	case -1:
 		goto oom;
 	case 0:
@@ -649,8 +699,12 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 
 	if (!dist || dfp_alloc(&d))
 		goto oom;
-	if (dfp_structure(&d, why, sizeof(why))) {
-		ret = cr_ranked_fall_back(&d.rp, by, why);
+	ret = dfp_structure(&d, why, sizeof(why));
+	if (ret == -1)
+		goto oom;
+	if (ret) {
+		cr_err("cr-dfp: not a dragonfly+: %s; use another engine", why);
+		ret = CR_ROUTE_NOT_ITS_FABRIC;
 		goto out;
 	}
 	ret = cr_ranked_route_tries(&d.rp, dist, DFP_ORDERS, why, sizeof(why));
@@ -675,8 +729,7 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	cr_info("cr-dfp: %u switches in %u groups routed on %u VL(s)", d.rp.ns,
 		d.num_groups, r->num_layers);
-	if (dfp_is_dragonfly(&d))
-		by->native_vls = r->num_layers;
+	by->native_vls = r->num_layers;
 	if (d.rp.pairs_left)
 		cr_info("cr-dfp: %llu LIDs of switches without CAs left "
 			"unrouted on switches without CAs (no path rising in "
@@ -688,5 +741,5 @@ oom:
 out:
 	free(dist);
 	dfp_free(&d);
-	return ret < 0 ? -1 : 0;
+	return ret == CR_ROUTE_NOT_ITS_FABRIC ? ret : ret < 0 ? -1 : 0;
 }

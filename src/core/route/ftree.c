@@ -319,9 +319,10 @@ static int route_switch(const struct ft_router *rt, uint32_t d, uint32_t s,
 		for (unsigned i = 0; i < rt->ndests && sw->has_ca; i++) {
 			if (!rt->dests[i].is_ca)
 				continue;
-			cr_err("cr-ftree: switch 0x%016llx (rank %d) has CAs but no up/down path to LID %u on switch 0x%016llx (rank %d): not a routable fat tree",
+			cr_err("cr-ftree: switch '%s' (0x%016llx, rank %d) has CAs but no up/down path to LID %u on switch '%s' (0x%016llx, rank %d): not a routable fat tree",
+			       ft_name(ft, s),
 			       (unsigned long long)ft_guid(ft, s), sw->rank,
-			       rt->dests[i].lid,
+			       rt->dests[i].lid, ft_name(ft, d),
 			       (unsigned long long)ft_guid(ft, d),
 			       ft->sw[d].rank);
 			return -1;

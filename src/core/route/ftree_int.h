@@ -82,6 +82,12 @@ static inline uint64_t ft_guid(const struct ft *ft, uint32_t s)
 	return ft->f->nodes[ft->sw[s].node].guid;
 }
 
+/* Its name (node description), for messages beside its GUID. */
+static inline const char *ft_name(const struct ft *ft, uint32_t s)
+{
+	return ft->f->nodes[ft->sw[s].node].desc;
+}
+
 /* Is CA/router port p of node n a compute node (cn) for the CA order? */
 static inline bool ft_is_cn(const struct ft *ft, uint32_t n, unsigned p)
 {

@@ -181,12 +181,14 @@ static int rank_switches(struct ft *ft, bool cn_only)
 		/* As OpenSM does, a switch cut off from the tree is left
 		 * out, unless CAs hang on it. */
 		if (ft->sw[s].rank < 0 && ft->sw[s].has_ca) {
-			cr_err("cr-ftree: switch 0x%016llx has CAs but no link to the tree's switches",
+			cr_err("cr-ftree: switch '%s' (0x%016llx) has CAs but no link to the tree's switches",
+			       ft_name(ft, s),
 			       (unsigned long long)ft_guid(ft, s));
 			goto fail;
 		}
 		if (ft->sw[s].rank < 0)
-			cr_info("cr-ftree: switch 0x%016llx has no link to the tree's switches: left without routes",
+			cr_info("cr-ftree: switch '%s' (0x%016llx) has no link to the tree's switches: left without routes",
+				ft_name(ft, s),
 				(unsigned long long)ft_guid(ft, s));
 		if (ft->sw[s].rank > max)
 			max = ft->sw[s].rank;
@@ -222,9 +224,11 @@ static bool adjacent_ranks(const struct ft *ft, bool report)
 			if (d == 1 || d == -1)
 				continue;
 			if (report)
-				cr_err("cr-ftree: not a fat tree: switch 0x%016llx (rank %d) port %u is linked to switch 0x%016llx (rank %d); links must join adjacent ranks%s",
+				cr_err("cr-ftree: not a fat tree: switch '%s' (0x%016llx, rank %d) port %u is linked to switch '%s' (0x%016llx, rank %d); links must join adjacent ranks%s",
+				       ft_name(ft, s),
 				       (unsigned long long)ft_guid(ft, s),
 				       sw->rank, ft->ports[g[i].first],
+				       ft_name(ft, g[i].remote),
 				       (unsigned long long)ft_guid(ft,
 								   g[i].remote),
 				       m->rank,

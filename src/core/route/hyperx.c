@@ -34,6 +34,8 @@
  * within them, are shuffled (eight orders in all); when none routes
  * every CA, or max_vls leaves no second VL when one is needed, the whole
  * fabric is routed by cr-updn on one VL instead and the reason logged.
+ * A fabric the dimensions do not fit (hx_check_shape) is refused with an
+ * error (CR_ROUTE_NOT_ITS_FABRIC): OpenSM tries its next engine.
  * Before the tables are returned, every switch's path to every LID, as
  * written, is checked to rise on its SL's VL.
  *
@@ -143,7 +145,7 @@ static void join_dimensions(struct hyperx *h, const uint8_t *dist)
 /*
  * Dimensions numbered by first appearance in switch order, and each
  * switch's coordinates: its part of the fabric without the dimension's
- * cables. -1 with the reason in why.
+ * cables. -1 out of memory, -2 no HyperX, the reason in why.
  */
 static int hx_structure(struct hyperx *h, const uint8_t *dist, char *why,
 			size_t len)
@@ -168,9 +170,10 @@ static int hx_structure(struct hyperx *h, const uint8_t *dist, char *why,
 		if (d == h->dims) {
 			if (d == HX_MAX_DIMS) {
 				snprintf(why, len,
-					 "more than %d dimensions: "
-					 "no HyperX",
+					 "its cables make more than %d"
+					 " dimensions",
 					 HX_MAX_DIMS);
+				ret = -2;
 				goto out;
 			}
 			root[h->dims++] = x;
@@ -208,6 +211,155 @@ out:
 	free(up);
 	free(num);
 	return ret;
+}
+
+static const char *sw_name(const struct hyperx *h, uint32_t s)
+{
+	return h->rp.f->nodes[h->rp.f->switches[s]].desc;
+}
+
+static unsigned long long sw_guid(const struct hyperx *h, uint32_t s)
+{
+	return (unsigned long long)h->rp.f->nodes[h->rp.f->switches[s]].guid;
+}
+
+/*
+ * A line of a HyperX is a complete graph: of the pairs of switches that
+ * differ in one coordinate, most are cabled (each cable joins such a
+ * pair, hx_check_shape). A two-level tree can fit the coordinates (as
+ * one line), never the cliques: a bipartite graph has at most 3 in 5 of
+ * a complete graph's pairs (K3,3), so more than 2 in 3 must be cabled.
+ * 0, or -1 with why.
+ */
+static int cabled_lines(const struct hyperx *h, const uint32_t *size, char *why,
+			size_t len)
+{
+	uint64_t pairs = 0, cabled = 0;
+
+	for (uint32_t d = 0; d < h->dims; d++)
+		pairs += (uint64_t)h->rp.ns * (size[d] - 1) / 2;
+	for (uint32_t s = 0; s < h->rp.ns; s++)
+		for (uint32_t i = h->rp.adj_start[s];
+		     i < h->rp.adj_start[s + 1]; i++)
+			cabled += h->rp.adj[i] > s &&
+				  entry(h, s, h->rp.adj[i]) == i;
+	if (3 * cabled > 2 * pairs)
+		return 0;
+	snprintf(why, len,
+		 "of the %llu pairs of switches in a line of its %u"
+		 " dimensions, only %llu are cabled",
+		 (unsigned long long)pairs, h->dims,
+		 (unsigned long long)cabled);
+	return -1;
+}
+
+/*
+ * A HyperX, less any cables: every cable joins two switches that differ
+ * in its dimension's coordinate only, and the switches fill the product
+ * of the dimensions' coordinate ranges, one at each point. A cut cable
+ * leaves both true, as long as its dimension is still found; a fat tree
+ * or a torus of rings longer than 3 breaks them. 0, else -1 with why.
+ */
+static int hx_check_shape(const struct hyperx *h, char *why, size_t len)
+{
+	uint32_t ns = h->rp.ns, dims = h->dims, size[HX_MAX_DIMS];
+	uint64_t points = 1;
+	uint32_t *at;
+	int ret = -2;
+
+	for (uint32_t d = 0; d < dims; d++) {
+		size[d] = 0;
+		for (uint32_t s = 0; s < ns; s++)
+			if (h->coord[(size_t)s * dims + d] >= size[d])
+				size[d] = h->coord[(size_t)s * dims + d] + 1;
+		points = points * size[d] > ns ? (uint64_t)ns + 1
+					       : points * size[d];
+	}
+	if (points != ns) {
+		snprintf(why, len,
+			 "its cables make %u dimensions, whose coordinates"
+			 " give %s%llu place%s for its %u switches",
+			 dims, points > ns ? "more than " : "",
+			 (unsigned long long)(points > ns ? ns : points),
+			 points == 1 ? "" : "s", ns);
+		return -2;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		for (uint32_t i = h->rp.adj_start[s];
+		     i < h->rp.adj_start[s + 1]; i++) {
+			uint32_t t = h->rp.adj[i], diff = 0;
+			bool own = false;
+
+			for (uint32_t d = 0; d < dims; d++)
+				if (h->coord[(size_t)s * dims + d] !=
+				    h->coord[(size_t)t * dims + d]) {
+					diff++;
+					own |= d == h->edim[i];
+				}
+			if (diff == 1 && own)
+				continue;
+			snprintf(why, len,
+				 "switches '%s' (0x%016llx) and '%s'"
+				 " (0x%016llx) are cabled but differ in %u of"
+				 " %u dimensions",
+				 sw_name(h, s), sw_guid(h, s), sw_name(h, t),
+				 sw_guid(h, t), own ? diff : diff + 1, dims);
+			return -2;
+		}
+	if (cabled_lines(h, size, why, len))
+		return -2;
+	at = malloc((ns + 1) * sizeof(*at));
+	if (!at) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		at[s] = UINT32_MAX;
+	for (uint32_t s = 0; s < ns; s++) {
+		uint64_t p = 0;
+
+		for (uint32_t d = dims; d-- > 0;)
+			p = p * size[d] + h->coord[(size_t)s * dims + d];
+		if (at[p] != UINT32_MAX) {
+			snprintf(why, len,
+				 "switches '%s' (0x%016llx) and '%s'"
+				 " (0x%016llx) take the same place in its %u"
+				 " dimensions",
+				 sw_name(h, at[p]), sw_guid(h, at[p]),
+				 sw_name(h, s), sw_guid(h, s), dims);
+			goto out;
+		}
+		at[p] = s;
+	}
+	ret = 0;
+out:
+	free(at);
+	return ret;
+}
+
+/*
+ * A fabric whose dimensions do not fit a HyperX (why): cut cables can
+ * hide a small HyperX's shape (a 2 x 2 x 2 less three cables), so a
+ * direct network, a switch with CAs everywhere, is still taken (the
+ * ranks stay sound); a fabric with switches without CAs (the spines of a
+ * tree or a dragonfly+) is refused. 0, or CR_ROUTE_NOT_ITS_FABRIC.
+ */
+static int hx_without_shape(const struct hyperx *h, const char *why)
+{
+	for (uint32_t s = 0; s < h->rp.ns; s++) {
+		if (h->rp.cas[s])
+			continue;
+		cr_err("cr-hyperx: not a HyperX: %s, and switch '%s'"
+		       " (0x%016llx) has no CAs (a HyperX's switches are"
+		       " cabled to all others of their line in each dimension,"
+		       " and each has CAs); use another engine",
+		       why, sw_name(h, s), sw_guid(h, s));
+		return CR_ROUTE_NOT_ITS_FABRIC;
+	}
+	cr_info("cr-hyperx: %s, but every switch has CAs: routed as a HyperX"
+		" with cables missing",
+		why);
+	return 0;
 }
 
 static uint32_t next(uint64_t *x)
@@ -397,9 +549,20 @@ int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 
 	if (!dist || hx_alloc(&h))
 		goto oom;
-	if (hx_structure(&h, dist, why, sizeof(why))) {
-		ret = cr_ranked_fall_back(&h.rp, by, why);
+	ret = hx_structure(&h, dist, why, sizeof(why));
+	if (ret == -2) {
+		cr_err("cr-hyperx: not a HyperX: %s; use another engine", why);
+		ret = CR_ROUTE_NOT_ITS_FABRIC;
 		goto out;
+	}
+	if (!ret)
+		ret = hx_check_shape(&h, why, sizeof(why));
+	if (ret == -1)
+		goto oom;
+	if (ret) {
+		ret = hx_without_shape(&h, why);
+		if (ret)
+			goto out;
 	}
 	ret = cr_ranked_route_tries(&h.rp, dist, HX_TRIES, why, sizeof(why));
 	if (ret == -2)
@@ -424,5 +587,5 @@ oom:
 out:
 	free(dist);
 	hx_free(&h);
-	return ret < 0 ? -1 : 0;
+	return ret == CR_ROUTE_NOT_ITS_FABRIC ? ret : ret < 0 ? -1 : 0;
 }

@@ -185,10 +185,6 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
 	const struct cr_byproducts *br = &rep->base->by;
 	const uint32_t *rank;
 
-	if (br->updn_detours)
-		return incr_reason(
-			rep->st,
-			"the full run took min-hop detours off up*/down* (top-level roots)");
 	by->roots = malloc((br->num_roots + 1) * sizeof(*by->roots));
 	if (!by->roots)
 		return -1;
@@ -213,6 +209,43 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
 				rep->f->nodes[rep->f->switches[s]].guid);
 	rep->ord = cr_updn_order(rep->updn);
 	return 0;
+}
+
+/*
+ * cr-updn's min-hop detours off up*-down* (top-level roots, updn_detour.c)
+ * made again on the repaired tables, as a full run with the same roots
+ * makes them: the labels only grew, so every pair the base detoured
+ * still lacks a legal path, and the pairs that lost theirs take one too.
+ * A credit loop on VL 0 ends the repair: a full run would then choose
+ * other roots. The detours of every destination are made again (one
+ * labelling per switch), not only the repaired ones': a detour of an
+ * untouched destination may cross a dead link.
+ */
+static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
+{
+	uint64_t totals[3] = {UINT64_MAX / 2, UINT64_MAX / 2, 0};
+	int ret;
+
+	ret = updn_detours(rep->updn, rep->r, rep->dst_lids,
+			   (int)rep->dst_start[rep->ns], totals, by);
+	/* The pairs a detour reaches are not lost: count those left. */
+	rep->st->lost_pairs = 0;
+	for (uint32_t s = 0; !ret && s < rep->ns; s++) {
+		const uint8_t *lft = rep->r->lft[rep->f->switches[s]];
+
+		for (uint32_t i = 0;
+		     rep->has_ca[s] && i < rep->dst_start[rep->ns]; i++)
+			rep->st->lost_pairs +=
+				lft[rep->dst_lids[i]] == CR_NO_PATH &&
+				rep->lid_dsw[rep->dst_lids[i]] != s;
+	}
+	if (ret > 0)
+		return incr_reason(rep->st,
+				   "the min-hop detours off up*/down*"
+				   " (top-level roots) close a credit loop"
+				   " on the repaired tables; a full run"
+				   " chooses other roots");
+	return ret;
 }
 
 /*
@@ -497,6 +530,8 @@ int cr_route_incremental(const struct cr_incr_base *base,
 	ms[5] = now_ms();
 	if (!ret && rep.kind == K_FTREE)
 		ret = ft_incr_fill_turns(&rep);
+	if (!ret && rep.kind == K_UPDN && base->by.updn_detours)
+		ret = repair_detours(&rep, by);
 	cr_verbose("incremental: compare %.1f ms, ranks or tree %.1f, prepare"
 		   " %.1f, copy (the wait for it) %.1f, labels and checks"
 		   " %.1f, picks %.1f,"

@@ -87,8 +87,8 @@ static void keep_ca_detours(const struct updn *u, uint32_t d, uint8_t *row,
  * arrives and visits no switch twice. No packet between CAs meets a detour:
  * top_level_roots() (updn_roots.c) gave every CA switch a legal path to every
  * CA switch. Detours carry the traffic to switch LIDs and from switches
- * (management). The incremental run does not repair them: it routes in full
- * after such a run. A detour turns from down to up, so detours may close a
+ * (management). The incremental run makes them again after its repair
+ * (incremental.c, repair_detours()). A detour turns from down to up, so detours may close a
  * credit loop with the legal routes: spine 1 to spine 3 through leaf A and
  * spine 3 to a leaf only spines 1 and 2 reach through leaf B do, with the legal
  * routes A -> spine 3 -> B and B -> spine 1 -> A. On a two-level tree where

@@ -72,8 +72,7 @@ int auto_parse_candidates(const char *list, const char *what,
 		/*
 		 * cr-dfp's global balance (+glob, +rr) wins where group
 		 * pairs share unequal numbers of cables, elsewhere it loses
-		 * to its flow balance; on other fabrics it is cr-updn's
-		 * fallback again.
+		 * to its flow balance; other fabrics cr-dfp refuses.
 		 */
 		v[n].dfly_only =
 			dflt && v[n].glob && !strcmp(v[n].e->name, "dfp");
