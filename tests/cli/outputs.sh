@@ -96,4 +96,27 @@ for x in c:
     for a, b in zip(cab, cab[1:] + cab[:1]):
         assert a["to"]["node_guid"] == b["from"]["node_guid"], (a, b)
 PY
+
+# bound --json: the text report's figures as fields.
+expect_exit 0 bound --topo "$tmp/r.topo" --pattern shift --phases 2
+avg=$(awk '$1 ~ /^shift/ { print $4; exit }' "$tmp/out")
+expect_exit 0 bound --topo "$tmp/r.topo" --pattern shift --phases 2 --json
+python3 - "$tmp/out" "$avg" <<'PY' || fail "bound --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["patterns"]
+assert d["command"] == "bound" and len(p) == 1 and p[0]["phases"] == 2
+assert abs(p[0]["avg_frac"] - float(sys.argv[2])) < 1e-4, p[0]
+assert len(p[0]["per_phase"]) == 2
+PY
+# doctor --json: each finding with its kind; the problems counted.
+expect_exit 1 doctor -F "$tmp/none.conf" --plugin "$tmp/none.so" --json
+python3 - "$tmp/out" <<'PY' || fail "doctor --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["command"] == "doctor" and d["result"] == "PROBLEMS"
+k = [f["kind"] for f in d["findings"]]
+assert k.count("problem") == d["problems"] >= 2, d
+assert any("none.conf" in f["text"] for f in d["findings"]), d
+PY
 exit $failed
