@@ -334,7 +334,7 @@ int cli_out_close(FILE *out, char *tmp, const char *path, bool ok);
  * (croute(1) JSON OUTPUT documents every field).
  */
 #define CLI_JSON_SCHEMA "croute-report"
-#define CLI_JSON_VERSION 1
+#define CLI_JSON_VERSION 2
 /* Opens the object and writes those three fields and a comma. */
 void cli_json_begin(FILE *out, const char *command);
 /* A JSON string, escaped. */

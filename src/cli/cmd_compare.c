@@ -355,7 +355,7 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		}
 		if (c->json)
 			fputs(", \"seconds\": null", cli_report);
-		else
+		else if (c->times)
 			fprintf(cli_report, " %8s", "-");
 		fflush(cli_report);
 		goto score;

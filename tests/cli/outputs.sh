@@ -32,6 +32,12 @@ grep -q '^# routing time' "$tmp/out" || fail "estimate -v: no time"
 expect_exit 0 compare --topo "$T" --engines updn --pattern shift --times
 grep -q 'time s' "$tmp/out" || fail "compare --times: no time column"
 grep -q 'time s' "$tmp/cmp.1" && fail "compare: a time column by default"
+# The tables in place (--dump-dir) make a row of the same columns.
+expect_exit 0 compare --dump-dir "$top_srcdir/tests/fabrics/two-level" \
+	--engines updn --pattern shift
+[ "$(awk '/^engine/ { on = 1 } /^$/ { on = 0 } on { print length($0) }' \
+	"$tmp/out" | sort -u | wc -l)" = 1 ] ||
+	fail "compare: the installed row is not aligned: $(cat "$tmp/out")"
 
 # -o FILE: the report, nothing on stdout.
 for c in "est estimate --topo $T --engine updn --pattern shift,bisect" \
