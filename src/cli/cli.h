@@ -342,13 +342,35 @@ int cli_out_close(FILE *out, char *tmp, const char *path, bool ok);
  * (croute(1) JSON OUTPUT documents every field).
  */
 #define CLI_JSON_SCHEMA "croute-report"
-#define CLI_JSON_VERSION 1
+#define CLI_JSON_VERSION 2
 /* Opens the object and writes those three fields and a comma. */
 void cli_json_begin(FILE *out, const char *command);
 /* A JSON string, escaped. */
 void cli_json_str(FILE *out, const char *s);
-/* ret, or CLI_BAD (logged) when stdout could not take the report. */
+/* ret, or CLI_BAD (logged) when the report could not be written. */
 int cli_report_written(int ret);
+/*
+ * Where check, compare and estimate write their report: stdout, or the
+ * -o FILE cli_report_open() opened (renamed into place when whole by
+ * cli_report_done(), which returns ret, or CLI_BAD when the file could
+ * not be committed; with ret neither CLI_OK nor CLI_PROBLEMS the file is
+ * discarded). -1 (reported) when FILE cannot be created.
+ */
+extern FILE *cli_report;
+int cli_report_open(const char *path);
+int cli_report_done(int ret);
+/*
+ * Run times in a text report: only with --times or -v, so that two runs
+ * on one input give the same report.
+ */
+bool cli_report_times(bool times);
+/*
+ * A node as a JSON object: "name", "type" (switch, ca), "node_guid"; for
+ * port p of a CA or router "port" and "port_guid" too (the GUID OpenSM's
+ * files give its LID); "lid" (a switch's, or port p's) when it has one.
+ */
+void cli_json_node(FILE *out, const struct cr_fabric *f, uint32_t n,
+		   unsigned p);
 /* ', "warnings": [...]': those logged since --json turned keeping on. */
 void cli_json_warnings(FILE *out);
 /*

@@ -23,9 +23,11 @@ enum {
 	KEY_EXTRA_HOPS,
 	KEY_MIP_SECONDS,
 	KEY_ONE_ROUTING,
+	KEY_JSON,
 };
 
 static const struct cli_opt bound_opts[] = {
+	{"json", KEY_JSON, NULL, "write the bounds as JSON (croute(1))"},
 	{"write-lp", KEY_WRITE_LP, "FILE",
 	 "write the first phase's throughput LP, edge form (CPLEX LP)"},
 	{"paths", KEY_PATHS, "all|minimal",
@@ -55,7 +57,7 @@ struct bound_ctx {
 	struct est_setup est;
 	const char *write_lp;
 	struct cr_bound_opts bo;
-	bool extra_set;
+	bool extra_set, json;
 };
 
 static int bound_opt(void *arg, int key, const char *val)
@@ -67,6 +69,9 @@ static int bound_opt(void *arg, int key, const char *val)
 	if (ret <= 0)
 		return ret;
 	switch (key) {
+	case KEY_JSON:
+		cli_json_on(&c->json);
+		return 0;
 	case KEY_PATHS:
 		if (!strcmp(val, "all") || !strcmp(val, "minimal")) {
 			c->bo.minimal = val[0] == 'm';
@@ -130,6 +135,61 @@ static void print_phases(const struct cr_bound_result *b, bool unsplit)
 			       p->proved ? "yes" : "no");
 		printf("\n");
 	}
+}
+
+/* croute(1) JSON OUTPUT, command "bound". */
+static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
+		       const char *how, struct cr_bound_result *const *res,
+		       int n)
+{
+	const struct cr_bound_opts *o = &c->bo;
+
+	cli_json_begin(stdout, "bound");
+	fputs("\"source\": ", stdout);
+	cli_json_str(stdout, c->setup.topo);
+	printf(", \"hosts\": %u, \"order\": ", hosts->count);
+	cli_json_str(stdout, how);
+	printf(", \"paths\": \"%s\", \"unsplittable\": %s,"
+	       " \"one_routing\": %s, \"patterns\": [",
+	       o->minimal ? "minimal" : "all",
+	       o->unsplittable ? "true" : "false",
+	       o->one_routing ? "true" : "false");
+	for (int i = 0; i < n; i++) {
+		const struct cr_bound_result *b = res[i];
+
+		fputs(i ? ",\n  {\"pattern\": " : "\n  {\"pattern\": ", stdout);
+		cli_json_str(stdout, b->name);
+		printf(", \"phases\": %u, \"phases_total\": %u, \"flows\": %" PRIu64
+		       ", \"avg_frac\": %.6g, \"min_frac\": %.6g, \"seconds\":"
+		       " %.3f",
+		       b->num_phases, b->phases_total, b->flows, b->avg_frac,
+		       b->min_frac, b->seconds);
+		if (o->unsplittable)
+			printf(", \"incumbent_frac\": %.6g, \"unproved\": %u",
+			       b->incumbent_frac, b->unproved);
+		if (o->one_routing)
+			printf(", \"phase_avg_frac\": %.6g, \"lp_value\": %.6g",
+			       b->phase_avg_frac, b->joint_primal);
+		fputs(", \"per_phase\": [", stdout);
+		for (uint32_t k = 0; k < b->num_phases; k++) {
+			const struct cr_bound_phase *p = &b->phase[k];
+
+			printf("%s{\"phase\": %u, \"flows\": %u, \"avg_frac\":"
+			       " %.6g, \"min_frac\": %.6g, \"seconds\": %.3f",
+			       k ? ", " : "", p->label, p->flows, p->avg_frac,
+			       p->min_frac, p->seconds);
+			if (o->unsplittable)
+				printf(", \"incumbent_frac\": %.6g, \"proved\":"
+				       " %s",
+				       p->incumbent_frac,
+				       p->proved ? "true" : "false");
+			putchar('}');
+		}
+		fputs("]}", stdout);
+	}
+	fputs("\n ]", stdout);
+	cli_json_warnings(stdout);
+	fputs("}\n", stdout);
 }
 
 /* The header: what the bounds cover, in words. */
@@ -285,15 +345,17 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	     i++)
 		if (cr_bound_mip_check(f, est, &pats[i], hosts, &c.bo))
 			goto out;
-	print_header(&c, f, hosts, how);
-	printf("%-16s %15s %10s %10s %10s %9s", "pattern", "phases", "flows",
-	       "avg bound", "min bound", "seconds");
-	if (c.bo.unsplittable)
-		printf(" %10s %8s", "incumbent", "unproved");
-	if (c.bo.one_routing)
-		printf(" %10s %10s", "per phase", "LP value");
-	printf("\n");
-	fflush(stdout);
+	if (!c.json) {
+		print_header(&c, f, hosts, how);
+		printf("%-16s %15s %10s %10s %10s %9s", "pattern", "phases",
+		       "flows", "avg bound", "min bound", "seconds");
+		if (c.bo.unsplittable)
+			printf(" %10s %8s", "incumbent", "unproved");
+		if (c.bo.one_routing)
+			printf(" %10s %10s", "per phase", "LP value");
+		printf("\n");
+		fflush(stdout);
+	}
 	prog = cli_progress_start("bound: patterns", (uint64_t)npat);
 	if (prog) {
 		c.bo.on_phase = bound_phase_done;
@@ -304,7 +366,8 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		if (!res[done])
 			break;
 		cli_progress_hold(prog, true);
-		print_result(res[done], &c.bo);
+		if (!c.json)
+			print_result(res[done], &c.bo);
 		fflush(stdout);
 		cli_progress_set(prog, (uint64_t)done + 1);
 		cli_progress_hold(prog, false);
@@ -313,8 +376,10 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	c.bo.on_phase = NULL;
 	if (done < npat)
 		goto out;
-	for (int i = 0; i < npat; i++)
+	for (int i = 0; !c.json && i < npat; i++)
 		print_phases(res[i], c.bo.unsplittable);
+	if (c.json)
+		bound_json(&c, hosts, how, res, npat);
 	if (fflush(stdout) || ferror(stdout)) {
 		cr_err("cannot write the report");
 		goto out;

@@ -37,6 +37,7 @@ static const struct cli_opt check_opts[] = {
 	 "is going from LFTs OLD to NEW safe? (--sl: OLD NEW too)"},
 	{"switches", KEY_SWITCHES, NULL, "check paths from switches too"},
 	{"json", KEY_JSON, NULL, "write the report as JSON (croute(1))"},
+	{"output", 'o', "FILE", "write the report to FILE (default: stdout)"},
 	{"require-minimal", KEY_REQUIRE_MINIMAL, NULL,
 	 "count non-minimal paths as problems"},
 	{"max-report", KEY_MAX_REPORT, "N",
@@ -49,7 +50,7 @@ static const struct cli_opt *const check_tables[] = {
 
 struct check_ctx {
 	struct cli_setup setup;
-	const char *lfts;
+	const char *lfts, *output;
 	unsigned flags;
 	bool require_minimal;
 	unsigned long max_report;
@@ -115,6 +116,9 @@ static int check_opt(void *arg, int key, const char *val)
 	case KEY_MAX_REPORT:
 		return cli_uint(c->setup.cmd, "--max-report", val, 1000000,
 				&c->max_report);
+	case 'o':
+		c->output = val;
+		break;
 	}
 	return 0;
 }
@@ -125,26 +129,75 @@ static bool report(const struct check_ctx *c, const struct cr_check_report *r,
 	bool bad = r->unreachable || r->loops || r->credit_loops ||
 		   (c->require_minimal && r->non_minimal);
 
-	printf("pairs checked:      %" PRIu64 "\n", r->pairs);
-	printf("unreachable:        %" PRIu64 "\n", r->unreachable);
-	printf("forwarding loops:   %" PRIu64 "\n", r->loops);
-	printf("non-minimal paths:  %" PRIu64 "\n", r->non_minimal);
+	fprintf(cli_report, "pairs checked:      %" PRIu64 "\n", r->pairs);
+	fprintf(cli_report, "unreachable:        %" PRIu64 "\n",
+		r->unreachable);
+	fprintf(cli_report, "forwarding loops:   %" PRIu64 "\n", r->loops);
+	fprintf(cli_report, "non-minimal paths:  %" PRIu64 "\n",
+		r->non_minimal);
 	if (c->flags & CR_CHECK_CREDIT)
-		printf("credit loops:       %" PRIu64 " virtual lane%s with a"
-		       " cycle%s\n",
-		       r->credit_loops, r->credit_loops == 1 ? "" : "s",
-		       !one_vl ? ""
-		       : c->setup.live
-			       ? " (one VL assumed: no path SLs read; --live-sl"
-				 " all asks the SA)"
-			       : " (one VL assumed: no path SLs given; a"
-				 " layered routing needs --sl and --sl2vl)");
+		fprintf(cli_report,
+			"credit loops:       %" PRIu64 " virtual lane%s with a"
+			" cycle%s\n",
+			r->credit_loops, r->credit_loops == 1 ? "" : "s",
+			!one_vl ? ""
+			: c->setup.live
+				? " (one VL assumed: no path SLs read; --live-sl"
+				  " all asks the SA)"
+				: " (one VL assumed: no path SLs given; a"
+				  " layered routing needs --sl and --sl2vl)");
 	else
-		printf("credit loops:       not checked\n");
-	printf("hops:               max %u, average %.2f\n", r->max_hops,
-	       r->avg_hops);
-	printf("result:             %s\n", bad ? "PROBLEMS" : "OK");
+		fprintf(cli_report, "credit loops:       not checked\n");
+	fprintf(cli_report, "hops:               max %u, average %.2f\n",
+		r->max_hops, r->avg_hops);
+	fprintf(cli_report, "result:             %s\n",
+		bad ? "PROBLEMS" : "OK");
 	return bad;
+}
+
+/* The JSON list of problems being written: each problem as fields. */
+struct json_problems {
+	FILE *out;
+	const struct cr_fabric *f;
+	unsigned n;
+};
+
+static const char *const kind_names[] = {
+	[CR_CHECK_UNREACHABLE] = "unreachable",
+	[CR_CHECK_LOOP] = "loop",
+	[CR_CHECK_NON_MINIMAL] = "non_minimal",
+	[CR_CHECK_CREDIT_LOOP] = "credit_loop",
+};
+
+static void json_problem(void *arg, const struct cr_check_problem *p)
+{
+	struct json_problems *j = arg;
+	FILE *out = j->out;
+
+	fprintf(out, "%s\n  {\"kind\": \"%s\"", j->n++ ? "," : "",
+		kind_names[p->kind]);
+	if (p->kind == CR_CHECK_CREDIT_LOOP) {
+		fprintf(out, ", \"vl\": %u, \"cables\": [", p->vl);
+		for (uint32_t i = 0; i < p->num_cables; i++) {
+			const struct cr_check_cable *c = &p->cables[i];
+
+			fputs(i ? ",\n   {\"from\": " : "\n   {\"from\": ",
+			      out);
+			cli_json_node(out, j->f, c->node, 0);
+			fprintf(out, ", \"from_port\": %u, \"to\": ", c->port);
+			cli_json_node(out, j->f, c->remote, c->remote_port);
+			fprintf(out, ", \"to_port\": %u}", c->remote_port);
+		}
+		fputs("]}", out);
+		return;
+	}
+	fputs(", \"from\": ", out);
+	cli_json_node(out, j->f, p->from, 0);
+	fprintf(out, ", \"lid\": %u, \"to\": ", p->lid);
+	cli_json_node(out, j->f, p->to, p->to_port);
+	if (p->kind == CR_CHECK_NON_MINIMAL)
+		fprintf(out, ", \"hops\": %u", p->hops);
+	fputc('}', out);
 }
 
 /* croute(1) JSON OUTPUT, command "check". */
@@ -154,33 +207,29 @@ static bool report_json(const struct check_ctx *c,
 {
 	bool bad = r->unreachable || r->loops || r->credit_loops ||
 		   (c->require_minimal && r->non_minimal);
-	char *save = NULL, *line;
-	bool first = true;
 
-	cli_json_begin(stdout, "check");
-	fputs("\"source\": ", stdout);
-	cli_json_str(stdout, src);
-	printf(", \"result\": \"%s\", \"pairs\": %" PRIu64
-	       ", \"unreachable\": %" PRIu64 ", \"forwarding_loops\": %" PRIu64
-	       ", \"non_minimal\": %" PRIu64 ", \"require_minimal\": %s",
-	       bad ? "PROBLEMS" : "OK", r->pairs, r->unreachable, r->loops,
-	       r->non_minimal, c->require_minimal ? "true" : "false");
+	cli_json_begin(cli_report, "check");
+	fputs("\"source\": ", cli_report);
+	cli_json_str(cli_report, src);
+	fprintf(cli_report,
+		", \"result\": \"%s\", \"pairs\": %" PRIu64
+		", \"unreachable\": %" PRIu64 ", \"forwarding_loops\": %" PRIu64
+		", \"non_minimal\": %" PRIu64 ", \"require_minimal\": %s",
+		bad ? "PROBLEMS" : "OK", r->pairs, r->unreachable, r->loops,
+		r->non_minimal, c->require_minimal ? "true" : "false");
 	if (c->flags & CR_CHECK_CREDIT)
-		printf(", \"credit_loop_vls\": %" PRIu64, r->credit_loops);
+		fprintf(cli_report, ", \"credit_loop_vls\": %" PRIu64,
+			r->credit_loops);
 	else
-		fputs(", \"credit_loop_vls\": null", stdout);
-	printf(", \"one_vl_assumed\": %s, \"max_hops\": %u, \"avg_hops\": "
-	       "%.4f,\n \"problems\": [",
-	       one_vl ? "true" : "false", r->max_hops, r->avg_hops);
-	for (line = strtok_r(problems ? problems : (char *)"", "\n", &save);
-	     line; line = strtok_r(NULL, "\n", &save)) {
-		fputs(first ? "\n  " : ",\n  ", stdout);
-		cli_json_str(stdout, line);
-		first = false;
-	}
-	fputc(']', stdout);
-	cli_json_warnings(stdout);
-	fputs("}\n", stdout);
+		fputs(", \"credit_loop_vls\": null", cli_report);
+	fprintf(cli_report,
+		", \"one_vl_assumed\": %s, \"max_hops\": %u, \"avg_hops\": "
+		"%.4f,\n \"problems\": [",
+		one_vl ? "true" : "false", r->max_hops, r->avg_hops);
+	fputs(problems ? problems : "", cli_report);
+	fputc(']', cli_report);
+	cli_json_warnings(cli_report);
+	fputs("}\n", cli_report);
 	return bad;
 }
 
@@ -238,6 +287,8 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	size_t plen = 0;
 	FILE *problems = NULL;
 	int first;
+	struct json_problems jp = {0};
+	const struct cr_check_sink sink = {json_problem, &jp};
 
 	cli_setup_init(&c.setup, cmd);
 	c.setup.live_layers = true; /* credit loops per VL */
@@ -266,6 +317,8 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
+	if (cli_report_open(c.output))
+		goto out;
 	if (c.lfts)
 		cli_sources(&c.setup, c.lfts, src, sizeof(src));
 	else
@@ -279,10 +332,12 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 		}
 	} else {
-		printf("# croute check: %s\n", src);
+		fprintf(cli_report, "# croute check: %s\n", src);
 	}
-	if (cr_check(f, r, c.flags, c.json ? problems : stdout, c.max_report,
-		     &rep)) {
+	jp.out = problems;
+	jp.f = f;
+	if (c.json ? cr_check_each(f, r, c.flags, &sink, c.max_report, &rep)
+		   : cr_check(f, r, c.flags, cli_report, c.max_report, &rep)) {
 		cr_err("the check could not run");
 		goto out;
 	}
@@ -298,6 +353,7 @@ static int check_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	ret = cli_report_written(ret);
 out:
+	ret = cli_report_done(ret);
 	if (problems)
 		fclose(problems);
 	free(pbuf);

@@ -25,10 +25,14 @@ enum {
 	KEY_AUTO,
 	KEY_BOUND,
 	KEY_JSON,
+	KEY_TIMES,
 };
 
 static const struct cli_opt compare_opts[] = {
 	{"json", KEY_JSON, NULL, "write the table as JSON (croute(1))"},
+	{"output", 'o', "FILE", "write the report to FILE (default: stdout)"},
+	{"times", KEY_TIMES, NULL,
+	 "text report: the routing time column (as -v)"},
 	{"threads", CLI_KEY_THREADS, "N",
 	 "threads (0: online CPUs up to 8); same tables for any N"},
 	{"engines", KEY_ENGINES, "LIST",
@@ -71,7 +75,8 @@ struct compare_ctx {
 	int optw; /* the options column's width */
 	bool bound;
 	struct bound_cache *bc;
-	bool json;
+	bool json, times;
+	const char *output;
 	unsigned rows; /* JSON rows written */
 };
 
@@ -88,6 +93,10 @@ static int compare_opt(void *arg, int key, const char *val)
 		cli_json_on(&c->json);
 	else if (key == KEY_BOUND)
 		c->bound = true;
+	else if (key == KEY_TIMES)
+		c->times = true;
+	else if (key == 'o')
+		c->output = val;
 	else
 		c->engines = val; /* KEY_ENGINES */
 	return 0;
@@ -161,22 +170,25 @@ static void pattern_label(const struct cr_pattern *p, char *buf, size_t len)
 }
 
 static void print_header(const struct cr_pattern *pats, int npat, bool bound,
-			 int optw, bool orders)
+			 int optw, bool orders, bool times)
 {
-	printf("%-10s %-*s %8s %11s %6s", "engine", optw, "options", "time s",
-	       "unreachable", "c-loop");
+	fprintf(cli_report, "%-10s %-*s", "engine", optw, "options");
+	if (times)
+		fprintf(cli_report, " %8s", "time s");
+	fprintf(cli_report, " %11s %6s", "unreachable", "c-loop");
 	for (int i = 0; i < npat; i++) {
 		char l[32], h[48];
 
 		pattern_label(&pats[i], l, sizeof(l));
 		snprintf(h, sizeof(h), "%s avg", l);
-		printf(" %11s %8s", h, "min");
+		fprintf(cli_report, " %11s %8s", h, "min");
 		if (orders)
-			printf(" %9s %9s", "rnd mean", "rnd worst");
+			fprintf(cli_report, " %9s %9s", "rnd mean",
+				"rnd worst");
 		if (bound)
-			printf(" %8s", "avg/bd");
+			fprintf(cli_report, " %8s", "avg/bd");
 	}
-	printf("\n");
+	fprintf(cli_report, "\n");
 }
 
 /*
@@ -188,13 +200,15 @@ static void row_begin(struct compare_ctx *c, const char *engine,
 		      const char *opts)
 {
 	if (!c->json) {
-		printf("%-10s %-*s", engine, c->optw, opts[0] ? opts : "-");
+		fprintf(cli_report, "%-10s %-*s", engine, c->optw,
+			opts[0] ? opts : "-");
 		return;
 	}
-	fputs(c->rows++ ? ",\n  {\"engine\": " : "\n  {\"engine\": ", stdout);
-	cli_json_str(stdout, engine);
-	fputs(", \"options\": ", stdout);
-	cli_json_str(stdout, opts);
+	fputs(c->rows++ ? ",\n  {\"engine\": " : "\n  {\"engine\": ",
+	      cli_report);
+	cli_json_str(cli_report, engine);
+	fputs(", \"options\": ", cli_report);
+	cli_json_str(cli_report, opts);
 }
 
 /* One row's estimates through cr_est_patterns(). */
@@ -236,31 +250,33 @@ static int row_result(void *arg, int i, struct cr_est_result *res)
 		char l[32];
 
 		pattern_label(&row->pats[i], l, sizeof(l));
-		printf("%s{\"pattern\": ", i ? ", " : "");
-		cli_json_str(stdout, l);
-		printf(", \"avg_frac\": %.6g, \"min_frac\": %.6g",
-		       res->avg_frac, res->min_frac);
+		fprintf(cli_report, "%s{\"pattern\": ", i ? ", " : "");
+		cli_json_str(cli_report, l);
+		fprintf(cli_report, ", \"avg_frac\": %.6g, \"min_frac\": %.6g",
+			res->avg_frac, res->min_frac);
 		if (res->orders.count)
-			printf(", \"orders\": %u, \"orders_mean_avg\": %.6g,"
-			       " \"orders_worst_avg\": %.6g",
-			       res->orders.count, res->orders.mean_avg,
-			       res->orders.worst_avg);
+			fprintf(cli_report,
+				", \"orders\": %u, \"orders_mean_avg\": %.6g,"
+				" \"orders_worst_avg\": %.6g",
+				res->orders.count, res->orders.mean_avg,
+				res->orders.worst_avg);
 		if (bres)
-			printf(", \"avg_over_bound\": %.6g",
-			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
-		fputs("}", stdout);
+			fprintf(cli_report, ", \"avg_over_bound\": %.6g",
+				bound_ratio(res->avg_frac, bres[i]->avg_frac));
+		fputs("}", cli_report);
 	} else {
-		printf(" %11.4f %8.4f", res->avg_frac, res->min_frac);
+		fprintf(cli_report, " %11.4f %8.4f", res->avg_frac,
+			res->min_frac);
 		if (res->orders.count)
-			printf(" %9.4f %9.4f", res->orders.mean_avg,
-			       res->orders.worst_avg);
+			fprintf(cli_report, " %9.4f %9.4f",
+				res->orders.mean_avg, res->orders.worst_avg);
 		else if (row->c->est.orders)
-			printf(" %9s %9s", "-", "-");
+			fprintf(cli_report, " %9s %9s", "-", "-");
 		if (bres)
-			printf(" %8.3f",
-			       bound_ratio(res->avg_frac, bres[i]->avg_frac));
+			fprintf(cli_report, " %8.3f",
+				bound_ratio(res->avg_frac, bres[i]->avg_frac));
 	}
-	fflush(stdout);
+	fflush(cli_report);
 	cr_est_result_free(res);
 	return 0;
 }
@@ -334,14 +350,14 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		row_begin(c, "installed", "");
 		if (!r) {
 			if (!c->json)
-				printf(" unreadable\n");
+				fprintf(cli_report, " unreadable\n");
 			return -1;
 		}
 		if (c->json)
-			fputs(", \"seconds\": null", stdout);
-		else
-			printf(" %8s", "-");
-		fflush(stdout);
+			fputs(", \"seconds\": null", cli_report);
+		else if (c->times)
+			fprintf(cli_report, " %8s", "-");
+		fflush(cli_report);
 		goto score;
 	}
 	set_opts(s, opts, sizeof(opts));
@@ -366,45 +382,46 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 	row_begin(c, s->e->name, opts);
 	if (!r) {
 		if (c->json) {
-			fputs(", \"refused\": ", stdout);
-			cli_json_str(stdout, refusal[0] ? refusal : "");
-			fputs("}", stdout);
+			fputs(", \"refused\": ", cli_report);
+			cli_json_str(cli_report, refusal[0] ? refusal : "");
+			fputs("}", cli_report);
 		} else {
-			printf(" refused: %s\n",
-			       refusal[0] ? refusal : "(no reason)");
+			fprintf(cli_report, " refused: %s\n",
+				refusal[0] ? refusal : "(no reason)");
 		}
-		fflush(stdout);
+		fflush(cli_report);
 		return 1;
 	}
 	if (c->json)
-		printf(", \"seconds\": %.3f", secs);
-	else
-		printf(" %8.3f", secs);
-	fflush(stdout);
+		fprintf(cli_report, ", \"seconds\": %.3f", secs);
+	else if (c->times)
+		fprintf(cli_report, " %8.3f", secs);
+	fflush(cli_report);
 score:
 	if (cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep)) {
-		printf("\n");
+		fprintf(cli_report, "\n");
 		cr_err("%s: the check could not run",
 		       s->e ? s->e->name : "installed");
 		goto out;
 	}
 	if (c->json)
-		printf(", \"unreachable\": %" PRIu64
-		       ", \"credit_loop_vls\": %" PRIu64 ", \"patterns\": [",
-		       rep.unreachable + rep.loops, rep.credit_loops);
+		fprintf(cli_report,
+			", \"unreachable\": %" PRIu64
+			", \"credit_loop_vls\": %" PRIu64 ", \"patterns\": [",
+			rep.unreachable + rep.loops, rep.credit_loops);
 	else
-		printf(" %11" PRIu64 " %6" PRIu64, rep.unreachable + rep.loops,
-		       rep.credit_loops);
+		fprintf(cli_report, " %11" PRIu64 " %6" PRIu64,
+			rep.unreachable + rep.loops, rep.credit_loops);
 	row.c = c;
 	row.f = f;
 	row.r = r;
 	row.by = &c->setup.by;
 	row.pats = pats;
 	if (cr_est_patterns(f, r, &c->est.par, pats, npat, &row_each, &row)) {
-		printf("\n");
+		fprintf(cli_report, "\n");
 		goto out;
 	}
-	fputs(c->json ? "]}" : "\n", stdout);
+	fputs(c->json ? "]}" : "\n", cli_report);
 	ret = 0;
 out:
 	cr_hosts_free(row.hosts);
@@ -414,25 +431,28 @@ out:
 
 static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 {
-	printf("# croute compare: %s, %u switches, %u LIDs\n"
-	       "# options: ps --port-shifting, rgs --remote-guid-sorting,"
-	       " bal --lash-balance,\n# glob --balance global, first"
-	       " --balance first, roots=R updn's roots (ecc, top, file);\n#"
-	       " auto: =the candidate cr-auto picked;\n# unreachable: (CA port, LID) pairs"
-	       " without a path, forwarding loops included;\n# c-loop:"
-	       " virtual lanes with a credit loop; rates: fractions of the"
-	       " injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
-	       " not the 40 Gb/s signalling rate)\n",
-	       c->setup.topo, f->num_switches, cli_count_lids(f));
+	fprintf(cli_report,
+		"# croute compare: %s, %u switches, %u LIDs\n"
+		"# options: ps --port-shifting, rgs --remote-guid-sorting,"
+		" bal --lash-balance,\n# glob --balance global, first"
+		" --balance first, roots=R updn's roots (ecc, top, file);\n#"
+		" auto: =the candidate cr-auto picked;\n# unreachable: (CA port, LID) pairs"
+		" without a path, forwarding loops included;\n# c-loop:"
+		" virtual lanes with a credit loop; rates: fractions of the"
+		" injection rate\n# (Gb/s are data rates: 4xQDR = 32 Gb/s,"
+		" not the 40 Gb/s signalling rate)\n",
+		c->setup.topo, f->num_switches, cli_count_lids(f));
 	if (c->est.orders)
-		printf("# rnd mean, rnd worst: the avg on %lu random host"
-		       " orders (seed %llu)\n",
-		       c->est.orders, c->est.seed);
+		fprintf(cli_report,
+			"# rnd mean, rnd worst: the avg on %lu random host"
+			" orders (seed %llu)\n",
+			c->est.orders, c->est.seed);
 	/* "@K" terms average random orders: the rows have the own one */
 	if (c->with_auto)
-		printf("# the ranking after the table: cr-auto's objective,"
-		       " shift on the rows' phases\n# (its first line gives"
-		       " them); \"@K\" terms also on K random orders\n");
+		fprintf(cli_report,
+			"# the ranking after the table: cr-auto's objective,"
+			" shift on the rows' phases\n# (its first line gives"
+			" them); \"@K\" terms also on K random orders\n");
 }
 
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
@@ -492,14 +512,16 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	    !cli_installed_lfts(&c.setup, NULL))
 		goto out;
 	f = cli_load(&c.setup);
-	if (!f)
+	if (!f || cli_report_open(c.output))
 		goto out;
+	c.times = cli_report_times(c.times);
 	if (c.json) {
-		cli_json_begin(stdout, "compare");
-		fputs("\"source\": ", stdout);
-		cli_json_str(stdout, c.setup.topo);
-		printf(", \"switches\": %u, \"lids\": %u, \"rows\": [",
-		       f->num_switches, cli_count_lids(f));
+		cli_json_begin(cli_report, "compare");
+		fputs("\"source\": ", cli_report);
+		cli_json_str(cli_report, c.setup.topo);
+		fprintf(cli_report,
+			", \"switches\": %u, \"lids\": %u, \"rows\": [",
+			f->num_switches, cli_count_lids(f));
 	} else {
 		print_legend(&c, f);
 	}
@@ -509,7 +531,8 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 			goto out;
 	}
 	if (!c.json)
-		print_header(pats, npat, c.bound, c.optw, c.est.orders > 0);
+		print_header(pats, npat, c.bound, c.optw, c.est.orders > 0,
+			     c.times);
 	if (c.setup.live || c.setup.dump_dir) {
 		const struct cr_engine_set installed = {0};
 
@@ -529,19 +552,20 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (failed)
 		goto out;
 	if (c.json) {
-		fputs("\n ]", stdout);
+		fputs("\n ]", cli_report);
 		if (c.auto_table) {
-			fputs(", \"auto_table\": ", stdout);
-			cli_json_str(stdout, c.auto_table);
+			fputs(", \"auto_table\": ", cli_report);
+			cli_json_str(cli_report, c.auto_table);
 		}
-		cli_json_warnings(stdout);
-		fputs("}\n", stdout);
+		cli_json_warnings(cli_report);
+		fputs("}\n", cli_report);
 	} else if (c.auto_table) {
-		printf("\n%s", c.auto_table);
+		fprintf(cli_report, "\n%s", c.auto_table);
 	}
 	/* Nothing could route the fabric: that is a problem to report. */
 	ret = cli_report_written(routed ? CLI_OK : CLI_PROBLEMS);
 out:
+	ret = cli_report_done(ret);
 	free(c.auto_table);
 	free(sets);
 	bound_cache_free(c.bc);

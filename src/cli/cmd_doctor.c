@@ -33,6 +33,7 @@
 enum {
 	KEY_PLUGIN = CLI_KEY_CMD,
 	KEY_OPENSM,
+	KEY_JSON,
 };
 
 #define DEFAULT_CONFIG "/etc/opensm/opensm.conf"
@@ -44,6 +45,7 @@ static const struct cli_opt doctor_opts[] = {
 	 "the plugin to check (libcroute.so, found as opensm does)"},
 	{"opensm", KEY_OPENSM, "FILE",
 	 "the opensm to match (opensm, found in PATH)"},
+	{"json", KEY_JSON, NULL, "write the findings as JSON (croute(1))"},
 	CLI_OPT_END,
 };
 
@@ -54,9 +56,26 @@ static const struct cli_opt *const doctor_tables[] = {
 
 struct doctor {
 	const char *config, *plugin, *opensm;
-	bool config_given;
-	unsigned problems;
+	bool config_given, json;
+	unsigned problems, findings;
 };
+
+/* One finding: a text line "KIND: ...", or a JSON object {kind, text}. */
+static void finding(struct doctor *d, const char *kind, const char *fmt,
+		    va_list ap)
+{
+	char text[2048];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	if (!d->json) {
+		printf("%s: %s\n", kind, text);
+		return;
+	}
+	printf("%s\n  {\"kind\": \"%s\", \"text\": ", d->findings++ ? "," : "",
+	       kind);
+	cli_json_str(stdout, text);
+	putchar('}');
+}
 
 static void problem(struct doctor *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -66,11 +85,21 @@ static void problem(struct doctor *d, const char *fmt, ...)
 	va_list ap;
 
 	d->problems++;
-	fputs("problem: ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	finding(d, "problem", fmt, ap);
 	va_end(ap);
-	putchar('\n');
+}
+
+static void ok(struct doctor *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(struct doctor *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	finding(d, "ok", fmt, ap);
+	va_end(ap);
 }
 
 /* The parsers' errors are findings: each a problem line of its own. */
@@ -87,9 +116,11 @@ static int doctor_opt(void *arg, int key, const char *val)
 	if (key == 'F') {
 		d->config = val;
 		d->config_given = true;
+	} else if (key == KEY_JSON) {
+		cli_json_on(&d->json);
 	} else if (key == KEY_PLUGIN) {
 		d->plugin = val;
-	} else {
+	} else if (key == KEY_OPENSM) {
 		d->opensm = val;
 	}
 	return 0;
@@ -172,8 +203,8 @@ static void check_plugin(struct doctor *d)
 			" minhop; rebuild croute against this opensm",
 			found, built, d->opensm, version);
 	else
-		printf("ok: %s loads in %s, built for %s, its version\n", found,
-		       d->opensm, built);
+		ok(d, "%s loads in %s, built for %s, its version", found,
+		   d->opensm, built);
 	free(found);
 	free(built);
 	free(why);
@@ -240,9 +271,10 @@ static void check_engines(struct doctor *d, const char *list)
 		problem(d, "%s: routing_engine %s names no croute engine (cr-)",
 			d->config, list);
 	else if (!safe && no_fallback && d->problems == before)
-		printf("ok: routing_engine %s: with no_fallback opensm does"
-		       " not end in minhop\n",
-		       list);
+		ok(d,
+		   "routing_engine %s: with no_fallback opensm does"
+		   " not end in minhop",
+		   list);
 	else if (!safe && !no_fallback)
 		problem(d,
 			"%s: routing_engine %s has no deadlock-free fall-back"
@@ -250,7 +282,7 @@ static void check_engines(struct doctor *d, const char *list)
 			" minhop; add one, e.g. %s,updn",
 			d->config, list, croute, list);
 	else if (d->problems == before)
-		printf("ok: routing_engine %s falls back on %s\n", list, safe);
+		ok(d, "routing_engine %s falls back on %s", list, safe);
 	free(copy);
 }
 
@@ -312,7 +344,7 @@ static void check_file(struct doctor *d, const char *key, const char *path,
 	}
 	fclose(fp);
 	if (!err)
-		printf("ok: %s %s parses\n", key, path);
+		ok(d, "%s %s parses", key, path);
 }
 
 /*
@@ -369,7 +401,7 @@ static void read_config(struct doctor *d, FILE *fp, struct cr_osm_conf *c)
 		}
 	free(line);
 	if (d->problems == before)
-		printf("ok: %s: croute's keys parse\n", d->config);
+		ok(d, "%s: croute's keys parse", d->config);
 }
 
 /* event_plugin_name, a list: croute must be in it. */
@@ -408,9 +440,10 @@ static void check_config(struct doctor *d)
 		if (d->config_given)
 			problem(d, "%s: %s", d->config, strerror(errno));
 		else
-			printf("ok: no %s: only the plugin was checked (-F"
-			       " names the configuration)\n",
-			       d->config);
+			ok(d,
+			   "no %s: only the plugin was checked (-F"
+			   " names the configuration)",
+			   d->config);
 		return;
 	}
 	cr_osm_conf_init(&c);
@@ -443,17 +476,26 @@ static int doctor_run(const struct cli_cmd *cmd, int argc, char **argv)
 	ret = cli_parse_options(cmd, argc, argv, doctor_opt, &d);
 	if (ret != CLI_GO)
 		return ret;
+	if (d.json) {
+		cli_json_begin(stdout, "doctor");
+		fputs("\"findings\": [", stdout);
+	}
 	cr_log_get(&fn, &arg, &level);
 	cr_log_set(sink, &d, level);
 	check_plugin(&d);
 	check_config(&d);
 	cr_log_set(fn, arg, level);
-	if (d.problems)
+	if (d.json) {
+		printf("], \"problems\": %u, \"result\": \"%s\"", d.problems,
+		       d.problems ? "PROBLEMS" : "OK");
+		cli_json_warnings(stdout);
+		fputs("}\n", stdout);
+	} else if (d.problems)
 		printf("%u problem%s found\n", d.problems,
 		       d.problems == 1 ? "" : "s");
 	else
 		printf("no problems found\n");
-	return d.problems ? CLI_PROBLEMS : CLI_OK;
+	return cli_report_written(d.problems ? CLI_PROBLEMS : CLI_OK);
 }
 
 const struct cli_cmd cli_cmd_doctor = {

@@ -28,6 +28,7 @@ enum {
 	KEY_HTML,
 	KEY_MATRIX,
 	KEY_BOUND,
+	KEY_TIMES,
 };
 
 static const struct cli_opt estimate_opts[] = {
@@ -38,6 +39,8 @@ static const struct cli_opt estimate_opts[] = {
 	{"html", KEY_HTML, "FILE", "also write an HTML report with pictures"},
 	{"bound", KEY_BOUND, NULL,
 	 "also each score as a fraction of croute bound's"},
+	{"output", 'o', "FILE", "write the report to FILE (default: stdout)"},
+	{"times", KEY_TIMES, NULL, "text report: run times too (as -v)"},
 	CLI_OPT_END,
 };
 
@@ -50,8 +53,8 @@ struct estimate_ctx {
 	struct cli_setup setup;
 	struct est_setup est;
 	const char *lfts;
-	const char *html;
-	bool json, gbps, matrix, bound;
+	const char *html, *output;
+	bool json, gbps, matrix, bound, times;
 	/* The run through cr_est_patterns(). */
 	const struct cr_fabric *f;
 	const struct cr_routing *r;
@@ -89,6 +92,12 @@ static int estimate_opt(void *arg, int key, const char *val)
 	case KEY_BOUND:
 		c->bound = true;
 		break;
+	case KEY_TIMES:
+		c->times = true;
+		break;
+	case 'o':
+		c->output = val;
+		break;
 	}
 	return 0;
 }
@@ -98,71 +107,79 @@ static void print_summary(const struct estimate_ctx *c,
 {
 	const char *unit = c->gbps ? "Gb/s" : "of injection";
 
-	printf("%-16s %11s %10s %10s %10s %8s  (rates %s)\n", "pattern",
-	       "phases", "flows", "avg", "min", "no path", unit);
+	fprintf(cli_report, "%-16s %11s %10s %10s %10s %8s  (rates %s)\n",
+		"pattern", "phases", "flows", "avg", "min", "no path", unit);
 	for (int i = 0; i < n; i++) {
 		const struct cr_est_result *r = res[i];
 		char ph[24];
 
 		snprintf(ph, sizeof(ph), "%u/%u", r->num_phases,
 			 r->phases_total);
-		printf("%-16s %11s %10" PRIu64 " %10.4f %10.4f %8" PRIu64 "\n",
-		       r->name, ph, r->flows,
-		       c->gbps ? r->avg_gbps : r->avg_frac,
-		       c->gbps ? r->min_gbps : r->min_frac, r->unrouted);
+		fprintf(cli_report,
+			"%-16s %11s %10" PRIu64 " %10.4f %10.4f %8" PRIu64 "\n",
+			r->name, ph, r->flows,
+			c->gbps ? r->avg_gbps : r->avg_frac,
+			c->gbps ? r->min_gbps : r->min_frac, r->unrouted);
 	}
-	printf("\n");
+	fprintf(cli_report, "\n");
 }
 
 /* Each pattern on the hosts' own order and on random orders. */
 static void print_orders(const struct estimate_ctx *c,
 			 struct cr_est_result *const *res, int n)
 {
-	printf("# on %lu random host orders (seed %llu): mean and worst of"
-	       " the per-flow average\n# and of the slowest flow; own: the"
-	       " order above\n",
-	       c->est.orders, c->est.seed);
-	printf("%-16s %10s %10s %10s %10s %10s %10s\n", "pattern", "own avg",
-	       "mean avg", "worst avg", "own min", "mean min", "worst min");
+	fprintf(cli_report,
+		"# on %lu random host orders (seed %llu): mean and worst of"
+		" the per-flow average\n# and of the slowest flow; own: the"
+		" order above\n",
+		c->est.orders, c->est.seed);
+	fprintf(cli_report, "%-16s %10s %10s %10s %10s %10s %10s\n", "pattern",
+		"own avg", "mean avg", "worst avg", "own min", "mean min",
+		"worst min");
 	for (int i = 0; i < n; i++) {
 		const struct cr_est_result *r = res[i];
 		const struct cr_est_orders *o = &r->orders;
 
 		if (!o->count) {
-			printf("%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
-			       r->name, r->avg_frac, "-", "-", r->min_frac, "-",
-			       "-");
+			fprintf(cli_report,
+				"%-16s %10.4f %10s %10s %10.4f %10s %10s\n",
+				r->name, r->avg_frac, "-", "-", r->min_frac,
+				"-", "-");
 			continue;
 		}
-		printf("%-16s %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f\n",
-		       r->name, r->avg_frac, o->mean_avg, o->worst_avg,
-		       r->min_frac, o->mean_min, o->worst_min);
+		fprintf(cli_report,
+			"%-16s %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f\n",
+			r->name, r->avg_frac, o->mean_avg, o->worst_avg,
+			r->min_frac, o->mean_min, o->worst_min);
 	}
-	printf("\n");
+	fprintf(cli_report, "\n");
 }
 
 static void json_orders(const struct estimate_ctx *c,
 			struct cr_est_result *const *res, int n)
 {
-	printf("\"orders\": {\"count\": %lu, \"seed\": %llu, \"patterns\": [",
-	       c->est.orders, c->est.seed);
+	fprintf(cli_report,
+		"\"orders\": {\"count\": %lu, \"seed\": %llu, \"patterns\": [",
+		c->est.orders, c->est.seed);
 	for (int i = 0; i < n; i++) {
 		const struct cr_est_result *r = res[i];
 		const struct cr_est_orders *o = &r->orders;
 
-		printf("%s\n  {\"pattern\": ", i ? "," : "");
-		cli_json_str(stdout, r->name);
-		printf(", \"own\": {\"avg_frac\": %.6g, \"min_frac\": %.6g}",
-		       r->avg_frac, r->min_frac);
+		fprintf(cli_report, "%s\n  {\"pattern\": ", i ? "," : "");
+		cli_json_str(cli_report, r->name);
+		fprintf(cli_report,
+			", \"own\": {\"avg_frac\": %.6g, \"min_frac\": %.6g}",
+			r->avg_frac, r->min_frac);
 		if (o->count)
-			printf(", \"mean\": {\"avg_frac\": %.6g, \"min_frac\":"
-			       " %.6g}, \"worst\": {\"avg_frac\": %.6g,"
-			       " \"min_frac\": %.6g}",
-			       o->mean_avg, o->mean_min, o->worst_avg,
-			       o->worst_min);
-		fputs("}", stdout);
+			fprintf(cli_report,
+				", \"mean\": {\"avg_frac\": %.6g, \"min_frac\":"
+				" %.6g}, \"worst\": {\"avg_frac\": %.6g,"
+				" \"min_frac\": %.6g}",
+				o->mean_avg, o->mean_min, o->worst_avg,
+				o->worst_min);
+		fputs("}", cli_report);
 	}
-	fputs("]}, ", stdout);
+	fputs("]}, ", cli_report);
 }
 
 /* The path model, when flows use more than the base LID. */
@@ -172,28 +189,30 @@ static void print_paths(const struct estimate_ctx *c)
 
 	if (p->paths == CR_PATHS_BASE)
 		return;
-	printf("# paths: %s over each destination port's 2^LMC LIDs",
+	fprintf(cli_report, "# paths: %s over each destination port's 2^LMC LIDs",
 	       cr_est_paths_name(p->paths));
 	if (p->lanes)
-		printf(", at most %u of them", p->lanes);
-	printf("\n\n");
+		fprintf(cli_report, ", at most %u of them", p->lanes);
+	fprintf(cli_report, "\n\n");
 }
 
 /* Each pattern's score against the bound for the same phases. */
 static void print_bound(struct cr_est_result *const *res,
 			struct cr_bound_result *const *b, int n)
 {
-	printf("# against croute bound (same phases and hosts; 1 would be"
-	       " the best any\n# routing could do)\n");
-	printf("%-16s %10s %10s %8s %10s %10s %8s\n", "pattern", "avg", "bound",
-	       "of bound", "min", "bound", "of bound");
+	fprintf(cli_report,
+		"# against croute bound (same phases and hosts; 1 would be"
+		" the best any\n# routing could do)\n");
+	fprintf(cli_report, "%-16s %10s %10s %8s %10s %10s %8s\n", "pattern",
+		"avg", "bound", "of bound", "min", "bound", "of bound");
 	for (int i = 0; i < n; i++)
-		printf("%-16s %10.4f %10.4f %8.3f %10.4f %10.4f %8.3f\n",
-		       res[i]->name, res[i]->avg_frac, b[i]->avg_frac,
-		       bound_ratio(res[i]->avg_frac, b[i]->avg_frac),
-		       res[i]->min_frac, b[i]->min_frac,
-		       bound_ratio(res[i]->min_frac, b[i]->min_frac));
-	printf("\n");
+		fprintf(cli_report,
+			"%-16s %10.4f %10.4f %8.3f %10.4f %10.4f %8.3f\n",
+			res[i]->name, res[i]->avg_frac, b[i]->avg_frac,
+			bound_ratio(res[i]->avg_frac, b[i]->avg_frac),
+			res[i]->min_frac, b[i]->min_frac,
+			bound_ratio(res[i]->min_frac, b[i]->min_frac));
+	fprintf(cli_report, "\n");
 }
 
 static int write_html(const struct estimate_ctx *c, const struct cr_fabric *f,
@@ -278,6 +297,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
+	if (cli_report_open(c.output))
+		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
 		cr_err("out of memory");
@@ -316,38 +337,40 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 				 ? " --remote-guid-sorting"
 				 : "");
 	/*
-	 * The file first: a reader of stdout that leaves early (| head)
+	 * The file first: a reader of cli_report that leaves early (| head)
 	 * ends the command with SIGPIPE, and must not cut the file short.
 	 */
 	html_err = c.html && write_html(&c, f, hosts, res, npat, title);
 	if (c.json) {
-		cli_json_begin(stdout, "estimate");
-		fputs("\"source\": ", stdout);
-		cli_json_str(stdout, title);
+		cli_json_begin(cli_report, "estimate");
+		fputs("\"source\": ", cli_report);
+		cli_json_str(cli_report, title);
 		if (c.est.par.paths != CR_PATHS_BASE)
-			printf(", \"paths\": \"%s\", \"lanes\": %u",
-			       cr_est_paths_name(c.est.par.paths),
-			       c.est.par.lanes);
-		cli_json_warnings(stdout);
-		fputs(", ", stdout);
+			fprintf(cli_report, ", \"paths\": \"%s\", \"lanes\": %u",
+				cr_est_paths_name(c.est.par.paths),
+				c.est.par.lanes);
+		cli_json_warnings(cli_report);
+		fputs(", ", cli_report);
 		if (c.est.orders)
 			json_orders(&c, res, npat);
 		if (cr_est_write_json(
-			    stdout, f, res, (unsigned)npat,
+			    cli_report, f, res, (unsigned)npat,
 			    CR_REPORT_PHASES |
 				    (c.matrix ? CR_REPORT_MATRIX : 0)))
 			goto out;
 	} else {
-		printf("# croute estimate: %s\n", title);
-		printf("# rates: fractions of the source's injection rate, and"
-		       " Gb/s of data rate\n# (4xQDR = 32 Gb/s, not the 40"
-		       " Gb/s signalling rate ibstat prints)\n");
-		if (e)
-			printf("# routing time %.3f s\n", secs);
-		printf("# %u hosts in the order of %s; penalty factors"
-		       " (be;bs;gr) %s\n\n",
-		       hosts->count, how,
-		       c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
+		fprintf(cli_report, "# croute estimate: %s\n", title);
+		fprintf(cli_report,
+			"# rates: fractions of the source's injection rate, and"
+			" Gb/s of data rate\n# (4xQDR = 32 Gb/s, not the 40"
+			" Gb/s signalling rate ibstat prints)\n");
+		if (e && cli_report_times(c.times))
+			fprintf(cli_report, "# routing time %.3f s\n", secs);
+		fprintf(cli_report,
+			"# %u hosts in the order of %s; penalty factors"
+			" (be;bs;gr) %s\n\n",
+			hosts->count, how,
+			c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
 		print_paths(&c);
 		print_summary(&c, res, npat);
 		if (c.est.orders)
@@ -355,13 +378,16 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		if (bres)
 			print_bound(res, bres, npat);
 		for (int i = 0; i < npat; i++) {
-			if (cr_est_write_text(stdout, f, res[i],
-					      CR_REPORT_PHASES))
+			if (cr_est_write_text(cli_report, f, res[i],
+					      CR_REPORT_PHASES |
+						      (cli_report_times(c.times)
+							       ? CR_REPORT_TIMES
+							       : 0)))
 				goto out;
-			printf("\n");
+			fprintf(cli_report, "\n");
 		}
 	}
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(cli_report) || ferror(cli_report)) {
 		cr_err("cannot write the report");
 		goto out;
 	}
@@ -369,6 +395,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	ret = unrouted ? CLI_PROBLEMS : CLI_OK;
 out:
+	ret = cli_report_done(ret);
 	for (int i = 0; res && i < npat; i++)
 		cr_est_result_free(res[i]);
 	free(res);

@@ -2,9 +2,10 @@
 /*
  * croute hosts: the host order in which a routing is congestion free for
  * shift, as an MPI hostfile (one host name a line), for rank placement.
- * cr-ftree gives its CA order; other engines get the order their port
- * choice spreads (leaf by leaf, by LID: include/croute/io/sched.h says why).
- * --score checks the claim with the estimator instead of trusting it.
+ * cr-ftree gives its CA order; other engines get the order they route
+ * destinations in, which their port choice spreads, unless the default
+ * order scores better (include/croute/estimate/host_order.h).
+ * --score checks the result with the estimator instead of trusting it.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -97,30 +98,11 @@ static int hosts_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
-/* Shift over the order: every phase up to 512 hosts, 64 sampled beyond. */
-static struct cr_est_result *shift(const struct cr_fabric *f,
-				   const struct cr_routing *r,
-				   const struct cr_hosts *h)
-{
-	struct cr_pattern p = {.kind = CR_PAT_SHIFT, .seed = 1};
-	struct cr_est_result *res;
-	struct cr_est *e;
-
-	if (h->count > 512)
-		p.count = 64;
-	e = cr_est_new(f, r, NULL);
-	if (!e)
-		return NULL;
-	res = cr_est_run(e, &p, h);
-	cr_est_free(e);
-	return res;
-}
-
 /* 0: congestion free (min 1.0), 1: not, -1: error (reported). */
 static int score(const struct cr_fabric *f, const struct cr_routing *r,
 		 const struct cr_hosts *h)
 {
-	struct cr_est_result *res = shift(f, r, h);
+	struct cr_est_result *res = cr_shift_score(f, r, h);
 	int ret;
 
 	if (!res)
@@ -139,7 +121,7 @@ static int score(const struct cr_fabric *f, const struct cr_routing *r,
 static double shift_avg(const struct cr_fabric *f, const struct cr_routing *r,
 			const struct cr_hosts *h)
 {
-	struct cr_est_result *res = h ? shift(f, r, h) : NULL;
+	struct cr_est_result *res = h ? cr_shift_score(f, r, h) : NULL;
 	double avg = res ? res->avg_frac : -1;
 
 	cr_est_result_free(res);
@@ -213,7 +195,7 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_names *nm = NULL;
 	const struct cr_engine *e;
 	const char *how;
-	char comment[512];
+	char comment[512], howbuf[256];
 	FILE *out;
 	char *tmp;
 	double secs;
@@ -240,10 +222,15 @@ static int hosts_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	h = cr_hosts_shift_order(f, &c.setup.by, &how);
-	if (h && e && !c.rail && !strcmp(e->name, "auto") &&
-	    auto_order(f, r, c.setup.auto_conf.hosts, &h, &how))
-		goto out;
+	how = howbuf;
+	if (e && !c.rail && !strcmp(e->name, "auto")) {
+		h = cr_hosts_shift_order(f, &c.setup.by, &how);
+		if (h && auto_order(f, r, c.setup.auto_conf.hosts, &h, &how))
+			goto out;
+	} else {
+		h = cr_hosts_shift_export(f, r, e ? &c.setup.opts : NULL,
+					  &c.setup.by, howbuf, sizeof(howbuf));
+	}
 	if (h && c.rail) {
 		struct cr_hosts *rail = cr_hosts_rail(f, h);
 
@@ -295,15 +282,17 @@ const struct cli_cmd cli_cmd_hosts = {
 	.details =
 		"One host name a line, each host once, in the order in which"
 		" MPI ranks should\nbe placed: cr-ftree's CA order for ftree,"
-		" else leaf by leaf, leaves in the\norder of their lowest host"
-		" LID, each leaf's hosts by LID. On a full fat tree\nshift is"
-		" congestion free in that order with ftree, minhop and updn,"
-		" and with\nlash when --port-shifting is given (croute(1));"
-		" --score checks it with the\nestimator. Host names come from"
-		" node descriptions (first word).\nWith --engine auto: the"
-		" node-description order cr-auto tuned on, unless shift\n"
-		"scores better over the leaf order (both scores at info level).\n"
-		"--order ENGINE is an alias of --engine.\n",
+		" else the order the engine routes\ndestinations in (leaf"
+		" switch by leaf switch, hosts in port order), unless\nshift"
+		" scores better over the default order (node descriptions):"
+		" then that one,\nwith a note. On a full fat tree shift is"
+		" congestion free in the exported order\nwith ftree, minhop"
+		" and updn, and with lash when --port-shifting is given\n"
+		"(croute(1)); --score checks it with the estimator. Host names"
+		" come from node\ndescriptions (first word). With --engine"
+		" auto: the node-description order\ncr-auto tuned on, unless"
+		" shift scores better over the leaf order (both scores\nat info"
+		" level). --order ENGINE is an alias of --engine.\n",
 	.opts = hosts_tables,
 	.run = hosts_run,
 };

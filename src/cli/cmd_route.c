@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <croute/route/engine.h>
 #include <croute/route/incremental.h>
@@ -19,6 +20,7 @@
 enum {
 	KEY_LASH_SL = CLI_KEY_CMD,
 	KEY_LASH_SL2VL,
+	KEY_SWITCH_SL,
 	KEY_INCR_FROM,
 	KEY_COMPARE_FULL,
 };
@@ -31,6 +33,9 @@ static const struct cli_opt route_opts[] = {
 	 "layered engines: write the SL2VL tables (ibdmchk -d)"},
 	{"lash-sl", KEY_LASH_SL, "FILE", "alias of --sl"},
 	{"lash-sl2vl", KEY_LASH_SL2VL, "FILE", "alias of --sl2vl"},
+	{"switch-sl", KEY_SWITCH_SL, "FILE",
+	 "layered engines: write the path SLs per source and destination"
+	 " switch (compact; croute check --sl)"},
 	{"incremental-from", KEY_INCR_FROM, "PREV",
 	 "route PREV (a topology) in full, then this one by repairing"
 	 " PREV's tables (croute_incremental); LIDs are PREV's"},
@@ -50,7 +55,7 @@ static const struct cli_opt *const route_tables[] = {
 struct route_ctx {
 	struct cli_setup setup;
 	const char *output;
-	const char *lash_sl, *lash_sl2vl;
+	const char *lash_sl, *lash_sl2vl, *switch_sl;
 	const char *incr_from;
 	bool compare_full;
 };
@@ -68,6 +73,9 @@ static int route_opt(void *arg, int key, const char *val)
 		break;
 	case KEY_LASH_SL2VL:
 		c->lash_sl2vl = val;
+		break;
+	case KEY_SWITCH_SL:
+		c->switch_sl = val;
 		break;
 	case KEY_INCR_FROM:
 		c->incr_from = val;
@@ -98,6 +106,25 @@ static int write_lash_file(const char *path, lash_writer fn,
 	if (!out)
 		return -1;
 	return cli_out_close(out, tmp, path, !fn(out, f, r));
+}
+
+/*
+ * r, routed without layers, as the one layer it is: SL 0 on every path,
+ * every SL on VL 0. -1 (reported) out of memory.
+ */
+static int one_layer(const struct cr_fabric *f, struct cr_routing *r,
+		     const char *engine)
+{
+	if (cr_routing_alloc_sl(f, r)) {
+		cr_err("out of memory for the path SLs");
+		return -1;
+	}
+	memset(r->sl2vl, 0, sizeof(r->sl2vl));
+	r->num_layers = 1;
+	cr_note("the routing of cr-%s has no layers: the SL files say SL 0"
+		" for every path and VL 0 for every SL",
+		engine);
+	return 0;
 }
 
 struct guid_node {
@@ -271,6 +298,7 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	FILE *out = NULL;
 	char *tmp;
 	double secs;
+	bool sl_files;
 	int ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
@@ -280,11 +308,11 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	ret = CLI_BAD;
 	/* Only a layered engine has SLs to write: say so before routing. */
 	e = cr_engine_find_any(c.setup.engine ? c.setup.engine : "minhop");
-	if ((c.lash_sl || c.lash_sl2vl) && !e->layered &&
-	    e != &cr_auto_engine) {
+	sl_files = c.lash_sl || c.lash_sl2vl || c.switch_sl;
+	if (sl_files && !e->layered && e != &cr_auto_engine) {
 		cli_usage_error(cmd,
-				"--sl and --sl2vl need a layered engine"
-				" (lash, dfp, hyperx or auto), not '%s'",
+				"--sl, --sl2vl and --switch-sl need a layered"
+				" engine (lash, dfp, hyperx) or auto, not '%s'",
 				c.setup.engine ? c.setup.engine : "minhop");
 		goto out;
 	}
@@ -310,19 +338,18 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 			ret = CLI_PROBLEMS;
 		goto out;
 	}
-	/* cr-auto: the layer files only when a layered candidate won. */
-	if ((c.lash_sl || c.lash_sl2vl) && !r->sl) {
-		cr_err("cr-auto chose an engine without layers: no --lash-sl or"
-		       " --lash-sl2vl file written");
-		c.lash_sl = c.lash_sl2vl = NULL;
-	}
+	/* cr-auto chose an engine without layers: a script asked for the
+	 * files before it could know, so they say what holds: one VL. */
+	if (sl_files && !r->sl && one_layer(f, r, e->name))
+		goto out;
 	out = cli_out_open(c.output, &tmp);
 	if (!out)
 		goto out;
 	if (cli_out_close(out, tmp, c.output, !cr_lft_write_dump(out, f, r)))
 		goto out;
 	if (write_lash_file(c.lash_sl, cr_lash_write_psl, f, r) ||
-	    write_lash_file(c.lash_sl2vl, cr_lash_write_sl2vl, f, r))
+	    write_lash_file(c.lash_sl2vl, cr_lash_write_sl2vl, f, r) ||
+	    write_lash_file(c.switch_sl, cr_lash_write_switch_psl, f, r))
 		goto out;
 	if (cli_verbosity >= CR_LOG_NOTE) {
 		struct rusage ru;

@@ -46,7 +46,8 @@ static int read_lft(struct ibmad_port *mad, ibnd_node_t *n,
 		memset(block, 0, sizeof(block));
 		if (!smp_query_via(block, &n->path_portid,
 				   IB_ATTR_LINEARFORWTBL, b, 0, mad)) {
-			cr_err("live: switch '%s' (0x%016" PRIx64 " LID %u):"
+			cr_err("live: switch '%s' (node GUID 0x%016" PRIx64
+			       " LID %u):"
 			       " cannot read LFT block %u",
 			       n->nodedesc, n->guid, n->smalid, b);
 			return -1;

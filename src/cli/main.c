@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 
 	/* Every input may be gzip-compressed, every output "*.gz" is. */
 	cr_gz_register();
+	cli_report = stdout;
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_BAD;

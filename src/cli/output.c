@@ -4,6 +4,7 @@
  * -o files that appear only when whole (renamed into place).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <croute/model/json.h>
@@ -12,6 +13,33 @@
 
 #include "cli.h"
 
+FILE *cli_report;
+static char *report_tmp;
+static const char *report_path;
+
+int cli_report_open(const char *path)
+{
+	report_path = path;
+	cli_report = cli_out_open(path, &report_tmp);
+	if (!cli_report) {
+		cli_report = stdout;
+		return -1;
+	}
+	return 0;
+}
+
+int cli_report_done(int ret)
+{
+	FILE *out = cli_report;
+	bool ok = ret == CLI_OK || ret == CLI_PROBLEMS;
+
+	cli_report = stdout;
+	if (out == stdout)
+		return ret;
+	/* A report cut short by an error is not left as if whole. */
+	return cli_out_close(out, report_tmp, report_path, ok) ? CLI_BAD : ret;
+}
+
 void cli_json_str(FILE *out, const char *s)
 {
 	cr_json_str(out, s);
@@ -19,11 +47,42 @@ void cli_json_str(FILE *out, const char *s)
 
 int cli_report_written(int ret)
 {
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(cli_report) || ferror(cli_report)) {
 		cr_err("cannot write the report: %s", strerror(errno));
 		return CLI_BAD;
 	}
 	return ret;
+}
+
+bool cli_report_times(bool times)
+{
+	return times || cli_verbosity >= CR_LOG_VERBOSE;
+}
+
+void cli_json_node(FILE *out, const struct cr_fabric *f, uint32_t n, unsigned p)
+{
+	const struct cr_node *nd;
+	const struct cr_port *port;
+
+	if (n >= f->num_nodes) {
+		fputs("null", out);
+		return;
+	}
+	nd = &f->nodes[n];
+	if (nd->type == CR_NODE_SWITCH || p > nd->num_ports)
+		p = 0;
+	port = &nd->ports[nd->type == CR_NODE_SWITCH ? 0 : p];
+	fputs("{\"name\": ", out);
+	cli_json_str(out, nd->desc);
+	fprintf(out, ", \"type\": \"%s\", \"node_guid\": \"0x%016" PRIx64 "\"",
+		nd->type == CR_NODE_SWITCH ? "switch" : "ca", nd->guid);
+	if (p)
+		fprintf(out,
+			", \"port\": %u, \"port_guid\": \"0x%016" PRIx64 "\"",
+			p, port->guid);
+	if ((p || nd->type == CR_NODE_SWITCH) && port->lid)
+		fprintf(out, ", \"lid\": %u", port->lid);
+	fputc('}', out);
 }
 
 void cli_json_warnings(FILE *out)

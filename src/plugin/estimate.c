@@ -161,8 +161,10 @@ static int write_dump(const struct job_run *jr, const char *how,
 	const struct cr_hosts *hosts = jr->hosts;
 	struct cr_est_result *const *res = jr->res;
 	int n = jr->n;
+	/* The dump says how long each pattern took, as it always has. */
 	unsigned flags =
-		j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES : 0;
+		CR_REPORT_TIMES |
+		(j->conf.mode == CR_EST_MODE_FULL ? CR_REPORT_PHASES : 0);
 	char *tmp = NULL;
 	FILE *fp;
 

@@ -42,6 +42,7 @@
 
 #include <complib/cl_nodenamemap.h>
 
+#include <croute/estimate/host_order.h>
 #include <croute/io/ca_order.h>
 #include <croute/io/lash.h>
 #include <croute/model/log.h>
@@ -126,12 +127,16 @@ static int write_hosts(FILE *fp, const struct dump *d)
 	const char *engine = d->engine;
 	const struct cr_fabric *f = d->f;
 	struct cr_hosts *h = NULL;
-	const char *how = "";
-	char comment[256];
+	struct cr_options o;
+	char comment[512], how[256];
 	int err = -1;
 
+	/* The engine's order without guid_routing_order_file: scored
+	 * against the default order all the same. */
+	cr_options_init(&o);
 	if (d->nm)
-		h = cr_hosts_shift_order(f, d->by, &how);
+		h = cr_hosts_shift_export(f, d->r, &o, d->by, how, sizeof(how));
+	cr_options_release(&o);
 	if (h) {
 		snprintf(comment, sizeof(comment),
 			 "%s: MPI host order for shift, routed by %s; %s",

@@ -64,7 +64,7 @@ grep -q "routing_engine updn is not one of croute's" "$tmp/err" ||
 expect_exit 0 compare --topo "$tmp/k.topo" --auto \
 	--engines minhop,minhop+first,updn+glob+roots=ecc
 grep -q "^minhop *first " "$tmp/out" || fail "compare: no minhop first row"
-[ "$(awk '$1 == "minhop" { print $6, $7, $8, $9 }' "$tmp/out" |
+[ "$(awk '$1 == "minhop" { print $5, $6, $7, $8 }' "$tmp/out" |
 	uniq | wc -l)" = 2 ] ||
 	fail "compare: minhop+first is routed as minhop: $(cat "$tmp/out")"
 grep -q "^auto *=ftree " "$tmp/out" ||

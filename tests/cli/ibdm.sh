@@ -124,6 +124,18 @@ if [ -f "$p" ]; then
 		"$tmp/out" || fail "diff misses the swap of line 32"
 	grep -q '^summary: 3 missing, 2 miswired, 0 extra' "$tmp/out" ||
 		fail "diff: $(tail -n 1 "$tmp/out")"
+	# --json: the same findings, each a kind and its text.
+	expect_exit 1 diff -t "$p" "$tmp/cut.net" --json
+	python3 - "$tmp/out" <<'PY' || fail "diff --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["command"] == "diff" and d["result"] == "DIFFERENT"
+assert (d["missing"], d["miswired"], d["extra"]) == (3, 2, 0), d
+k = [f["kind"] for f in d["findings"]]
+assert k.count("missing cable") == 3 and k.count("miswired") == 2, k
+m = [f["text"] for f in d["findings"] if f["kind"] == "miswired"]
+assert any("is cabled to H-16 P1" in t for t in m), m
+PY
 	# The other way round, the cables are extra.
 	expect_exit 1 diff -t "$tmp/cut.topo" "$tmp/RhinoBased512.net"
 	grep -q '^summary: 0 missing, 2 miswired, 3 extra' "$tmp/out" ||

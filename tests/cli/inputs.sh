@@ -184,12 +184,12 @@ import json, sys
 d = sys.argv[1]
 docs = {c: json.load(open(f"{d}/{c}.json")) for c in ("check", "compare", "estimate")}
 for c, j in docs.items():
-    assert j["schema"] == "croute-report" and j["version"] == 1, c
+    assert j["schema"] == "croute-report" and j["version"] == 2, c
     assert j["command"] == c and j["source"], c
 ch = docs["check"]
 assert ch["result"] == "PROBLEMS" and ch["credit_loop_vls"] >= 1
 assert ch["forwarding_loops"] == 0 and ch["unreachable"] == 0
-assert any(p.startswith("credit loop: VL") for p in ch["problems"])
+assert any(p["kind"] == "credit_loop" and p["vl"] >= 0 for p in ch["problems"])
 rows = {r["engine"]: r for r in docs["compare"]["rows"]}
 assert rows["updn"]["unreachable"] == 0 and rows["updn"]["credit_loop_vls"] == 0
 assert rows["updn"]["patterns"][0]["pattern"] == "shift"

@@ -83,7 +83,7 @@ sys.stdout.buffer.write(s)' >"$tmp/esc.topo"
 		2>"$e.chk.err"
 	grep -q "inside the table of switch 'leaf\\\\x1b\[31m-0\\\\xff'" \
 		"$e.chk.err" || fail "the log does not escape: $(cat "$e.chk.err")"
-	grep -q "'h\\\\x07\\\\xfe\\\\xc2\\\\x9b 1\\\\x7f' (0x" "$e.est" ||
+	grep -q "'h\\\\x07\\\\xfe\\\\xc2\\\\x9b 1\\\\x7f' (port GUID 0x" "$e.est" ||
 		fail "the text report does not escape the host's description"
 	grep -q "'leaf \[31m-0 '" "$e.dump" ||
 		fail "the LFT dump does not clean the description"

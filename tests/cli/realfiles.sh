@@ -102,12 +102,16 @@ awk '/Switch 0x0002c90200000002/ { s = 1 } /Switch 0x0002c90200000003/ { s = 0 }
 	"$T/opensm.fdbs" >"$tmp/hole.fdbs"
 run same 1 check --topo "$tmp/same.lst" --lfts "$tmp/hole.fdbs"
 run samee 0 estimate --topo "$tmp/same.lst" --lfts "$T/opensm.fdbs"
-grep -q "^unreachable: from 'leaf-0' (0x0002c90200000002 LID 4) to LID 6 ('MT25408 ConnectX Mellanox Technologies' (0x0002c90300000002 LID 6))$" \
+# A CA by its port GUID (0x...03, as opensm-lfts.dump names LID 6), a
+# switch by its node GUID, each said.
+grep -q "^0x0006 .*portguid 0x0002c90300000003:" "$T/opensm-lfts.dump" ||
+	fail "the fixture's LID 6 is not port GUID 0x0002c90300000003"
+grep -q "^unreachable: from 'leaf-0' (node GUID 0x0002c90200000002 LID 4) to LID 6 ('MT25408 ConnectX Mellanox Technologies' (port GUID 0x0002c90300000003 LID 6))$" \
 	"$tmp/same" || fail "unreachable line: $(grep unreach "$tmp/same")"
 # A line that quotes a name and has no GUID after it names a node ambiguously.
 for f in same samee; do
 	if grep "'[^']*'" "$tmp/$f" | grep -v '^#' |
-		grep -v "'[^']*' (0x[0-9a-f]\{16\}\( LID [0-9]*\)\?)" |
+		grep -v "'[^']*' (\(node\|port\) GUID 0x[0-9a-f]\{16\}\( LID [0-9]*\)\?)" |
 		grep -q .; then
 		fail "$f: a node named without its GUID"
 	fi
@@ -120,7 +124,7 @@ awk '{ n = split($0, w, " ")
 echo "# a comment" >>"$tmp/names.map"
 run named 1 check --topo "$tmp/same.lst" --lfts "$tmp/hole.fdbs" \
 	--node-name-map "$tmp/names.map"
-grep -q "^unreachable: from 'node-0002' (0x0002c90200000002 LID 4) to LID 6 ('node-0002' (0x0002c90300000002 LID 6))$" \
+grep -q "^unreachable: from 'node-0002' (node GUID 0x0002c90200000002 LID 4) to LID 6 ('node-0002' (port GUID 0x0002c90300000003 LID 6))$" \
 	"$tmp/named" || fail "named: $(grep unreach "$tmp/named")"
 run namede 0 estimate --dump-dir "$T" --node-name-map "$tmp/names.map"
 grep -q "'node-" "$tmp/namede" || fail "estimate does not use the map"

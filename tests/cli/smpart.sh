@@ -27,7 +27,7 @@ for spine in 0002c90200000001 0002c90200000000; do
 			cat "$tmp/err"
 			fail "$spine $e: no single warning"
 		}
-		grep -q "'sw-l0-0${spine#0002c9020000000}' (0x$spine)" \
+		grep -q "'sw-l0-0${spine#0002c9020000000}' (node GUID 0x$spine)" \
 			"$tmp/err" || fail "$spine $e: the warning names no switch"
 		# a warning: -q keeps it
 		expect_exit 0 route -q -t "$tmp/cut.topo" -e "$e" \

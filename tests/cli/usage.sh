@@ -34,7 +34,7 @@ awk '
 /^credit loop: VL [0-9]+, a cycle of [0-9]+ cables:$/ {
 	close_cycle(); n = $7 + 0; seen = 0; first = ""; prev = ""; next }
 /^  cable / {
-	if (!match($0, /\(0x[0-9a-f]+ LID [0-9]+\) port [0-9]+ -> /)) bad = 1
+	if (!match($0, /\(node GUID 0x[0-9a-f]+ LID [0-9]+\) port [0-9]+ -> /)) bad = 1
 	split($0, half, " -> ")
 	from = half[1]; sub(/^  cable /, "", from); sub(/ port [0-9]+$/, "", from)
 	to = half[2]; sub(/ port [0-9]+$/, "", to)

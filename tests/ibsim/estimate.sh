@@ -185,7 +185,7 @@ grep -q '"SW-SPINE-0"' "$CR_DIR/names.map" || cr_fail "no node name map"
 cr_conf "node_name_map_name $CR_DIR/names.map"
 cr_opensm_once -R cr-minhop
 cr_reject_log "croute: ERR"
-grep -q "'SW-LEAF-[0-9]*' (0x[0-9a-f]\{16\} LID [0-9]*) port" "$DUMP_FILE" ||
+grep -q "'SW-LEAF-[0-9]*' (node GUID 0x[0-9a-f]\{16\} LID [0-9]*) port" "$DUMP_FILE" ||
 	cr_fail "node name map: the report does not use the mapped names"
 
 # --- the thread's paths under valgrind: every kind of pattern, a flows file

@@ -15,6 +15,7 @@
 void cr_est_summary(const struct cr_est_result *res, char *buf, size_t len);
 #define CR_REPORT_PHASES 0x1 /* one line / entry per phase */
 #define CR_REPORT_MATRIX 0x2 /* JSON: the shift matrix */
+#define CR_REPORT_TIMES 0x4 /* text: each pattern's run time */
 /* The full report. 0, or -1 on an I/O error. */
 int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 		      const struct cr_est_result *res, unsigned flags);

@@ -7,7 +7,11 @@
 #ifndef CROUTE_HOST_ORDER_H
 #define CROUTE_HOST_ORDER_H
 
+#include <stddef.h>
+
 #include <croute/model/hosts.h>
+
+struct cr_est_result;
 
 /*
  * A host list file: one host a line, as in flows files (see
@@ -35,5 +39,25 @@ struct cr_hosts *cr_hosts_rail(const struct cr_fabric *f,
  * system image GUID): a fabric whose jobs run in the rail order.
  */
 bool cr_hosts_have_rails(const struct cr_fabric *f, const struct cr_hosts *h);
+
+/*
+ * The host order to export for shift (croute hosts, croute-hosts.dump):
+ * the routing's CA order (by, may be NULL) when it has one; else, when r
+ * was routed by an engine with options o, the CA ports in the order it
+ * routes their LIDs (cr_lid_order()); o NULL (tables read from a file):
+ * that order without options, OpenSM's. That candidate is scored for shift on r
+ * (cr_shift_score()) against cr_hosts_default() and replaced by the
+ * default order when it scores below it (a note says so). how gets the
+ * order's description. NULL (logged) on error.
+ */
+struct cr_hosts *cr_hosts_shift_export(const struct cr_fabric *f,
+				       const struct cr_routing *r,
+				       const struct cr_options *o,
+				       const struct cr_byproducts *by,
+				       char *how, size_t len);
+/* Shift over h on r: every phase up to 512 hosts, 64 sampled beyond. */
+struct cr_est_result *cr_shift_score(const struct cr_fabric *f,
+				     const struct cr_routing *r,
+				     const struct cr_hosts *h);
 
 #endif

@@ -36,12 +36,26 @@ uint32_t cr_lash_source_switch(const struct cr_fabric *f, uint32_t n);
 int cr_lash_write_psl(FILE *out, const struct cr_fabric *f,
 		      const struct cr_routing *r);
 
+/*
+ * The compact form of r's path SLs, for engines whose SLs depend only on
+ * the source and destination switch: "0x<source switch GUID>
+ * 0x<destination switch GUID> <SL>" per line, every switch with SLs to
+ * every switch with a LID behind it (its own, its CAs'). A CA's paths take
+ * its switch's SL, every LID behind a switch that switch's line. Lines
+ * grow with switches squared, not nodes times LIDs. -1 (logged, naming
+ * the switches and LIDs) when two LIDs behind one switch take different
+ * SLs from one source switch, or on a write error.
+ */
+int cr_lash_write_switch_psl(FILE *out, const struct cr_fabric *f,
+			     const struct cr_routing *r);
+
 /* Writes r->sl2vl as every switch's table for every port pair. */
 int cr_lash_write_sl2vl(FILE *out, const struct cr_fabric *f,
 			const struct cr_routing *r);
 
 /*
- * Reads the path SLs (and the SL2VL table, when sl2vl is not NULL; else
+ * Reads the path SLs, per LID or in the compact form (lines of either
+ * kind may mix), (and the SL2VL table, when sl2vl is not NULL; else
  * SL i uses VL i) of an installed layered routing into r, whose LFTs are
  * read. Returns 0, or -1 with the file and line logged.
  */

@@ -34,6 +34,48 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 	     struct cr_check_report *rep);
 
 /*
+ * One problem cr_check_each() found, as fields: a path from switch node
+ * from to lid (held by port to_port of node to) that is unreachable,
+ * loops, or takes hops hops where fewer would do; or a credit loop on
+ * virtual lane vl, its cycle of cables (each from a switch port to the
+ * far node's port), valid during the call only.
+ */
+enum cr_check_kind {
+	CR_CHECK_UNREACHABLE,
+	CR_CHECK_LOOP,
+	CR_CHECK_NON_MINIMAL,
+	CR_CHECK_CREDIT_LOOP,
+};
+struct cr_check_cable {
+	uint32_t node;
+	unsigned port;
+	uint32_t remote;
+	unsigned remote_port;
+};
+struct cr_check_problem {
+	enum cr_check_kind kind;
+	uint32_t from;
+	uint16_t lid;
+	uint32_t to;
+	unsigned to_port;
+	unsigned hops;
+	unsigned vl;
+	const struct cr_check_cable *cables;
+	uint32_t num_cables;
+};
+struct cr_check_sink {
+	void (*fn)(void *arg, const struct cr_check_problem *p);
+	void *arg;
+};
+/* cr_check with each problem handed to out (may be NULL). */
+int cr_check_each(const struct cr_fabric *f, const struct cr_routing *r,
+		  unsigned flags, const struct cr_check_sink *out,
+		  unsigned max_report, struct cr_check_report *rep);
+/* A problem as cr_check's text lines. */
+void cr_check_print(FILE *out, const struct cr_fabric *f,
+		    const struct cr_check_problem *p);
+
+/*
  * The credit-loop search of cr_check on one virtual lane, path SLs
  * ignored: 1 when r's LFTs close a cycle in the channel dependency graph
  * (every switch a source), 0 when not, -1 (logged) out of memory. Engines

@@ -193,10 +193,13 @@ enum cr_speed cr_speed_parse(const char *s, size_t len);
 const char *cr_node_type_name(enum cr_node_type type);
 
 /*
- * How reports name a node: "'desc' (0xGUID LID n)". Descriptions are often
+ * How reports name a node: "'desc' (node GUID 0x... LID n)" for a switch,
+ * "'desc' (port GUID 0x... LID n)" for a CA or router port, the GUID that
+ * OpenSM's guid2lid and opensm-lfts.dump show. Descriptions are often
  * shared (every HCA "MT25408 ConnectX Mellanox Technologies"), so the GUID
  * always follows, and the LID when the node has one: port 0's for a
- * switch, port p's for a CA or router (p 0: its first port with a LID).
+ * switch, port p's for a CA or router (p 0: its first port with a LID;
+ * none: the node GUID).
  * A description's bytes that a terminal must not see come as \\xNN
  * (cr_text_safe). Writes into buf (CR_NODE_LABEL_MAX is enough) and
  * returns it.

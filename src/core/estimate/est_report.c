@@ -76,7 +76,9 @@ int cr_est_write_text(FILE *out, const struct cr_fabric *f,
 		fprintf(out, ", %u hosts", res->hosts);
 	if (res->kind == CR_PAT_SHIFT || res->kind == CR_PAT_BISECT)
 		fprintf(out, ", seed %" PRIu64, res->seed);
-	fprintf(out, " (%.3f s)\n", res->seconds);
+	if (flags & CR_REPORT_TIMES)
+		fprintf(out, " (%.3f s)", res->seconds);
+	fputc('\n', out);
 	fprintf(out,
 		"  flows          %" PRIu64 " (%" PRIu64 " without path)\n",
 		res->flows, res->unrouted);

@@ -140,8 +140,9 @@ static const char *real_end(const struct plan_diff *c, uint32_t m, unsigned p,
 		return "nothing";
 	if (c->r2p[m] != CR_NO_NODE && p <= c->pf->nodes[c->r2p[m]].num_ports)
 		return plan_end(c, c->r2p[m], p, buf, len);
-	snprintf(buf, len, "'%s' (0x%016llx) port %u", c->rf->nodes[m].desc,
-		 (unsigned long long)c->rf->nodes[m].guid, p);
+	snprintf(buf, len, "'%s' (node GUID 0x%016llx) port %u",
+		 c->rf->nodes[m].desc, (unsigned long long)c->rf->nodes[m].guid,
+		 p);
 	return buf;
 }
 
@@ -312,7 +313,8 @@ static void nodes_report(struct plan_diff *c)
 	for (uint32_t m = 0; m < c->rf->num_nodes; m++)
 		if (c->r2p[m] == CR_NO_NODE) {
 			c->d->unplanned++;
-			fprintf(c->out, "unplanned node: '%s' (0x%016llx)\n",
+			fprintf(c->out,
+				"unplanned node: '%s' (node GUID 0x%016llx)\n",
 				c->rf->nodes[m].desc,
 				(unsigned long long)c->rf->nodes[m].guid);
 		}

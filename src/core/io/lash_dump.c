@@ -8,6 +8,8 @@
  * without a "0x" in them.
  */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <croute/io/lash.h>
 #include <croute/model/log.h>
@@ -102,4 +104,78 @@ int cr_lash_write_sl2vl(FILE *out, const struct cr_fabric *f,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The SL of every destination switch from source switch s into dsl (0xff:
+ * no LID behind it); -1 (logged) when two LIDs behind one switch take
+ * different SLs, which the compact form cannot say.
+ */
+static int switch_sls(const struct cr_fabric *f, const struct cr_routing *r,
+		      uint32_t s, uint8_t *dsl, uint16_t *first)
+{
+	memset(dsl, 0xff, f->num_nodes);
+	for (uint32_t lid = 1; lid <= f->max_lid && lid <= r->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
+		uint8_t sl = r->sl[s][lid];
+
+		if (d == CR_NO_NODE)
+			continue;
+		if (dsl[d] == 0xff) {
+			dsl[d] = sl;
+			first[d] = (uint16_t)lid;
+		} else if (dsl[d] != sl) {
+			cr_err("no compact path SLs: from switch 0x%016" PRIx64
+			       " the LIDs behind switch 0x%016" PRIx64
+			       " take different SLs (LID %u: SL %u, LID %u:"
+			       " SL %u); write the SLs per LID instead",
+			       f->nodes[s].guid, f->nodes[d].guid, first[d],
+			       dsl[d], lid, sl);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cr_lash_write_switch_psl(FILE *out, const struct cr_fabric *f,
+			     const struct cr_routing *r)
+{
+	uint8_t *dsl = malloc(f->num_nodes + 1);
+	uint16_t *first = malloc((f->num_nodes + 1) * sizeof(*first));
+	int err = -1;
+
+	if (!r->sl || !dsl || !first) {
+		cr_err(r->sl ? "out of memory writing path SLs"
+			     : "no path SLs to write: the routing has no"
+			       " layers");
+		goto out;
+	}
+	fprintf(out, "# croute path SLs per switch: source switch GUID,"
+		     " destination switch GUID, SL\n");
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t s = f->switches[i];
+
+		if (!r->sl[s])
+			continue;
+		if (switch_sls(f, r, s, dsl, first))
+			goto out;
+		for (uint32_t j = 0; j < f->num_switches; j++) {
+			uint32_t d = f->switches[j];
+
+			if (dsl[d] != 0xff)
+				fprintf(out,
+					"0x%016" PRIx64 " 0x%016" PRIx64
+					" %u\n",
+					f->nodes[s].guid, f->nodes[d].guid,
+					(unsigned)dsl[d]);
+		}
+	}
+	if (fflush(out) || ferror(out))
+		cr_err("writing path SLs failed");
+	else
+		err = 0;
+out:
+	free(dsl);
+	free(first);
+	return err;
 }

@@ -53,7 +53,80 @@ struct psl_ctx {
 	struct cr_guidmap nodes;
 	uint8_t **seen; /* per switch node: SL set from a switch line */
 	unsigned last; /* the last line read */
+	/* compact lines: the LIDs behind each switch node, built once */
+	uint32_t *behind_at; /* num_nodes + 1 starts into behind */
+	uint16_t *behind;
 };
+
+/* The LIDs cr_lid_switch() puts behind each switch, as lists; 0 or -1. */
+static int index_behind(struct psl_ctx *c)
+{
+	const struct cr_fabric *f = c->f;
+	uint32_t *at = calloc((size_t)f->num_nodes + 2, sizeof(*at));
+	uint16_t *lids = malloc(((size_t)f->max_lid + 1) * sizeof(*lids));
+
+	if (!at || !lids) {
+		free(at);
+		free(lids);
+		return -1;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		if (d != CR_NO_NODE)
+			at[d + 2]++;
+	}
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		at[n + 2] += at[n + 1];
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t d = cr_lid_switch(f, (uint16_t)lid, NULL);
+
+		if (d != CR_NO_NODE)
+			lids[at[d + 1]++] = (uint16_t)lid;
+	}
+	c->behind_at = at;
+	c->behind = lids;
+	return 0;
+}
+
+/* "0xSRC 0xDST SL": the compact form (include/croute/io/lash.h). */
+static int psl_switch_line(struct psl_ctx *c, const char *path, unsigned line,
+			   const char *s)
+{
+	unsigned long long src, dst;
+	unsigned long sl;
+	uint32_t sw, d;
+	int pos = 0;
+
+	if (sscanf(s, "0x%llx 0x%llx %lu %n", &src, &dst, &sl, &pos) != 3 ||
+	    s[pos] || sl > 15) {
+		cr_err("%s:%u: expected \"0xSWITCH 0xSWITCH SL\"", path, line);
+		return -1;
+	}
+	sw = cr_guidmap_get(&c->nodes, src);
+	d = cr_guidmap_get(&c->nodes, dst);
+	if (sw == CR_GUIDMAP_NONE || !cr_is_switch(c->f, sw) ||
+	    d == CR_GUIDMAP_NONE || !cr_is_switch(c->f, d)) {
+		cr_err("%s:%u: switch 0x%016llx is not in the topology", path,
+		       line,
+		       sw == CR_GUIDMAP_NONE || !cr_is_switch(c->f, sw) ? src
+									: dst);
+		return -1;
+	}
+	if (!c->behind && index_behind(c)) {
+		cr_err("%s: out of memory", path);
+		return -1;
+	}
+	for (uint32_t i = c->behind_at[d]; i < c->behind_at[d + 1]; i++) {
+		uint16_t lid = c->behind[i];
+
+		if (lid > c->r->max_lid)
+			continue;
+		c->r->sl[sw][lid] = (uint8_t)sl;
+		c->seen[sw][lid] = 1;
+	}
+	return 0;
+}
 
 static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 {
@@ -64,6 +137,8 @@ static int psl_line(void *arg, const char *path, unsigned line, const char *s)
 	int pos = 0;
 
 	c->last = line;
+	if (strchr(s, ' ') && !strncmp(strchr(s, ' ') + 1, "0x", 2))
+		return psl_switch_line(c, path, line, s);
 	if (sscanf(s, "0x%llx %lu %lu %n", &guid, &lid, &sl, &pos) != 3 ||
 	    s[pos] || sl > 15 || !lid || lid > CR_MAX_UCAST_LID) {
 		cr_err("%s:%u: expected \"0xGUID LID SL\"", path, line);
@@ -328,6 +403,8 @@ out:
 	for (uint32_t n = 0; pc.seen && n < f->num_nodes; n++)
 		free(pc.seen[n]);
 	free(pc.seen);
+	free(pc.behind_at);
+	free(pc.behind);
 	cr_guidmap_release(&pc.nodes);
 	return err;
 }

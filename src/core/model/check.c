@@ -87,34 +87,40 @@ static void cdg_free(struct cdg *g)
  */
 static void print_cycle(const struct cdg *g, const uint32_t *owner,
 			const uint32_t *stack, uint32_t depth, uint32_t d,
-			unsigned vl, FILE *out)
+			unsigned vl, const struct cr_check_sink *out)
 {
 	const struct cr_fabric *f = g->f;
+	struct cr_check_problem pr = {.kind = CR_CHECK_CREDIT_LOOP, .vl = vl};
+	struct cr_check_cable *cab;
 	uint32_t first = 0;
 
 	while (first < depth && stack[2 * first] != d)
 		first++;
-	fprintf(out, "credit loop: VL %u, a cycle of %u cables:\n", vl,
-		depth - first);
+	cab = calloc(depth - first + 1, sizeof(*cab));
+	if (!cab) {
+		cr_err("out of memory reporting a credit loop");
+		return;
+	}
 	for (uint32_t i = first; i < depth; i++) {
 		uint32_t c = stack[2 * i], sw = owner[c];
 		unsigned p = c - g->chan_base[f->nodes[sw].sw_index];
 		const struct cr_port *x = &f->nodes[sw].ports[p];
-		char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
 
-		fprintf(out, "  cable %s port %u -> %s port %u\n",
-			cr_node_label(f, sw, 0, la, sizeof(la)), p,
-			cr_node_label(f, x->remote, 0, lb, sizeof(lb)),
-			x->remote_port);
+		cab[i - first] = (struct cr_check_cable){sw, p, x->remote,
+							 x->remote_port};
 	}
+	pr.cables = cab;
+	pr.num_cables = depth - first;
+	out->fn(out->arg, &pr);
+	free(cab);
 }
 
 /*
  * Iterative DFS with three colours. Returns the number of back edges found
  * (0: acyclic); prints up to max_report of the cycles on out.
  */
-static uint64_t cdg_cycles(const struct cdg *g, FILE *out, unsigned vl,
-			   unsigned max_report)
+static uint64_t cdg_cycles(const struct cdg *g, const struct cr_check_sink *out,
+			   unsigned vl, unsigned max_report)
 {
 	const struct cr_fabric *f = g->f;
 	uint8_t *colour = calloc(g->num_chans + 1, 1);
@@ -380,8 +386,9 @@ static uint16_t vls_in_use(const struct cr_fabric *f,
 
 /* Each VL's graph from the path SLs, searched VL by VL. */
 static int check_layered(const struct cr_fabric *f, const struct cr_routing *r,
-			 const uint8_t *hops, struct cdg *g, FILE *out,
-			 unsigned max_report, struct cr_check_report *rep)
+			 const uint8_t *hops, struct cdg *g,
+			 const struct cr_check_sink *out, unsigned max_report,
+			 struct cr_check_report *rep)
 {
 	uint32_t ns = f->num_switches;
 	unsigned nparts = cr_parallel_parts(f->max_lid, 1024);
@@ -432,8 +439,8 @@ out:
 
 static int check_credit_loops(const struct cr_fabric *f,
 			      const struct cr_routing *r, const uint8_t *hops,
-			      FILE *out, unsigned max_report,
-			      struct cr_check_report *rep)
+			      const struct cr_check_sink *out,
+			      unsigned max_report, struct cr_check_report *rep)
 {
 	struct cdg g = {0};
 	int ret = -1;
@@ -480,9 +487,56 @@ static bool path_loops(const struct cr_fabric *f, const struct cr_routing *r,
 	return true;
 }
 
+void cr_check_print(FILE *out, const struct cr_fabric *f,
+		    const struct cr_check_problem *p)
+{
+	char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
+
+	if (p->kind == CR_CHECK_CREDIT_LOOP) {
+		fprintf(out, "credit loop: VL %u, a cycle of %u cables:\n",
+			p->vl, p->num_cables);
+		for (uint32_t i = 0; i < p->num_cables; i++) {
+			const struct cr_check_cable *c = &p->cables[i];
+
+			fprintf(out, "  cable %s port %u -> %s port %u\n",
+				cr_node_label(f, c->node, 0, la, sizeof(la)),
+				c->port,
+				cr_node_label(f, c->remote, 0, lb, sizeof(lb)),
+				c->remote_port);
+		}
+		return;
+	}
+	cr_node_label(f, p->from, 0, la, sizeof(la));
+	cr_node_label(f, p->to, p->to_port, lb, sizeof(lb));
+	if (p->kind == CR_CHECK_NON_MINIMAL)
+		fprintf(out, "non-minimal: from %s to LID %u (%s): %u hops\n",
+			la, p->lid, lb, p->hops);
+	else
+		fprintf(out, "%s: from %s to LID %u (%s)\n",
+			p->kind == CR_CHECK_LOOP ? "loop" : "unreachable", la,
+			p->lid, lb);
+}
+
+static void print_problem(void *arg, const struct cr_check_problem *p)
+{
+	const struct cr_fabric **pf = arg;
+
+	cr_check_print((FILE *)pf[1], pf[0], p);
+}
+
 int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 	     unsigned flags, FILE *out, unsigned max_report,
 	     struct cr_check_report *rep)
+{
+	const void *arg[2] = {f, out};
+	struct cr_check_sink sink = {print_problem, arg};
+
+	return cr_check_each(f, r, flags, out ? &sink : NULL, max_report, rep);
+}
+
+int cr_check_each(const struct cr_fabric *f, const struct cr_routing *r,
+		  unsigned flags, const struct cr_check_sink *out,
+		  unsigned max_report, struct cr_check_report *rep)
 {
 	size_t row = (size_t)f->max_lid + 1;
 	uint32_t ns = f->num_switches;
@@ -516,7 +570,6 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 		for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t dst = f->lid_node[lid], d;
 			uint8_t h = hops[s * row + lid];
-			char la[CR_NODE_LABEL_MAX], lb[CR_NODE_LABEL_MAX];
 			uint64_t pairs = cas[s];
 
 			if (dst == CR_NO_NODE)
@@ -535,17 +588,17 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 					rep->loops += pairs;
 				else
 					rep->unreachable += pairs;
-				if (out && reported_u++ < max_report)
-					fprintf(out,
-						"%s: from %s to LID %u "
-						"(%s)\n",
-						loop ? "loop" : "unreachable",
-						cr_node_label(f, sw, 0, la,
-							      sizeof(la)),
-						lid,
-						cr_node_label(f, dst,
-							      f->lid_port[lid],
-							      lb, sizeof(lb)));
+				if (out && reported_u++ < max_report) {
+					struct cr_check_problem pr = {
+						.kind = loop ? CR_CHECK_LOOP
+							     : CR_CHECK_UNREACHABLE,
+						.from = sw,
+						.lid = (uint16_t)lid,
+						.to = dst,
+						.to_port = f->lid_port[lid]};
+
+					out->fn(out->arg, &pr);
+				}
 				continue;
 			}
 			sum_hops += (uint64_t)h * pairs;
@@ -559,17 +612,17 @@ int cr_check(const struct cr_fabric *f, const struct cr_routing *r,
 			if (h > dist[(size_t)s * ns + f->nodes[d].sw_index] +
 					(cr_is_switch(f, dst) ? 0 : 1)) {
 				rep->non_minimal += pairs;
-				if (out && reported_m++ < max_report)
-					fprintf(out,
-						"non-minimal: from %s to LID"
-						" %u (%s): %u hops\n",
-						cr_node_label(f, sw, 0, la,
-							      sizeof(la)),
-						lid,
-						cr_node_label(f, dst,
-							      f->lid_port[lid],
-							      lb, sizeof(lb)),
-						h);
+				if (out && reported_m++ < max_report) {
+					struct cr_check_problem pr = {
+						.kind = CR_CHECK_NON_MINIMAL,
+						.from = sw,
+						.lid = (uint16_t)lid,
+						.to = dst,
+						.to_port = f->lid_port[lid],
+						.hops = h};
+
+					out->fn(out->arg, &pr);
+				}
 			}
 		}
 	}

@@ -450,7 +450,10 @@ const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 			  char *buf, size_t len)
 {
 	const struct cr_node *node;
+	const char *kind = "node";
+	uint64_t guid;
 	uint16_t lid = 0;
+	unsigned q = p;
 	char d[65], esc[4 * 64 + 1];
 
 	if (n >= f->num_nodes) {
@@ -458,20 +461,33 @@ const char *cr_node_label(const struct cr_fabric *f, uint32_t n, unsigned p,
 		return buf;
 	}
 	node = &f->nodes[n];
-	if (node->type == CR_NODE_SWITCH)
+	guid = node->guid;
+	if (node->type == CR_NODE_SWITCH) {
 		lid = node->ports[0].lid;
-	else if (p && p <= node->num_ports)
+		q = 0;
+	} else if (p && p <= node->num_ports) {
 		lid = node->ports[p].lid;
-	for (unsigned q = 1; !lid && !p && q <= node->num_ports; q++)
-		lid = node->ports[q].lid;
+	}
+	for (unsigned i = 1; !lid && !p && i <= node->num_ports; i++) {
+		lid = node->ports[i].lid;
+		q = i;
+	}
+	/* OpenSM's files (guid2lid, opensm-lfts.dump) name a CA's port by
+	 * its port GUID: give that one, and say which GUID it is. */
+	if (node->type != CR_NODE_SWITCH && q && q <= node->num_ports &&
+	    (lid || p) && node->ports[q].guid) {
+		guid = node->ports[q].guid;
+		kind = "port";
+	}
 	/* 64 bytes (a NodeDescription's), then what a terminal may show. */
 	snprintf(d, sizeof(d), "%.64s", node->desc);
 	cr_text_safe(d, esc, sizeof(esc), false);
 	if (lid)
-		snprintf(buf, len, "'%s' (0x%016" PRIx64 " LID %u)", esc,
-			 node->guid, lid);
+		snprintf(buf, len, "'%s' (%s GUID 0x%016" PRIx64 " LID %u)",
+			 esc, kind, guid, lid);
 	else
-		snprintf(buf, len, "'%s' (0x%016" PRIx64 ")", esc, node->guid);
+		snprintf(buf, len, "'%s' (%s GUID 0x%016" PRIx64 ")", esc, kind,
+			 guid);
 	return buf;
 }
 

@@ -99,10 +99,10 @@ static void warn_left_out(const struct cr_fabric *f, const bool *seen,
 	for (uint32_t i = 0; i < f->num_nodes && named < REACH_NAMES; i++) {
 		if (seen[i])
 			continue;
-		len += (size_t)snprintf(names + len, sizeof(names) - len,
-					"%s'%.64s' (0x%016" PRIx64 ")",
-					named ? ", " : "", f->nodes[i].desc,
-					f->nodes[i].guid);
+		len += (size_t)snprintf(
+			names + len, sizeof(names) - len,
+			"%s'%.64s' (node GUID 0x%016" PRIx64 ")",
+			named ? ", " : "", f->nodes[i].desc, f->nodes[i].guid);
 		named++;
 	}
 	cr_warn("%u of %u nodes have no cabled path to the SM's"
