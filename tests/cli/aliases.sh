@@ -78,7 +78,7 @@ err "usage, an option's number" "gen: --hosts-per-leaf: 'x' is not a number" \
 grep -q "^Try 'croute help gen'\.\$" "$tmp/err" || fail "usage: no help hint"
 err "usage, unknown option" "route: unknown option '--bogus'" \
 	route --bogus
-err "usage, not layered" "route: --sl and --sl2vl need a layered engine" \
+err "usage, not layered" "route: --sl, --sl2vl and --switch-sl need a layered engine" \
 	route --topo "$tmp/k.topo" -e minhop --sl "$tmp/x.sl"
 err "usage, unknown command" "unknown command 'no-such-command'" \
 	no-such-command
