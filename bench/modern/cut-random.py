@@ -6,6 +6,9 @@ of each cut cable go. Names the cut cables on stderr, one a line.
   cut-random.py --count 3 --seed 7 [--kind any|global|local] in.topo > out.topo
 "global" draws spine-to-spine cables between groups, "local" leaf-to-spine
 ones, "any" both (switch names as croute gen writes dragonflies+: gN-...).
+--tear N first tears N groups drawn at random: every leaf (a switch with
+CAs) of each loses one cable to a spine of its group, drawn at random, so
+that no leaf there reaches all the spines; COUNT cables more follow.
 """
 import argparse
 import random
@@ -22,6 +25,7 @@ def main():
     ap.add_argument('--seed', type=int, required=True)
     ap.add_argument('--kind', default='any',
                     choices=('any', 'global', 'local'))
+    ap.add_argument('--tear', type=int, default=0)
     ap.add_argument('topo')
     a = ap.parse_args()
     try:
@@ -30,7 +34,7 @@ def main():
     except OSError as e:
         print(f'cut-random.py: {a.topo}: {e.strerror}', file=sys.stderr)
         return 2
-    desc, kind, cables = {}, {}, set()
+    desc, kind, cables, leaves = {}, {}, set(), set()
     cur = None
     for ln in lines:
         m = NODE.match(ln)
@@ -45,6 +49,8 @@ def main():
         m = PORT.match(ln)
         if m and cur and kind.get(cur) == 'Switch':
             far = m.group(2)
+            if far.startswith('H-'):
+                leaves.add(cur)
             if far.startswith('S-'):
                 a_end = (cur, int(m.group(1)))
                 b_end = (far, int(m.group(3)))
@@ -78,14 +84,27 @@ def main():
         return len(seen) == len(switches)
 
     cut = set()
+    groups = sorted({group(n) for n in leaves})
+    for g in rng.sample(groups, min(a.tear, len(groups))):
+        for lf in sorted(n for n in leaves if group(n) == g):
+            mine = [c for c in sorted(cables) if c not in cut and
+                    lf in (c[0][0], c[1][0]) and
+                    group(c[0][0]) == group(c[1][0]) and
+                    connected(cut | {c})]
+            if not mine:
+                print(f'cut-random.py: {a.topo}: cannot tear {g}',
+                      file=sys.stderr)
+                return 2
+            cut.add(rng.choice(mine))
+    torn = len(cut)
     for _ in range(100 * a.count + 100):
-        if len(cut) == a.count or len(cut) == len(pool):
+        if len(cut) == a.count + torn or len(cut) == len(pool) + torn:
             break
         c = rng.choice(pool)
         if c in cut or not connected(cut | {c}):
             continue
         cut.add(c)
-    if len(cut) < a.count:
+    if len(cut) < a.count + torn:
         print(f'cut-random.py: {a.topo}: cannot cut {a.count} cables '
               'and keep the switches connected', file=sys.stderr)
         return 2

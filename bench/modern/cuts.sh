@@ -9,7 +9,9 @@
 #
 #   bench/modern/cuts.sh [CROUTE]       (default: build/src/cli/croute)
 # FABRICS (default "dfly dfly12"), CUTS ("3 6") and SEEDS ("1 2 3 4 5")
-# choose the cases; AUTO=0 leaves cr-auto out.
+# choose the cases; AUTO=0 leaves cr-auto out; TEAR=N also tears N
+# groups of each draw (cut-random.py --tear: every leaf there loses a
+# spine).
 #   dfly    dragonfly-plus --groups 9 --leaves 4 --spines 4 --hosts 4
 #           --global 2
 #   dfly12  dragonfly-plus --groups 12 --leaves 6 --spines 6 --hosts 6
@@ -64,6 +66,7 @@ for fab in ${FABRICS:-dfly dfly12}; do
 		for seed in ${SEEDS:-1 2 3 4 5}; do
 			t=$tmp/$fab-$cuts-$seed.topo
 			python3 "$here/cut-random.py" --count "$cuts" \
+				--tear "${TEAR:-0}" \
 				--seed "$seed" "$tmp/$fab.topo" >"$t" \
 				2>"$tmp/cuts" || exit 2
 			dv=$(route dfp dfp)

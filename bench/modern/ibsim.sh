@@ -25,9 +25,13 @@
 # cr-auto installs unless its wall clock cut candidates.
 #
 # Any other size: LABEL=ARGS, where ARGS are `croute gen`'s (a label
-# ending in -cut loses 3 global cables as dfly-cut does), e.g.
+# ending in -cut loses 3 global cables as dfly-cut does, one ending in
+# -rcutNsS N switch cables of any kind drawn by cut-random.py with seed
+# S), e.g.
 #   ibsim.sh 'dfly4=dragonfly-plus --groups 5 --leaves 4 --spines 4
 #   --hosts 4 --global 4'
+#   ibsim.sh 'dfly-rcut6s7=dragonfly-plus --groups 9 --leaves 4
+#   --spines 4 --hosts 4 --global 2'
 #
 # BOUND=0 leaves `croute bound` out (over 8 minutes at 768 hosts).
 #
@@ -59,6 +63,14 @@ make_fabric() {
 	hyperx) cr_gen "$2" hyperx 6 6 --hosts 6 ;;
 	rail) cr_gen "$2" rail-tree --servers 32 --rails 8 --unit 8 \
 		--spines 4 ;;
+	*-rcut*s*=*)
+		# LABEL-rcutNsS=ARGS: N switch cables cut at random, seed S
+		_rc=${1%%=*}
+		_rc=${_rc##*-rcut}
+		make_fabric "${1%%-rcut*}=${1#*=}" "$2.full"
+		python3 "$here/cut-random.py" --count "${_rc%%s*}" \
+			--seed "${_rc#*s}" "$2.full" >"$2" 2>"$2.cuts" ||
+			cr_fail "cut-random.py: $(cat "$2.cuts")" ;;
 	*-cut=*)
 		make_fabric "${1%%-cut=*}=${1#*=}" "$2.full"
 		awk -v count=3 -f "$here/drop-global.awk" "$2.full" \

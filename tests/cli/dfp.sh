@@ -2,7 +2,9 @@
 # cr-dfp through the command: on a generated dragonfly+, intact, less
 # three global cables, and less switch cables of any kind drawn at random
 # (three sets of three that cut a cable of a group's first leaf, its turn
-# leaf when intact, and two of six), the routing is complete, free of
+# leaf when intact, and two of six), with torn groups (no leaf reaching
+# all the group's spines) and whole switches gone, the routing is
+# complete, free of
 # credit loops on its path SLs (croute check --sl --sl2vl, the files route writes for
 # ibdmchk) and uses two SLs, SL i on VL i; shortest paths between hosts
 # on the intact fabric; a fabric that is no dragonfly+ (a torus, trees)
@@ -32,11 +34,53 @@ grep -q "g4-leaf-0" "$tmp/cuts3-9" ||
 	fail "the cables cut with seed 9 spare the first leaves: $(cat \
 "$tmp/cuts3-9")"
 
-for t in d cut r3-9 r3-16 r3-21 r6-1 r6-2; do
+# Torn groups: every leaf of a group loses a spine, so that no leaf
+# reaches them all (one group along the diagonal; two or three groups
+# drawn at random, with two cables more of any kind); and whole switches
+# gone: a spine and a leaf, with a torn group; a group left with two
+# spines, each leaf on one of them (the group splits in two).
+python3 "$top_srcdir/bench/modern/cut-named.py" "$tmp/d.topo" \
+	g3-leaf-0,g3-spine-0 g3-leaf-1,g3-spine-1 g3-leaf-2,g3-spine-2 \
+	g3-leaf-3,g3-spine-3 >"$tmp/diag.topo" 2>"$tmp/cuts" ||
+	fail "cut-named.py: $(cat "$tmp/cuts")"
+python3 "$top_srcdir/bench/modern/cut-named.py" --drop g2-spine-1 \
+	--drop g5-leaf-0 "$tmp/diag.topo" g4-leaf-0,g4-spine-1 \
+	g4-leaf-1,g4-spine-1 g4-leaf-2,g4-spine-0 g4-leaf-3,g4-spine-2 \
+	>"$tmp/whole.topo" 2>"$tmp/cuts" ||
+	fail "cut-named.py: $(cat "$tmp/cuts")"
+python3 "$top_srcdir/bench/modern/cut-named.py" --drop g0-spine-0 \
+	--drop g0-spine-1 "$tmp/d.topo" g0-leaf-0,g0-spine-2 \
+	g0-leaf-1,g0-spine-3 g0-leaf-2,g0-spine-3 g0-leaf-3,g0-spine-2 \
+	>"$tmp/split.topo" 2>"$tmp/cuts" ||
+	fail "cut-named.py: $(cat "$tmp/cuts")"
+for c in 2:3 2:5 3:7 3:11; do
+	python3 "$top_srcdir/bench/modern/cut-random.py" --tear ${c%:*} \
+		--count 2 --seed ${c#*:} "$tmp/d.topo" \
+		>"$tmp/t${c%:*}-${c#*:}.topo" 2>"$tmp/cuts" ||
+		fail "cut-random.py --tear $c: $(cat "$tmp/cuts")"
+	[ "$(grep -c leaf "$tmp/cuts")" -ge $((4 * ${c%:*})) ] ||
+		fail "cut-random.py --tear $c cut too few leaf cables"
+done
+
+for t in d cut r3-9 r3-16 r3-21 r6-1 r6-2 diag t2-3 t2-5 t3-7 t3-11; do
 	route_ranked dfp "cr-dfp: 72 switches in 9 groups routed on 2 VL" $t
 	sls=$(path_sls $t)
 	[ "$sls" = "0 1 " ] || fail "dfp's $t path SLs are '$sls', not 0 1"
 done
+route_ranked dfp "cr-dfp: 70 switches in 9 groups routed on 2 VL" whole
+route_ranked dfp "cr-dfp: 70 switches in 10 groups routed on 2 VL" split
+for t in whole split; do
+	sls=$(path_sls $t)
+	[ "$sls" = "0 1 " ] || fail "dfp's $t path SLs are '$sls', not 0 1"
+done
+# The torn group's own leaves keep their shortest paths to each other.
+"$croute" check -t "$tmp/diag.topo" --lfts "$tmp/diag.lfts" \
+	--sl "$tmp/diag.sl" --sl2vl "$tmp/diag.sl2vl" --max-report 100000 \
+	>"$tmp/out" 2>&1
+grep "^non-minimal: from 'g3-leaf-[0-9]*' .* to LID [0-9]* ('g3-leaf" \
+	"$tmp/out" >"$tmp/nm"
+[ -s "$tmp/nm" ] && fail "dfp: torn group's leaves not minimal: \
+$(head -n 2 "$tmp/nm")"
 # Minimal between hosts: every non-minimal pair starts or ends at a spine.
 "$croute" check -t "$tmp/d.topo" --lfts "$tmp/d.lfts" --sl "$tmp/d.sl" \
 	--sl2vl "$tmp/d.sl2vl" --max-report 100000 >"$tmp/out" 2>&1

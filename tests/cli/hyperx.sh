@@ -2,7 +2,8 @@
 # cr-hyperx through the command: on a generated 4 x 4 x 3 HyperX, intact
 # it routes on one VL, minimal between hosts, and checks clean; less
 # three switch-to-switch cables it uses two SLs (SL i on VL i), stays
-# complete and free of credit loops on its path SLs (croute check --sl
+# complete and free of credit loops on its path SLs, as it does less six
+# cables drawn at random without trunks (croute check --sl
 # --sl2vl, the files route writes for ibdmchk); cr-auto with --qos
 # qualifies it (the unit test covers the fall-back to up*-down*); a fat
 # tree and a dragonfly+ it refuses with exit status 2, saying why.
@@ -32,8 +33,26 @@ BEGIN {
 	"$(($(grep -c '^\[' "$tmp/h.topo") - 12))" ] ||
 	fail "the awk script did not remove 3 double cables"
 
-for t in h cut; do
+# Six switch cables of a HyperX without trunks cut at random (the
+# switches kept connected), several draws.
+"$croute" gen hyperx 4 4 3 --hosts 2 -o "$tmp/h1.topo" ||
+	fail "croute gen hyperx without trunks"
+for seed in 1 2 3 4 5; do
+	python3 "$top_srcdir/bench/modern/cut-random.py" --count 6 \
+		--seed $seed "$tmp/h1.topo" >"$tmp/r6-$seed.topo" \
+		2>"$tmp/cuts" || fail "cut-random.py seed $seed: $(cat "$tmp/cuts")"
+	[ "$(grep -c '^cut' "$tmp/cuts")" -eq 6 ] ||
+		fail "cut-random.py seed $seed did not cut 6 cables"
+done
+
+for t in h cut r6-1 r6-2 r6-3 r6-4 r6-5; do
 	route_ranked hyperx "cr-hyperx: 48 switches in 3 dimension" $t
+done
+for t in r6-1 r6-2 r6-3 r6-4 r6-5; do
+	sls=$(path_sls $t)
+	case $sls in "0 " | "0 1 ") ;;
+	*) fail "hyperx's $t path SLs are '$sls', not within 0 1" ;;
+	esac
 done
 sls=$(path_sls h)
 [ "$sls" = "0 " ] || fail "hyperx's intact path SLs are '$sls', not 0"

@@ -65,7 +65,7 @@ verdict "$tmp/tree.topo" "$tmp/updn.lfts" "$tmp/root.lfts" &&
 	fail "a change of up/down roots passes"
 grep -q '^result: *UNSAFE (forwarding loop)' "$tmp/out" ||
 	fail "the change of roots is not refused for a forwarding loop"
-grep -Eq "^  '[^']*' \(0x[0-9a-f]+ LID [0-9]+\) port [0-9]+ \((old|new)" \
+grep -Eq "^  '[^']*' \((node GUID )?0x[0-9a-f]+ LID [0-9]+\) port [0-9]+ \((old|new)" \
 	"$tmp/out" || fail "the loop's switches, GUIDs, ports are not named"
 
 # A cable pulled: OpenSM's up/down before and after, on the fabric after.
@@ -159,7 +159,7 @@ lid=$(awk '$1 ~ /^0x/ { l = $2 } END { print l }' "$tmp/sl")
 awk -v sw=$sw -v ca=$ca -v l="$lid" \
 	'($1 == sw || $1 == ca) && $2 == l { $3 = 15 } { print }' "$tmp/sl" \
 	>"$tmp/sl.new"
-expect 1 "^SL changes: from 'sw-0-0' \\($sw LID [0-9]+\\) to LID $lid " \
+expect 1 "^SL changes: from 'sw-0-0' \\(node GUID $sw LID [0-9]+\\) to LID $lid " \
 	"a pair's SL moved" "$croute" check -t "$tmp/mesh.topo" \
 	--transition "$tmp/lash.lfts" "$tmp/lash.lfts" \
 	--sl "$tmp/sl" "$tmp/sl.new" --sl2vl "$tmp/sl2vl" "$tmp/sl2vl"

@@ -63,21 +63,76 @@ static void test_rank_heldout(void **state)
 	struct cr_objective obj;
 	double ha[1] = {0.600}, hb[1] = {0.650}, hc[1] = {0.603};
 	const double *h[3] = {ha, hb, hc};
+	static const unsigned vls[3] = {1, 1, 1};
 	unsigned rank[3];
 
 	(void)state;
 	assert_int_equal(cr_objective_parse("shift:avg~1%", "t", &obj), 0);
-	auto_rank_heldout(&obj, h, 3, rank);
+	auto_rank_heldout(&obj, 0.01, h, vls, 3, rank);
 	assert_int_equal(rank[0], 2);
 	assert_int_equal(rank[1], 1);
 	assert_int_equal(rank[2], 3);
 	/* exact: C above A */
 	obj.terms[0].tol = 0;
-	auto_rank_heldout(&obj, h, 3, rank);
+	auto_rank_heldout(&obj, 0.01, h, vls, 3, rank);
 	assert_int_equal(rank[0], 3);
 	assert_int_equal(rank[1], 1);
 	assert_int_equal(rank[2], 2);
 	cr_objective_release(&obj);
+}
+
+/*
+ * Within the improvement threshold (1%) of each other, the candidate on
+ * fewer VLs ranks first though the other scores higher beyond the
+ * objective's tolerance; beyond the threshold, the score decides. The
+ * same in the finalists kept on training samples and in the held-out
+ * order.
+ */
+static void test_fewer_vls(void **state)
+{
+	/* A: 0.700 on 4 VLs; B: 0.695 on 2 (0.7% less); C: 0.650 on 1 */
+	static double sc[3][1] = {{0.700}, {0.695}, {0.650}};
+	static const unsigned vls[3] = {4, 2, 1};
+	const double *h[3] = {sc[0], sc[1], sc[2]};
+	struct cr_auto_conf ac = {.threshold = 0.01};
+	unsigned rank[3];
+	struct cand v[3];
+	struct run a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(v, 0, sizeof(v));
+	assert_int_equal(cr_objective_parse("shift:avg", "t", &a.obj), 0);
+	assert_int_equal(auto_cmp(&a.obj, 0.01, sc[1], 2, sc[0], 4), 1);
+	assert_int_equal(auto_cmp(&a.obj, 0.01, sc[0], 4, sc[1], 2), -1);
+	/* the same VLs: the objective alone */
+	assert_int_equal(auto_cmp(&a.obj, 0.01, sc[1], 2, sc[0], 2), -1);
+	/* beyond the threshold: the score */
+	assert_int_equal(auto_cmp(&a.obj, 0.01, sc[2], 1, sc[1], 2), -1);
+	assert_int_equal(auto_cmp(&a.obj, 0.001, sc[1], 2, sc[0], 4), -1);
+	a.ac = &ac;
+	a.v = v;
+	a.n = 3;
+	a.nfin = 3;
+	a.win = -1;
+	for (int i = 0; i < 3; i++) {
+		struct cr_byproducts by = {0};
+
+		v[i].score = sc[i];
+		v[i].vls = vls[i];
+		v[i].ok = true;
+		auto_keep(&a, i, NULL, &by);
+	}
+	assert_int_equal(a.fin_idx[0], 1);
+	assert_int_equal(a.fin_idx[1], 0);
+	assert_int_equal(a.fin_idx[2], 2);
+	assert_int_equal(a.win, 1);
+	auto_fin_release(&a);
+	auto_rank_heldout(&a.obj, 0.01, h, vls, 3, rank);
+	assert_int_equal(rank[0], 2);
+	assert_int_equal(rank[1], 1);
+	assert_int_equal(rank[2], 3);
+	cr_objective_release(&a.obj);
 }
 
 /* A candidate row's field after "name": its training shift score. */
@@ -357,6 +412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_rank_heldout),
+		cmocka_unit_test(test_fewer_vls),
 		cmocka_unit_test(test_heldout_winner),
 		cmocka_unit_test(test_fast_past_refusal),
 		cmocka_unit_test(test_before_after_pass),

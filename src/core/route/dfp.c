@@ -7,13 +7,22 @@
  * or two where some pair of groups shares no cable, is the leaf cabled
  * to most of its spines (the first such), so that a cut leaf-spine cable
  * moves the turn to a leaf that kept them all; its spines alternate
- * between the two.
+ * between the two. A group where no leaf is cabled to all its spines is
+ * torn: its spines and a hub of its leaves (grow_hub: added until they
+ * join all the spines, the leaf with most spines first) rank by
+ * up*-down* inside the group, in the hub's breadth-first order from a
+ * spine (any rising path inside a torn group, so every spine reaches
+ * every other and every hub leaf), its other leaves as an intact group's
+ * non-turn leaves. Those ranks lie between the group's global channels
+ * and the next group's (a group's place then takes "stride" ranks, not
+ * 4: intact fabrics rank as ever), so the argument below holds as is.
  *
  * Ranks. Each VL orders the channels: VL 1 by group upward, VL 0 by
  * group downward (g below is the group's number, negated on VL 0): a
  * global channel into group g ranks 4g - 2; down into a turn leaf 4g - 1;
  * up out of a turn leaf into a spine of its side 4g + 1; up out of any
- * other leaf lowest, down into any other leaf highest. A path takes SL 0
+ * other leaf lowest, down into any other leaf highest (4 is the
+ * stride). A path takes SL 0
  * if its channels' VL 0 ranks strictly rise, else SL 1 if its VL 1 ranks
  * do; SL i travels on VL i. Every dependency on a VL then joins two
  * channels of rising rank, so neither VL has a credit loop, whatever
@@ -43,7 +52,8 @@
  * pair of groups has a path through groups in order, up or down; a
  * destination the waves still fail takes, on each switch, the path of a
  * tree per VL whose first channel ranks highest (cr_ranked_tree), VL 1's
- * below the destination's group, VL 0's above. Those destinations lose
+ * below the destination's group, VL 0's above (with a torn group, in
+ * any order). Those destinations lose
  * minimality, the others keep the waves' paths. Where no chain exists
  * (a group cabled to one other only, with two such on one group, say),
  * some pair of groups has no path rising on either VL whatever the
@@ -90,6 +100,18 @@ struct dfp {
 	 */
 	int8_t *side;
 	uint32_t num_groups;
+	/*
+	 * A group where no leaf is cabled to all its spines is "torn": its
+	 * spines and a few of its leaves (the hub, see tear_groups) rank by
+	 * up*-down* inside the group. key: per switch index, its place in
+	 * the hub's breadth-first order (-1: not in a torn group's hub);
+	 * hub_size: per group, its hub's switches (0: not torn); stride: the
+	 * ranks one group's place takes (4 where no group is torn).
+	 */
+	int32_t *key;
+	uint32_t *hub_size;
+	int stride;
+	bool torn; /* some group is */
 	/*
 	 * Chained group orders and, for a destination the waves leave a
 	 * switch without a path, a tree per VL (see label_by_trees).
@@ -299,6 +321,187 @@ static uint32_t spines_of(const struct dfp *d, uint32_t s)
 	return n;
 }
 
+/* In torn group g's hub: a spine of g, or a leaf the hub took. */
+static bool in_hub(const struct dfp *d, uint32_t g, uint32_t s)
+{
+	return d->gid[s] == g && (!d->leaf[s] || d->key[s] >= 0);
+}
+
+/* The parts union-find comp makes of group g's spines. */
+static uint32_t spine_parts(const struct dfp *d, uint32_t g, uint32_t *comp)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < d->rp.ns; s++)
+		n += d->gid[s] == g && !d->leaf[s] && find(comp, s) == s;
+	return n;
+}
+
+/* Whether t is a spine of leaf s's group. */
+static bool own_spine(const struct dfp *d, uint32_t s, uint32_t t)
+{
+	return !d->leaf[t] && d->gid[t] == d->gid[s];
+}
+
+/* The parts of comp among the spines leaf s is cabled to. */
+static uint32_t parts_joined(const struct dfp *d, uint32_t *comp, uint32_t s)
+{
+	const struct cr_ranked *rp = &d->rp;
+	uint32_t n = 0;
+
+	for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1]; i++) {
+		uint32_t t = rp->adj[i], j = rp->adj_start[s];
+
+		if (!own_spine(d, s, t))
+			continue;
+		while (j < i && (!own_spine(d, s, rp->adj[j]) ||
+				 find(comp, rp->adj[j]) != find(comp, t)))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
+/*
+ * The leaves of torn group g's hub (key 0): added one at a time, the one
+ * whose spines lie in most parts the hub leaves apart (then the one with
+ * most spines, then the first), until the hub joins all the group's
+ * spines. The first is the leaf with most spines, as an intact group's
+ * turn leaf. comp: union-find over the spines (ns entries).
+ */
+static void grow_hub(struct dfp *d, uint32_t g, uint32_t *comp,
+		     const uint32_t *links)
+{
+	const struct cr_ranked *rp = &d->rp;
+
+	while (spine_parts(d, g, comp) > 1) {
+		uint32_t best = UINT32_MAX, best_n = 0, first = UINT32_MAX;
+
+		for (uint32_t s = 0; s < rp->ns; s++) {
+			uint32_t n;
+
+			if (!d->leaf[s] || d->gid[s] != g || d->key[s] >= 0)
+				continue;
+			n = parts_joined(d, comp, s);
+			if (n > best_n ||
+			    (n == best_n && n && links[s] > links[best])) {
+				best = s;
+				best_n = n;
+			}
+		}
+		if (best_n < 2)
+			return; /* cannot happen: the leaves join the group */
+		d->key[best] = 0;
+		for (uint32_t i = rp->adj_start[best];
+		     i < rp->adj_start[best + 1]; i++) {
+			uint32_t t = rp->adj[i];
+
+			if (!own_spine(d, best, t))
+				continue;
+			if (first == UINT32_MAX)
+				first = find(comp, t);
+			else if (find(comp, t) != first)
+				comp[find(comp, t)] = first;
+		}
+	}
+}
+
+/*
+ * Numbers torn group g's hub in breadth-first order from its spine
+ * cabled to most hub leaves (the first among equals), over the group's
+ * cables between hub switches: key[] and hub_size[g]. queue: ns entries.
+ */
+static void number_hub(struct dfp *d, uint32_t g, uint32_t *queue)
+{
+	const struct cr_ranked *rp = &d->rp;
+	uint32_t root = UINT32_MAX, best = 0, head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < rp->ns; s++) {
+		uint32_t n = 0;
+
+		if (d->leaf[s] || d->gid[s] != g)
+			continue;
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++)
+			n += d->leaf[rp->adj[i]] && in_hub(d, g, rp->adj[i]);
+		if (root == UINT32_MAX || n > best) {
+			root = s;
+			best = n;
+		}
+	}
+	/* -2: in the hub, not reached yet */
+	for (uint32_t s = 0; s < rp->ns; s++)
+		if (d->gid[s] == g)
+			d->key[s] = in_hub(d, g, s) ? -2 : -1;
+	d->key[root] = 0;
+	queue[tail++] = root;
+	while (head < tail) {
+		uint32_t s = queue[head++];
+
+		for (uint32_t i = rp->adj_start[s]; i < rp->adj_start[s + 1];
+		     i++) {
+			uint32_t t = rp->adj[i];
+
+			if (d->gid[t] != g || d->key[t] != -2)
+				continue;
+			d->key[t] = (int32_t)tail;
+			queue[tail++] = t;
+		}
+	}
+	for (uint32_t s = 0; s < rp->ns; s++)
+		if (d->gid[s] == g && d->key[s] == -2)
+			d->key[s] = -1;
+	d->hub_size[g] = tail;
+}
+
+/*
+ * The torn groups of a dragonfly+ (no leaf cabled to all their spines,
+ * links: per switch index, a leaf's spines) and their hubs; the stride
+ * that leaves room for each hub's ranks. Spines of torn groups take
+ * side -2 and their leaves -1, so the turn-leaf ranks never apply there.
+ * -1: out of memory.
+ */
+static int tear_groups(struct dfp *d, const uint32_t *links)
+{
+	uint32_t ns = d->rp.ns, ng = d->num_groups, big = 0;
+	uint32_t *spines = calloc(ng + 1, sizeof(*spines));
+	uint32_t *most = calloc(ng + 1, sizeof(*most));
+	uint32_t *comp = malloc((ns + 1) * sizeof(*comp));
+	uint32_t *queue = malloc((ns + 1) * sizeof(*queue));
+	int ret = -1;
+
+	if (!spines || !most || !comp || !queue)
+		goto out;
+	for (uint32_t s = 0; s < ns; s++) {
+		d->key[s] = -1;
+		comp[s] = s;
+		if (!d->leaf[s])
+			spines[d->gid[s]]++;
+		else if (links[s] > most[d->gid[s]])
+			most[d->gid[s]] = links[s];
+	}
+	for (uint32_t g = 0; g < ng; g++) {
+		if (!most[g] || most[g] >= spines[g])
+			continue;
+		grow_hub(d, g, comp, links);
+		number_hub(d, g, queue);
+		if (d->hub_size[g] > big)
+			big = d->hub_size[g];
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		if (d->hub_size[d->gid[s]])
+			d->side[s] = d->leaf[s] ? -1 : -2;
+	d->stride = big ? 2 * (int)big + 4 : 4;
+	d->torn = big > 0;
+	ret = 0;
+out:
+	free(spines);
+	free(most);
+	free(comp);
+	free(queue);
+	return ret;
+}
+
 /*
  * Each group's turn leaves (at most turns of them): the leaves cabled to
  * most of its spines, the first in switch order among equals. On an
@@ -307,9 +510,10 @@ static uint32_t spines_of(const struct dfp *d, uint32_t s)
  * every spine still reaches every other through a turn. Side k is the
  * k-th turn leaf in switch order. A spine climbs from a turn leaf it is
  * cabled to, the two sides alternating where it is cabled to both (or
- * to neither). -1: out of memory.
+ * to neither). On a dragonfly+ (tear), groups where no leaf keeps all
+ * the spines are torn instead (tear_groups). -1: out of memory.
  */
-static int pick_turn_leaves(struct dfp *d, uint32_t turns)
+static int pick_turn_leaves(struct dfp *d, uint32_t turns, bool tear)
 {
 	const struct cr_ranked *rp = &d->rp;
 	uint32_t ns = rp->ns, ng = d->num_groups;
@@ -325,6 +529,8 @@ static int pick_turn_leaves(struct dfp *d, uint32_t turns)
 	for (uint32_t s = 0; s < ns; s++) {
 		uint32_t *t = turn + 2 * (size_t)d->gid[s];
 
+		/* alt[]: first each group's spines */
+		alt[d->gid[s]] += !d->leaf[s];
 		if (!d->leaf[s])
 			continue;
 		d->side[s] = -1;
@@ -339,7 +545,9 @@ static int pick_turn_leaves(struct dfp *d, uint32_t turns)
 	for (uint32_t g = 0; g < ng; g++) {
 		uint32_t *t = turn + 2 * (size_t)g;
 
-		if (turns < 2)
+		/* one spine: no turn, and a second turn leaf could not reach
+		 * the first through it */
+		if (turns < 2 || (tear && alt[g] < 2))
 			t[1] = UINT32_MAX;
 		if (t[1] < t[0]) {
 			uint32_t x = t[0];
@@ -350,6 +558,7 @@ static int pick_turn_leaves(struct dfp *d, uint32_t turns)
 		for (unsigned k = 0; k < 2; k++)
 			if (t[k] != UINT32_MAX)
 				d->side[t[k]] = (int8_t)k;
+		alt[g] = 0;
 	}
 	for (uint32_t s = 0; s < ns; s++) {
 		const uint32_t *t = turn + 2 * (size_t)d->gid[s];
@@ -366,7 +575,7 @@ static int pick_turn_leaves(struct dfp *d, uint32_t turns)
 		d->side[s] =
 			c0 == c1 ? (int8_t)(alt[d->gid[s]]++ % 2) : (int8_t)c1;
 	}
-	ret = 0;
+	ret = tear ? tear_groups(d, links) : 0;
 out:
 	free(links);
 	free(turn);
@@ -392,6 +601,7 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 	uint32_t ns = rp->ns;
 	uint32_t *up = malloc((ns + 1) * sizeof(*up));
 	uint32_t turns = 1, pair[2] = {0};
+	bool dfly;
 	int ret = -1;
 
 	if (!up)
@@ -416,13 +626,18 @@ static int dfp_structure(struct dfp *d, char *why, size_t len)
 		ret = -2;
 		goto out;
 	}
-	switch (all_pairs_cabled(d)) {
+	/* Not a dragonfly+ (a two-level tree): two turn leaves, as ever. */
+	dfly = dfp_is_dragonfly(d);
+	d->stride = 4;
+	for (uint32_t s = 0; s < ns; s++)
+		d->key[s] = -1;
+	switch (dfly ? all_pairs_cabled(d) : 0) {
 	case -1:
 		goto oom;
 	case 0:
 		turns = 2;
 	}
-	if (pick_turn_leaves(d, turns))
+	if (pick_turn_leaves(d, turns, dfly))
 		goto oom;
 	ret = 0;
 	goto out;
@@ -443,17 +658,21 @@ static int rank_of(const struct cr_ranked *rp, unsigned v, uint32_t i,
 		   uint32_t s, uint32_t t)
 {
 	const struct dfp *d = (const struct dfp *)rp;
-	int sign = v ? 1 : -1;
+	int sign = v ? 1 : -1, base = sign * d->stride * (int)d->group[t];
 
 	(void)i;
+	if (d->key[s] >= 0 && d->key[t] >= 0 && d->gid[s] == d->gid[t]) {
+		/* a torn group's hub: up*-down* in breadth-first order */
+		int m = (int)d->hub_size[d->gid[t]];
+
+		return base + (d->key[t] < d->key[s] ? m - 1 - d->key[t]
+						     : m + d->key[t]);
+	}
 	if (d->leaf[s])
-		return d->side[s] == d->side[t]
-			       ? sign * 4 * (int)d->group[s] + 1
-			       : RANK_MIN;
+		return d->side[s] == d->side[t] ? base + 1 : RANK_MIN;
 	if (d->leaf[t])
-		return d->side[t] >= 0 ? sign * 4 * (int)d->group[t] - 1
-				       : RANK_MAX;
-	return sign * 4 * (int)d->group[t] - 2;
+		return d->side[t] >= 0 ? base - 1 : RANK_MAX;
+	return base - 2;
 }
 
 /*
@@ -530,7 +749,8 @@ static uint32_t label_toward(struct cr_ranked *rp, uint32_t t,
 		if (!left)
 			break;
 	}
-	return left && d->trees ? label_by_trees(d, t, hop, one) : left;
+	return left && (d->trees || d->torn) ? label_by_trees(d, t, hop, one)
+					     : left;
 }
 
 #define DFP_ORDERS 8
@@ -659,9 +879,13 @@ static int dfp_alloc(struct dfp *d)
 	d->group = calloc(ns + 1, sizeof(*d->group));
 	d->gid = calloc(ns + 1, sizeof(*d->gid));
 	d->side = calloc(ns + 1, sizeof(*d->side));
+	d->key = calloc(ns + 1, sizeof(*d->key));
+	d->hub_size = calloc(ns + 1, sizeof(*d->hub_size));
 	if (cr_ranked_alloc(&d->rp))
 		return -1;
-	return d->leaf && d->group && d->gid && d->side ? 0 : -1;
+	return d->leaf && d->group && d->gid && d->side && d->key && d->hub_size
+		       ? 0
+		       : -1;
 }
 
 static void dfp_free(struct dfp *d)
@@ -670,6 +894,8 @@ static void dfp_free(struct dfp *d)
 	free(d->group);
 	free(d->gid);
 	free(d->side);
+	free(d->key);
+	free(d->hub_size);
 	free(d->cabled);
 	for (unsigned v = 0; v < 2; v++) {
 		free(d->tree.best[v]);

@@ -743,7 +743,8 @@ static void run_candidates(struct run *a)
 /* Ranks the candidates and reports them: the table (or NULL). */
 static char *rank_report(struct run *a)
 {
-	auto_rank_candidates(a->v, a->n, &a->obj, a->win, a->order);
+	auto_rank_candidates(a->v, a->n, &a->obj, auto_threshold(a->ac), a->win,
+			     a->order);
 	return auto_report(a, cr_now() - a->t0 - a->improve_s);
 }
 

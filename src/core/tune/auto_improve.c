@@ -191,7 +191,8 @@ static double second_chance(struct run *a, int b, double budget, double *spent)
 	improve_winner(a, &v[b], budget, &cr, &by, false, spent);
 	if (a->gave_up)
 		goto out;
-	if (cr_objective_cmp_tol(obj, v[b].score, v[a->win].score) > 0) {
+	if (auto_cmp(obj, auto_threshold(a->ac), v[b].score, v[b].vls,
+		     v[a->win].score, v[a->win].vls) > 0) {
 		struct cr_routing *t = a->best;
 
 		cr_info("cr-auto: improved, %s beats %s", v[b].name,
@@ -249,28 +250,12 @@ void auto_improve(struct run *a)
 				       &a->best_by, true, &more);
 }
 
-/* -1, 0, 1: a worse than, within thr of, better than b, term by term. */
-static int cmp_thr(const double *a, const double *b, unsigned n, double thr)
-{
-	for (unsigned i = 0; i < n; i++) {
-		double base = b[i] > 1e-12 ? b[i] : 1e-12;
-		double rel = (a[i] - b[i]) / base;
-
-		if (rel > thr)
-			return 1;
-		if (rel < -thr)
-			return -1;
-	}
-	return 0;
-}
-
 int auto_accept(const struct run *a, const struct cr_routing *was,
 		double *score)
 {
 	const struct cr_objective *obj = &a->obj;
 	unsigned n = obj->num_terms;
-	double thr = a->ac->threshold > 0 ? a->ac->threshold
-					  : CR_AUTO_THRESHOLD_DEFAULT;
+	double thr = auto_threshold(a->ac);
 	double *t = calloc(4 * ((size_t)n + 1), sizeof(*t));
 	double *t1, *h0, *h1;
 	bool held = cr_objective_holds_out(obj, a->hosts);
@@ -307,7 +292,7 @@ int auto_accept(const struct run *a, const struct cr_routing *was,
 		memcpy(h0, t, n * sizeof(*t));
 		memcpy(h1, t1, n * sizeof(*t));
 	}
-	up = cmp_thr(h1, h0, n, thr);
+	up = auto_cmp_thr(h1, h0, n, thr);
 	/*
 	 * A winner ranked on held-out samples (auto_rank.c) is judged on
 	 * them alone: asking it not to lose on the training ones would

@@ -141,9 +141,12 @@ void auto_layered_first(struct cand *v, int n);
 /* cr-dfp before the first cr-lash, whose VLs it caps (vl_limit()). */
 void auto_dfp_before_lash(struct cand *v, int n);
 void auto_cand_options(const struct cand *c, struct cr_options *o);
-/* auto_report.c: candidate indices best first, the winner first */
+/*
+ * auto_report.c: candidate indices best first (auto_cmp() with thr), the
+ * winner first
+ */
 void auto_rank_candidates(const struct cand *v, unsigned n,
-			  const struct cr_objective *obj, int win,
+			  const struct cr_objective *obj, double thr, int win,
 			  unsigned *order);
 /*
  * a's ranked table (a->order, from auto_rank_candidates()), logged row by
@@ -158,8 +161,23 @@ void auto_run_one(const struct run *a, struct cand *c, struct cr_routing **out,
 void auto_scores_text(const struct cr_objective *obj, const double *sc,
 		      char *buf, size_t len);
 /*
+ * -1, 0, 1: a worse than, within thr of, better than b (n terms, each
+ * relative to b's), the first term beyond thr deciding.
+ */
+int auto_cmp_thr(const double *a, const double *b, unsigned n, double thr);
+/* The improvement threshold of ac (its default where ac gives none). */
+double auto_threshold(const struct cr_auto_conf *ac);
+/*
+ * The comparison every choice between two candidates uses: scores a on
+ * va VLs against b on vb (0 counts as 1). Within thr of each other on
+ * every term, fewer VLs is better; else cr_objective_cmp_tol(). 1: a
+ * better, -1: b better, 0: a tie.
+ */
+int auto_cmp(const struct cr_objective *obj, double thr, const double *a,
+	     unsigned va, const double *b, unsigned vb);
+/*
  * Keeps candidate i's routing r (and *by) among the finalists when it is
- * one (better than a kept one on training with the tolerances; ties keep
+ * one (better than a kept one on training by auto_cmp(); ties keep
  * the list order): a->win is the best of them. Takes r and *by.
  */
 void auto_keep(struct run *a, int i, struct cr_routing *r,
@@ -171,11 +189,13 @@ void auto_keep(struct run *a, int i, struct cr_routing *r,
  */
 int auto_choose_heldout(struct run *a);
 /*
- * The order among finalists by their held-out scores h (k of them, in
- * training order, each num_terms long): rank[j] 1.. (1: the winner).
+ * The order among finalists by their held-out scores h and VLs vls (k of
+ * them, in training order, each num_terms long; auto_cmp() with thr):
+ * rank[j] 1.. (1: the winner).
  */
-void auto_rank_heldout(const struct cr_objective *obj, const double *const *h,
-		       unsigned k, unsigned *rank);
+void auto_rank_heldout(const struct cr_objective *obj, double thr,
+		       const double *const *h, const unsigned *vls, unsigned k,
+		       unsigned *rank);
 void auto_fin_release(struct run *a);
 
 /* The improvement pass on a->best (auto_improve.c). */

@@ -9,7 +9,14 @@
  * (a layered routing shaped by the own order, say) then does not win on
  * that lead alone.
  *
- * Guarantees: the choice depends on the scores only (ties, with the
+ * Every choice between two candidates (the finalists kept, their
+ * held-out order, the pass's second chance) is auto_cmp's: where their
+ * scores are within the improvement threshold of each other on every
+ * term, the one on fewer VLs is better (VLs left free serve QoS; a
+ * layered routing's extra VLs must buy a gain the threshold would take
+ * as one), else the objective with its tolerances decides.
+ *
+ * Guarantees: the choice depends on the scores and VLs only (ties, with the
  * objective's tolerances, keep the training order, itself the list
  * order on ties), so it is as deterministic as the scores. The work of
  * the held-out scorings is in the step's plan, never on the wall clock.
@@ -25,15 +32,52 @@
 
 #include "auto_int.h"
 
+int auto_cmp_thr(const double *a, const double *b, unsigned n, double thr)
+{
+	for (unsigned i = 0; i < n; i++) {
+		double base = b[i] > 1e-12 ? b[i] : 1e-12;
+		double rel = (a[i] - b[i]) / base;
+
+		if (rel > thr)
+			return 1;
+		if (rel < -thr)
+			return -1;
+	}
+	return 0;
+}
+
+double auto_threshold(const struct cr_auto_conf *ac)
+{
+	return ac && ac->threshold > 0 ? ac->threshold
+				       : CR_AUTO_THRESHOLD_DEFAULT;
+}
+
+int auto_cmp(const struct cr_objective *obj, double thr, const double *a,
+	     unsigned va, const double *b, unsigned vb)
+{
+	va = va ? va : 1;
+	vb = vb ? vb : 1;
+	if (va != vb && !auto_cmp_thr(a, b, obj->num_terms, thr) &&
+	    !auto_cmp_thr(b, a, obj->num_terms, thr))
+		return va < vb ? 1 : -1;
+	return cr_objective_cmp_tol(obj, a, b);
+}
+
 void auto_keep(struct run *a, int i, struct cr_routing *r,
 	       struct cr_byproducts *by)
 {
 	const double *s = a->v[i].score;
 	unsigned p = 0, cap = a->nfin ? a->nfin : 1;
+	double thr = auto_threshold(a->ac);
 
-	while (p < a->kept &&
-	       cr_objective_cmp_tol(&a->obj, s, a->v[a->fin_idx[p]].score) <= 0)
+	while (p < a->kept) {
+		const struct cand *k = &a->v[a->fin_idx[p]];
+
+		if (auto_cmp(&a->obj, thr, s, a->v[i].vls, k->score, k->vls) >
+		    0)
+			break;
 		p++;
+	}
 	if (p >= cap) {
 		cr_routing_free(r);
 		cr_byproducts_release(by);
@@ -58,8 +102,9 @@ void auto_keep(struct run *a, int i, struct cr_routing *r,
 	a->win = a->fin_idx[0];
 }
 
-void auto_rank_heldout(const struct cr_objective *obj, const double *const *h,
-		       unsigned k, unsigned *rank)
+void auto_rank_heldout(const struct cr_objective *obj, double thr,
+		       const double *const *h, const unsigned *vls, unsigned k,
+		       unsigned *rank)
 {
 	for (unsigned j = 0; j < k; j++)
 		rank[j] = 0;
@@ -69,8 +114,8 @@ void auto_rank_heldout(const struct cr_objective *obj, const double *const *h,
 
 		for (unsigned j = 0; j < k; j++)
 			if (!rank[j] &&
-			    (best < 0 ||
-			     cr_objective_cmp_tol(obj, h[j], h[best]) > 0))
+			    (best < 0 || auto_cmp(obj, thr, h[j], vls[j],
+						  h[best], vls[best]) > 0))
 				best = (int)j;
 		rank[best] = r;
 	}
@@ -99,7 +144,7 @@ static void take_fin(struct run *a, unsigned j)
 int auto_choose_heldout(struct run *a)
 {
 	const double *h[AUTO_FINALISTS];
-	unsigned rank[AUTO_FINALISTS], k = a->kept, w = 0;
+	unsigned rank[AUTO_FINALISTS], vls[AUTO_FINALISTS], k = a->kept, w = 0;
 	int ret = 0;
 
 	if (!k)
@@ -124,8 +169,9 @@ int auto_choose_heldout(struct run *a)
 			goto out;
 		}
 		h[j] = c->held;
+		vls[j] = c->vls;
 	}
-	auto_rank_heldout(&a->obj, h, k, rank);
+	auto_rank_heldout(&a->obj, auto_threshold(a->ac), h, vls, k, rank);
 	for (unsigned j = 0; j < k; j++) {
 		a->v[a->fin_idx[j]].fin = rank[j];
 		if (rank[j] == 1)

@@ -128,7 +128,7 @@ static void format_row(const struct run *a, unsigned pos, char *buf, size_t len)
 }
 
 static int cmp_rank(const struct cand *a, const struct cand *b,
-		    const struct cr_objective *obj)
+		    const struct cr_objective *obj, double thr)
 {
 	if (a->ok != b->ok)
 		return a->ok ? 1 : -1;
@@ -139,7 +139,7 @@ static int cmp_rank(const struct cand *a, const struct cand *b,
 		return a->fin < b->fin ? 1 : a->fin > b->fin ? -1 : 0;
 	if (a->fin || b->fin)
 		return a->fin ? 1 : -1;
-	return cr_objective_cmp_tol(obj, a->score, b->score);
+	return auto_cmp(obj, thr, a->score, a->vls, b->score, b->vls);
 }
 
 /*
@@ -148,15 +148,15 @@ static int cmp_rank(const struct cand *a, const struct cand *b,
  * transitive and the sort alone could put another first.
  */
 void auto_rank_candidates(const struct cand *v, unsigned n,
-			  const struct cr_objective *obj, int win,
+			  const struct cr_objective *obj, double thr, int win,
 			  unsigned *order)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = i;
 
-		while (j && ((int)i == win ||
-			     ((int)order[j - 1] != win &&
-			      cmp_rank(&v[i], &v[order[j - 1]], obj) > 0))) {
+		while (j && ((int)i == win || ((int)order[j - 1] != win &&
+					       cmp_rank(&v[i], &v[order[j - 1]],
+							obj, thr) > 0))) {
 			order[j] = order[j - 1];
 			j--;
 		}
