@@ -492,7 +492,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	    !cli_installed_lfts(&c.setup, NULL))
 		goto out;
 	f = cli_load(&c.setup);
-	if (!f)
+	if (!f || est_setup_jobs(&c.est, f, pats, npat))
 		goto out;
 	if (c.json) {
 		cli_json_begin(stdout, "compare");

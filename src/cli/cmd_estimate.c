@@ -260,6 +260,9 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
+	ret = CLI_BAD;
+	if (est_setup_jobs(&c.est, f, pats, npat))
+		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
 		cr_err("out of memory");

@@ -13,6 +13,7 @@
 #include <croute/model/log.h>
 #include <croute/model/node_match.h>
 #include <croute/io/topo.h>
+#include <croute/tune/jobs_tune.h>
 
 #include "cli.h"
 
@@ -21,6 +22,9 @@ enum {
 	KEY_LASH_SL2VL,
 	KEY_INCR_FROM,
 	KEY_COMPARE_FULL,
+	KEY_JOBS,
+	KEY_JOBS_OBJECTIVE,
+	KEY_JOBS_BUDGET,
 };
 
 static const struct cli_opt route_opts[] = {
@@ -35,6 +39,13 @@ static const struct cli_opt route_opts[] = {
 	{"compare-full", KEY_COMPARE_FULL, NULL,
 	 "with --incremental-from: also route in full, report time and"
 	 " churn"},
+	{"jobs", KEY_JOBS, "FILE",
+	 "tune the tables for the running jobs of FILE (JOBID NODELIST a"
+	 " line), as the plugin's croute_jobs_file does"},
+	{"jobs-objective", KEY_JOBS_OBJECTIVE, "SPEC",
+	 "with --jobs: the objective (" CR_JOBS_OBJECTIVE_DEFAULT ")"},
+	{"jobs-budget", KEY_JOBS_BUDGET, "S",
+	 "with --jobs: seconds of the pass's work (20)"},
 	CLI_OPT_END,
 };
 
@@ -51,6 +62,8 @@ struct route_ctx {
 	const char *lash_sl, *lash_sl2vl;
 	const char *incr_from;
 	bool compare_full;
+	const char *jobs;
+	struct cr_jobs_tune_params jp;
 };
 
 static int route_opt(void *arg, int key, const char *val)
@@ -73,6 +86,20 @@ static int route_opt(void *arg, int key, const char *val)
 	case KEY_COMPARE_FULL:
 		c->compare_full = true;
 		break;
+	case KEY_JOBS:
+		c->jobs = val;
+		break;
+	case KEY_JOBS_OBJECTIVE:
+		c->jp.objective = val;
+		break;
+	case KEY_JOBS_BUDGET: {
+		unsigned long v;
+
+		if (cli_uint(c->setup.cmd, "--jobs-budget", val, 100000, &v))
+			return -1;
+		c->jp.budget = (double)v;
+		break;
+	}
 	default:
 		c->output = val; /* 'o', the only one left */
 	}
@@ -152,6 +179,37 @@ static int take_lids(struct cr_fabric *f, const struct cr_fabric *from,
 out:
 	free(v);
 	return ret;
+}
+
+/*
+ * --jobs: the tables tuned for the running jobs (jobs_tune.h), in place
+ * of r. CLI_OK, or CLI_BAD (reported).
+ */
+static int route_jobs(struct route_ctx *c, const struct cr_fabric *f,
+		      const struct cr_engine *e, struct cr_routing **r)
+{
+	struct cr_jobs *jobs = cr_jobs_read(f, NULL, c->jobs);
+	const struct cr_jobs_start st = {f, e, &c->setup.opts, *r,
+					 &c->setup.by};
+	struct cr_routing *tuned = NULL;
+	struct cr_jobs_gain g;
+
+	if (!jobs || cr_jobs_tune(&st, jobs, &c->jp, &tuned, &g)) {
+		cr_jobs_free(jobs);
+		return CLI_BAD;
+	}
+	if (cli_verbosity >= CR_LOG_NOTE)
+		fprintf(stderr,
+			"croute route: %u jobs on %u hosts: jobs term %.4f ->"
+			" %.4f (%+.2f%%), shift %.4f -> %.4f, %u moves, churn"
+			" %llu entries\n",
+			jobs->num_jobs, jobs->hosts.count, g.jobs_before,
+			g.jobs_after, 100 * g.gain, g.shift_before,
+			g.shift_after, g.moves, (unsigned long long)g.churn);
+	cr_jobs_free(jobs);
+	cr_routing_free(*r);
+	*r = tuned;
+	return CLI_OK;
 }
 
 /*
@@ -308,6 +366,8 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 			ret = CLI_PROBLEMS;
 		goto out;
 	}
+	if (c.jobs && route_jobs(&c, f, e, &r) != CLI_OK)
+		goto out;
 	/* cr-auto: the layer files only when a layered candidate won. */
 	if ((c.lash_sl || c.lash_sl2vl) && !r->sl) {
 		cr_err("cr-auto chose an engine without layers: no --lash-sl or"
@@ -352,7 +412,10 @@ const struct cli_cmd cli_cmd_route = {
 		   " are the topology's,\nelse are assigned with LMC 0 in node"
 		   " order. A one-line summary with the\nrouting time goes to"
 		   " stderr. With lash, --lash-sl and --lash-sl2vl write the\n"
-		   "files ibdmchk -c and -d read, as the plugin dumps them.\n",
+		   "files ibdmchk -c and -d read, as the plugin dumps them.\n"
+		   "With --jobs, the tables are then tuned for the running"
+		   " jobs (a jobs file,\ncroute(8)) by the improvement pass,"
+		   " as the plugin would install them.\n",
 	.opts = route_tables,
 	.run = route_run,
 };
