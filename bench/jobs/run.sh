@@ -103,7 +103,7 @@ for fab in "$@"; do
 			cmp -s "$d/auto.sl" "$d/tuned$s.sl" || same=no
 		fi
 		echo "$fab $s $(grep -vc '^#' "$m") \
-$(awk '/^#/ { print $6 }' "$m") $a $best($bname) $j \
+$(awk '/^#/ { print $8 }' "$m") $a $best($bname) $j \
 $(awk -v a="$j" -v b="$a" 'BEGIN { printf "%+.2f%%", 100 * (a / b - 1) }') \
 $(awk -v a="$j" -v b="$best" 'BEGIN { printf "%+.2f%%", 100 * (a / b - 1) }') \
 $(shift_of "$t" "$d/auto.lfts") $(shift_of "$t" "$d/tuned$s.lfts") \

@@ -193,8 +193,14 @@ static int route_jobs(struct route_ctx *c, const struct cr_fabric *f,
 					 &c->setup.by};
 	struct cr_routing *tuned = NULL;
 	struct cr_jobs_gain g;
+	struct cr_stop stop = {NULL, cr_now() + CLI_GIVE_UP_S};
 
+	/* Offline no one waits: the work alone decides, as for cr-auto. */
+	c->jp.stop = &stop;
 	if (!jobs || cr_jobs_tune(&st, jobs, &c->jp, &tuned, &g)) {
+		if (jobs)
+			cr_err("%s: the tables could not be tuned for the jobs",
+			       c->jobs);
 		cr_jobs_free(jobs);
 		return CLI_BAD;
 	}
