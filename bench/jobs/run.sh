@@ -23,6 +23,8 @@ SEEDS=${SEEDS:-"1 2 3 11 12 13 14 15 16 17 18 19 20"}
 EVAL_ORDERS=${EVAL_ORDERS:-4}
 EVAL_SEED=${EVAL_SEED:-101}
 JOBS_ARGS=${JOBS_ARGS:-}
+# cr-auto's options, for both its rows (--qos lets layered engines win)
+AUTO_ARGS=${AUTO_ARGS:-}
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 [ $# -gt 0 ] || set -- random prod-tree torus director
@@ -72,7 +74,8 @@ for fab in "$@"; do
 	mkdir -p "$d"
 	t=$d/topo
 	topo_of "$fab" "$t" >/dev/null 2>&1
-	"$CROUTE" route -q -t "$t" -e auto --qos -o "$d/auto.lfts" \
+	# shellcheck disable=SC2086
+	"$CROUTE" route -q -t "$t" -e auto $AUTO_ARGS -o "$d/auto.lfts" \
 		--lash-sl "$d/auto.sl" --lash-sl2vl "$d/auto.sl2vl" \
 		2>/dev/null || true
 	for e in minhop updn ftree; do
@@ -83,7 +86,7 @@ for fab in "$@"; do
 		m=$d/mix$s.jobs
 		python3 "$top/bench/jobs/mixgen.py" "$t" "$s" >"$m"
 		# shellcheck disable=SC2086
-		"$CROUTE" route -t "$t" -e auto --qos --jobs "$m" $JOBS_ARGS \
+		"$CROUTE" route -t "$t" -e auto $AUTO_ARGS --jobs "$m" $JOBS_ARGS \
 			-o "$d/tuned$s.lfts" --lash-sl "$d/tuned$s.sl" \
 			--lash-sl2vl "$d/tuned$s.sl2vl" 2>"$d/tuned$s.log" ||
 			true

@@ -14,6 +14,7 @@
 #include <croute/io/jobs.h>
 #include <croute/io/topo.h>
 #include <croute/model/buf.h>
+#include <croute/model/clock.h>
 #include <croute/model/log.h>
 
 #define WARN_SHOWN 20
@@ -341,6 +342,7 @@ struct cr_jobs *cr_jobs_read(const struct cr_fabric *f,
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	struct cr_jobs *j = NULL;
+	double t0 = cr_now();
 
 	if (!in)
 		return NULL;
@@ -371,6 +373,10 @@ struct cr_jobs *cr_jobs_read(const struct cr_fabric *f,
 		goto out;
 	}
 	j = cr_jobs_parse(f, nm, buf, len, path);
+	if (j)
+		cr_info("%s: %u jobs on %u hosts, %u left out, read in %.3f s",
+			path, j->num_jobs, j->hosts.count, j->left_out,
+			cr_now() - t0);
 out:
 	free(buf);
 	fclose(in);
