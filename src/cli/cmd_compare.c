@@ -512,7 +512,8 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	    !cli_installed_lfts(&c.setup, NULL))
 		goto out;
 	f = cli_load(&c.setup);
-	if (!f || cli_report_open(c.output))
+	if (!f || est_setup_jobs(&c.est, f, pats, npat) ||
+	    cli_report_open(c.output))
 		goto out;
 	c.times = cli_report_times(c.times);
 	if (c.json) {

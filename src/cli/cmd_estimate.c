@@ -297,7 +297,9 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
-	if (cli_report_open(c.output))
+	ret = CLI_BAD;
+	if (est_setup_jobs(&c.est, f, pats, npat) ||
+	    cli_report_open(c.output))
 		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {

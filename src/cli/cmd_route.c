@@ -14,6 +14,7 @@
 #include <croute/model/log.h>
 #include <croute/model/node_match.h>
 #include <croute/io/topo.h>
+#include <croute/tune/jobs_tune.h>
 
 #include "cli.h"
 
@@ -23,6 +24,9 @@ enum {
 	KEY_SWITCH_SL,
 	KEY_INCR_FROM,
 	KEY_COMPARE_FULL,
+	KEY_JOBS,
+	KEY_JOBS_OBJECTIVE,
+	KEY_JOBS_BUDGET,
 };
 
 static const struct cli_opt route_opts[] = {
@@ -42,6 +46,13 @@ static const struct cli_opt route_opts[] = {
 	{"compare-full", KEY_COMPARE_FULL, NULL,
 	 "with --incremental-from: also route in full, report time and"
 	 " churn"},
+	{"jobs", KEY_JOBS, "FILE",
+	 "tune the tables for the running jobs of FILE (JOBID NODELIST a"
+	 " line), as the plugin's croute_jobs_file does"},
+	{"jobs-objective", KEY_JOBS_OBJECTIVE, "SPEC",
+	 "with --jobs: the objective (" CR_JOBS_OBJECTIVE_DEFAULT ")"},
+	{"jobs-budget", KEY_JOBS_BUDGET, "S",
+	 "with --jobs: seconds of the pass's work (20)"},
 	CLI_OPT_END,
 };
 
@@ -58,6 +69,8 @@ struct route_ctx {
 	const char *lash_sl, *lash_sl2vl, *switch_sl;
 	const char *incr_from;
 	bool compare_full;
+	const char *jobs;
+	struct cr_jobs_tune_params jp;
 };
 
 static int route_opt(void *arg, int key, const char *val)
@@ -83,6 +96,20 @@ static int route_opt(void *arg, int key, const char *val)
 	case KEY_COMPARE_FULL:
 		c->compare_full = true;
 		break;
+	case KEY_JOBS:
+		c->jobs = val;
+		break;
+	case KEY_JOBS_OBJECTIVE:
+		c->jp.objective = val;
+		break;
+	case KEY_JOBS_BUDGET: {
+		unsigned long v;
+
+		if (cli_uint(c->setup.cmd, "--jobs-budget", val, 100000, &v))
+			return -1;
+		c->jp.budget = (double)v;
+		break;
+	}
 	default:
 		c->output = val; /* 'o', the only one left */
 	}
@@ -181,6 +208,43 @@ static int take_lids(struct cr_fabric *f, const struct cr_fabric *from,
 out:
 	free(v);
 	return ret;
+}
+
+/*
+ * --jobs: the tables tuned for the running jobs (jobs_tune.h), in place
+ * of r. CLI_OK, or CLI_BAD (reported).
+ */
+static int route_jobs(struct route_ctx *c, const struct cr_fabric *f,
+		      const struct cr_engine *e, struct cr_routing **r)
+{
+	struct cr_jobs *jobs = cr_jobs_read(f, NULL, c->jobs);
+	const struct cr_jobs_start st = {f, e, &c->setup.opts, *r,
+					 &c->setup.by};
+	struct cr_routing *tuned = NULL;
+	struct cr_jobs_gain g;
+	struct cr_stop stop = {NULL, cr_now() + CLI_GIVE_UP_S};
+
+	/* Offline no one waits: the work alone decides, as for cr-auto. */
+	c->jp.stop = &stop;
+	if (!jobs || cr_jobs_tune(&st, jobs, &c->jp, &tuned, &g)) {
+		if (jobs)
+			cr_err("%s: the tables could not be tuned for the jobs",
+			       c->jobs);
+		cr_jobs_free(jobs);
+		return CLI_BAD;
+	}
+	if (cli_verbosity >= CR_LOG_NOTE)
+		fprintf(stderr,
+			"croute route: %u jobs on %u hosts: jobs term %.4f ->"
+			" %.4f (%+.2f%%), shift %.4f -> %.4f, %u moves, churn"
+			" %llu entries\n",
+			jobs->num_jobs, jobs->hosts.count, g.jobs_before,
+			g.jobs_after, 100 * g.gain, g.shift_before,
+			g.shift_after, g.moves, (unsigned long long)g.churn);
+	cr_jobs_free(jobs);
+	cr_routing_free(*r);
+	*r = tuned;
+	return CLI_OK;
 }
 
 /*
@@ -338,6 +402,8 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 			ret = CLI_PROBLEMS;
 		goto out;
 	}
+	if (c.jobs && route_jobs(&c, f, e, &r) != CLI_OK)
+		goto out;
 	/* cr-auto chose an engine without layers: a script asked for the
 	 * files before it could know, so they say what holds: one VL. */
 	if (sl_files && !r->sl && one_layer(f, r, e->name))
@@ -384,7 +450,10 @@ const struct cli_cmd cli_cmd_route = {
 		" stderr. With a layered engine (lash, dfp, hyperx),"
 		" --sl and\n--sl2vl write the files ibdmchk -c and -d and croute"
 		" check --sl and --sl2vl\nread, as the plugin dumps them;"
-		" --lash-sl and --lash-sl2vl are their aliases.\n",
+		" --lash-sl and --lash-sl2vl are their aliases.\n"
+		"With --jobs, the tables are then tuned for the running"
+		" jobs (a jobs file,\ncroute(8)) by the improvement pass,"
+		" as the plugin would install them.\n",
 	.opts = route_tables,
 	.run = route_run,
 };

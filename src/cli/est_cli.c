@@ -17,7 +17,10 @@
 const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
 	 "shift[:K], bisect[:R], alltoall[:K], fanin[:K], flows:FILE,"
-	 " rail-ring; comma list (shift,bisect)"},
+	 " rail-ring, jobs; comma list (shift,bisect; with --jobs: jobs)"},
+	{"jobs", EST_KEY_JOBS, "FILE",
+	 "running jobs, \"JOBID NODELIST\" a line: pattern jobs runs"
+	 " shift in each job, all at once"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},
 	{"seed", EST_KEY_SEED, "S", "seed of sampled phases and matchings (1)"},
@@ -53,6 +56,8 @@ void est_setup_release(struct est_setup *s)
 	free(s->patterns);
 	s->patterns = NULL;
 	s->patterns_cap = 0;
+	cr_jobs_free(s->jobs);
+	s->jobs = NULL;
 }
 
 /* --pattern may be given more than once: the lists add up. */
@@ -176,6 +181,9 @@ static int est_setup_opt(struct est_setup *s, int key, const char *arg)
 	case EST_KEY_RAIL_ORDER:
 		s->rail_order = true;
 		return 0;
+	case EST_KEY_JOBS:
+		s->jobs_file = arg;
+		return 0;
 	case EST_KEY_DEFAULT_RATE:
 		return parse_rate(s, arg);
 	case EST_KEY_ORDERS:
@@ -199,8 +207,10 @@ int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
 
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 {
-	int n = cr_pattern_list_parse(
-		s->patterns ? s->patterns : "shift,bisect", pats);
+	int n = cr_pattern_list_parse(s->patterns    ? s->patterns
+				      : s->jobs_file ? "jobs"
+						     : "shift,bisect",
+				      pats);
 
 	for (int i = 0; i < n; i++) {
 		struct cr_pattern *p = &(*pats)[i];
@@ -213,6 +223,26 @@ int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats)
 	s->par.orders = (uint32_t)s->orders;
 	s->par.order_seed = s->seed;
 	return n;
+}
+
+int est_setup_jobs(struct est_setup *s, const struct cr_fabric *f,
+		   struct cr_pattern *pats, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (pats[i].kind != CR_PAT_JOBS)
+			continue;
+		if (!s->jobs_file) {
+			cli_usage_error(s->cmd,
+					"pattern jobs needs --jobs FILE");
+			return -1;
+		}
+		if (!s->jobs)
+			s->jobs = cr_jobs_read(f, NULL, s->jobs_file);
+		if (!s->jobs)
+			return -1;
+		pats[i].jobs = s->jobs;
+	}
+	return 0;
 }
 
 static struct cr_hosts *base_hosts(struct est_setup *s,

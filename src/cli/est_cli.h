@@ -8,6 +8,7 @@
 #define CROUTE_EST_CLI_H
 
 #include <croute/estimate/estimate.h>
+#include <croute/io/jobs.h>
 
 #include "cli.h"
 
@@ -24,6 +25,7 @@ enum {
 	EST_KEY_RAIL_ORDER,
 	EST_KEY_PATHS,
 	EST_KEY_LANES,
+	EST_KEY_JOBS,
 };
 
 extern const struct cli_opt est_cli_opts[];
@@ -41,6 +43,8 @@ struct est_setup {
 	const char *ca_order; /* croute-ftree-ca-order.dump */
 	bool rail_order; /* that order regrouped: server x rails + rail */
 	unsigned long orders; /* random host orders (--orders) */
+	const char *jobs_file; /* --jobs: the running jobs */
+	struct cr_jobs *jobs; /* read by est_setup_jobs() */
 };
 
 void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd);
@@ -58,6 +62,13 @@ int est_cli_opt(struct cli_setup *cs, struct est_setup *es, int key,
  * Returns the count, or -1 (reported).
  */
 int est_setup_patterns(struct est_setup *s, struct cr_pattern **pats);
+/*
+ * --jobs: reads the jobs file on f and hands the jobs to the patterns
+ * that score them ("jobs"); a "jobs" pattern without --jobs is an error.
+ * 0, or -1 (reported).
+ */
+int est_setup_jobs(struct est_setup *s, const struct cr_fabric *f,
+		   struct cr_pattern *pats, int n);
 /*
  * The host order: --hosts, else --ca-order, else the routing's own CA
  * order (its by-products; by may be NULL), else node descriptions. *how

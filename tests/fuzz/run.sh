@@ -17,7 +17,7 @@ src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-.}
 seconds=${FUZZ_SECONDS:-5}
 targets=${FUZZ_TARGETS:-topo lfts flows conf route files orders writers incr gz oom
-	options live}
+	options live jobs}
 out=$build/tests/fuzz/out
 mkdir -p "$out"
 # UBSan reports must fail the run, as ASan's do, in both kinds of build.

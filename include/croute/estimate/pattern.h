@@ -17,7 +17,15 @@ enum cr_pattern_kind {
 	CR_PAT_FANIN, /* k hosts to one, then that one to the k */
 	CR_PAT_FLOWS, /* one phase read from a file */
 	CR_PAT_RAIL_RING, /* one phase: each rail's servers in a ring */
+	/*
+	 * shift within each running job, all jobs at once: phase k, job
+	 * host i sends to job host i + k mod its size (k taken mod size - 1
+	 * in jobs smaller than the largest); hosts in no job send nothing
+	 */
+	CR_PAT_JOBS,
 };
+
+struct cr_jobs;
 
 struct cr_pattern {
 	enum cr_pattern_kind kind;
@@ -30,12 +38,20 @@ struct cr_pattern {
 	uint32_t root; /* fanin: the receiver's index in the hosts */
 	uint64_t seed; /* shift sample, bisect matchings */
 	char *path; /* flows: the file (owned) */
+	/*
+	 * jobs: the running jobs (not owned; include/croute/io/jobs.h). A
+	 * job's hosts take the order they have in the hosts the pattern
+	 * runs on, so a random order of the jobs' hosts is a random order
+	 * within each job.
+	 */
+	const struct cr_jobs *jobs;
 };
 
 /*
  * "shift", "shift:K", "bisect", "bisect:R", "alltoall", "alltoall:K" (each
  * host to K others drawn with the seed, all at once), "fanin",
- * "fanin:K", "flows:FILE", "rail-ring". seed starts at 1. -1 (logged) on
+ * "fanin:K", "flows:FILE", "rail-ring", "jobs", "jobs:K" (K phases
+ * sampled; the jobs are attached by the caller). seed starts at 1. -1 (logged) on
  * error.
  */
 int cr_pattern_parse(const char *spec, struct cr_pattern *p);

@@ -35,6 +35,12 @@ struct cr_objective_term {
 	 */
 	uint32_t orders;
 	bool worst;
+	/*
+	 * "*W": the terms with a weight make the first of them one score,
+	 * their weighted mean (sum of W_i s_i over sum of W_i); the others
+	 * keep their own score for the ties. 0: no weight.
+	 */
+	double weight;
 };
 
 /* Terms in order: the first decides, the next ones break ties. */
@@ -64,12 +70,19 @@ struct cr_objective {
 	 * one (cr_hosts_rail()), on fabrics of multi-HCA servers.
 	 */
 	bool rail_order;
+	/*
+	 * The running jobs a "jobs" term scores (include/croute/io/jobs.h;
+	 * not owned): that term runs on the jobs' hosts, Slurm's order its
+	 * own, "@K" random orders within each job.
+	 */
+	const struct cr_jobs *jobs;
 };
 
 /*
- * "TERM[,TERM...]", TERM "PATTERN[:STAT][@K[:worst]][~N%]": PATTERN as
- * cr_pattern_parse() reads it (shift, shift:K, bisect:R, alltoall,
- * fanin:K, flows:FILE), STAT avg or min (avg when left out); "@K"
+ * "TERM[,TERM...]", TERM "PATTERN[:STAT][@K[:worst]][*W][~N%]": PATTERN
+ * as cr_pattern_parse() reads it (shift, shift:K, bisect:R, alltoall,
+ * fanin:K, flows:FILE, jobs), STAT avg or min (avg when left out); "*W"
+ * (0 < W <= 1000) a weight (struct cr_objective_term); "@K"
  * (1 <= K <= CR_OBJECTIVE_MAX_ORDERS; not for flows) scores the pattern
  * on the hosts' own order and on K random orders and takes the mean of
  * the K + 1, ":worst" their lowest; "~N%" (0 <= N <= 50) makes scores
@@ -118,6 +131,15 @@ int cr_objective_score_set(const struct cr_fabric *f,
  */
 struct cr_hosts *cr_objective_hosts(const struct cr_fabric *f,
 				    const struct cr_objective *obj);
+/*
+ * The hosts term i runs on: the jobs' hosts for a "jobs" term with jobs
+ * attached, else hosts.
+ */
+const struct cr_hosts *cr_objective_term_hosts(const struct cr_objective *obj,
+					       unsigned i,
+					       const struct cr_hosts *hosts);
+/* Folds the weighted terms into the first of them (see "*W"). */
+void cr_objective_blend(const struct cr_objective *obj, double *score);
 /* Whether a term has "@K" random orders. */
 bool cr_objective_has_orders(const struct cr_objective *obj);
 /*

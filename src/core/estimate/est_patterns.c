@@ -7,6 +7,14 @@
  * happens to each result is the caller's.
  */
 #include <croute/estimate/estimate.h>
+#include <croute/io/jobs.h>
+
+/* A jobs pattern runs on its jobs' hosts: Slurm's order is its own. */
+static const struct cr_hosts *pattern_hosts(const struct cr_pattern *p,
+					    const struct cr_hosts *hosts)
+{
+	return p->kind == CR_PAT_JOBS && p->jobs ? &p->jobs->hosts : hosts;
+}
 
 int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
 		    const struct cr_est_params *par,
@@ -25,10 +33,11 @@ int cr_est_patterns(const struct cr_fabric *f, const struct cr_routing *r,
 		return -1;
 	}
 	for (int i = 0; i < n && !ret; i++) {
-		struct cr_est_result *res = cr_est_run(est, &pats[i], hosts);
+		const struct cr_hosts *h = pattern_hosts(&pats[i], hosts);
+		struct cr_est_result *res = cr_est_run(est, &pats[i], h);
 
 		if (res && par && par->orders &&
-		    cr_est_run_orders(est, &pats[i], hosts, par->orders,
+		    cr_est_run_orders(est, &pats[i], h, par->orders,
 				      par->order_seed, &res->orders)) {
 			cr_est_result_free(res);
 			res = NULL;

@@ -22,6 +22,7 @@ static const char *const kind_names[] = {
 	[CR_PAT_SHIFT] = "shift",	[CR_PAT_BISECT] = "bisect",
 	[CR_PAT_ALLTOALL] = "alltoall", [CR_PAT_FANIN] = "fanin",
 	[CR_PAT_FLOWS] = "flows",	[CR_PAT_RAIL_RING] = "rail-ring",
+	[CR_PAT_JOBS] = "jobs",
 };
 
 const char *cr_pattern_kind_name(enum cr_pattern_kind kind)
@@ -51,7 +52,7 @@ int cr_pattern_parse(const char *spec, struct cr_pattern *p)
 			break;
 	if (k == sizeof(kind_names) / sizeof(kind_names[0])) {
 		cr_err("pattern \"%s\": unknown (shift, bisect, alltoall, "
-		       "fanin, flows:FILE, rail-ring)",
+		       "fanin, flows:FILE, rail-ring, jobs)",
 		       spec);
 		return -1;
 	}
@@ -188,7 +189,7 @@ static int check_hosts(const struct cr_fabric *f, const struct cr_hosts *h)
 }
 
 /* Shift phases: all of 1..N-1, or a seeded sample of count of them. */
-static int shift_labels(struct cr_pattern_run *pr)
+int cr_shift_labels(struct cr_pattern_run *pr)
 {
 	uint32_t all = pr->n - 1, k = pr->p->count;
 	uint64_t s = pr->p->seed;
@@ -234,10 +235,12 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 	}
 	if (check_hosts(f, h))
 		return -1;
+	if (p->kind == CR_PAT_JOBS)
+		return cr_jobs_pattern_start(pr, f, p, h);
 	pr->n = h->count;
 	switch (p->kind) {
 	case CR_PAT_SHIFT:
-		if (shift_labels(pr))
+		if (cr_shift_labels(pr))
 			goto oom;
 		pr->phases_total = pr->n - 1;
 		pr->max_flows = pr->n;
@@ -275,6 +278,7 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 			goto oom;
 		break;
 	case CR_PAT_FLOWS:
+	case CR_PAT_JOBS:
 		break;
 	}
 	if (!pr->phases_total)
@@ -293,6 +297,7 @@ void cr_pattern_stop(struct cr_pattern_run *pr)
 	free(pr->perm);
 	free(pr->file_flows);
 	free(pr->ring_next);
+	free(pr->job_start);
 	memset(pr, 0, sizeof(*pr));
 }
 
@@ -381,6 +386,9 @@ size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 		for (uint32_t j = 0; j < n; j++)
 			if (pr->ring_next[j] != UINT32_MAX)
 				put(&out[m++], &ep[j], &ep[pr->ring_next[j]]);
+		break;
+	case CR_PAT_JOBS:
+		m = cr_jobs_pattern_phase(pr, i, out, label);
 		break;
 	case CR_PAT_FLOWS:
 		memcpy(out, pr->file_flows, pr->num_file_flows * sizeof(*out));

@@ -20,6 +20,8 @@ struct cr_pattern_run {
 	uint32_t *perm; /* bisect: scratch permutation */
 	uint32_t fan; /* fanin: senders; alltoall: destinations a host */
 	uint32_t *ring_next; /* rail-ring: host i's receiver, or UINT32_MAX */
+	uint32_t *job_start; /* jobs: perm[] of job j from job_start[j] */
+	uint32_t num_jobs;
 	struct cr_flow *file_flows;
 	size_t num_file_flows;
 };
@@ -31,6 +33,13 @@ int cr_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
 size_t cr_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
 			struct cr_flow *out, uint32_t *label);
 void cr_pattern_stop(struct cr_pattern_run *pr);
+/* shift's phase labels for pr->n hosts: 1..n-1 or p->count of them */
+int cr_shift_labels(struct cr_pattern_run *pr);
+/* The jobs pattern (jobs_pattern.c); start frees what it took on error. */
+int cr_jobs_pattern_start(struct cr_pattern_run *pr, const struct cr_fabric *f,
+			  const struct cr_pattern *p, const struct cr_hosts *h);
+size_t cr_jobs_pattern_phase(struct cr_pattern_run *pr, uint32_t i,
+			     struct cr_flow *out, uint32_t *label);
 /*
  * rail-ring's receiver of each host (next[i], UINT32_MAX for none), by the
  * rule in rail_ring.c. -1 out of memory (not logged).

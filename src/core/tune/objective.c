@@ -11,6 +11,7 @@
 #include <croute/tune/auto.h>
 #include <croute/model/buf.h>
 #include <croute/io/est_conf.h>
+#include <croute/io/jobs.h>
 #include <croute/model/log.h>
 #include <croute/estimate/host_order.h>
 
@@ -53,9 +54,30 @@ static int parse_orders(char *tok, const char *what,
 	return 0;
 }
 
+/* A trailing "*W": the term's weight in the first weighted term. */
+static int parse_weight(char *tok, const char *what,
+			struct cr_objective_term *t)
+{
+	char *star = strrchr(tok, '*'), *end;
+	double w;
+
+	if (!star)
+		return 0;
+	w = strtod(star + 1, &end);
+	if (end == star + 1 || *end || !(w > 0) || w > 1000) {
+		cr_err("%s: '%s': the weight is *W with W above 0, at most"
+		       " 1000",
+		       what, tok);
+		return -1;
+	}
+	t->weight = w;
+	*star = '\0';
+	return 0;
+}
+
 /*
- * One "PATTERN[:STAT][@K[:worst]][~N%]" term; the statistic is the last
- * ':' field before the orders.
+ * One "PATTERN[:STAT][@K[:worst]][*W][~N%]" term; the statistic is the
+ * last ':' field before the orders.
  */
 static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 {
@@ -77,7 +99,7 @@ static int parse_term(char *tok, const char *what, struct cr_objective_term *t)
 		t->tol = pct / 100;
 		*tilde = '\0';
 	}
-	if (parse_orders(tok, what, t))
+	if (parse_weight(tok, what, t) || parse_orders(tok, what, t))
 		return -1;
 	colon = strrchr(tok, ':');
 	if (colon && (!strcmp(colon + 1, "avg") || !strcmp(colon + 1, "min"))) {
@@ -143,6 +165,10 @@ void cr_objective_pattern(const struct cr_objective *obj, unsigned i,
 			  const struct cr_hosts *hosts, struct cr_pattern *p)
 {
 	*p = obj->terms[i].pat;
+	if (p->kind == CR_PAT_JOBS) {
+		p->jobs = obj->jobs;
+		return;
+	}
 	/*
 	 * N - 1 shifts of N hosts cost N^2 flows: sample, as the report
 	 * does, or within max_flows. The sample depends on the host count
@@ -191,7 +217,8 @@ static int term_orders(struct cr_est *est, const struct cr_objective *obj,
 
 	if (set == CR_SCORE_HELDOUT)
 		seed += HELDOUT_SALT;
-	if (cr_est_run_orders(est, p, hosts, t->orders, seed, &o))
+	if (cr_est_run_orders(est, p, cr_objective_term_hosts(obj, i, hosts),
+			      t->orders, seed, &o))
 		return -1;
 	if (!o.count)
 		return 0;
@@ -228,7 +255,8 @@ int cr_objective_score_set(const struct cr_fabric *f,
 		cr_objective_pattern(obj, i, hosts, &p);
 		if (set == CR_SCORE_HELDOUT)
 			p.seed += HELDOUT_SALT;
-		res = cr_est_run(est, &p, hosts);
+		res = cr_est_run(est, &p,
+				 cr_objective_term_hosts(obj, i, hosts));
 		if (!res)
 			goto out;
 		score[i] = obj->terms[i].stat == CR_STAT_MIN ? res->min_frac
@@ -238,10 +266,37 @@ int cr_objective_score_set(const struct cr_fabric *f,
 		    term_orders(est, obj, i, &p, hosts, set, &score[i]))
 			goto out;
 	}
+	cr_objective_blend(obj, score);
 	ret = 0;
 out:
 	cr_est_free(est);
 	return ret;
+}
+
+const struct cr_hosts *cr_objective_term_hosts(const struct cr_objective *obj,
+					       unsigned i,
+					       const struct cr_hosts *hosts)
+{
+	if (obj->terms[i].pat.kind == CR_PAT_JOBS && obj->jobs)
+		return &obj->jobs->hosts;
+	return hosts;
+}
+
+void cr_objective_blend(const struct cr_objective *obj, double *score)
+{
+	unsigned first = obj->num_terms;
+	double sum = 0, wsum = 0;
+
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		if (!(obj->terms[i].weight > 0))
+			continue;
+		if (first == obj->num_terms)
+			first = i;
+		sum += obj->terms[i].weight * score[i];
+		wsum += obj->terms[i].weight;
+	}
+	if (first < obj->num_terms)
+		score[first] = sum / wsum;
 }
 
 int cr_objective_score(const struct cr_fabric *f, const struct cr_routing *r,

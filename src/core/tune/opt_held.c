@@ -53,13 +53,15 @@ int opt_held_make(struct opt_held *h, const struct cr_objective *obj,
 	for (unsigned i = 0; i < obj->num_terms; i++) {
 		struct cr_pattern p;
 
+		const struct cr_hosts *th =
+			cr_objective_term_hosts(obj, i, hosts);
+
 		cr_objective_pattern(obj, i, hosts, &p);
 		h->first[i] = h->npat;
 		h->pats[h->npat] = p;
-		h->hosts[h->npat++] = hosts;
+		h->hosts[h->npat++] = th;
 		for (uint32_t j = 0; j < obj->terms[i].orders; j++) {
-			struct cr_hosts *o =
-				cr_hosts_random_order(hosts, seed, j);
+			struct cr_hosts *o = cr_hosts_random_order(th, seed, j);
 
 			if (!o)
 				goto fail;
@@ -112,4 +114,5 @@ void opt_held_terms(const struct opt_held *h, const struct cr_objective *obj,
 		if (isnan(v[a + 1]))
 			out[i] = NAN;
 	}
+	cr_objective_blend(obj, out);
 }

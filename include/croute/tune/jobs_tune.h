@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Routing for the jobs that run: the tables in use, tuned by the
+ * improvement pass (include/croute/tune/optimize.h) on an objective whose
+ * first term weighs the running jobs' traffic (the "jobs" pattern)
+ * against the oblivious patterns that stand for the jobs still to come.
+ * The plugin calls it off the sweep when the jobs change; `croute route
+ * --jobs` calls it offline, so both give the same tables.
+ */
+#ifndef CROUTE_JOBS_TUNE_H
+#define CROUTE_JOBS_TUNE_H
+
+#include <croute/io/jobs.h>
+#include <croute/tune/optimize.h>
+
+/*
+ * The jobs objective: the jobs on Slurm's order and 4 random orders
+ * within each job, weighed 0.8 against 0.2 of shift on the default host
+ * order; then shift and bisect break ties. bench/jobs chose it.
+ */
+#define CR_JOBS_OBJECTIVE_DEFAULT "jobs:avg@4*0.8,shift:avg*0.2,bisect:avg@8"
+/* The jobs term alone: what the gain is measured on. */
+#define CR_JOBS_TERM "jobs:avg@4"
+/* Seconds of the pass's work (CR_OPT_WORK_PER_S a second). */
+#define CR_JOBS_BUDGET_DEFAULT 20.0
+
+/* The tables in use and how they were made. */
+struct cr_jobs_start {
+	const struct cr_fabric *f;
+	/* the engine that made r; cr-auto: its winner (by->auto_winner) */
+	const struct cr_engine *e;
+	const struct cr_options *o;
+	const struct cr_routing *r;
+	const struct cr_byproducts *by;
+};
+
+struct cr_jobs_tune_params {
+	const char *objective; /* NULL: CR_JOBS_OBJECTIVE_DEFAULT */
+	double budget; /* <= 0: CR_JOBS_BUDGET_DEFAULT */
+	const struct cr_stop *stop; /* gives up when it says so; NULL */
+};
+
+struct cr_jobs_gain {
+	/* CR_JOBS_TERM on the tables in use and on the tuned ones */
+	double jobs_before, jobs_after;
+	/* shift:avg on the default host order, the same two */
+	double shift_before, shift_after;
+	double gain; /* jobs_after / jobs_before - 1 */
+	uint64_t churn; /* LFT entries that differ */
+	unsigned moves; /* the pass's moves kept */
+};
+
+/*
+ * Tunes a copy of s->r for jobs into *out (allocated; the caller frees
+ * it) and fills *g. The copy keeps the engine's guarantees (the pass's
+ * checks) and every SL of s->r: a tuning that would change an SL is
+ * dropped, *out then equal to s->r. Jobs with no job of two hosts leave
+ * *out equal to s->r, gain 0. Deterministic: the pass's work budget, not
+ * the clock, bounds it. 0; -1 (logged) on error; -2 (logged) when it gave
+ * up (t->stop), *out then NULL.
+ */
+int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
+		 const struct cr_jobs_tune_params *t, struct cr_routing **out,
+		 struct cr_jobs_gain *g);
+
+#endif

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The jobs pattern (every job's shift, all jobs at once, hosts in no job
+ * silent; a job's order from the hosts run on), objective weights, and
+ * cr_jobs_tune(): complete, loop-free, credit-loop-free tables, the same
+ * on every run, never worse on the objective it climbs.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <croute/io/jobs.h>
+#include <croute/model/check.h>
+#include <croute/tune/jobs_tune.h>
+
+#include "testutil.h"
+
+static struct cr_jobs *jobs_of(const struct cr_fabric *f, const char *text)
+{
+	struct cr_jobs *j = cr_jobs_parse(f, NULL, text, strlen(text), "t");
+
+	assert_non_null(j);
+	return j;
+}
+
+/* "src>dst " for each flow of phase i, by host name. */
+static void phase_text(const struct cr_fabric *f, struct cr_phases *ph,
+		       uint32_t i, char *buf, size_t cap)
+{
+	struct cr_flow fl[64];
+	uint32_t label;
+	size_t n = cr_phases_get(ph, i, fl, &label), len = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n; k++)
+		len += (size_t)snprintf(
+			buf + len, cap - len, "%s>%s ",
+			f->nodes[fl[k].src_node].desc,
+			f->nodes[f->lid_node[fl[k].dst_lid]].desc);
+}
+
+static void test_pattern(void **state)
+{
+	struct cr_fabric *f = tu_two_level(4, 4, 2, NULL, 0);
+	struct cr_jobs *j = jobs_of(f, "7 h[0003,0001,0002]\n8 h0010,h0005\n"
+				       "9 h0007\n");
+	struct cr_pattern p = {.kind = CR_PAT_JOBS, .seed = 1, .jobs = j};
+	struct cr_hosts *all = cr_hosts_default(f);
+	struct cr_phases *ph;
+	char buf[1024];
+
+	(void)state;
+	ph = cr_phases_start(f, &p, &j->hosts);
+	assert_non_null(ph);
+	assert_int_equal(cr_phases_count(ph), 2);
+	phase_text(f, ph, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "h0003>h0001 h0001>h0002 h0002>h0003 "
+				 "h0010>h0005 h0005>h0010 ");
+	phase_text(f, ph, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "h0003>h0002 h0001>h0003 h0002>h0001 "
+				 "h0010>h0005 h0005>h0010 ");
+	cr_phases_stop(ph);
+	/* on all hosts in natural order: each job in that order, h0007 and
+	 * the hosts in no job silent */
+	ph = cr_phases_start(f, &p, all);
+	assert_non_null(ph);
+	phase_text(f, ph, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "h0001>h0002 h0002>h0003 h0003>h0001 "
+				 "h0005>h0010 h0010>h0005 ");
+	cr_phases_stop(ph);
+	/* no jobs attached, or no job of two hosts: an error */
+	p.jobs = NULL;
+	assert_null(cr_phases_start(f, &p, all));
+	cr_jobs_free(j);
+	j = jobs_of(f, "1 h0001\n");
+	p.jobs = j;
+	assert_null(cr_phases_start(f, &p, all));
+	cr_jobs_free(j);
+	cr_hosts_free(all);
+	cr_fabric_free(f);
+}
+
+static void test_weights(void **state)
+{
+	struct cr_objective obj;
+	double s[3] = {0.5, 0.9, 0.2};
+
+	(void)state;
+	assert_int_equal(
+		cr_objective_parse("jobs:avg@4*3,shift*1~1%,bisect", "t", &obj),
+		0);
+	assert_int_equal(obj.num_terms, 3);
+	assert_int_equal(obj.terms[0].orders, 4);
+	assert_true(obj.terms[0].weight == 3);
+	assert_true(obj.terms[1].weight == 1);
+	assert_true(obj.terms[1].tol > 0.0099 && obj.terms[1].tol < 0.0101);
+	cr_objective_blend(&obj, s);
+	assert_true(fabs(s[0] - (3 * 0.5 + 0.9) / 4) < 1e-12);
+	assert_true(s[1] == 0.9 && s[2] == 0.2);
+	cr_objective_release(&obj);
+	assert_int_equal(cr_objective_parse("shift*0", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse("shift*x", "t", &obj), -1);
+	assert_int_equal(cr_objective_parse("shift*2000", "t", &obj), -1);
+}
+
+static bool same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
+		      const struct cr_routing *b)
+{
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t n = f->switches[i];
+
+		if (memcmp(a->lft[n], b->lft[n], (size_t)f->max_lid + 1))
+			return false;
+	}
+	return true;
+}
+
+static void test_tune(void **state)
+{
+	/* 8 leaves of 4 hosts, 2 spines: jobs across leaves contend */
+	struct cr_fabric *f = tu_two_level(8, 4, 2, NULL, 0);
+	struct cr_jobs *j = jobs_of(f, "1 h[0000,0004,0008,0012]\n"
+				       "2 h[0001,0005,0009,0013,0017]\n"
+				       "3 h[0020-0023,0002]\n");
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = tu_route_by(f, "updn", NULL, &by);
+	struct cr_routing *t1, *t2;
+	struct cr_options o;
+	const struct cr_jobs_start st = {f, cr_engine_find("updn"), &o, r, &by};
+	struct cr_jobs_tune_params par = {.budget = 1};
+	struct cr_jobs_gain g1, g2;
+	struct cr_check_report rep;
+
+	(void)state;
+	cr_options_init(&o);
+	assert_int_equal(cr_jobs_tune(&st, j, &par, &t1, &g1), 0);
+	assert_int_equal(cr_jobs_tune(&st, j, &par, &t2, &g2), 0);
+	assert_true(same_lfts(f, t1, t2));
+	assert_true(g1.jobs_after == g2.jobs_after);
+	assert_int_equal(cr_check(f, t1, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	/* the figures are the tables' */
+	assert_true(g1.jobs_before > 0 && g1.jobs_after > 0);
+	assert_true(fabs(g1.gain - (g1.jobs_after / g1.jobs_before - 1)) <
+		    1e-12);
+	assert_int_equal(g1.churn == 0, same_lfts(f, r, t1));
+	cr_routing_free(t1);
+	cr_routing_free(t2);
+	cr_jobs_free(j);
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_tune),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
