@@ -136,8 +136,8 @@ for ENGINE in cr-minhop cr-updn cr-ftree; do
 
 	change "Unlink \"$leaf\"[$up]"
 	# The repair names the cable: both ends by name, GUID, LID and port.
-	end="'[^']+' \\(0x[0-9a-f]{16} LID [0-9]+\\) port [0-9]+"
-	lend="'sw-l2-$((K * K - 1))' \\(0x[0-9a-f]{16} LID [0-9]+\\) port $up"
+	end="'[^']+' \\((node GUID )?0x[0-9a-f]{16} LID [0-9]+\\) port [0-9]+"
+	lend="'sw-l2-$((K * K - 1))' \\((node GUID )?0x[0-9a-f]{16} LID [0-9]+\\) port $up"
 	faulty link "1 switch links and 0 host links down \\(repaired around\
  the link ($lend to $end|$end to $lend)\\)"
 	change "ReLink \"$leaf\"[$up]"

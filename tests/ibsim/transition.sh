@@ -86,7 +86,7 @@ run() {
 			"$CR_DIR/$name.tr")
 		cr_expect_log "rewrites the switches \($fault\); it is not made" \
 			"$name: the plugin names another fault than $fault"
-		cr_expect_log "cr-auto: +(cable )?'[^']*' \(0x[0-9a-f]+ LID [0-9]+\) port [0-9]+" \
+		cr_expect_log "cr-auto: +(cable )?'[^']*' \((node GUID )?0x[0-9a-f]+ LID [0-9]+\) port [0-9]+" \
 			"$name: the cycle's switches are not logged"
 		cr_expect_log "the improvement is not installed: the change is unsafe" \
 			"$name: the refusal is not logged"
