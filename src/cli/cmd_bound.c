@@ -316,7 +316,7 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
-	if (npat < 0)
+	if (npat < 0 || est_setup_no_jobs(&c.est, pats, npat))
 		goto out;
 	f = cli_load(&c.setup);
 	if (!f)

@@ -51,7 +51,8 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static const struct cli_opt *const compare_tables[] = {
-	compare_opts, cli_topo_opts, cli_live_opts, est_cli_opts, NULL,
+	compare_opts, cli_topo_opts, cli_live_opts,
+	est_cli_opts, est_more_opts, NULL,
 };
 
 /*

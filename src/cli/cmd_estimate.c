@@ -45,8 +45,8 @@ static const struct cli_opt estimate_opts[] = {
 };
 
 static const struct cli_opt *const estimate_tables[] = {
-	estimate_opts, cli_topo_opts,	cli_live_opts,
-	est_cli_opts,  cli_engine_opts, NULL,
+	estimate_opts, cli_topo_opts,	cli_live_opts, est_cli_opts,
+	est_more_opts, cli_engine_opts, NULL,
 };
 
 struct estimate_ctx {
@@ -189,8 +189,9 @@ static void print_paths(const struct estimate_ctx *c)
 
 	if (p->paths == CR_PATHS_BASE)
 		return;
-	fprintf(cli_report, "# paths: %s over each destination port's 2^LMC LIDs",
-	       cr_est_paths_name(p->paths));
+	fprintf(cli_report,
+		"# paths: %s over each destination port's 2^LMC LIDs",
+		cr_est_paths_name(p->paths));
 	if (p->lanes)
 		fprintf(cli_report, ", at most %u of them", p->lanes);
 	fprintf(cli_report, "\n\n");
@@ -298,8 +299,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!cli_load_routed(&c.setup, c.lfts, &f, &r, &e, &secs, &ret))
 		goto out;
 	ret = CLI_BAD;
-	if (est_setup_jobs(&c.est, f, pats, npat) ||
-	    cli_report_open(c.output))
+	if (est_setup_jobs(&c.est, f, pats, npat) || cli_report_open(c.output))
 		goto out;
 	res = calloc(npat, sizeof(*res));
 	if (!res) {
@@ -348,7 +348,8 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 		fputs("\"source\": ", cli_report);
 		cli_json_str(cli_report, title);
 		if (c.est.par.paths != CR_PATHS_BASE)
-			fprintf(cli_report, ", \"paths\": \"%s\", \"lanes\": %u",
+			fprintf(cli_report,
+				", \"paths\": \"%s\", \"lanes\": %u",
 				cr_est_paths_name(c.est.par.paths),
 				c.est.par.lanes);
 		cli_json_warnings(cli_report);

@@ -296,7 +296,7 @@ static int resil_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!usable_options(&c))
 		goto out;
 	npat = est_setup_patterns(&c.est, &pats);
-	if (npat < 0)
+	if (npat < 0 || est_setup_no_jobs(&c.est, pats, npat))
 		goto out;
 	if (npat > CR_RESIL_MAX_PATS) {
 		cli_usage_error(cmd, "--pattern: at most %d patterns",

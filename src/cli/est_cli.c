@@ -18,9 +18,6 @@ const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
 	 "shift[:K], bisect[:R], alltoall[:K], fanin[:K], flows:FILE,"
 	 " rail-ring, jobs; comma list (shift,bisect; with --jobs: jobs)"},
-	{"jobs", EST_KEY_JOBS, "FILE",
-	 "running jobs, \"JOBID NODELIST\" a line: pattern jobs runs"
-	 " shift in each job, all at once"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},
 	{"seed", EST_KEY_SEED, "S", "seed of sampled phases and matchings (1)"},
@@ -35,6 +32,14 @@ const struct cli_opt est_cli_opts[] = {
 	 "that host order by server and rail: rank = server x rails + rail"},
 	{"orders", EST_KEY_ORDERS, "N",
 	 "also each pattern on N random host orders of --seed: mean, worst"},
+	CLI_OPT_END,
+};
+
+/* What only estimate and compare take: the jobs, the path models. */
+const struct cli_opt est_more_opts[] = {
+	{"jobs", EST_KEY_JOBS, "FILE",
+	 "running jobs, \"JOBID NODELIST\" a line: pattern jobs runs"
+	 " shift in each job, all at once"},
 	{"paths", EST_KEY_PATHS, "MODEL[:N]",
 	 "with LMC > 0: base (one LID), split (striped evenly over the"
 	 " LIDs, as UCX), indep (each LID its own flow); :N as --lanes"},
@@ -42,6 +47,17 @@ const struct cli_opt est_cli_opts[] = {
 	 "split, indep: use only the first N LIDs (UCX_MAX_RNDV_RAILS)"},
 	CLI_OPT_END,
 };
+
+int est_setup_no_jobs(struct est_setup *s, const struct cr_pattern *pats, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (pats[i].kind == CR_PAT_JOBS) {
+			cli_usage_error(s->cmd, "pattern jobs goes with"
+						" estimate and compare");
+			return -1;
+		}
+	return 0;
+}
 
 void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd)
 {

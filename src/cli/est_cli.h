@@ -29,6 +29,7 @@ enum {
 };
 
 extern const struct cli_opt est_cli_opts[];
+extern const struct cli_opt est_more_opts[];
 
 struct est_setup {
 	const struct cli_cmd *cmd;
@@ -47,6 +48,9 @@ struct est_setup {
 	struct cr_jobs *jobs; /* read by est_setup_jobs() */
 };
 
+/* Commands without the jobs: a jobs pattern is a usage error (-1). */
+int est_setup_no_jobs(struct est_setup *s, const struct cr_pattern *pats,
+		      int n);
 void est_setup_init(struct est_setup *s, const struct cli_cmd *cmd);
 void est_setup_release(struct est_setup *s);
 /*
