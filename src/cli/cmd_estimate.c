@@ -259,6 +259,26 @@ static const struct cr_est_each estimate_each = {
 	.result = estimate_result,
 };
 
+/* The text report's head: what was estimated, and how. */
+static void print_header(const struct estimate_ctx *c, const double *secs,
+			 const char *title, const struct cr_hosts *hosts,
+			 const char *how)
+{
+	fprintf(cli_report, "# croute estimate: %s\n", title);
+	fprintf(cli_report,
+		"# rates: fractions of the source's injection rate, and"
+		" Gb/s of data rate\n# (4xQDR = 32 Gb/s, not the 40"
+		" Gb/s signalling rate ibstat prints)\n");
+	if (secs && cli_report_times(c->times))
+		fprintf(cli_report, "# routing time %.3f s\n", *secs);
+	fprintf(cli_report,
+		"# %u hosts in the order of %s; penalty factors"
+		" (be;bs;gr) %s\n\n",
+		hosts->count, how,
+		c->est.penalty ? c->est.penalty : CR_PENALTY_DEFAULT);
+	print_paths(c);
+}
+
 static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct estimate_ctx c = {0};
@@ -362,19 +382,7 @@ static int estimate_run(const struct cli_cmd *cmd, int argc, char **argv)
 				    (c.matrix ? CR_REPORT_MATRIX : 0)))
 			goto out;
 	} else {
-		fprintf(cli_report, "# croute estimate: %s\n", title);
-		fprintf(cli_report,
-			"# rates: fractions of the source's injection rate, and"
-			" Gb/s of data rate\n# (4xQDR = 32 Gb/s, not the 40"
-			" Gb/s signalling rate ibstat prints)\n");
-		if (e && cli_report_times(c.times))
-			fprintf(cli_report, "# routing time %.3f s\n", secs);
-		fprintf(cli_report,
-			"# %u hosts in the order of %s; penalty factors"
-			" (be;bs;gr) %s\n\n",
-			hosts->count, how,
-			c.est.penalty ? c.est.penalty : CR_PENALTY_DEFAULT);
-		print_paths(&c);
+		print_header(&c, e ? &secs : NULL, title, hosts, how);
 		print_summary(&c, res, npat);
 		if (c.est.orders)
 			print_orders(&c, res, npat);

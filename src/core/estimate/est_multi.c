@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A phase when flows use the 2^LMC LIDs of their destination port, as MPI
- * stacks that stripe do (doc/design.md, "Path models"). Every lane (LID)
+ * stacks that stripe do (doc/design.md, "The contention estimator"). Every lane (LID)
  * of a flow is walked through the LFTs; the flow arrives when all its
  * lanes do. The penalty model counts the flow once per node, as in the
  * base model: striping adds paths, not senders.
