@@ -53,10 +53,13 @@ grep -q "^problem: .*built for $version, but .* is OpenSM 3.3.99" "$tmp/out" ||
 # symbol binds at load, among them those only the opensm program exports.
 objs=$(ls "$top_builddir"/src/plugin/.libs/libcroute_la-*.o)
 core=$top_builddir/src/core/.libs/libcrcore.a
+# A sanitizer build's objects need their runtime, which the build links in
+# (its DT_NEEDED libraries are where the doctor finds __asan_ symbols).
+san=$(sed -n 's/^CR_LDFLAGS = //p' "$top_builddir/Makefile" 2>/dev/null)
 relink() { # DIR [OBJECT]: the plugin, relinked with -z now into DIR
 	mkdir -p "$tmp/$1"
 	# shellcheck disable=SC2086
-	${CC:-cc} -shared -Wl,-z,now \
+	${CC:-cc} -shared $san -Wl,-z,now \
 		-Wl,--version-script="$top_srcdir/src/plugin/libcroute.map" \
 		-o "$tmp/$1/libcroute.so" $objs ${2:-} -Wl,--whole-archive \
 		"$core" -Wl,--no-whole-archive -lopensm -losmcomp -libumad \
