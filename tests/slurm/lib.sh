@@ -68,13 +68,26 @@ slurm_wait() {
 }
 
 # Installs the Slurm packages when missing, as root (the only case the
-# tests skip: they cannot be had). Postinst scripts start no service.
+# tests skip: they cannot be had). scripts/deps installs them before the
+# tests; this is for a test run by hand. Tests running in parallel take
+# turns (flock), so that no apt-get finds another's lock. Postinst
+# scripts start no service.
 slurm_packages() {
 	for p in slurmctld slurmd sbatch squeue sinfo munged; do
 		command -v "$p" >/dev/null 2>&1 && continue
 		[ "$(id -u)" = 0 ] || slurm_skip "$p missing and not root"
 		command -v apt-get >/dev/null 2>&1 ||
 			slurm_skip "$p missing and no apt-get"
+		if [ -z "${SLURM_PKG_LOCKED:-}" ] &&
+		   command -v flock >/dev/null 2>&1; then
+			exec 8>/run/croute-slurm-packages.lock &&
+				flock -w 900 8 ||
+				slurm_skip "another test installs Slurm"
+			SLURM_PKG_LOCKED=1
+			slurm_packages
+			exec 8>&-
+			return
+		fi
 		policy=
 		if [ ! -e /usr/sbin/policy-rc.d ]; then
 			printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
@@ -83,7 +96,8 @@ slurm_packages() {
 		fi
 		slurm_log "installing slurmctld slurmd slurm-client munge"
 		nice apt-get update -q >/dev/null 2>&1
-		DEBIAN_FRONTEND=noninteractive nice apt-get install -y -q \
+		DEBIAN_FRONTEND=noninteractive nice apt-get \
+			-o DPkg::Lock::Timeout=300 install -y -q \
 			--no-install-recommends slurmctld slurmd slurm-client \
 			munge >/dev/null 2>&1
 		rc=$?
