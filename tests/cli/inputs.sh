@@ -126,9 +126,10 @@ echo "$reason" | grep -Eq "switch '[^']+' \(0x[0-9a-f]{16}, rank [0-9]+\) port [
 grep -F -q -- "$reason" "$tmp/out" ||
 	fail "compare cuts ftree's refusal short: $reason"
 
-# 8. An engine that refuses the fabric: exit 1, not 2 (bad input, usage).
+# 8. An engine given a fabric not of its kind: bad input, exit 2, as
+# cr-dfp and cr-hyperx.
 for cmd in route check estimate; do
-	expect 1 "cannot route" "$cmd: ftree refuses a torus" \
+	expect 2 "cannot route" "$cmd: ftree refuses a torus" \
 		"$croute" $cmd -t "$tmp/torus" -e ftree
 done
 

@@ -765,8 +765,10 @@ int cr_ftree_route(const struct cr_fabric *f, const struct cr_options *o,
 	uint32_t ns = f->num_switches;
 	int ret = -1;
 
-	if (ft_build(&rt.ft, f, o))
-		goto out;
+	ret = ft_build(&rt.ft, f, o);
+	if (ret)
+		goto out; /* not a fat tree: CR_ROUTE_NOT_ITS_FABRIC */
+	ret = -1;
 	rt.ps = cr_portsel_new(f, o, r);
 	rt.stamp = calloc(ns, sizeof(*rt.stamp));
 	rt.u = malloc(ns); /* FT_INF for switches left out of the tree */

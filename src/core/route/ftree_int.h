@@ -127,8 +127,9 @@ struct ft_lid {
 
 /*
  * Builds groups, ranks the switches, checks the fat-tree rules, and
- * computes classes, D-mod-k divisors and the leaf order. -1 on error
- * (logged, naming the switches and ranks).
+ * computes classes, D-mod-k divisors and the leaf order. -1 on error,
+ * CR_ROUTE_NOT_ITS_FABRIC when the fabric is no fat tree (both logged,
+ * naming the switches and ranks).
  */
 int ft_build(struct ft *ft, const struct cr_fabric *f,
 	     const struct cr_options *o);

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include <croute/model/log.h>
+#include <croute/route/engine.h>
 
 #include "ftree_int.h"
 
@@ -144,6 +145,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 	uint32_t *queue = malloc((ft->ns + 1) * sizeof(*queue));
 	uint32_t n = 0;
 	int max = 0;
+	int ret = -1;
 
 	if (!queue)
 		return -1;
@@ -173,6 +175,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 			}
 		if (!n) {
 			cr_err("cr-ftree: no compute node is attached to any switch");
+			ret = CR_ROUTE_NOT_ITS_FABRIC;
 			goto fail;
 		}
 	}
@@ -184,6 +187,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 			cr_err("cr-ftree: switch '%s' (0x%016llx) has CAs but no link to the tree's switches",
 			       ft_name(ft, s),
 			       (unsigned long long)ft_guid(ft, s));
+			ret = CR_ROUTE_NOT_ITS_FABRIC;
 			goto fail;
 		}
 		if (ft->sw[s].rank < 0)
@@ -196,6 +200,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 	if (max > FT_MAX_HEIGHT) {
 		cr_err("cr-ftree: %d switch ranks: too deep for a fat tree",
 		       max + 1);
+		ret = CR_ROUTE_NOT_ITS_FABRIC;
 		goto fail;
 	}
 	if (!roots->count)
@@ -207,7 +212,7 @@ static int rank_switches(struct ft *ft, bool cn_only)
 	return 0;
 fail:
 	free(queue);
-	return -1;
+	return ret;
 }
 
 /* Do links join adjacent ranks only? Names the first that does not. */
@@ -756,6 +761,8 @@ static int arrival_digits(struct ft *ft)
 int ft_build(struct ft *ft, const struct cr_fabric *f,
 	     const struct cr_options *o)
 {
+	int ret;
+
 	memset(ft, 0, sizeof(*ft));
 	ft->f = f;
 	ft->o = o;
@@ -768,21 +775,23 @@ int ft_build(struct ft *ft, const struct cr_fabric *f,
 		return -1;
 	if (!ft->ns) {
 		cr_err("cr-ftree: the fabric has no switch");
-		return -1;
+		return CR_ROUTE_NOT_ITS_FABRIC;
 	}
 	if (build_groups(ft))
 		goto oom;
-	if (rank_switches(ft, false))
-		return -1;
+	ret = rank_switches(ft, false);
+	if (ret)
+		return ret;
 	if (!adjacent_ranks(ft, false) && !o->root_guids.count &&
 	    (o->cn_guids.count || o->io_guids.count)) {
 		cr_verbose(
 			"cr-ftree: ranking from every CA switch breaks the rules; ranking from the compute nodes' switches");
-		if (rank_switches(ft, true))
-			return -1;
+		ret = rank_switches(ft, true);
+		if (ret)
+			return ret;
 	}
 	if (!adjacent_ranks(ft, true))
-		return -1;
+		return CR_ROUTE_NOT_ITS_FABRIC;
 	split_groups(ft);
 	/* Sorted by rank: parents before children. */
 	for (int r = 0; r <= ft->max_rank; r++)
