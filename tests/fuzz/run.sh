@@ -41,8 +41,11 @@ for t in $targets; do
 		rm -rf "$out/new-$t"
 		mkdir -p "$new"
 		start=$(date +%s)
+		# A unit past 60 s hangs: some corpus inputs (a gz that
+		# expands to a large fabric) take seconds of CPU, many more
+		# on a loaded machine.
 		"$fuzzer" -seed="${FUZZ_SEED:-1}" \
-			-max_total_time="$seconds" -timeout=10 \
+			-max_total_time="$seconds" -timeout=60 \
 			-rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-1048576}" \
 			-print_final_stats=1 -artifact_prefix="$out/$t-" \
 			"$new" "$corpus" >"$log" 2>&1
