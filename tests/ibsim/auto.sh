@@ -71,7 +71,10 @@ awk '/^Ca/ { d = $0; sub(/^[^#]*# *"/, "", d); sub(/".*/, "", d)
 cr_conf "croute_auto_hosts $CR_DIR/sched.hosts" "croute_auto_background FALSE"
 cr_opensm_once -R cr-auto
 cr_expect_log "cr-auto: tuned for the host order of" "the known order not used"
-cr_expect_log "cr-auto: chose .* for a budget of 5\.0 s of work" \
+# The plan, not the choice: a loaded machine may make the improvement
+# pass give up on its wall-clock guard, and then no "chose" line is
+# written; the budget the plan was made for is the same.
+cr_expect_log "cr-auto: plan: of .* within the budget of 5\.00 s of work" \
 	"in the sweep, a known order's default budget is not 5 s"
 cr_log "known order in the sweep: the default budget: OK"
 
