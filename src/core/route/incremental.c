@@ -216,10 +216,14 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
  * made again on the repaired tables, as a full run with the same roots
  * makes them: the labels only grew, so every pair the base detoured
  * still lacks a legal path, and the pairs that lost theirs take one too.
- * A credit loop on VL 0 ends the repair: a full run would then choose
- * other roots. The detours of every destination are made again (one
- * labelling per switch), not only the repaired ones': a detour of an
- * untouched destination may cross a dead link.
+ * Also when the base took no detours but the repair left CA switches
+ * without a legal path to a switch LID (a fat tree's leaf to a middle
+ * switch or a root it lost its cable to): a full run on the new fabric
+ * takes these roots as the top level and detours them. A credit loop on
+ * VL 0, or a CA switch still without a path, ends the repair: a full run
+ * would then choose other roots. The detours of every destination are
+ * made again (one labelling per switch), not only the repaired ones': a
+ * detour of an untouched destination may cross a dead link.
  */
 static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
 {
@@ -245,6 +249,12 @@ static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
 				   " (top-level roots) close a credit loop"
 				   " on the repaired tables; a full run"
 				   " chooses other roots");
+	if (!ret && rep->st->lost_pairs)
+		return incr_reason(rep->st,
+				   "%" PRIu64 " (CA switch, LID) pairs have"
+				   " no path with the full run's roots, even"
+				   " with detours; a full run chooses others",
+				   rep->st->lost_pairs);
 	return ret;
 }
 
@@ -530,7 +540,8 @@ int cr_route_incremental(const struct cr_incr_base *base,
 	ms[5] = now_ms();
 	if (!ret && rep.kind == K_FTREE)
 		ret = ft_incr_fill_turns(&rep);
-	if (!ret && rep.kind == K_UPDN && base->by.updn_detours)
+	if (!ret && rep.kind == K_UPDN &&
+	    (base->by.updn_detours || st->lost_pairs))
 		ret = repair_detours(&rep, by);
 	cr_verbose("incremental: compare %.1f ms, ranks or tree %.1f, prepare"
 		   " %.1f, copy (the wait for it) %.1f, labels and checks"
