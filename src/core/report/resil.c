@@ -34,6 +34,7 @@ struct cr_resil {
 	int engine; /* chain index that routed the intact fabric */
 	struct cr_incr_base *base;
 	struct cr_check_report rep;
+	struct cr_resil_check *chk; /* per LID, for cable failures */
 	struct cr_hosts *hosts; /* the intact order */
 	double avg[CR_RESIL_MAX_PATS], min[CR_RESIL_MAX_PATS], bw;
 };
@@ -154,6 +155,9 @@ struct cr_resil *cr_resil_new(const struct cr_fabric *f,
 	    score(c, f, x->r, x->hosts, x->avg, x->min))
 		goto fail;
 	x->bw = mean_bw(c, x->avg);
+	/* with --full-estimate every failure is checked afresh too */
+	if (c->est_inc && !(x->chk = cr_resil_check_new(f, x->r)))
+		cr_verbose("resilience: each failure checked in full");
 	return x;
 fail:
 	cr_resil_free(x);
@@ -165,6 +169,7 @@ void cr_resil_free(struct cr_resil *x)
 	if (!x)
 		return;
 	cr_incr_base_free(x->base);
+	cr_resil_check_free(x->chk);
 	cr_hosts_free(x->hosts);
 	cr_routing_free(x->r);
 	cr_byproducts_release(&x->by);
@@ -337,8 +342,12 @@ static int run_one(const struct cr_resil *x, struct cr_resil_inc *inc,
 		goto out;
 	}
 	/* hop optimality is no problem croute check reports: not counted */
-	if (cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep))
+	ret = cr_resil_check_cable(x->chk, x->f, x->r, g, r, ft, &rep);
+	if (ret > 0)
+		ret = cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep);
+	if (ret)
 		goto out;
+	ret = -1;
 	row->pairs = rep.pairs;
 	row->unreachable = rep.unreachable;
 	row->loops = rep.loops;
