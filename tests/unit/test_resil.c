@@ -284,8 +284,9 @@ static void test_check_cable(void **state)
 			make_loop(g, r, spine, leaf, lid);
 		assert_int_equal(
 			cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &want), 0);
-		assert_int_equal(
-			cr_resil_check_cable(chk, f, r0, g, r, &v[i], &got), 0);
+		assert_int_equal(cr_resil_check_cable(chk, f, r0, g, r, &v[i],
+						      false, &got),
+				 0);
 		assert_int_equal(got.pairs, want.pairs);
 		assert_int_equal(got.unreachable, want.unreachable);
 		assert_int_equal(got.loops, want.loops);

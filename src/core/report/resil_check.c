@@ -7,7 +7,8 @@
  * LIDs are walked again (a few hundred of 4,176 on clos24). The counts
  * are cr_check_each()'s, LID by LID, so their sums are its report's; the
  * credit-loop search, on one VL, is cr_credit_loop_any()'s, which is
- * cr_check_each()'s without path SLs. Anything else (nodes lost, path
+ * cr_check_each()'s without path SLs, and is not made twice: a cr-updn
+ * repair that made detours searched the same tables. Anything else (nodes lost, path
  * SLs, other LIDs) is checked in full.
  */
 #include <stdlib.h>
@@ -158,7 +159,8 @@ static bool into(const struct cr_fabric *g, const struct cr_routing *r,
 int cr_resil_check_cable(const struct cr_resil_check *x,
 			 const struct cr_fabric *f, const struct cr_routing *r0,
 			 const struct cr_fabric *g, const struct cr_routing *r,
-			 const struct cr_fault *ft, struct cr_check_report *rep)
+			 const struct cr_fault *ft, bool loop_free,
+			 struct cr_check_report *rep)
 {
 	uint16_t *lids = NULL;
 	uint64_t *c = NULL;
@@ -204,7 +206,7 @@ int cr_resil_check_cable(const struct cr_resil_check *x,
 		rep->unreachable += c[i * C_N + C_UNREACH] - o[C_UNREACH];
 		rep->loops += c[i * C_N + C_LOOPS] - o[C_LOOPS];
 	}
-	loop = cr_credit_loop_any(g, r);
+	loop = loop_free ? 0 : cr_credit_loop_any(g, r);
 	if (loop < 0)
 		goto oom;
 	rep->credit_loops = (uint64_t)loop;

@@ -253,6 +253,7 @@ static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
 				   " (top-level roots) close a credit loop"
 				   " on the repaired tables; a full run"
 				   " chooses other roots");
+	rep->st->loop_free = !ret;
 	if (!ret && rep->st->lost_pairs)
 		return incr_reason(rep->st,
 				   "%" PRIu64 " (CA switch, LID) pairs have"
