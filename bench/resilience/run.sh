@@ -7,7 +7,8 @@
 # shared, wall time says more about the others' load than about croute.
 #   bench/resilience/run.sh [FABRIC...]   (default: clos24 tree512)
 # FABRIC: clos24 (croute gen fat-tree 24), tree512 (ktree 8 3), clos48
-# (fat-tree 48, 27,648 hosts: the shard projection only).
+# (fat-tree 48, 27,648 hosts: a 1-cable and a CR_SAMPLE-cable task, the
+# array time projected from them).
 # CR_ENGINE (updn), CR_ARGS (--phases 32 --orders 2), CR_SAMPLE (24
 # cables), CR_THREADS (1).
 set -eu
@@ -63,18 +64,39 @@ per_failure() { # per_failure FABRIC LABEL OPTIONS...: CPU a failure
 		'BEGIN { printf "%.3f\n", (b - a) / (n - 1) }'
 }
 
+# The 27,648-host Clos: a 1-cable and an N-cable task measured, their
+# difference gives the cost a cable and the setup every task pays (the
+# intact route, check and estimate, the repair's base, est_inc's phases);
+# the array's CPU time for T tasks is T x setup + cables x per cable.
+project() { # project FABRIC CABLES
+	per=$(per_failure "$1" --incremental)
+	setup=$(awk -v a="$(cat "$tmp/t1")" -v p="$per" \
+		'BEGIN { printf "%.1f", a - p }')
+	echo "$1: 1-cable task $(cat "$tmp/t1") CPU s," \
+		"$(wc -l <"$tmp/sample")-cable task $(cat "$tmp/tn") CPU s:" \
+		"setup $setup, a cable $per"
+	for tasks in 64 256 1024; do
+		echo "$1: all $2 cables in $tasks tasks: $(awk -v s="$setup" \
+			-v p="$per" -v n="$2" -v t="$tasks" \
+			'BEGIN { printf "%.0f CPU s, %.0f a task", \
+			t * s + n * p, s + n * p / t }')"
+	done
+}
+
 for fab in ${*:-clos24 tree512}; do
 	gen "$fab"
 	cables "$fab" "$sample"
 	n=$(wc -l <"$tmp/all")
-	if [ "$fab" != clos48 ]; then
-		inc=$(per_failure "$fab" --incremental)
-		full=$(per_failure "$fab" --full-estimate)
-		echo "$fab: $n switch cables; CPU s a failure: incremental" \
-			"$inc, full route + estimate $full" \
-			"($(awk -v a="$inc" -v b="$full" \
-				'BEGIN { printf "%.2f", a / b }') of it)"
+	if [ "$fab" = clos48 ]; then
+		project "$fab" "$n"
+		continue
 	fi
+	inc=$(per_failure "$fab" --incremental)
+	full=$(per_failure "$fab" --full-estimate)
+	echo "$fab: $n switch cables; CPU s a failure: incremental" \
+		"$inc, full route + estimate $full" \
+		"($(awk -v a="$inc" -v b="$full" \
+			'BEGIN { printf "%.2f", a / b }') of it)"
 	# one shard of the whole list, as a job array task would run it
 	parts=$(( (n + sample - 1) / sample ))
 	# shellcheck disable=SC2086

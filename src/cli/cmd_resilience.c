@@ -42,7 +42,7 @@ static const struct cli_opt resil_opts[] = {
 	{"incremental", KEY_INCREMENTAL, NULL,
 	 "repair the intact tables as croute_incremental TRUE does"},
 	{"full-estimate", KEY_FULL_ESTIMATE, NULL,
-	 "score every failure afresh, not just the phases it changes"},
+	 "check and score every failure afresh, not just what it changes"},
 	CLI_OPT_END,
 };
 

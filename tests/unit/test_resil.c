@@ -3,16 +3,20 @@
  * Unit tests of croute resilience's parts: the shard split covers every
  * failure once, a shard read back gives every row bit for bit (names with
  * blanks, '%', other bytes, empty; figures no decimal holds), the cable
- * list has each switch cable once, and a run on a two-level tree gives
- * the same rows on one thread and on three.
+ * list has each switch cable once, a run on a two-level tree gives the
+ * same rows on one thread and on three, and a cable failure's check from
+ * the intact counts per LID is croute check's, also for tables that lose
+ * pairs or loop.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <croute/model/check.h>
 #include <croute/report/resil.h>
 
+#include "../../src/core/report/resil_int.h"
 #include "testutil.h"
 
 static void test_split(void **state)
@@ -226,6 +230,81 @@ static void test_threads_same_rows(void **state)
 	cr_fabric_free(f);
 }
 
+/* Tables that loop between spine s and leaf a toward lid (not a's). */
+static void make_loop(const struct cr_fabric *g, struct cr_routing *r,
+		      uint32_t s, uint32_t a, uint16_t lid)
+{
+	for (unsigned p = 1; p <= g->nodes[s].num_ports; p++)
+		if (g->nodes[s].ports[p].remote == a)
+			r->lft[s][lid] = (uint8_t)p;
+	for (unsigned p = 1; p <= g->nodes[a].num_ports; p++)
+		if (g->nodes[a].ports[p].remote == s)
+			r->lft[a][lid] = (uint8_t)p;
+}
+
+/*
+ * Every cable of a two-level tree cut under the intact tables (whose
+ * entries into the cable now lead nowhere), with an entry cleared and a
+ * loop made: the counts from the intact ones per LID are cr_check()'s.
+ */
+static void test_check_cable(void **state)
+{
+	struct cr_fabric *f = tu_two_level(4, 3, 3, NULL, 0);
+	struct cr_routing *r0;
+	struct cr_resil_check *chk;
+	struct cr_fault *v;
+	uint64_t lost = 0, loops = 0;
+	uint32_t n;
+
+	(void)state;
+	if (!f->max_lid)
+		assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	r0 = tu_route(f, "cr-minhop", NULL);
+	chk = cr_resil_check_new(f, r0);
+	assert_non_null(chk);
+	assert_int_equal(cr_faults_all(f, CR_FAULTS_CABLES, &v, &n), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		struct cr_fabric *g = tu_cut_link(f, v[i].node, v[i].port);
+		struct cr_routing *r = cr_routing_copy(r0);
+		struct cr_check_report want, got;
+		/* another cable's ends: still cabled */
+		const struct cr_fault *o = &v[(i + 1) % n];
+		uint32_t leaf = o->node, spine = o->rnode;
+		uint16_t lid = (uint16_t)(1 + i % g->max_lid);
+
+		assert_non_null(r);
+		if (!cr_switch_num_cas(g, g->nodes[leaf].sw_index)) {
+			leaf = o->rnode;
+			spine = o->node;
+		}
+		r->lft[g->switches[i % g->num_switches]][g->max_lid] =
+			CR_NO_PATH;
+		if (i % 2 && g->lid_node[lid] != leaf &&
+		    cr_lid_switch(g, lid, NULL) != leaf)
+			make_loop(g, r, spine, leaf, lid);
+		assert_int_equal(
+			cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &want), 0);
+		assert_int_equal(cr_resil_check_cable(chk, f, r0, g, r, &v[i],
+						      false, &got),
+				 0);
+		assert_int_equal(got.pairs, want.pairs);
+		assert_int_equal(got.unreachable, want.unreachable);
+		assert_int_equal(got.loops, want.loops);
+		assert_int_equal(got.credit_loops, want.credit_loops);
+		lost += want.unreachable;
+		loops += want.loops;
+		cr_routing_free(r);
+		cr_fabric_free(g);
+	}
+	/* the cases the test is for were met */
+	assert_true(lost > 0);
+	assert_true(loops > 0);
+	free(v);
+	cr_resil_check_free(chk);
+	cr_routing_free(r0);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_shard_roundtrip),
 		cmocka_unit_test(test_cables_once),
 		cmocka_unit_test(test_threads_same_rows),
+		cmocka_unit_test(test_check_cable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

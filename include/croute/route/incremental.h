@@ -67,6 +67,11 @@ struct cr_incr_stats {
 	 */
 	bool new_dependency;
 	bool searched;
+	/*
+	 * The repaired tables, whole, were searched for credit loops on
+	 * one VL (cr_credit_loop_any()) and have none: cr-updn's detours.
+	 */
+	bool loop_free;
 	char reason[160]; /* when not incremental: why */
 	/* The first link down, both ends, for the log: "" when none. */
 	char link_down[2 * CR_NODE_LABEL_MAX + 48];

@@ -34,6 +34,7 @@ struct cr_resil {
 	int engine; /* chain index that routed the intact fabric */
 	struct cr_incr_base *base;
 	struct cr_check_report rep;
+	struct cr_resil_check *chk; /* per LID, for cable failures */
 	struct cr_hosts *hosts; /* the intact order */
 	double avg[CR_RESIL_MAX_PATS], min[CR_RESIL_MAX_PATS], bw;
 };
@@ -102,7 +103,7 @@ static bool usable(const struct cr_byproducts *by)
 static struct cr_routing *route_chain(const struct cr_resil *x,
 				      const struct cr_fabric *f,
 				      struct cr_byproducts *by, int *engine,
-				      bool *incr)
+				      bool *incr, bool *loop_free)
 {
 	for (unsigned i = 0; i < x->c.nchain; i++) {
 		const struct cr_engine *e = x->c.chain[i];
@@ -112,9 +113,11 @@ static struct cr_routing *route_chain(const struct cr_resil *x,
 		if (!r)
 			return NULL;
 		*incr = false;
+		*loop_free = false;
 		if (x->base && !cr_route_incremental(x->base, e, f, x->c.opts,
 						     r, by, &st)) {
 			*incr = true;
+			*loop_free = st.loop_free;
 		} else if (cr_route_by(e, f, x->c.opts, r, by) < 0 ||
 			   !usable(by)) {
 			cr_routing_free(r);
@@ -132,7 +135,7 @@ struct cr_resil *cr_resil_new(const struct cr_fabric *f,
 			      const struct cr_resil_conf *c)
 {
 	struct cr_resil *x = calloc(1, sizeof(*x));
-	bool incr;
+	bool incr, loop_free;
 
 	if (!x) {
 		cr_err("out of memory");
@@ -140,7 +143,7 @@ struct cr_resil *cr_resil_new(const struct cr_fabric *f,
 	}
 	x->f = f;
 	x->c = *c;
-	x->r = route_chain(x, f, &x->by, &x->engine, &incr);
+	x->r = route_chain(x, f, &x->by, &x->engine, &incr, &loop_free);
 	if (!x->r) {
 		cr_err("no engine of the list routes the intact fabric");
 		goto fail;
@@ -154,6 +157,9 @@ struct cr_resil *cr_resil_new(const struct cr_fabric *f,
 	    score(c, f, x->r, x->hosts, x->avg, x->min))
 		goto fail;
 	x->bw = mean_bw(c, x->avg);
+	/* with --full-estimate every failure is checked afresh too */
+	if (c->est_inc && !(x->chk = cr_resil_check_new(f, x->r)))
+		cr_verbose("resilience: each failure checked in full");
 	return x;
 fail:
 	cr_resil_free(x);
@@ -165,6 +171,7 @@ void cr_resil_free(struct cr_resil *x)
 	if (!x)
 		return;
 	cr_incr_base_free(x->base);
+	cr_resil_check_free(x->chk);
 	cr_hosts_free(x->hosts);
 	cr_routing_free(x->r);
 	cr_byproducts_release(&x->by);
@@ -313,7 +320,7 @@ static int run_one(const struct cr_resil *x, struct cr_resil_inc *inc,
 	struct cr_routing *r = NULL;
 	struct cr_check_report rep;
 	int ret = -1;
-	bool incr = false;
+	bool incr = false, loop_free = false;
 	int engine = -1;
 
 	memset(row, 0, sizeof(*row));
@@ -327,7 +334,7 @@ static int run_one(const struct cr_resil *x, struct cr_resil_inc *inc,
 	if (!g)
 		return -1;
 	row->nodes_lost = x->f->num_nodes - g->num_nodes;
-	r = route_chain(x, g, &by, &engine, &incr);
+	r = route_chain(x, g, &by, &engine, &incr, &loop_free);
 	row->engine = (int8_t)engine;
 	row->incremental = incr;
 	if (!r) {
@@ -337,8 +344,13 @@ static int run_one(const struct cr_resil *x, struct cr_resil_inc *inc,
 		goto out;
 	}
 	/* hop optimality is no problem croute check reports: not counted */
-	if (cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep))
+	ret = cr_resil_check_cable(x->chk, x->f, x->r, g, r, ft, loop_free,
+				   &rep);
+	if (ret > 0)
+		ret = cr_check(g, r, CR_CHECK_CREDIT, NULL, 0, &rep);
+	if (ret)
 		goto out;
+	ret = -1;
 	row->pairs = rep.pairs;
 	row->unreachable = rep.unreachable;
 	row->loops = rep.loops;

@@ -44,4 +44,27 @@ int cr_resil_inc_score(struct cr_resil_inc *x, const struct cr_fabric *g,
 		       const struct cr_routing *r, const struct cr_fault *ft,
 		       const struct cr_hosts *h, double *avg, double *min);
 
+/*
+ * The check of a cable failure from the intact routing's counts per LID
+ * (resil_check.c): only the LIDs whose paths can differ walked again.
+ * NULL when the intact routing has path SLs or memory runs out.
+ */
+struct cr_resil_check;
+struct cr_check_report;
+struct cr_resil_check *cr_resil_check_new(const struct cr_fabric *f,
+					  const struct cr_routing *r);
+void cr_resil_check_free(struct cr_resil_check *x);
+/*
+ * cr_check()'s pairs, unreachable, loops and credit loops (CR_CHECK_CREDIT)
+ * of tables r on g, fault ft of f (intact tables r0): 0; 1 when it must
+ * be checked in full; -1 (logged) out of memory. loop_free: r was
+ * searched whole for credit loops on one VL and has none (the repair's
+ * own search, cr_incr_stats.loop_free), not searched again.
+ */
+int cr_resil_check_cable(const struct cr_resil_check *x,
+			 const struct cr_fabric *f, const struct cr_routing *r0,
+			 const struct cr_fabric *g, const struct cr_routing *r,
+			 const struct cr_fault *ft, bool loop_free,
+			 struct cr_check_report *rep);
+
 #endif

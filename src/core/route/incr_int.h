@@ -110,6 +110,8 @@ struct incr_repair {
 	size_t nclr, cap_clr;
 	double ms_check;
 	bool *has_ca;
+	/* updn: destinations some CA switch lost its legal path to */
+	bool *lost_dest;
 	/* LIDs (new) by destination switch */
 	uint32_t *lid_dsw; /* [lid]: switch index, CR_NO_NODE */
 	uint32_t *dst_start;

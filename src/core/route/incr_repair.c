@@ -243,6 +243,7 @@ static int relabel(struct incr_repair *rep, uint32_t d, uint8_t *row)
 				rep->f->nodes[rep->f->switches[d]].guid);
 		rep->st->lost_pairs +=
 			rep->dst_start[d + 1] - rep->dst_start[d];
+		rep->lost_dest[d] = true;
 	}
 	return 0;
 }

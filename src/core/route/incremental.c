@@ -216,18 +216,26 @@ static int same_ranks(struct incr_repair *rep, struct cr_byproducts *by)
  * made again on the repaired tables, as a full run with the same roots
  * makes them: the labels only grew, so every pair the base detoured
  * still lacks a legal path, and the pairs that lost theirs take one too.
- * A credit loop on VL 0 ends the repair: a full run would then choose
- * other roots. The detours of every destination are made again (one
- * labelling per switch), not only the repaired ones': a detour of an
- * untouched destination may cross a dead link.
+ * Also when the base took no detours but the repair left CA switches
+ * without a legal path to a switch LID (a fat tree's leaf to a middle
+ * switch or a root it lost its cable to): a full run on the new fabric
+ * takes these roots as the top level and detours them. A credit loop on
+ * VL 0, or a CA switch still without a path, ends the repair: a full run
+ * would then choose other roots. When the base took detours, those of
+ * every destination are made again (one labelling per switch), not only
+ * the repaired ones': a detour of an untouched destination may cross a
+ * dead link. Else only the destinations a CA switch lost get detours,
+ * those CA traffic needs (a full run's fall-back when all of them close
+ * a loop, as they do on fat trees): one labelling each.
  */
 static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
 {
 	uint64_t totals[3] = {UINT64_MAX / 2, UINT64_MAX / 2, 0};
 	int ret;
 
-	ret = updn_detours(rep->updn, rep->r, rep->dst_lids,
-			   (int)rep->dst_start[rep->ns], totals, by);
+	ret = updn_detours(
+		rep->updn, rep->r, rep->dst_lids, (int)rep->dst_start[rep->ns],
+		rep->base->by.updn_detours ? NULL : rep->lost_dest, totals, by);
 	/* The pairs a detour reaches are not lost: count those left. */
 	rep->st->lost_pairs = 0;
 	for (uint32_t s = 0; !ret && s < rep->ns; s++) {
@@ -245,6 +253,13 @@ static int repair_detours(struct incr_repair *rep, struct cr_byproducts *by)
 				   " (top-level roots) close a credit loop"
 				   " on the repaired tables; a full run"
 				   " chooses other roots");
+	rep->st->loop_free = !ret;
+	if (!ret && rep->st->lost_pairs)
+		return incr_reason(rep->st,
+				   "%" PRIu64 " (CA switch, LID) pairs have"
+				   " no path with the full run's roots, even"
+				   " with detours; a full run chooses others",
+				   rep->st->lost_pairs);
 	return ret;
 }
 
@@ -301,6 +316,7 @@ static int prepare(struct incr_repair *rep, const struct cr_options *o)
 	int nlids;
 
 	rep->has_ca = calloc(ns + 1, sizeof(*rep->has_ca));
+	rep->lost_dest = calloc(ns + 1, sizeof(*rep->lost_dest));
 	rep->lid_dsw = malloc(((size_t)f->max_lid + 1) * sizeof(*rep->lid_dsw));
 	rep->pos = calloc((size_t)f->max_lid + 1, sizeof(*rep->pos));
 	rep->dst_start = calloc(ns + 2, sizeof(*rep->dst_start));
@@ -316,10 +332,10 @@ static int prepare(struct incr_repair *rep, const struct cr_options *o)
 	rep->set = malloc((ns + 1) * sizeof(*rep->set));
 	rep->delta =
 		calloc((size_t)ns * rep->base->stride + 1, sizeof(*rep->delta));
-	if (!rep->delta || !rep->has_ca || !rep->lid_dsw || !rep->pos ||
-	    !rep->dst_start || !rep->dst_lids || !rep->rows || !rep->gen_q ||
-	    !rep->gen_aff || !rep->gen_fix || !rep->gen_set || !rep->tent ||
-	    !rep->aff || !rep->set)
+	if (!rep->delta || !rep->has_ca || !rep->lost_dest || !rep->lid_dsw ||
+	    !rep->pos || !rep->dst_start || !rep->dst_lids || !rep->rows ||
+	    !rep->gen_q || !rep->gen_aff || !rep->gen_fix || !rep->gen_set ||
+	    !rep->tent || !rep->aff || !rep->set)
 		return -1;
 	for (uint32_t s = 0; s < ns; s++)
 		rep->has_ca[s] = cr_switch_num_cas(f, s) > 0;
@@ -403,6 +419,7 @@ static void incr_release(struct incr_repair *rep)
 	free(rep->dead);
 	cr_updn_close(rep->updn);
 	free(rep->has_ca);
+	free(rep->lost_dest);
 	free(rep->lid_dsw);
 	free(rep->dst_start);
 	free(rep->dst_lids);
@@ -530,7 +547,8 @@ int cr_route_incremental(const struct cr_incr_base *base,
 	ms[5] = now_ms();
 	if (!ret && rep.kind == K_FTREE)
 		ret = ft_incr_fill_turns(&rep);
-	if (!ret && rep.kind == K_UPDN && base->by.updn_detours)
+	if (!ret && rep.kind == K_UPDN &&
+	    (base->by.updn_detours || st->lost_pairs))
 		ret = repair_detours(&rep, by);
 	cr_verbose("incremental: compare %.1f ms, ranks or tree %.1f, prepare"
 		   " %.1f, copy (the wait for it) %.1f, labels and checks"

@@ -241,7 +241,7 @@ again:
 		goto out;
 	}
 	if (u.detour) {
-		int loop = updn_detours(&u, r, lids, nlids, totals, by);
+		int loop = updn_detours(&u, r, lids, nlids, NULL, totals, by);
 
 		if (loop < 0)
 			goto out;

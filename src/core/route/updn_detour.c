@@ -110,7 +110,7 @@ static void keep_ca_detours(const struct updn *u, uint32_t d, uint8_t *row,
  */
 static int add_detours(struct updn *u, struct cr_routing *r,
 		       const uint16_t *lids, int nlids, bool ca_only,
-		       uint64_t fixed[2])
+		       const bool *only, uint64_t fixed[2])
 {
 	const struct cr_fabric *f = u->f;
 	uint32_t ns = u->ns;
@@ -142,6 +142,8 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 		uint8_t *row = next + (size_t)d * ns;
 		uint32_t head = 0, tail = 0;
 
+		if (only && !only[d])
+			continue;
 		updn_label(u, d);
 		for (uint32_t w = 0; w < ns; w++) {
 			row[w] = 0;
@@ -217,7 +219,10 @@ static int add_detours(struct updn *u, struct cr_routing *r,
 
 /*
  * The top-level roots' detours (add_detours()), checked for credit
- * loops: all of them first, on a loop only those CA traffic needs. Takes
+ * loops: all of them first, on a loop only those CA traffic needs; with
+ * only, just those CA traffic needs toward the destination switches it
+ * marks (an incremental repair's, whose other destinations keep a legal
+ * path from every CA switch and took no detour before). Takes
  * the detoured pairs off totals[0] and totals[1] (the pairs without a
  * legal path from switches without and with CAs, as updn_route_lids()
  * counts them). Returns 1 when a loop remains (cr_updn_route() then
@@ -225,18 +230,19 @@ static int add_detours(struct updn *u, struct cr_routing *r,
  * -1 on failure.
  */
 int updn_detours(struct updn *u, struct cr_routing *r, const uint16_t *lids,
-		 int nlids, uint64_t totals[3], struct cr_byproducts *by)
+		 int nlids, const bool *only, uint64_t totals[3],
+		 struct cr_byproducts *by)
 {
 	uint64_t fixed[2] = {0};
 	int loop;
 
-	if (add_detours(u, r, lids, nlids, false, fixed))
+	if (add_detours(u, r, lids, nlids, only != NULL, only, fixed))
 		return -1;
 	loop = cr_credit_loop_any(u->f, r);
-	if (loop > 0 && fixed[0]) {
+	if (loop > 0 && fixed[0] && !only) {
 		cr_info("cr-updn: the top-level roots with detours close a credit loop: trying only the detours CA traffic needs (from CA switches, to CA LIDs)");
 		memset(fixed, 0, sizeof(fixed));
-		if (add_detours(u, r, lids, nlids, true, fixed))
+		if (add_detours(u, r, lids, nlids, true, NULL, fixed))
 			return -1;
 		loop = cr_credit_loop_any(u->f, r);
 	}

@@ -109,6 +109,7 @@ void updn_route_global(struct updn *u, struct cr_routing *r,
 		       uint64_t totals[3]);
 /* updn_detour.c: the top-level roots' detours; 1 when they close a loop. */
 int updn_detours(struct updn *u, struct cr_routing *r, const uint16_t *lids,
-		 int nlids, uint64_t totals[3], struct cr_byproducts *by);
+		 int nlids, const bool *only, uint64_t totals[3],
+		 struct cr_byproducts *by);
 
 #endif
