@@ -73,6 +73,7 @@ struct cr_jobs_route {
 	bool news; /* installed_* are for the watcher */
 	uint64_t installed_token;
 	const char *installed_why;
+	bool fresh; /* the base is new: tune it once installed */
 	bool retune; /* a new base, installed: tune it */
 };
 
@@ -116,6 +117,7 @@ static void drop_locked(struct cr_jobs_route *jr)
 	cr_routing_free(jr->kept);
 	jr->kept = NULL;
 	jr->installing = false;
+	jr->fresh = false;
 	jr->retune = false;
 }
 
@@ -255,6 +257,7 @@ bool cr_jobs_route_sweep(struct cr_jobs_route *jr,
 	} else {
 		nb->gen = jr->gen;
 		jr->base = nb;
+		jr->fresh = true;
 	}
 	pthread_mutex_unlock(&jr->lock);
 	return false;
@@ -275,8 +278,9 @@ bool cr_jobs_route_installed(struct cr_jobs_route *jr)
 		jr->installed_token = jr->kept_token;
 		jr->installed_why = jr->tuned_why;
 	}
-	if (jr->base && !jr->tuned && !jr->kept)
+	if (jr->base && jr->fresh)
 		jr->retune = true;
+	jr->fresh = false;
 	news = jr->news || jr->retune;
 	pthread_mutex_unlock(&jr->lock);
 	return news;
@@ -350,15 +354,17 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 	bool to_base = same_tables(f, b->r, to);
 	uint64_t all = (uint64_t)f->num_switches * ((uint64_t)f->max_lid + 1);
 	uint64_t churn = cr_routing_churn(f, from, f, to);
-	double before = same_tables(f, b->r, from) ? g->jobs_before
-						   : jobs_term(f, from, jobs);
+	bool pair = has_pair(jobs);
+	double before = !pair			   ? 0
+			: same_tables(f, b->r, from) ? g->jobs_before
+						     : jobs_term(f, from, jobs);
 	double after = g->jobs_after, gain, share;
 
 	*why = to_base ? "base" : "tuned";
 	if (before < 0)
 		return false;
 	gain = before > 0 ? after / before - 1 : 0;
-	if (to_base && has_pair(jobs) && after < before) {
+	if (to_base && pair && after < before) {
 		cr_info("%s: jobs: back to the engine's tables would lose"
 			" %.2f%% on the running jobs; the installed tables"
 			" stay",
@@ -388,8 +394,12 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 		return false;
 	}
 	/* Always: the change is made by choice while jobs run. */
-	if (!cr_plugin_transition_safe(b->name, f, from, to))
+	if (!cr_plugin_transition_safe(b->name, f, from, to)) {
+		cr_info("%s: jobs: the change is unsafe (above); the installed"
+			" tables stay",
+			b->name);
 		return false;
+	}
 	cr_info("%s: jobs: predicted gain on the running jobs %+.2f%% (%.4f"
 		" -> %.4f), %" PRIu64 " LFT entries change (%.2f%%): %s",
 		b->name, 100 * gain, before, after, churn, 100 * share,
@@ -470,7 +480,14 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 			JR_SLACK_S;
 	jobs = cr_jobs_parse(b->f, NULL, text ? text : "", text ? len : 0,
 			     jc->file);
-	rc = jobs ? cr_jobs_tune(&st, jobs, &tp, &to, &g) : -1;
+	if (jobs && !has_pair(jobs)) {
+		/* nothing to tune for: the base, as cr_jobs_tune() says */
+		memset(&g, 0, sizeof(g));
+		to = cr_routing_copy(b->r);
+		rc = to ? 0 : -1;
+	} else {
+		rc = jobs ? cr_jobs_tune(&st, jobs, &tp, &to, &g) : -1;
+	}
 	if (rc && __atomic_load_n(&jr->cancel, __ATOMIC_ACQUIRE)) {
 		v = CR_JOBS_STALE;
 		cr_info("%s: jobs: the tuning stopped: the tables changed or"
