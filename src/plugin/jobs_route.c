@@ -355,7 +355,7 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 	uint64_t all = (uint64_t)f->num_switches * ((uint64_t)f->max_lid + 1);
 	uint64_t churn = cr_routing_churn(f, from, f, to);
 	bool pair = has_pair(jobs);
-	double before = !pair			   ? 0
+	double before = !pair			     ? 0
 			: same_tables(f, b->r, from) ? g->jobs_before
 						     : jobs_term(f, from, jobs);
 	double after = g->jobs_after, gain, share;
