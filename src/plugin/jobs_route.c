@@ -499,8 +499,8 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		       " the installed tables stay",
 		       b->name, jc->file);
 	} else if (same_tables(b->f, installed, to)) {
-		cr_info("%s: jobs: %u jobs: the installed tables are those"
-			" tuned for them (jobs term %.4f)",
+		cr_info("%s: jobs: the installed tables are those tuned for"
+			" the %u jobs (jobs term %.4f)",
 			b->name, jobs->num_jobs, g.jobs_after);
 		v = CR_JOBS_KEPT;
 	} else if (!worth_it(b, jc, jobs, installed, to, &g, why)) {
