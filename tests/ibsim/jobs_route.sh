@@ -211,6 +211,29 @@ cr_resweep
 cr_expect_log "cr-minhop tables configured on all switches"
 cr_reject_log "ERR CR5[4-9A]"
 cr_opensm_stop || cr_fail "opensm did not exit cleanly"
+
+cr_log "=== cr-auto as the base: the same tables as croute route -e auto --jobs"
+cr_ibsim_cmd "ReLink \"S-0002c90200000000\"[4]"
+# Written as croute-slurm writes it; the cr-auto's choice in the sweep
+# (not in the background), its budget counted in work, as auto.sh has it.
+printf '201 h[0001-0002,0005-0006]\n202 h[0003,0007,0009,0013]\n' \
+	>"$JOBS.tmp" && chmod 644 "$JOBS.tmp" && mv "$JOBS.tmp" "$JOBS"
+cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 1" \
+	"croute_auto_budget 1" "croute_auto_background FALSE"
+cr_opensm_start -R cr-auto
+DECIDED_AUTO="cr-auto: jobs: (the installed tables are those|.*the installed tables stay|installing the tables just tuned)"
+cr_wait_log "$CR_LOG" "$DECIDED_AUTO" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "cr-auto: no decision on the jobs"
+slurm_wait 60 state_lists 202 || cr_fail "cr-auto: job 202 is not listed"
+installed auto
+"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
+	--auto-budget 1 --jobs "$JOBS" -o "$CR_DIR/auto.off" \
+	2>"$CR_DIR/auto.err" || cr_fail "croute route -e auto --jobs failed"
+cr_lfts_norm "$CR_DIR/auto.off" >"$CR_DIR/auto.want"
+cr_same "$CR_DIR/auto.want" "$CR_DIR/auto.now" 10 \
+	"cr-auto: the installed LFTs are not offline croute route --jobs"
+cr_log "auto: installed LFTs = offline croute route -e auto --jobs ($(state_key routing))"
+cr_opensm_stop || cr_fail "opensm did not exit cleanly"
 cr_ibsim_stop
 cr_log "all OK"
 exit 0
