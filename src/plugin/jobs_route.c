@@ -463,8 +463,8 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 	struct cr_routing *installed = NULL, *to = NULL;
 	struct jr_base *b = take_base(jr, &installed);
 	struct cr_stop stop = {&jr->cancel, 0};
-	/* as `croute route --jobs` without --jobs-objective/budget */
-	struct cr_jobs_tune_params tp = {NULL, 0, &stop};
+	/* as `croute route --jobs [--jobs-budget croute_jobs_budget]` */
+	struct cr_jobs_tune_params tp = {NULL, jc->budget, &stop};
 	struct cr_jobs *jobs = NULL;
 	struct cr_jobs_gain g;
 	struct cr_jobs_start st;
@@ -476,8 +476,10 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		return CR_JOBS_NO_ROUTING;
 	st = (struct cr_jobs_start){b->f, b->e, &b->o, b->r, &b->by};
 	pl_core_code("CR57");
-	stop.deadline = cr_now() + CR_OPT_WALL_GUARD * CR_JOBS_BUDGET_DEFAULT +
-			JR_SLACK_S;
+	stop.deadline =
+		cr_now() + JR_SLACK_S +
+		CR_OPT_WALL_GUARD *
+			(jc->budget > 0 ? jc->budget : CR_JOBS_BUDGET_DEFAULT);
 	jobs = cr_jobs_parse(b->f, NULL, text ? text : "", text ? len : 0,
 			     jc->file);
 	if (jobs && !has_pair(jobs)) {

@@ -485,7 +485,7 @@ static bool conf_same(const struct cr_jobs_watch *w,
 	       w->conf.threshold == jc->threshold &&
 	       w->conf.max_churn == jc->max_churn &&
 	       w->conf.min_interval == jc->min_interval &&
-	       w->conf.wait == jc->wait;
+	       w->conf.wait == jc->wait && w->conf.budget == jc->budget;
 }
 
 static void watch_free(struct cr_jobs_watch *w)
