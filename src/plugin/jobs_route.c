@@ -482,13 +482,17 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 			(jc->budget > 0 ? jc->budget : CR_JOBS_BUDGET_DEFAULT);
 	jobs = cr_jobs_parse(b->f, NULL, text ? text : "", text ? len : 0,
 			     jc->file);
-	if (jobs && !has_pair(jobs)) {
+	if (!jobs) {
+		rc = -1;
+	} else if (!has_pair(jobs)) {
 		/* nothing to tune for: the base, as cr_jobs_tune() says */
 		memset(&g, 0, sizeof(g));
 		to = cr_routing_copy(b->r);
 		rc = to ? 0 : -1;
 	} else {
-		rc = jobs ? cr_jobs_tune(&st, jobs, &tp, &to, &g) : -1;
+		cr_info("%s: jobs: tuning the tables for %u jobs", b->name,
+			jobs->num_jobs);
+		rc = cr_jobs_tune(&st, jobs, &tp, &to, &g);
 	}
 	if (rc && __atomic_load_n(&jr->cancel, __ATOMIC_ACQUIRE)) {
 		v = CR_JOBS_STALE;

@@ -39,6 +39,12 @@
 
 /* While the directory cannot be watched, how often to try again (ms). */
 #define RETRY_MS 5000
+/*
+ * Seconds a new reading waits for the sweep that installs the tables of
+ * the one before: its prolog returns at that install, not after the next
+ * tuning.
+ */
+#define INSTALL_WAIT_S 10.0
 /* Bad lines named one by one, then only counted. */
 #define MAX_LINE_WARNINGS 10
 
@@ -62,6 +68,7 @@ struct cr_jobs_watch {
 	struct cr_jobs_route *jr; /* the tuning's state, not owned */
 	struct jobs_read last; /* the latest reading, tuned for */
 	struct jobs_read pending; /* its tables asked for, not installed */
+	double pending_since; /* when they were asked for */
 	char path[1024];
 	char dir[1024];
 	const char *base; /* the file's name in dir, into path */
@@ -316,6 +323,7 @@ static void decide(struct cr_jobs_watch *w)
 		break;
 	case CR_JOBS_SWEEP:
 		read_free(&w->pending);
+		w->pending_since = now_s();
 		w->pending = *jr;
 		w->pending.text = NULL;
 		w->pending.ids = jr->ids ? strdup(jr->ids) : NULL;
@@ -426,6 +434,14 @@ static bool events_read(struct cr_jobs_watch *w)
 	return ours;
 }
 
+/* Milliseconds a reading still waits for an install, at least 0. */
+static int install_ms(const struct cr_jobs_watch *w)
+{
+	double wait = w->pending_since + INSTALL_WAIT_S - now_s();
+
+	return !w->pending.status || wait <= 0 ? 0 : (int)(wait * 1000) + 1;
+}
+
 /* Milliseconds until a pending reading is due, at least 0. */
 static int due_ms(const struct cr_jobs_watch *w, double last)
 {
@@ -451,14 +467,17 @@ static void *watch_thread(void *arg)
 
 		if (w->wd < 0 && watch_dir(w))
 			pending = true; /* changes while unwatched */
-		if (pending && !due_ms(w, last)) {
+		if (pending && !due_ms(w, last) && !install_ms(w)) {
 			pending = false;
 			last = now_s();
 			jobs_changed(w);
 			continue;
 		}
-		if (pending)
+		if (pending) {
 			timeout = due_ms(w, last);
+			if (install_ms(w) > timeout)
+				timeout = install_ms(w);
+		}
 		if (w->wd < 0 && (timeout < 0 || timeout > RETRY_MS))
 			timeout = RETRY_MS;
 		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
