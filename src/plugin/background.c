@@ -110,7 +110,7 @@ static void mix(uint64_t *h, const void *p, size_t n)
 	} while (0)
 
 /* What routing reads of the fabric, in its order (indices matter). */
-static uint64_t fabric_digest(const struct cr_fabric *f)
+uint64_t cr_bg_fabric_digest(const struct cr_fabric *f)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -213,7 +213,7 @@ static int copy_list(struct cr_guid_list *dst, const struct cr_guid_list *src)
 }
 
 /* A deep copy of o, without its engine's configuration. */
-static int copy_options(struct cr_options *dst, const struct cr_options *src)
+int cr_bg_copy_options(struct cr_options *dst, const struct cr_options *src)
 {
 	*dst = *src;
 	dst->port_orders = NULL;
@@ -291,7 +291,7 @@ job_new(struct cr_plugin *pl, const struct cr_plugin_engine *pe,
 	j->give_up_s = pl->conf.auto_give_up > 0
 			       ? pl->conf.auto_give_up
 			       : CR_OPT_WALL_GUARD * budget + BG_SLACK_S;
-	if (copy_options(&j->o, o))
+	if (cr_bg_copy_options(&j->o, o))
 		goto oom;
 	j->o.engine_conf = j->opt_e ? NULL : &j->ac;
 	j->stop.cancel = cr_worker_cancel_flag(&pl->bg->w);
@@ -584,7 +584,7 @@ int cr_bg_route(struct cr_plugin_engine *pe, const struct cr_fabric *f,
 	struct cr_plugin *pl = pe->pl;
 	struct cr_bg *bg = bg_get(pl);
 	bool rebase = false;
-	uint64_t fd = fabric_digest(f);
+	uint64_t fd = cr_bg_fabric_digest(f);
 	uint64_t cd = conf_digest(pe, o, &pl->auto_conf, &pl->opt_params);
 	int rc = 0;
 

@@ -54,5 +54,12 @@ void cr_bg_installed(struct cr_plugin *pl);
 void cr_bg_forget(struct cr_plugin *pl, const char *why);
 /* From the plugin's delete: cancels the improve step and waits for it. */
 void cr_bg_stop(struct cr_plugin *pl);
+/*
+ * What routing reads of f (nodes, ports, links, LIDs, rates), hashed: the
+ * same digest, the same fabric to route. Also jobs_route.c's.
+ */
+uint64_t cr_bg_fabric_digest(const struct cr_fabric *f);
+/* A deep copy of src, without its engine's configuration; 0 or -1. */
+int cr_bg_copy_options(struct cr_options *dst, const struct cr_options *src);
 
 #endif

@@ -25,25 +25,50 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "jobs_watch.h"
+#include "jobs_route.h"
 #include "err.h"
 
 #include <croute/model/log.h>
 
 /* While the directory cannot be watched, how often to try again (ms). */
 #define RETRY_MS 5000
+/*
+ * Seconds a new reading waits for the sweep that installs the tables of
+ * the one before: its prolog returns at that install, not after the next
+ * tuning.
+ */
+#define INSTALL_WAIT_S 10.0
 /* Bad lines named one by one, then only counted. */
 #define MAX_LINE_WARNINGS 10
+
+/* What one reading of the file found. */
+struct jobs_read {
+	const char *status; /* "ok", "absent" or "refused" */
+	char *ids; /* " ID ID ...", malloc'ed */
+	size_t len, cap;
+	unsigned jobs, bad;
+	char *text; /* the file, for the tuning; malloc'ed */
+	size_t tlen, tcap;
+	unsigned long number; /* the reading's */
+};
 
 struct cr_jobs_watch {
 	pthread_t thread;
 	int ifd; /* inotify */
 	int wd; /* the directory's watch, -1: none */
 	int efd; /* written to stop the thread */
+	int kfd; /* written by the sweeper: news of the routing */
+	struct cr_jobs_route *jr; /* the tuning's state, not owned */
+	struct jobs_read last; /* the latest reading, tuned for */
+	struct jobs_read pending; /* its tables asked for, not installed */
+	double pending_since; /* when they were asked for */
 	char path[1024];
 	char dir[1024];
 	const char *base; /* the file's name in dir, into path */
@@ -52,20 +77,40 @@ struct cr_jobs_watch {
 	bool warned_dir; /* the directory's watch failure is logged */
 };
 
-/* What one reading of the file found. */
-struct jobs_read {
-	const char *status; /* "ok", "absent" or "refused" */
-	char *ids; /* " ID ID ...", malloc'ed */
-	size_t len, cap;
-	unsigned jobs, bad;
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void read_free(struct jobs_read *jr)
+{
+	free(jr->ids);
+	free(jr->text);
+	memset(jr, 0, sizeof(*jr));
+}
+
+/* The line as read, for the tuning's own parser; -1: out of memory. */
+static int text_add(struct jobs_read *jr, const char *line, size_t n)
+{
+	if (jr->tlen + n + 1 > jr->tcap) {
+		size_t cap = jr->tcap ? jr->tcap * 2 : 4096;
+		char *p;
+
+		while (cap < jr->tlen + n + 1)
+			cap *= 2;
+		p = realloc(jr->text, cap);
+		if (!p)
+			return -1;
+		jr->text = p;
+		jr->tcap = cap;
+	}
+	memcpy(jr->text + jr->tlen, line, n);
+	jr->tlen += n;
+	jr->text[jr->tlen] = '\0';
+	return 0;
 }
 
 static int ids_add(struct jobs_read *jr, const char *id, size_t n)
@@ -165,6 +210,7 @@ static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
 {
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t n;
 	unsigned lineno = 0;
 	int fd, ret = 0;
 	FILE *fp;
@@ -192,8 +238,9 @@ static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
 		       strerror(errno));
 		return 0;
 	}
-	while (getline(&line, &cap, fp) >= 0)
-		if (parse_line(w, jr, ++lineno, line)) {
+	while ((n = getline(&line, &cap, fp)) >= 0)
+		if (text_add(jr, line, (size_t)n) ||
+		    parse_line(w, jr, ++lineno, line)) {
 			pl_err("CR38", "out of memory reading %s", w->path);
 			ret = -1;
 			break;
@@ -203,6 +250,7 @@ static int jobs_read(struct cr_jobs_watch *w, struct jobs_read *jr)
 		       w->path);
 		jr->jobs = 0;
 		jr->len = 0;
+		jr->tlen = 0;
 	} else if (!ret) {
 		jr->status = "ok";
 	}
@@ -240,7 +288,7 @@ static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
 	fprintf(fp, "file %s\n", jr->status);
 	fprintf(fp, "count %u\n", jr->jobs);
 	fprintf(fp, "bad_lines %u\n", jr->bad);
-	fprintf(fp, "reading %lu\n", w->readings);
+	fprintf(fp, "reading %lu\n", jr->number);
 	fprintf(fp, "time %lld\n", (long long)time(NULL));
 	bad = fflush(fp) || fsync(fd) || fchmod(fd, 0644);
 	bad |= fclose(fp) != 0;
@@ -251,25 +299,83 @@ static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
 }
 
 /*
- * The one place where a new content of the jobs file leads to a decision
- * on the routing. For now, no change: the state file lists the jobs read
- * as taken into account ("routing unchanged"). The job-aware tuning is to
- * be called here (run on the background improve step, installed by the
- * resweep when worth it), writing the state once it decided.
+ * The one place where a reading of the jobs file leads to a decision on
+ * the routing (jobs_route.c). The state file lists the jobs of a reading
+ * once the tables in the switches are decided for them: the tables stay
+ * (routing unchanged), or the tuned ones are installed (tuned, or base
+ * when the engine's tables come back); while a heavy sweep installs
+ * them, the state stays that of the reading before.
  */
+static void decide(struct cr_jobs_watch *w)
+{
+	struct jobs_read *jr = &w->last;
+	const char *why;
+	enum cr_jobs_verdict v;
+
+	v = cr_jobs_route_tune(w->jr, &w->conf,
+			       strcmp(jr->status, "ok") ? NULL : jr->text,
+			       jr->tlen, jr->number, &why);
+	switch (v) {
+	case CR_JOBS_NO_ROUTING:
+		cr_verbose("%s: %s, %u jobs: no tables installed yet; tuned"
+			   " for once they are",
+			   w->path, jr->status, jr->jobs);
+		break;
+	case CR_JOBS_SWEEP:
+		read_free(&w->pending);
+		w->pending_since = now_s();
+		w->pending = *jr;
+		w->pending.text = NULL;
+		w->pending.ids = jr->ids ? strdup(jr->ids) : NULL;
+		if (jr->ids && !w->pending.ids)
+			pl_err("CR59",
+			       "out of memory: %s.state will list no"
+			       " job",
+			       w->path);
+		break;
+	case CR_JOBS_STALE:
+		break; /* the next install tunes again */
+	case CR_JOBS_KEPT:
+	case CR_JOBS_FAILED:
+		cr_verbose("%s: %s, %u jobs, %u bad lines; routing %s", w->path,
+			   jr->status, jr->jobs, jr->bad, why);
+		state_write(w, jr, why);
+		break;
+	}
+}
+
 static void jobs_changed(struct cr_jobs_watch *w)
 {
 	struct jobs_read jr = {0};
 
-	w->readings++;
+	jr.number = ++w->readings;
 	if (jobs_read(w, &jr) < 0) {
-		free(jr.ids);
+		read_free(&jr);
 		return;
 	}
-	cr_verbose("%s: %s, %u jobs, %u bad lines; routing unchanged", w->path,
-		   jr.status, jr.jobs, jr.bad);
-	state_write(w, &jr, "unchanged");
-	free(jr.ids);
+	read_free(&w->last);
+	w->last = jr;
+	decide(w);
+}
+
+/* The sweeper's news: tables installed, or new ones to tune. */
+static void kicked(struct cr_jobs_watch *w)
+{
+	uint64_t token, v;
+	const char *why;
+
+	if (read(w->kfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		cr_debug("jobs watcher: eventfd: %s", strerror(errno));
+	if (cr_jobs_route_take_installed(w->jr, &token, &why) &&
+	    w->pending.status && token == w->pending.number) {
+		cr_info("%s: the tables for the jobs of reading %lu are"
+			" installed",
+			w->path, w->pending.number);
+		state_write(w, &w->pending, why);
+		read_free(&w->pending);
+	}
+	if (cr_jobs_route_take_retune(w->jr) && w->last.status)
+		decide(w);
 }
 
 /* Watches the directory (again); false when it cannot (logged once). */
@@ -328,6 +434,14 @@ static bool events_read(struct cr_jobs_watch *w)
 	return ours;
 }
 
+/* Milliseconds a reading still waits for an install, at least 0. */
+static int install_ms(const struct cr_jobs_watch *w)
+{
+	double wait = w->pending_since + INSTALL_WAIT_S - now_s();
+
+	return !w->pending.status || wait <= 0 ? 0 : (int)(wait * 1000) + 1;
+}
+
 /* Milliseconds until a pending reading is due, at least 0. */
 static int due_ms(const struct cr_jobs_watch *w, double last)
 {
@@ -342,24 +456,31 @@ static void *watch_thread(void *arg)
 	bool pending = true; /* the file as it is now, first */
 	double last = -1e9;
 
+	/* As the improve step's thread: below the SM's own threads. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0)
+		cr_debug("jobs watcher: setpriority: %s", strerror(errno));
 	for (;;) {
-		struct pollfd pfd[2] = {{.fd = w->efd, .events = POLLIN},
-					{.fd = w->ifd, .events = POLLIN}};
+		struct pollfd pfd[3] = {{.fd = w->efd, .events = POLLIN},
+					{.fd = w->ifd, .events = POLLIN},
+					{.fd = w->kfd, .events = POLLIN}};
 		int timeout = -1;
 
 		if (w->wd < 0 && watch_dir(w))
 			pending = true; /* changes while unwatched */
-		if (pending && !due_ms(w, last)) {
+		if (pending && !due_ms(w, last) && !install_ms(w)) {
 			pending = false;
 			last = now_s();
 			jobs_changed(w);
 			continue;
 		}
-		if (pending)
+		if (pending) {
 			timeout = due_ms(w, last);
+			if (install_ms(w) > timeout)
+				timeout = install_ms(w);
+		}
 		if (w->wd < 0 && (timeout < 0 || timeout > RETRY_MS))
 			timeout = RETRY_MS;
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
 			pl_err("CR3D",
 			       "jobs file watcher: poll: %s; %s is no longer"
 			       " watched",
@@ -368,6 +489,8 @@ static void *watch_thread(void *arg)
 		}
 		if (pfd[0].revents)
 			break;
+		if (pfd[2].revents & POLLIN)
+			kicked(w);
 		if ((pfd[1].revents & POLLIN) && events_read(w))
 			pending = true;
 	}
@@ -381,7 +504,7 @@ static bool conf_same(const struct cr_jobs_watch *w,
 	       w->conf.threshold == jc->threshold &&
 	       w->conf.max_churn == jc->max_churn &&
 	       w->conf.min_interval == jc->min_interval &&
-	       w->conf.wait == jc->wait;
+	       w->conf.wait == jc->wait && w->conf.budget == jc->budget;
 }
 
 static void watch_free(struct cr_jobs_watch *w)
@@ -390,10 +513,15 @@ static void watch_free(struct cr_jobs_watch *w)
 		close(w->ifd);
 	if (w->efd >= 0)
 		close(w->efd);
+	if (w->kfd >= 0)
+		close(w->kfd);
+	read_free(&w->last);
+	read_free(&w->pending);
 	free(w);
 }
 
-static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
+static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc,
+					 struct cr_jobs_route *jr)
 {
 	struct cr_jobs_watch *w = calloc(1, sizeof(*w));
 	char *slash;
@@ -403,7 +531,8 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
 		pl_err("CR3E", "out of memory: %s is not watched", jc->file);
 		return NULL;
 	}
-	w->ifd = w->efd = w->wd = -1;
+	w->ifd = w->efd = w->kfd = w->wd = -1;
+	w->jr = jr;
 	/* conf_check made it absolute, and short enough */
 	snprintf(w->path, sizeof(w->path), "%s", jc->file);
 	snprintf(w->dir, sizeof(w->dir), "%s", jc->file);
@@ -414,7 +543,8 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc)
 	w->conf.file = w->path;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->ifd < 0 || w->efd < 0) {
+	w->kfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->ifd < 0 || w->efd < 0 || w->kfd < 0) {
 		pl_err("CR3F", "cannot watch %s: %s", jc->file,
 		       strerror(errno));
 		watch_free(w);
@@ -446,12 +576,25 @@ void cr_jobs_watch_stop(struct cr_jobs_watch **wp)
 		       strerror(errno));
 		return;
 	}
+	/* a tuning under way gives up rather than hold the unload */
+	cr_jobs_route_stopping(w->jr, true);
 	pthread_join(w->thread, NULL);
+	cr_jobs_route_stopping(w->jr, false);
 	watch_free(w);
 }
 
+void cr_jobs_watch_kick(struct cr_jobs_watch *w)
+{
+	uint64_t one = 1;
+
+	if (w && write(w->kfd, &one, sizeof(one)) != sizeof(one))
+		pl_err("CR5A", "cannot tell the jobs file watcher: %s",
+		       strerror(errno));
+}
+
 void cr_jobs_watch_update(struct cr_jobs_watch **wp,
-			  const struct cr_jobs_conf *jc)
+			  const struct cr_jobs_conf *jc,
+			  struct cr_jobs_route *jr)
 {
 	if (*wp && jc->file && conf_same(*wp, jc))
 		return;
@@ -459,6 +602,6 @@ void cr_jobs_watch_update(struct cr_jobs_watch **wp,
 		cr_info("%s: no longer watched%s", (*wp)->path,
 			jc->file ? " (croute_jobs_* changed)" : "");
 	cr_jobs_watch_stop(wp);
-	if (jc->file)
-		*wp = watch_start(jc);
+	if (jc->file && jr)
+		*wp = watch_start(jc, jr);
 }

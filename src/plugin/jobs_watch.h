@@ -17,14 +17,19 @@
 #include <croute/tune/conf_map.h>
 
 struct cr_jobs_watch;
+struct cr_jobs_route;
 
 /*
  * Starts, restarts or stops the watcher so that it follows jc (a NULL
- * file: stopped); *w is NULL when none runs. Failures are logged; the
- * routing goes on without the jobs.
+ * file or jr: stopped); *w is NULL when none runs. Its thread tunes the
+ * routing for the jobs through jr (jobs_route.h). Failures are logged;
+ * the routing goes on without the jobs.
  */
 void cr_jobs_watch_update(struct cr_jobs_watch **w,
-			  const struct cr_jobs_conf *jc);
+			  const struct cr_jobs_conf *jc,
+			  struct cr_jobs_route *jr);
+/* From the sweeper: the routing has news for the watcher (jobs_route.h). */
+void cr_jobs_watch_kick(struct cr_jobs_watch *w);
 /* Stops the watcher, if any, and waits for it. */
 void cr_jobs_watch_stop(struct cr_jobs_watch **w);
 

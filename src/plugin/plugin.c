@@ -30,6 +30,7 @@
 #include "background.h"
 #include "estimate.h"
 #include "jobs_watch.h"
+#include "jobs_route.h"
 
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
@@ -523,7 +524,10 @@ static int run_configure(struct run *run)
 	pl_core_code("CR40");
 	cr_conf_read(pl, &pl->conf);
 	cr_conf_jobs(&pl->conf, &jc);
-	cr_jobs_watch_update(&pl->jobs_watch, &jc);
+	cr_jobs_watch_update(&pl->jobs_watch, &jc,
+			     jc.file ? cr_jobs_route_get(pl) : NULL);
+	if (!pl->jobs_watch)
+		cr_jobs_route_forget(pl->jobs_route, NULL);
 	cr_threads_set(pl->conf.threads);
 	mcast_trees_follow_conf(pl);
 	if (test_hook_fails(run, CR_FAIL_IMPORT, "before the import"))
@@ -649,6 +653,12 @@ static int run_settle(struct run *run)
 	if (!run->background)
 		keep_full_run(pl, pe, f, &run->o, run->r, &run->by,
 			      run->incremental);
+	/* The jobs' tables in place of these, when tuned from them. */
+	if (pl->jobs_watch && cr_jobs_route_sweep(pl->jobs_route, pe, f,
+						  &run->o, &run->r, &run->by)) {
+		pl->export_no_base = true;
+		run->incremental = false;
+	}
 	/* croute_incremental's bookkeeping counts as routing, not install. */
 	pl->ms_route = elapsed_ms(&pl->run_start) - pl->ms_import;
 	pl->incremental = run->incremental;
@@ -683,6 +693,7 @@ static int run_fail(struct run *run)
 	struct cr_plugin *pl = run->pl;
 
 	cr_bg_forget(pl, "the run failed");
+	cr_jobs_route_forget(pl->jobs_route, "the run failed");
 	cr_options_release(&run->o);
 	cr_routing_free(run->r);
 	cr_byproducts_release(&run->by);
@@ -759,6 +770,8 @@ static int engine_build_fwd_tables(void *context)
 	pl->installed = true;
 	pl->dumped = false;
 	cr_bg_installed(pl);
+	if (pl->jobs_watch && cr_jobs_route_installed(pl->jobs_route))
+		cr_jobs_watch_kick(pl->jobs_watch);
 	total = elapsed_ms(&pl->run_start);
 	memory_mb(&rss, &peak);
 	cr_info("%s: routed %u switches, %u LIDs in %.1f ms (import %.1f,"
@@ -770,6 +783,7 @@ static int engine_build_fwd_tables(void *context)
 	return 0;
 fail:
 	cr_bg_forget(pl, "the install failed");
+	cr_jobs_route_forget(pl->jobs_route, "the install failed");
 	cr_export_clear(&osm->subn);
 	snapshot_publish(pe, NULL);
 	run_reset(pl);
@@ -862,6 +876,8 @@ static void plugin_delete(void *plugin_data)
 		cr_report_dumps(pl, true);
 	/* Before the log goes: the watcher and the improve step stop. */
 	cr_jobs_watch_stop(&pl->jobs_watch);
+	cr_jobs_route_free(pl->jobs_route);
+	pl->jobs_route = NULL;
 	cr_bg_stop(pl);
 	/* Before the log goes: a running estimate still writes its dump. */
 	cr_estimate_stop(pl);

@@ -110,6 +110,7 @@ struct cr_plugin {
 	struct cr_est_worker *est_worker; /* estimate.c; NULL until used */
 	struct cr_bg *bg; /* background.c; NULL until used */
 	struct cr_jobs_watch *jobs_watch; /* jobs_watch.c; NULL: none */
+	struct cr_jobs_route *jobs_route; /* jobs_route.c; NULL until used */
 
 	/* croute_incremental: the latest full run, NULL when none kept. */
 	struct cr_incr_base *incr_base;

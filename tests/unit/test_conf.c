@@ -108,7 +108,7 @@ static void test_background_keys(void **state)
 }
 
 /*
- * The jobs file's keys: off, 0.02, 30 s and 5 s by default; nonsense is an
+ * The jobs file's keys: off, 0.02, 30 s, 5 s and budget 0 by default; nonsense is an
  * error naming the key, the key left as it was; a file name the protocol
  * uses for its other files, or in no directory, is refused after parsing
  * (the feature off), naming the line.
@@ -128,6 +128,9 @@ static void test_jobs_keys(void **state)
 		"croute_jobs_wait -1",
 		"croute_jobs_wait 3601",
 		"croute_jobs_wait",
+		"croute_jobs_budget 1.5",
+		"croute_jobs_budget -1",
+		"croute_jobs_budget 100001",
 	};
 	static const char *const refused[] = {
 		"/tmp/jobs.state",
@@ -146,13 +149,16 @@ static void test_jobs_keys(void **state)
 	assert_null(jc.file);
 	assert_true(jc.threshold == 0.02 && jc.min_interval == 30);
 	assert_int_equal(jc.wait, 5);
+	assert_true(jc.budget == 0);
 	assert_int_equal(parse(&c, "croute_jobs_file /tmp/jobs\n"
 				   "croute_jobs_threshold 0\n"
 				   "croute_jobs_min_interval 0.5\n"
 				   "croute_jobs_wait 0\n"
+				   "croute_jobs_budget 3\n"
 				   "croute_auto_max_churn 0.1\n"),
 			 0);
 	cr_conf_jobs(&c, &jc);
+	assert_true(jc.budget == 3);
 	assert_string_equal(jc.file, "/tmp/jobs");
 	assert_true(jc.threshold == 0 && jc.min_interval == 0.5);
 	assert_true(jc.max_churn == 0.1);

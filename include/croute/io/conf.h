@@ -143,6 +143,7 @@ struct cr_conf {
 	double jobs_threshold; /* relative, 0 <= x < 1 */
 	double jobs_min_interval; /* seconds */
 	unsigned jobs_wait; /* seconds; croute-slurm's, checked here too */
+	unsigned jobs_budget; /* seconds of work; 0: cr_jobs_tune's default */
 	struct cr_conf_at at[CR_CHECK_NUM]; /* where each checked key was set */
 };
 

@@ -53,6 +53,7 @@ struct cr_jobs_conf {
 	double max_churn; /* largest share of LFT entries changed */
 	double min_interval; /* least seconds between two readings */
 	unsigned wait; /* croute-slurm's wait, reported in the state file */
+	double budget; /* the tuning's, as --jobs-budget; 0: the default */
 };
 void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc);
 

@@ -349,6 +349,22 @@ static int set_jobs_min_interval(struct cr_conf *c, const char *val)
 	return 0;
 }
 
+/* Whole seconds, as `croute route --jobs-budget` takes them; 0: default. */
+static int set_jobs_budget(struct cr_conf *c, const char *val)
+{
+	char *end;
+	unsigned long n;
+
+	if (!isdigit((unsigned char)val[0]))
+		return -1;
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (errno || *end || n > 100000)
+		return -1;
+	c->jobs_budget = (unsigned)n;
+	return 0;
+}
+
 /* Whole seconds, as croute-slurm reads them (no sign, no fraction). */
 static int set_jobs_wait(struct cr_conf *c, const char *val)
 {
@@ -433,6 +449,8 @@ static const struct conf_key conf_keys[] = {
 	{"croute_jobs_min_interval", set_jobs_min_interval,
 	 "seconds, 0 to 86400"},
 	{"croute_jobs_wait", set_jobs_wait, "whole seconds, 0 to 3600"},
+	{"croute_jobs_budget", set_jobs_budget,
+	 "whole seconds of work, 0 (the default) to 100000"},
 };
 
 void cr_conf_defaults(struct cr_conf *c)

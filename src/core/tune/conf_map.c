@@ -65,4 +65,5 @@ void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc)
 	jc->max_churn = c->auto_max_churn;
 	jc->min_interval = c->jobs_min_interval;
 	jc->wait = c->jobs_wait;
+	jc->budget = c->jobs_budget;
 }
