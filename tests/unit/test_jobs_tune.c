@@ -3,7 +3,8 @@
  * The jobs pattern (every job's shift, all jobs at once, hosts in no job
  * silent; a job's order from the hosts run on), objective weights, and
  * cr_jobs_tune(): complete, loop-free, credit-loop-free tables, the same
- * on every run, never worse on the objective it climbs.
+ * on every run, never below the tables in use nor any other start that
+ * qualifies on the objective it climbs, every path SL kept.
  */
 #include <math.h>
 #include <string.h>
