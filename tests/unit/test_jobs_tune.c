@@ -3,7 +3,8 @@
  * The jobs pattern (every job's shift, all jobs at once, hosts in no job
  * silent; a job's order from the hosts run on), objective weights, and
  * cr_jobs_tune(): complete, loop-free, credit-loop-free tables, the same
- * on every run, never worse on the objective it climbs.
+ * on every run, never below the tables in use nor any other start that
+ * qualifies on the objective it climbs, every path SL kept.
  */
 #include <math.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <croute/model/clock.h>
 #include <croute/io/jobs.h>
 #include <croute/model/check.h>
+#include <croute/io/gen.h>
 #include <croute/tune/jobs_tune.h>
 
 #include "testutil.h"
@@ -157,12 +159,220 @@ static void test_tune(void **state)
 	cr_fabric_free(f);
 }
 
+/* The default objective's first term (blended) on r, hosts in order. */
+static double objective(const struct cr_fabric *f, const struct cr_routing *r,
+			const struct cr_jobs *j)
+{
+	struct cr_hosts *h = cr_hosts_default(f);
+	struct cr_objective obj;
+	double s[8];
+
+	assert_non_null(h);
+	assert_int_equal(
+		cr_objective_parse(CR_JOBS_OBJECTIVE_DEFAULT, "t", &obj), 0);
+	assert_true(obj.num_terms <= 8);
+	obj.jobs = j;
+	assert_int_equal(cr_objective_score(f, r, &obj, h, s), 0);
+	cr_objective_blend(&obj, s);
+	cr_objective_release(&obj);
+	cr_hosts_free(h);
+	return s[0];
+}
+
+/* Candidate name's tables, or NULL when they have loops or credit loops. */
+static struct cr_routing *route_cand(const struct cr_fabric *f,
+				     const struct cr_options *o,
+				     const char *name, struct cr_byproducts *by,
+				     const struct cr_engine **e)
+{
+	struct cr_options co;
+	struct cr_routing *r = cr_routing_new(f);
+	struct cr_check_report rep;
+
+	assert_non_null(r);
+	assert_int_equal(cr_auto_candidate(name, o, e, &co), 0);
+	assert_int_equal(cr_route_by(*e, f, &co, r, by), 0);
+	assert_int_equal(cr_check(f, r, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	if (rep.unreachable || rep.loops || rep.credit_loops) {
+		cr_routing_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/*
+ * From poor tables in use (cr-minhop, every flow on the first uplink)
+ * and a pass with almost no work: the result is still at least as good
+ * as the start and as every other starting point that qualifies.
+ */
+static void test_never_below_bases(void **state)
+{
+	static const char *const names[] = {"minhop", "updn", "minhop+ps"};
+	struct cr_fabric *f = tu_two_level(8, 4, 2, NULL, 0);
+	struct cr_jobs *j = jobs_of(f, "1 h[0000,0004,0008,0012]\n"
+				       "2 h[0001,0005,0009,0013,0017]\n"
+				       "3 h[0020-0023,0002,0006]\n");
+	struct cr_byproducts by = {0};
+	const struct cr_engine *e;
+	struct cr_routing *r, *t;
+	struct cr_options o;
+	const struct cr_stop far = {NULL, cr_now() + 86400};
+	struct cr_jobs_tune_params par = {
+		.budget = 1e-6, .stop = &far, .bases = "minhop,updn,minhop+ps"};
+	struct cr_jobs_gain g;
+	double start, best, got;
+
+	(void)state;
+	cr_options_init(&o);
+	r = route_cand(f, &o, "minhop+first", &by, &e);
+	assert_non_null(r);
+	start = objective(f, r, j);
+	best = start;
+	for (unsigned i = 0; i < 3; i++) {
+		struct cr_byproducts b2 = {0};
+		const struct cr_engine *e2;
+		struct cr_routing *x = route_cand(f, &o, names[i], &b2, &e2);
+
+		if (x && objective(f, x, j) > best)
+			best = objective(f, x, j);
+		cr_routing_free(x);
+		cr_byproducts_release(&b2);
+	}
+	/* the fixture means something: a base beats the start */
+	assert_true(best > start + 0.01);
+	{
+		const struct cr_jobs_start st = {f, e, &o, r, &by};
+
+		assert_int_equal(cr_jobs_tune(&st, j, &par, &t, &g), 0);
+	}
+	got = objective(f, t, j);
+	assert_true(got >= best - 1e-12);
+	/* the tables in use alone: never below them either */
+	par.bases = "";
+	cr_routing_free(t);
+	{
+		const struct cr_jobs_start st = {f, e, &o, r, &by};
+
+		assert_int_equal(cr_jobs_tune(&st, j, &par, &t, &g), 0);
+	}
+	assert_true(objective(f, t, j) >= start - 1e-12);
+	cr_routing_free(t);
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_jobs_free(j);
+	cr_fabric_free(f);
+}
+
+static bool same_sl_rows(const struct cr_fabric *f, const struct cr_routing *a,
+			 const struct cr_routing *b)
+{
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t n = f->switches[i];
+
+		if (memcmp(a->sl[n], b->sl[n], (size_t)f->max_lid + 1))
+			return false;
+	}
+	return true;
+}
+
+/* "1 A,B,...\n2 ...": job k + 1 of hosts i with i % jobs == k, by name */
+static struct cr_jobs *strided_jobs(const struct cr_fabric *f, unsigned jobs)
+{
+	struct cr_hosts *h = cr_hosts_default(f);
+	char text[4096];
+	size_t len = 0;
+
+	assert_non_null(h);
+	for (unsigned k = 0; k < jobs; k++) {
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%u ",
+					k + 1);
+		for (uint32_t i = k; i < h->count; i += jobs) {
+			const char *d = f->nodes[h->ep[i].node].desc;
+
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"%s%.*s", i == k ? "" : ",",
+						(int)strcspn(d, " "), d);
+		}
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "\n");
+	}
+	cr_hosts_free(h);
+	return jobs_of(f, text);
+}
+
+/*
+ * cr-lash on a torus, where the pass keeps some moves only by moving
+ * sources to another layer: tuned for jobs, no path's SL moves, and the
+ * tables are still complete and free of credit loops on those SLs.
+ */
+static void test_keeps_sls(void **state)
+{
+	struct cr_gen_params gp = {0};
+	unsigned dims[] = {4, 4};
+	struct cr_fabric *f = cr_gen_torus(dims, 2, true, 2, &gp);
+	struct cr_byproducts by = {0};
+	struct cr_routing *r, *t, *x;
+	struct cr_options o;
+	struct cr_jobs *j;
+	const struct cr_stop far = {NULL, cr_now() + 86400};
+	struct cr_jobs_tune_params par = {.budget = 0.3, .stop = &far};
+	struct cr_jobs_gain g;
+	struct cr_check_report rep;
+	struct cr_objective obj;
+	struct cr_opt_params op;
+	struct cr_opt_stats os;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(cr_fabric_assign_lids(f, 0), 0);
+	cr_options_init(&o);
+	r = tu_route_by(f, "lash", NULL, &by);
+	assert_non_null(r->sl);
+	j = strided_jobs(f, 3);
+	/* the fixture re-layers when allowed to */
+	x = cr_routing_copy(r);
+	assert_non_null(x);
+	assert_int_equal(
+		cr_objective_parse(CR_JOBS_OBJECTIVE_DEFAULT, "t", &obj), 0);
+	obj.jobs = j;
+	cr_opt_params_init(&op);
+	op.budget = 0.3;
+	op.natural_hosts = true;
+	op.stop = &far;
+	assert_int_equal(
+		cr_optimize(f, cr_engine_find("lash"), &obj, &op, x, &by, &os),
+		0);
+	assert_true(os.relayered > 0);
+	cr_objective_release(&obj);
+	cr_routing_free(x);
+	{
+		const struct cr_jobs_start st = {f, cr_engine_find("lash"), &o,
+						 r, &by};
+
+		assert_int_equal(cr_jobs_tune(&st, j, &par, &t, &g), 0);
+	}
+	assert_true(g.moves > 0);
+	assert_true(g.jobs_after >= g.jobs_before);
+	assert_non_null(t->sl);
+	assert_true(same_sl_rows(f, r, t));
+	assert_int_equal(cr_check(f, t, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.unreachable, 0);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.credit_loops, 0);
+	cr_routing_free(t);
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_jobs_free(j);
+	cr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_tune),
+		cmocka_unit_test(test_never_below_bases),
+		cmocka_unit_test(test_keeps_sls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

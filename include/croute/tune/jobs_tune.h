@@ -21,6 +21,12 @@
 #define CR_JOBS_OBJECTIVE_DEFAULT "jobs:avg@4*0.8,shift:avg*0.2,bisect:avg@8"
 /* The jobs term alone: what the gain is measured on. */
 #define CR_JOBS_TERM "jobs:avg@4"
+/*
+ * The other starting points tried, as cr-auto's candidates name them:
+ * unlayered engines whose tables need no SL of their own.
+ */
+#define CR_JOBS_BASES_DEFAULT \
+	"minhop,minhop+ps,minhop+glob,updn,updn+ps,updn+glob,ftree"
 /* Seconds of the pass's work (CR_OPT_WORK_PER_S a second). */
 #define CR_JOBS_BUDGET_DEFAULT 20.0
 
@@ -38,6 +44,11 @@ struct cr_jobs_tune_params {
 	const char *objective; /* NULL: CR_JOBS_OBJECTIVE_DEFAULT */
 	double budget; /* <= 0: CR_JOBS_BUDGET_DEFAULT */
 	const struct cr_stop *stop; /* gives up when it says so; NULL */
+	/*
+	 * Candidates (cr-auto's names) routed afresh as other starting
+	 * points; NULL: CR_JOBS_BASES_DEFAULT; "": the tables in use only
+	 */
+	const char *bases;
 };
 
 struct cr_jobs_gain {
@@ -51,13 +62,16 @@ struct cr_jobs_gain {
 };
 
 /*
- * Tunes a copy of s->r for jobs into *out (allocated; the caller frees
- * it) and fills *g. The copy keeps the engine's guarantees (the pass's
- * checks) and every SL of s->r: a tuning that would change an SL is
- * dropped, *out then equal to s->r. Jobs with no job of two hosts leave
- * *out equal to s->r, gain 0. Deterministic: the pass's work budget, not
- * the clock, bounds it. 0; -1 (logged) on error; -2 (logged) when it gave
- * up (t->stop), *out then NULL.
+ * Tunes for jobs into *out (allocated; the caller frees it) and fills
+ * *g. The start is the best on the objective of s->r and, when s->r has
+ * no SL but 0, of the bases (t->bases) that are complete, free of loops
+ * and credit loops and keep every SL 0; ties keep s->r. The pass then
+ * climbs from it, keeping its engine's guarantees and every SL (moves
+ * that would re-layer are refused). So *out is never below s->r nor any
+ * qualifying base on the objective, and its SLs are s->r's. Jobs with
+ * no job of two hosts leave *out equal to s->r, gain 0. Deterministic:
+ * the pass's work budget, not the clock, bounds it. 0; -1 (logged) on
+ * error; -2 (logged) when it gave up (t->stop), *out then NULL.
  */
 int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 		 const struct cr_jobs_tune_params *t, struct cr_routing **out,

@@ -49,6 +49,12 @@ struct cr_opt_params {
 	bool no_kicks; /* the climb alone, no iterated local search */
 	bool no_swap_memo; /* solve swaps known to fail again (tests) */
 	/*
+	 * Layered routings (cr-lash): a move that would close a credit loop
+	 * is refused rather than kept by moving sources to another layer,
+	 * so every path keeps its SL (running queue pairs keep theirs).
+	 */
+	bool keep_sls;
+	/*
 	 * the pass gives up (every move undone) when it says so; NULL:
 	 * never; its deadline, when set, replaces the wall-clock guard
 	 */

@@ -1,16 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Routing tuned for the running jobs (include/croute/tune/jobs_tune.h):
- * the improvement pass on the jobs objective, from the tables in use, so
- * that a change moves only the entries the jobs gain by. Running queue
- * pairs keep their path SLs, so tables whose SLs moved are dropped.
+ * the improvement pass on the jobs objective, from the best of the tables
+ * in use and a few engines' fresh tables. The jobs of a busy machine are
+ * fragmented, so which engine spreads them best differs from what the
+ * oblivious patterns rank; the pass then only climbs from there. Running
+ * queue pairs keep their path SLs, so a start with other SLs is never
+ * taken and the pass never re-layers.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <croute/model/check.h>
+#include <croute/model/clock.h>
 #include <croute/model/log.h>
 #include <croute/model/node_match.h>
 #include <croute/tune/jobs_tune.h>
+
+/* A starting point: tables, the engine whose moves keep them legal. */
+struct base {
+	const struct cr_engine *e;
+	struct cr_routing *r;
+	struct cr_byproducts by; /* owned unless from the start */
+	const struct cr_byproducts *byp;
+	char name[64];
+	double score; /* the objective's first term, blended */
+};
 
 static bool has_pair(const struct cr_jobs *jobs)
 {
@@ -20,17 +35,32 @@ static bool has_pair(const struct cr_jobs *jobs)
 	return false;
 }
 
+static uint8_t sl_at(const struct cr_routing *r, uint32_t n, uint16_t lid)
+{
+	return r->sl && r->sl[n] ? r->sl[n][lid] : 0;
+}
+
+/* Same SL on every (switch, LID): no SL array counts as SL 0. */
 static bool same_sls(const struct cr_fabric *f, const struct cr_routing *a,
 		     const struct cr_routing *b)
 {
-	if (!a->sl || !b->sl)
-		return !a->sl && !b->sl;
 	for (uint32_t i = 0; i < f->num_switches; i++) {
 		uint32_t n = f->switches[i];
 
-		if (memcmp(a->sl[n], b->sl[n], (size_t)a->max_lid + 1))
-			return false;
+		for (uint32_t l = 1; l <= f->max_lid; l++)
+			if (sl_at(a, n, (uint16_t)l) !=
+			    sl_at(b, n, (uint16_t)l))
+				return false;
 	}
+	return true;
+}
+
+static bool all_sl0(const struct cr_fabric *f, const struct cr_routing *r)
+{
+	for (uint32_t i = 0; r->sl && i < f->num_switches; i++)
+		for (uint32_t l = 1; l <= f->max_lid; l++)
+			if (sl_at(r, f->switches[i], (uint16_t)l))
+				return false;
 	return true;
 }
 
@@ -53,72 +83,239 @@ static int measure(const struct cr_fabric *f, const struct cr_routing *r,
 	return ret;
 }
 
+/* The objective's first term (the weighted terms blended) on r. */
+static int score_of(const struct cr_fabric *f, const struct cr_routing *r,
+		    const struct cr_objective *obj,
+		    const struct cr_hosts *hosts, double *out)
+{
+	double *s = calloc(obj->num_terms, sizeof(*s));
+	int ret = -1;
+
+	if (!s) {
+		cr_err("jobs: out of memory");
+		return -1;
+	}
+	if (!cr_objective_score(f, r, obj, hosts, s)) {
+		cr_objective_blend(obj, s);
+		*out = s[0];
+		ret = 0;
+	}
+	free(s);
+	return ret;
+}
+
+static void base_release(struct base *b)
+{
+	cr_routing_free(b->r);
+	if (b->byp == &b->by)
+		cr_byproducts_release(&b->by);
+	memset(b, 0, sizeof(*b));
+}
+
+/* An engine's refusal of a fabric is no error of the tuning's. */
+static void quiet(void *arg, enum cr_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+/*
+ * Routes candidate name into *b: 0 when its tables may start the pass
+ * (complete, no loop, no credit loop, the SLs of start), 1 when not, -1
+ * on error (logged).
+ */
+static int try_base(const struct cr_jobs_start *s, const char *name,
+		    struct base *b)
+{
+	struct cr_options co;
+	struct cr_check_report rep;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->byp = &b->by;
+	if (cr_auto_candidate(name, s->o, &b->e, &co)) {
+		cr_err("jobs: '%s' is no candidate", name);
+		return -1;
+	}
+	if (b->e->layered)
+		return 1;
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	b->r = cr_routing_new(s->f);
+	if (!b->r)
+		return -1;
+	cr_log_set_thread(quiet, NULL);
+	rc = cr_route_by(b->e, s->f, &co, b->r, &b->by);
+	cr_log_set_thread(NULL, NULL);
+	if (rc)
+		return 1;
+	if (cr_check(s->f, b->r, CR_CHECK_CREDIT, NULL, 0, &rep) < 0)
+		return -1;
+	if (rep.unreachable || rep.loops || rep.credit_loops ||
+	    !same_sls(s->f, s->r, b->r))
+		return 1;
+	return 0;
+}
+
+/*
+ * best holds the start (s->r); replaces it with any base of list that
+ * scores above it. 0, -1 on error, -2 when t's stop said to give up.
+ */
+static int best_base(const struct cr_jobs_start *s, const char *list,
+		     const struct cr_objective *obj,
+		     const struct cr_hosts *hosts, const struct cr_stop *stop,
+		     struct base *best)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	struct base b;
+	int ret = -1, rc;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (cr_stop_now(stop)) {
+			ret = -2;
+			goto out;
+		}
+		rc = try_base(s, tok, &b);
+		if (!rc)
+			rc = score_of(s->f, b.r, obj, hosts, &b.score);
+		if (rc < 0) {
+			base_release(&b);
+			goto out;
+		}
+		if (!rc && b.score > best->score) {
+			base_release(best);
+			*best = b;
+			best->byp = &best->by;
+		} else {
+			base_release(&b);
+		}
+	}
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+/*
+ * The pass from b on obj under b's engine's rule, SLs kept. (Longer
+ * paths, or cr-minhop's rule with the credit-loop check on cr-updn's
+ * tables, gained nothing on bench/jobs' training mixes.)
+ */
+static int climb(const struct cr_jobs_start *s, const struct cr_objective *obj,
+		 const struct cr_jobs_tune_params *t, struct base *b,
+		 struct cr_opt_stats *st)
+{
+	struct cr_opt_params op;
+
+	cr_opt_params_init(&op);
+	op.budget = t && t->budget > 0 ? t->budget : CR_JOBS_BUDGET_DEFAULT;
+	op.natural_hosts = true;
+	op.keep_sls = true;
+	op.stop = t ? t->stop : NULL;
+	return cr_optimize(s->f, b->e, obj, &op, b->r, b->byp, st);
+}
+
+/* The start, its engine (cr-auto: its winner's) and score. */
+static int start_base(const struct cr_jobs_start *s,
+		      const struct cr_objective *obj,
+		      const struct cr_hosts *hosts, struct base *b)
+{
+	struct cr_options co;
+
+	memset(b, 0, sizeof(*b));
+	b->e = s->e;
+	b->byp = s->by;
+	snprintf(b->name, sizeof(b->name), "the tables in use");
+	if (s->e == &cr_auto_engine &&
+	    cr_auto_candidate(s->by->auto_winner, s->o, &b->e, &co)) {
+		cr_err("jobs: cr-auto's winner '%s' is no candidate",
+		       s->by->auto_winner);
+		return -1;
+	}
+	b->r = cr_routing_copy(s->r);
+	if (!b->r)
+		return -1;
+	return score_of(s->f, b->r, obj, hosts, &b->score);
+}
+
+static int tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
+		const struct cr_jobs_tune_params *t,
+		const struct cr_hosts *hosts, struct base *b,
+		struct cr_jobs_gain *g)
+{
+	const char *bases = t && t->bases ? t->bases : CR_JOBS_BASES_DEFAULT;
+	struct cr_objective obj;
+	struct cr_opt_stats st;
+	double from;
+	int ret;
+
+	if (cr_objective_parse(t && t->objective ? t->objective
+						 : CR_JOBS_OBJECTIVE_DEFAULT,
+			       "jobs objective", &obj))
+		return -1;
+	obj.jobs = jobs;
+	ret = start_base(s, &obj, hosts, b);
+	from = b->score;
+	if (!ret && *bases && all_sl0(s->f, s->r))
+		ret = best_base(s, bases, &obj, hosts, t ? t->stop : NULL, b);
+	if (!ret) {
+		cr_note("jobs: the pass starts from %s (%.4f; the tables in"
+			" use %.4f)",
+			b->name, b->score, from);
+		ret = climb(s, &obj, t, b, &st);
+	}
+	cr_objective_release(&obj);
+	if (ret)
+		return ret;
+	g->moves = st.moves;
+	return 0;
+}
+
 int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 		 const struct cr_jobs_tune_params *t, struct cr_routing **out,
 		 struct cr_jobs_gain *g)
 {
-	const struct cr_engine *e = s->e;
-	struct cr_options co;
-	struct cr_objective obj;
-	struct cr_opt_params op;
-	struct cr_opt_stats st;
 	struct cr_hosts *hosts = cr_hosts_default(s->f);
-	struct cr_routing *r = cr_routing_copy(s->r);
+	struct base b = {0};
 	int ret = -1;
 
 	memset(g, 0, sizeof(*g));
 	*out = NULL;
-	if (!hosts || !r)
+	if (!hosts)
 		goto out;
-	if (e == &cr_auto_engine &&
-	    cr_auto_candidate(s->by->auto_winner, s->o, &e, &co)) {
-		cr_err("jobs: cr-auto's winner '%s' is no candidate",
-		       s->by->auto_winner);
-		goto out;
-	}
 	if (measure(s->f, s->r, jobs, hosts, &g->jobs_before, &g->shift_before))
 		goto out;
 	g->jobs_after = g->jobs_before;
 	g->shift_after = g->shift_before;
 	if (!has_pair(jobs)) {
 		cr_note("jobs: no job has two hosts: the tables stay");
-		ret = 0;
-		goto done;
-	}
-	if (cr_objective_parse(t && t->objective ? t->objective
-						 : CR_JOBS_OBJECTIVE_DEFAULT,
-			       "jobs objective", &obj))
-		goto out;
-	obj.jobs = jobs;
-	cr_opt_params_init(&op);
-	op.budget = t && t->budget > 0 ? t->budget : CR_JOBS_BUDGET_DEFAULT;
-	op.natural_hosts = true;
-	op.stop = t ? t->stop : NULL;
-	ret = cr_optimize(s->f, e, &obj, &op, r, s->by, &st);
-	cr_objective_release(&obj);
-	if (ret)
-		goto out;
-	if (!same_sls(s->f, s->r, r)) {
-		cr_note("jobs: the tuned tables change path SLs: dropped");
-		cr_routing_free(r);
-		r = cr_routing_copy(s->r);
-		if (!r)
+		b.r = cr_routing_copy(s->r);
+		if (!b.r)
 			goto out;
 		goto done;
 	}
-	g->moves = st.moves;
-	if (measure(s->f, r, jobs, hosts, &g->jobs_after, &g->shift_after)) {
-		ret = -1;
+	ret = tune(s, jobs, t, hosts, &b, g);
+	if (ret)
+		goto out;
+	ret = -1;
+	if (!same_sls(s->f, s->r, b.r)) {
+		/* the pass keeps SLs and bases with others are refused */
+		cr_err("jobs: the tuned tables change path SLs");
 		goto out;
 	}
+	if (measure(s->f, b.r, jobs, hosts, &g->jobs_after, &g->shift_after))
+		goto out;
 done:
-	g->churn = cr_routing_churn(s->f, s->r, s->f, r);
+	g->churn = cr_routing_churn(s->f, s->r, s->f, b.r);
 	g->gain = g->jobs_before > 0 ? g->jobs_after / g->jobs_before - 1 : 0;
-	*out = r;
-	r = NULL;
+	*out = b.r;
+	b.r = NULL;
 	ret = 0;
 out:
-	cr_routing_free(r);
+	base_release(&b);
 	cr_hosts_free(hosts);
 	return ret;
 }

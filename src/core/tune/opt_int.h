@@ -56,6 +56,7 @@ struct opt {
 	enum legality leg;
 	bool check_credit; /* cr_check on each kept move */
 	bool pareto; /* cr_opt_params.pareto: no term below floor */
+	bool keep_sls; /* cr_opt_params.keep_sls: never re-layer */
 	const double *floor; /* the start's terms */
 	unsigned extra;
 	uint32_t ns;

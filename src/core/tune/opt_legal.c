@@ -21,7 +21,8 @@
  *   searches from the dependencies a move adds). For cr-lash, a move that
  *   would close one is kept when moving every source switch whose route
  *   now crosses the moved entry into one other layer in use (SLs in
- *   order) closes none: those sources' SLs change.
+ *   order) closes none: those sources' SLs change; with keep_sls it is
+ *   refused, so that no path's SL moves.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -294,7 +295,7 @@ int opt_credit_ok(struct opt *o, uint32_t w, const uint16_t *lids, unsigned n)
 		return 1;
 	if (opt_lids_cdg(o, lids, n, -1))
 		return -1;
-	if (!o->r->sl || o->nsls < 2)
+	if (!o->r->sl || o->nsls < 2 || o->keep_sls)
 		return 0;
 	for (unsigned k = 0; k < n; k++)
 		for (uint32_t i = 0; i < o->ns; i++) {

@@ -710,6 +710,7 @@ static void pass_params(struct pass *ps, const struct cr_opt_params *p)
 	ps->max_tries =
 		ps->par.max_evals ? ps->par.max_evals : CR_OPT_MAX_EVALS;
 	ps->o.pareto = ps->par.pareto;
+	ps->o.keep_sls = ps->par.keep_sls;
 	ps->o.stop = ps->par.stop;
 	ps->o.leg = engine_is(ps->e, "updn") ? LEG_UPDN : LEG_MINIMAL;
 	/* longer paths only where the engine's guarantee allows them */
