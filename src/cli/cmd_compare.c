@@ -664,8 +664,11 @@ const struct cli_cmd cli_cmd_compare = {
 		" large fabrics.\nWith --auto, a last row for cr-auto and its"
 		" ranked candidates, as the\nplugin logs them. With --bound,"
 		" avg/bd is each average over croute\nbound's for the same"
-		" phases. Exit status 1 when no engine could route\nthe"
-		" fabric.\n",
+		" phases. With --lmc 0,1,2, each engine at each LMC: LIDs,"
+		" LID\nspace left, LFT entries and blocks, the share of host"
+		" pairs with distinct\npaths, and the scores under each path"
+		" model (--paths: that one). Exit\nstatus 1 when no engine"
+		" could route the fabric.\n",
 	.opts = compare_tables,
 	.run = compare_run,
 };
