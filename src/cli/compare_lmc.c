@@ -18,7 +18,9 @@
 #include "compare_cli.h"
 
 /* OpenSM uploads LFTs in blocks of 64 entries (LinearForwardingTable). */
-#define LFT_BLOCK 64
+#define LFT_BLOCK 64u
+/* the unicast LIDs, 1 to 0xBFFF */
+#define UNICAST_LIDS ((unsigned)CR_MAX_UCAST_LID)
 
 static const enum cr_est_paths all_models[] = {
 	CR_PATHS_BASE,
@@ -147,7 +149,7 @@ static void print_legend(const struct compare_lmc *l, const struct cr_fabric *f)
 		" uploads to all switches (%u entries a block); distinct:"
 		" the share of\n# host pairs whose 2^LMC LIDs take pairwise"
 		" distinct paths.\n",
-		l->setup->topo, f->num_switches, CR_MAX_UCAST_LID, LFT_BLOCK);
+		l->setup->topo, f->num_switches, UNICAST_LIDS, LFT_BLOCK);
 	fprintf(cli_report,
 		"# scores: each pattern's average flow rate (fraction of"
 		" injection) under\n# each path model: base (the base LID"
@@ -223,14 +225,13 @@ static void print_cost(const struct compare_lmc *l, const struct lmc_cost *c)
 			", \"distinct_pairs\": %" PRIu64
 			", \"broken_pairs\": %" PRIu64 ", \"distinct_share\":"
 			" %.6g",
-			c->top, CR_MAX_UCAST_LID - c->top, c->entries,
-			c->blocks, c->paths.pairs, c->paths.distinct,
-			c->paths.broken, share(&c->paths));
+			c->top, UNICAST_LIDS - c->top, c->entries, c->blocks,
+			c->paths.pairs, c->paths.distinct, c->paths.broken,
+			share(&c->paths));
 		return;
 	}
 	fprintf(cli_report, " %6u %6u %11" PRIu64 " %8" PRIu64 " %8.4f", c->top,
-		CR_MAX_UCAST_LID - c->top, c->entries, c->blocks,
-		share(&c->paths));
+		UNICAST_LIDS - c->top, c->entries, c->blocks, share(&c->paths));
 }
 
 static void print_scores(const struct compare_lmc *l, const struct lmc_row *row)
@@ -370,12 +371,12 @@ static int check_fit(const struct compare_lmc *l, const struct cr_fabric *f)
 	for (unsigned i = 0; i < l->num_lmc; i++) {
 		uint32_t need = cr_fabric_lids_needed(f, l->lmc[i]);
 
-		if (need <= CR_MAX_UCAST_LID)
+		if (need <= UNICAST_LIDS)
 			continue;
 		cli_usage_error(l->setup->cmd,
 				"--lmc %u: the fabric would need %u LIDs,"
 				" more than the %u unicast LIDs",
-				l->lmc[i], need, CR_MAX_UCAST_LID);
+				l->lmc[i], need, UNICAST_LIDS);
 		return -1;
 	}
 	return 0;
@@ -406,7 +407,7 @@ int compare_lmc_table(struct compare_lmc *l, struct cr_fabric *f)
 		fprintf(cli_report,
 			", \"switches\": %u, \"max_unicast_lid\": %u,"
 			" \"lanes\": %u, \"rows\": [",
-			f->num_switches, CR_MAX_UCAST_LID, l->est->par.lanes);
+			f->num_switches, UNICAST_LIDS, l->est->par.lanes);
 	} else {
 		print_legend(l, f);
 		print_header(l, optw);
