@@ -574,10 +574,6 @@ int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 	char why[256] = "";
 	int ret = -1;
 
-	if (hx_lmc(f)) {
-		free(dist);
-		return -1;
-	}
 	if (!dist || hx_alloc(&h))
 		goto oom;
 	ret = hx_structure(&h, dist, why, sizeof(why));
@@ -594,6 +590,11 @@ int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = hx_without_shape(&h, why);
 		if (ret)
 			goto out;
+	}
+	/* its kind of fabric, but not for this LMC: said after what it is not */
+	if (hx_lmc(f)) {
+		ret = -1;
+		goto out;
 	}
 	ret = cr_ranked_route_tries(&h.rp, dist, HX_TRIES, why, sizeof(why));
 	if (ret == -2)
