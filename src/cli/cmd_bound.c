@@ -24,6 +24,7 @@ enum {
 	KEY_MIP_SECONDS,
 	KEY_ONE_ROUTING,
 	KEY_JSON,
+	KEY_LANES,
 };
 
 static const struct cli_opt bound_opts[] = {
@@ -42,6 +43,9 @@ static const struct cli_opt bound_opts[] = {
 	 "(2)"},
 	{"mip-seconds", KEY_MIP_SECONDS, "S",
 	 "--unsplittable: stop a phase's MIP after S seconds, 0 never (60)"},
+	{"lanes", KEY_LANES, "N",
+	 "with LMC > 0: flows striped over at most N of a port's LIDs"
+	 " (default all 2^LMC; estimate's --lanes)"},
 	CLI_OPT_END,
 };
 
@@ -58,6 +62,8 @@ struct bound_ctx {
 	const char *write_lp;
 	struct cr_bound_opts bo;
 	bool extra_set, json;
+	unsigned lmc; /* the hosts' largest */
+	unsigned long lanes; /* --lanes; 0: not given */
 };
 
 static int bound_opt(void *arg, int key, const char *val)
@@ -92,6 +98,14 @@ static int bound_opt(void *arg, int key, const char *val)
 		c->bo.max_extra_hops = (unsigned)v;
 		c->extra_set = true;
 		return 0;
+	case KEY_LANES:
+		if (cli_uint(c->setup.cmd, "--lanes", val, 1u << CR_MAX_LMC,
+			     &c->lanes))
+			return -1;
+		if (c->lanes)
+			return 0;
+		cli_usage_error(c->setup.cmd, "--lanes: give at least 1");
+		return -1;
 	case KEY_MIP_SECONDS:
 		if (cli_uint(c->setup.cmd, "--mip-seconds", val, 1000000, &v))
 			return -1;
@@ -150,10 +164,11 @@ static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 	printf(", \"hosts\": %u, \"order\": ", hosts->count);
 	cli_json_str(stdout, how);
 	printf(", \"paths\": \"%s\", \"unsplittable\": %s,"
-	       " \"one_routing\": %s, \"patterns\": [",
+	       " \"one_routing\": %s, \"lmc\": %u, \"lanes\": %u,"
+	       " \"patterns\": [",
 	       o->minimal ? "minimal" : "all",
 	       o->unsplittable ? "true" : "false",
-	       o->one_routing ? "true" : "false");
+	       o->one_routing ? "true" : "false", c->lmc, o->lanes);
 	for (int i = 0; i < n; i++) {
 		const struct cr_bound_result *b = res[i];
 
@@ -192,6 +207,42 @@ static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 	fputs("}\n", stdout);
 }
 
+/*
+ * With LMC > 0 a flow may be striped over its port's LIDs (estimate's
+ * split and indep). A striped flow is a splittable one, and its lanes'
+ * paths keep the same shares in every phase: the splittable and
+ * one-routing bounds hold as they are (and do not move with LMC). The
+ * one-path MIP does not: it becomes the k-lane MIP (mip.c).
+ */
+static void print_lanes(const struct bound_ctx *c)
+{
+	if (!c->lmc)
+		return;
+	printf("# LMC %u: the bounds also hold for flows striped over up to"
+	       " %u LIDs of a port\n# (estimate --paths split and indep)%s\n",
+	       c->lmc, c->bo.unsplittable ? c->bo.lanes : 1u << c->lmc,
+	       c->bo.unsplittable ? "; --unsplittable: each flow on at most"
+				    " that many paths,\n# each at most that"
+				    " share of its injection"
+				  : "");
+}
+
+/* The largest LMC of the fabric's CA ports: what a host can stripe over. */
+static unsigned hosts_lmc(const struct cr_fabric *f)
+{
+	unsigned lmc = 0;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *x = &f->nodes[n];
+
+		for (unsigned p = 1; !cr_is_switch(f, n) && p <= x->num_ports;
+		     p++)
+			if (x->ports[p].lid && x->ports[p].lmc > lmc)
+				lmc = x->ports[p].lmc;
+	}
+	return lmc;
+}
+
 /* The header: what the bounds cover, in words. */
 static void print_header(const struct bound_ctx *c, const struct cr_fabric *f,
 			 const struct cr_hosts *hosts, const char *how)
@@ -200,6 +251,7 @@ static void print_header(const struct bound_ctx *c, const struct cr_fabric *f,
 
 	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n",
 	       c->setup.topo, f->num_switches, hosts->count, how);
+	print_lanes(c);
 	if (o->one_routing) {
 		char paths[64];
 
@@ -321,6 +373,10 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	f = cli_load(&c.setup);
 	if (!f)
 		goto out;
+	c.lmc = hosts_lmc(f);
+	c.bo.lanes = 1u << c.lmc;
+	if (c.lanes && c.lanes < c.bo.lanes)
+		c.bo.lanes = (unsigned)c.lanes;
 	/* no routing: the estimator is only asked for link rates */
 	r = cr_routing_new(f);
 	if (!r) {

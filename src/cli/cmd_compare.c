@@ -17,6 +17,7 @@
 #include <croute/io/topo.h>
 
 #include "bound_cli.h"
+#include "compare_cli.h"
 #include "est_cli.h"
 #include "progress.h"
 
@@ -79,13 +80,20 @@ struct compare_ctx {
 	bool json, times;
 	const char *output;
 	unsigned rows; /* JSON rows written */
+	struct compare_lmc lmc; /* --lmc: num_lmc > 0 */
 };
 
 static int compare_opt(void *arg, int key, const char *val)
 {
 	struct compare_ctx *c = arg;
-	int ret = est_cli_opt(&c->setup, &c->est, key, val);
+	int ret;
 
+	/* a list of LMCs, each assigned in turn: not the fabric's one */
+	if (key == CLI_KEY_LMC)
+		return compare_lmc_parse(&c->lmc, c->setup.cmd, val);
+	if (key == EST_KEY_PATHS)
+		c->lmc.paths_given = true;
+	ret = est_cli_opt(&c->setup, &c->est, key, val);
 	if (ret <= 0)
 		return ret;
 	if (key == KEY_AUTO)
@@ -287,8 +295,7 @@ static const struct cr_est_each row_each = {
 	.result = row_result,
 };
 
-/* The options column: the set's toggles, "ps+rgs" (empty: none). */
-static void set_opts(const struct cr_engine_set *s, char *buf, size_t len)
+void compare_set_opts(const struct cr_engine_set *s, char *buf, size_t len)
 {
 	const char *on[] = {
 		s->ps ? "ps" : NULL,
@@ -332,6 +339,31 @@ static void auto_winner(const char *table, char *buf, size_t len)
 	}
 }
 
+struct cr_routing *compare_route_set(struct cli_setup *setup,
+				     const struct cr_fabric *f,
+				     const struct cr_engine_set *s,
+				     double *secs, char *why, size_t len)
+{
+	const struct cr_engine *e;
+	struct cr_routing *r;
+
+	setup->engine = s->e->name;
+	setup->opts.port_shifting = s->ps;
+	setup->opts.remote_guid_sorting = s->rgs;
+	setup->opts.lash_balance = s->bal;
+	setup->opts.balance_global = s->glob;
+	setup->opts.balance_first = s->first;
+	setup->opts.balance_rounds = s->rr ? cr_rr_rounds(s->e) : 0;
+	setup->opts.updn_roots = s->roots;
+	refusal[0] = '\0';
+	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
+	r = cli_route(setup, f, &e, secs);
+	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
+	if (why != refusal)
+		snprintf(why, len, "%s", refusal);
+	return r;
+}
+
 static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		       const struct cr_engine_set *s,
 		       const struct cr_pattern *pats, int npat)
@@ -361,19 +393,8 @@ static int compare_row(struct compare_ctx *c, const struct cr_fabric *f,
 		fflush(cli_report);
 		goto score;
 	}
-	set_opts(s, opts, sizeof(opts));
-	c->setup.engine = s->e->name;
-	c->setup.opts.port_shifting = s->ps;
-	c->setup.opts.remote_guid_sorting = s->rgs;
-	c->setup.opts.lash_balance = s->bal;
-	c->setup.opts.balance_global = s->glob;
-	c->setup.opts.balance_first = s->first;
-	c->setup.opts.balance_rounds = s->rr ? cr_rr_rounds(s->e) : 0;
-	c->setup.opts.updn_roots = s->roots;
-	refusal[0] = '\0';
-	cr_log_set(capture, NULL, (enum cr_log_level)cli_verbosity);
-	r = cli_route(&c->setup, f, &e, &secs);
-	cr_log_set(NULL, NULL, (enum cr_log_level)cli_verbosity);
+	compare_set_opts(s, opts, sizeof(opts));
+	r = compare_route_set(&c->setup, f, s, &secs, refusal, sizeof(refusal));
 	if (c->setup.by.auto_table) {
 		free(c->auto_table);
 		c->auto_table = strdup(c->setup.by.auto_table);
@@ -456,6 +477,36 @@ static void print_legend(const struct compare_ctx *c, const struct cr_fabric *f)
 			" them); \"@K\" terms also on K random orders\n");
 }
 
+/* --lmc's table: every engine plain, unless --engines says otherwise. */
+static const char *every_engine(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; cr_engines[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "",
+				      cr_engines[i]->name);
+	return buf;
+}
+
+/* What --lmc cannot go with: it assigns LIDs itself, row by row. */
+static int lmc_usage(struct compare_ctx *c)
+{
+	const char *other = c->bound		? "--bound"
+			    : c->setup.lids	? "--lids"
+			    : c->setup.live	? "--live"
+			    : c->setup.dump_dir ? "--dump-dir"
+						: NULL;
+
+	if (!other)
+		return 0;
+	cli_usage_error(c->setup.cmd,
+			"--lmc assigns the LIDs at each LMC:"
+			" not with %s",
+			other);
+	return -1;
+}
+
 static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct compare_ctx c = {0};
@@ -464,6 +515,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_fabric *f = NULL;
 	int nsets = 0, npat = 0, routed = 0, ret = CLI_BAD;
 	bool failed = false;
+	char all[128];
 	size_t cap;
 
 	cli_setup_init(&c.setup, cmd);
@@ -473,7 +525,12 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (ret != CLI_GO)
 		goto out;
 	ret = CLI_BAD;
-	nsets = parse_sets(cmd, c.engines ? c.engines : DEFAULT_ENGINES,
+	if (c.lmc.num_lmc && lmc_usage(&c))
+		goto out;
+	nsets = parse_sets(cmd,
+			   c.engines	   ? c.engines
+			   : c.lmc.num_lmc ? every_engine(all, sizeof(all))
+					   : DEFAULT_ENGINES,
 			   c.setup.root_guids != NULL, &sets, &cap);
 	if (nsets < 0)
 		goto out;
@@ -490,7 +547,7 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	for (int i = 0; i < nsets; i++) {
 		char o[64];
 
-		set_opts(&sets[i], o, sizeof(o));
+		compare_set_opts(&sets[i], o, sizeof(o));
 		c.optw = (int)strlen(o) > c.optw ? (int)strlen(o) : c.optw;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
@@ -517,6 +574,19 @@ static int compare_run(const struct cli_cmd *cmd, int argc, char **argv)
 	    cli_report_open(c.output))
 		goto out;
 	c.times = cli_report_times(c.times);
+	if (c.lmc.num_lmc) {
+		c.lmc.setup = &c.setup;
+		c.lmc.est = &c.est;
+		c.lmc.json = c.json;
+		c.lmc.sets = sets;
+		c.lmc.nsets = nsets;
+		c.lmc.pats = pats;
+		c.lmc.npat = npat;
+		ret = compare_lmc_table(&c.lmc, f);
+		if (ret == CLI_OK || ret == CLI_PROBLEMS)
+			ret = cli_report_written(ret);
+		goto out;
+	}
 	if (c.json) {
 		cli_json_begin(cli_report, "compare");
 		fputs("\"source\": ", cli_report);
@@ -594,8 +664,11 @@ const struct cli_cmd cli_cmd_compare = {
 		" large fabrics.\nWith --auto, a last row for cr-auto and its"
 		" ranked candidates, as the\nplugin logs them. With --bound,"
 		" avg/bd is each average over croute\nbound's for the same"
-		" phases. Exit status 1 when no engine could route\nthe"
-		" fabric.\n",
+		" phases. With --lmc 0,1,2, each engine at each LMC: LIDs,"
+		" LID\nspace left, LFT entries and blocks, the share of host"
+		" pairs with distinct\npaths, and the scores under each path"
+		" model (--paths: that one). Exit\nstatus 1 when no engine"
+		" could route the fabric.\n",
 	.opts = compare_tables,
 	.run = compare_run,
 };

@@ -106,6 +106,8 @@ static void take_auto(struct cli_setup *s, const struct cr_auto_conf *ac)
 	if (!given(s, CLI_KEY_ALLOW_CREDIT_LOOPS))
 		sa->allow_credit_loops = ac->allow_credit_loops;
 	sa->threshold = ac->threshold; /* no option sets it */
+	sa->paths = ac->paths; /* croute_paths: estimate's --paths is its own */
+	sa->lanes = ac->lanes;
 	if (!given(s, CLI_KEY_OPTIMIZE))
 		s->optimize = s->conf.cr.optimize;
 	if (!given(s, CLI_KEY_NO_AUTO_OPTIMIZE))

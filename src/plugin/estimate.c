@@ -153,10 +153,38 @@ struct job_run {
 	bool cancelled;
 };
 
+/*
+ * croute_paths, when not base: the model and the LMC it applies to, so
+ * that a reader knows which stack the figures are for. Among the '#'
+ * lines before the blank one: the patterns' reports stay comparable
+ * with croute estimate's.
+ */
+static void write_paths(FILE *fp, const struct cr_fabric *f,
+			const struct cr_est_params *par)
+{
+	unsigned lmc = 0;
+
+	if (par->paths == CR_PATHS_BASE)
+		return;
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1;
+		     !cr_is_switch(f, n) && p <= f->nodes[n].num_ports; p++)
+			if (f->nodes[n].ports[p].lmc > lmc)
+				lmc = f->nodes[n].ports[p].lmc;
+	fprintf(fp,
+		"# paths: %s over each destination port's 2^LMC LIDs"
+		" (croute_paths), LMC %u",
+		cr_est_paths_name(par->paths), lmc);
+	if (par->lanes)
+		fprintf(fp, ", at most %u of them", par->lanes);
+	fputc('\n', fp);
+}
+
 static int write_dump(const struct job_run *jr, const char *how,
-		      const struct cr_penalty *pen,
+		      const struct cr_est_params *par,
 		      const struct cr_pattern *pats)
 {
+	const struct cr_penalty *pen = &par->pen;
 	const struct est_job *j = jr->j;
 	const struct cr_hosts *hosts = jr->hosts;
 	struct cr_est_result *const *res = jr->res;
@@ -174,9 +202,11 @@ static int write_dump(const struct job_run *jr, const char *how,
 	fprintf(fp,
 		"# %s: contention estimate of the routing %s installed\n"
 		"# %u switches, %u hosts in the order of %s\n"
-		"# penalty factors (be;bs;gr) %.6g;%.6g;%.6g\n\n",
+		"# penalty factors (be;bs;gr) %.6g;%.6g;%.6g\n",
 		CONTENTION_DUMP, j->engine, j->f->num_switches, hosts->count,
 		how, pen->be, pen->bs, pen->gr);
+	write_paths(fp, j->f, par);
+	fputc('\n', fp);
 	/* before the patterns' reports, where croute estimate prints it */
 	cr_est_write_orders(fp, res, n, DUMP_ORDERS, DUMP_ORDER_SEED);
 	for (int i = 0; i < n; i++) {
@@ -282,6 +312,7 @@ static int run_job(void *ctx, void *job)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_est_params_init(&par);
 	cr_est_conf_penalty(&j->conf, &par.pen);
+	cr_est_conf_paths(&j->conf, &par.paths, &par.lanes);
 	par.orders = DUMP_ORDERS;
 	par.order_seed = DUMP_ORDER_SEED;
 	hosts = cr_hosts_for(j->f, &j->by, NULL);
@@ -310,7 +341,7 @@ static int run_job(void *ctx, void *job)
 	if (rc || !jr.done)
 		goto fail;
 	apply_name_map(j);
-	if (write_dump(&jr, how, &par.pen, pats))
+	if (write_dump(&jr, how, &par, pats))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_verbose("wrote %s in %.2f s", j->path,

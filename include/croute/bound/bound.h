@@ -45,6 +45,12 @@ struct cr_bound_opts {
 	 */
 	bool one_routing;
 	unsigned max_extra_hops;
+	/*
+	 * unsplittable: each flow on at most this many paths, each at most
+	 * this share of its injection (a port's LIDs striped as estimate's
+	 * split and indep models do); 0 or 1: one path
+	 */
+	unsigned lanes;
 	double mip_seconds; /* per phase; 0: no limit */
 	/*
 	 * cr_bound_phase (not cr_bound_run): when not NULL, the edge

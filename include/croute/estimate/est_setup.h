@@ -12,6 +12,7 @@
 
 #include <croute/io/est_conf.h>
 #include <croute/estimate/pattern.h>
+#include <croute/estimate/estimate.h>
 #include <croute/estimate/penalty.h>
 
 /*
@@ -23,6 +24,15 @@ int cr_est_conf_check_patterns(const struct cr_est_conf *c);
 int cr_est_conf_check_penalty(const struct cr_est_conf *c);
 /* The penalty factors: croute_penalty_factors (checked), else defaults. */
 void cr_est_conf_penalty(const struct cr_est_conf *c, struct cr_penalty *p);
+
+/*
+ * croute_paths, "MODEL[:LANES]" (include/croute/estimate/estimate.h):
+ * 0, or -1 when it is neither empty nor such a value.
+ */
+int cr_est_conf_check_paths(const struct cr_est_conf *c);
+/* The path model and lanes of croute_paths (checked), else base, 0. */
+void cr_est_conf_paths(const struct cr_est_conf *c, enum cr_est_paths *paths,
+		       uint32_t *lanes);
 
 /*
  * The patterns to estimate on a fabric of `hosts` hosts: croute_patterns,

@@ -82,6 +82,7 @@ enum cr_conf_checked {
 	CR_CHECK_PATTERNS,
 	CR_CHECK_PENALTY,
 	CR_CHECK_JOBS_FILE,
+	CR_CHECK_PATHS,
 	CR_CHECK_NUM,
 };
 

@@ -56,6 +56,7 @@ struct cr_est_conf {
 	enum cr_est_mode mode;
 	char patterns[CR_EST_PATTERNS_LEN]; /* "": the default */
 	char penalty[128]; /* croute_penalty_factors as written; "": none */
+	char paths[32]; /* croute_paths as written; "": base */
 };
 
 #endif

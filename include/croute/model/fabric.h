@@ -129,6 +129,13 @@ uint32_t cr_fabric_lmc_lid(const struct cr_fabric *f, unsigned lmc,
 			   uint64_t port_guid, uint32_t *max_lid);
 
 /*
+ * The highest LID cr_fabric_assign_lids(f, lmc) would give, also beyond
+ * CR_MAX_UCAST_LID (the LIDs a refused LMC would need); 0 when memory
+ * runs out or the fabric has no port to give one.
+ */
+uint32_t cr_fabric_lids_needed(const struct cr_fabric *f, unsigned lmc);
+
+/*
  * Puts the nodes in node GUID order (stable), then finalizes. The plugin
  * imports OpenSM's subnet in that order and engines route in node order,
  * so a topology file (ibnetdiscover writes discovery order) routes exactly

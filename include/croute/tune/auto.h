@@ -76,6 +76,12 @@ struct cr_objective {
 	 * own, "@K" random orders within each job.
 	 */
 	const struct cr_jobs *jobs;
+	/*
+	 * How flows use their port's LIDs at LMC > 0 (croute_paths), and
+	 * at most how many (0: all): the estimator's path model.
+	 */
+	enum cr_est_paths paths;
+	uint32_t lanes;
 };
 
 /*
@@ -248,6 +254,9 @@ struct cr_auto_conf {
 	 */
 	uint32_t shift_phases;
 	uint64_t shift_seed;
+	/* croute_paths: the path model the candidates are scored with */
+	enum cr_est_paths paths;
+	uint32_t lanes;
 };
 
 /*

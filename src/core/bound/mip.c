@@ -10,7 +10,15 @@
  *            switch links and host links as in the LPs,
  *   maximise sum r(i, p) / inject(i).
  * A flow with one candidate (or none between switches) has only r: no
- * choice to make. The LP relaxation is the splittable LP over the same
+ * choice to make.
+ *
+ * With lanes k > 1 (a flow striped over its port's k LIDs, each with a
+ * path of its own: estimate's split and indep models), y(i, p) is an
+ * integer in [0, k], the lanes on p, with sum y <= k and r(i, p) <=
+ * inject(i) y(i, p) / k. A split flow of rate x puts x j/k on a path j
+ * of its lanes take, at most inject j/k; an indep lane at most inject/k:
+ * either is a feasible point, so the optimum bounds both. k = 1 is the
+ * one-path MIP above. The LP relaxation is the splittable LP over the same
  * paths, so the MIP's optimum lies between an incumbent (a real path
  * choice) and that.
  *
@@ -137,6 +145,7 @@ static int add_flow(struct mip *x, size_t i, uint32_t *binaries)
 	const struct pathset *ps = NULL;
 	uint32_t np = 1, choice_row = 0;
 	double inj = m->inject[i];
+	double lanes = x->o && x->o->lanes > 1 ? (double)x->o->lanes : 1.0;
 
 	if (inj <= 0)
 		return 0;
@@ -148,7 +157,7 @@ static int add_flow(struct mip *x, size_t i, uint32_t *binaries)
 	}
 	if (np > 1) {
 		choice_row = (uint32_t)glp_add_rows(x->lp, 1);
-		glp_set_row_bnds(x->lp, (int)choice_row, GLP_UP, 0.0, 1.0);
+		glp_set_row_bnds(x->lp, (int)choice_row, GLP_UP, 0.0, lanes);
 	}
 	for (uint32_t p = 0; p < np; p++) {
 		int r = glp_add_cols(x->lp, 1), y, link;
@@ -170,11 +179,16 @@ static int add_flow(struct mip *x, size_t i, uint32_t *binaries)
 		if (np == 1)
 			continue;
 		y = glp_add_cols(x->lp, 1);
-		glp_set_col_kind(x->lp, y, GLP_BV);
+		if (lanes > 1) {
+			glp_set_col_kind(x->lp, y, GLP_IV);
+			glp_set_col_bnds(x->lp, y, GLP_DB, 0.0, lanes);
+		} else {
+			glp_set_col_kind(x->lp, y, GLP_BV);
+		}
 		link = glp_add_rows(x->lp, 1);
 		glp_set_row_bnds(x->lp, link, GLP_UP, 0.0, 0.0);
 		if (cr_bound_trip_add(&x->t, link, r, 1.0) ||
-		    cr_bound_trip_add(&x->t, link, y, -inj) ||
+		    cr_bound_trip_add(&x->t, link, y, -inj / lanes) ||
 		    cr_bound_trip_add(&x->t, (int)choice_row, y, 1.0))
 			return -1;
 		(*binaries)++;

@@ -312,6 +312,11 @@ static int set_est_penalty(struct cr_conf *c, const char *val)
 	return set_str(c->est.penalty, sizeof(c->est.penalty), val);
 }
 
+static int set_est_paths(struct cr_conf *c, const char *val)
+{
+	return set_str(c->est.paths, sizeof(c->est.paths), val);
+}
+
 /*
  * An absolute path, "none": unset. Whether its name suits the protocol
  * and its directory exists, cr_conf_check checks.
@@ -395,6 +400,7 @@ static const char *const checked_keys[CR_CHECK_NUM] = {
 	[CR_CHECK_PATTERNS] = "croute_patterns",
 	[CR_CHECK_PENALTY] = "croute_penalty_factors",
 	[CR_CHECK_JOBS_FILE] = "croute_jobs_file",
+	[CR_CHECK_PATHS] = "croute_paths",
 };
 
 /* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
@@ -440,6 +446,8 @@ static const struct conf_key conf_keys[] = {
 	 " fanin[:K], flows:FILE, rail-ring)"},
 	{"croute_penalty_factors", set_est_penalty,
 	 "\"be;bs;gr\", three positive numbers, e.g. " CR_PENALTY_DEFAULT},
+	{"croute_paths", set_est_paths,
+	 "base, split or indep, then :LANES (1 to 128) or nothing"},
 	/* Running jobs: the plugin's jobs_watch.c, croute-slurm(8). */
 	{"croute_jobs_file", set_jobs_file,
 	 "an absolute path whose directory exists, not ending in .state,"

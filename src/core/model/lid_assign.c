@@ -168,3 +168,26 @@ uint32_t cr_fabric_lmc_lid(const struct cr_fabric *f, unsigned lmc,
 	free(v);
 	return found;
 }
+
+uint32_t cr_fabric_lids_needed(const struct cr_fabric *f, unsigned lmc)
+{
+	uint32_t next = 1, step = 1u << (lmc & 7), top = 0;
+	struct lid_port *v;
+	size_t n = 0;
+
+	v = lid_ports(f, &n);
+	if (!v)
+		return 0;
+	/* lay_out()'s walk without its ceiling: what a refusal quotes */
+	for (size_t k = 0; k < n; k++) {
+		uint32_t count = v[k].port ? step : 1;
+		uint32_t l = next;
+
+		if (count > 1)
+			l = (l + count - 1) & ~(count - 1);
+		top = l + count - 1;
+		next = l + count;
+	}
+	free(v);
+	return top;
+}

@@ -531,6 +531,33 @@ static void hx_free(struct hyperx *h)
 	cr_ranked_free(&h->rp);
 }
 
+/*
+ * The ranking fixes one path from each switch toward a destination
+ * switch, the same for every LID of a port: with LMC > 0 the extra LIDs
+ * would take the base LID's path, and a stack striping over them gain
+ * nothing while believing otherwise. Refused, so OpenSM (or cr-auto)
+ * takes an engine that spreads them.
+ */
+static int hx_lmc(const struct cr_fabric *f)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct cr_node *x = &f->nodes[n];
+
+		if (cr_is_switch(f, n))
+			continue;
+		for (unsigned p = 1; p <= x->num_ports; p++)
+			if (x->ports[p].lid && x->ports[p].lmc) {
+				cr_err("cr-hyperx: LMC %u asks for %u paths to"
+				       " each port, and cr-hyperx routes all"
+				       " the LIDs of a port on one; use LMC 0"
+				       " or another engine",
+				       x->ports[p].lmc, 1u << x->ports[p].lmc);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 		    struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -563,6 +590,11 @@ int cr_hyperx_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = hx_without_shape(&h, why);
 		if (ret)
 			goto out;
+	}
+	/* its kind of fabric, but not for this LMC: said after what it is not */
+	if (hx_lmc(f)) {
+		ret = -1;
+		goto out;
 	}
 	ret = cr_ranked_route_tries(&h.rp, dist, HX_TRIES, why, sizeof(why));
 	if (ret == -2)

@@ -442,6 +442,8 @@ static int parse_run(struct run *a)
 		return -1;
 	a->obj.hosts_file = ac->hosts;
 	a->obj.rail_order = a->rails;
+	a->obj.paths = ac->paths;
+	a->obj.lanes = ac->lanes;
 	a->obj.max_flows = CR_AUTO_MAX_FLOWS;
 	for (unsigned i = 0; ac->shift_seed && i < a->obj.num_terms; i++)
 		if (a->obj.terms[i].pat.kind == CR_PAT_SHIFT)

@@ -99,6 +99,11 @@ int cr_conf_check(struct cr_conf *c)
 		c->est.penalty[0] = '\0';
 		bad++;
 	}
+	if (cr_est_conf_check_paths(&c->est)) {
+		cr_conf_report(c, CR_CHECK_PATHS, c->est.paths);
+		c->est.paths[0] = '\0';
+		bad++;
+	}
 	if (c->jobs_file[0] && check_jobs_file(c->jobs_file)) {
 		cr_conf_report(c, CR_CHECK_JOBS_FILE, c->jobs_file);
 		c->jobs_file[0] = '\0';

@@ -3,6 +3,7 @@
  * A parsed opensm.conf into a routing run's settings, for the plugin and
  * the command's -F alike (include/croute/tune/conf_map.h).
  */
+#include <croute/estimate/est_setup.h>
 #include <croute/tune/conf_map.h>
 
 void cr_conf_improve(struct cr_auto_conf *ac, bool optimize, bool auto_optimize,
@@ -38,6 +39,7 @@ static void map_auto(const struct cr_osm_keys *k, const struct cr_conf *c,
 	ac->allow_credit_loops = c->auto_allow_credit_loops;
 	ac->max_vls = c->auto_max_vls;
 	ac->threshold = c->auto_improve_threshold;
+	cr_est_conf_paths(&c->est, &ac->paths, &ac->lanes);
 }
 
 void cr_conf_map(const struct cr_osm_keys *k, const struct cr_conf *c,

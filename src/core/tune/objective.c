@@ -245,6 +245,8 @@ int cr_objective_score_set(const struct cr_fabric *f,
 	int ret = -1;
 
 	cr_est_params_init(&par);
+	par.paths = obj->paths;
+	par.lanes = obj->lanes;
 	est = cr_est_new(f, r, &par);
 	if (!est)
 		return -1;
