@@ -464,7 +464,7 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 	struct jr_base *b = take_base(jr, &installed);
 	struct cr_stop stop = {&jr->cancel, 0};
 	/* as `croute route --jobs [--jobs-budget croute_jobs_budget]` */
-	struct cr_jobs_tune_params tp = {NULL, jc->budget, &stop};
+	struct cr_jobs_tune_params tp = {.budget = jc->budget, .stop = &stop};
 	struct cr_jobs *jobs = NULL;
 	struct cr_jobs_gain g;
 	struct cr_jobs_start st;
