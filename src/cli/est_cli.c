@@ -17,7 +17,8 @@
 const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
 	 "shift[:K], bisect[:R], alltoall[:K], fanin[:K], flows:FILE,"
-	 " rail-ring, jobs; comma list (shift,bisect; with --jobs: jobs)"},
+	 " rail-ring, jobs (estimate and compare, with --jobs); comma list"
+	 " (shift,bisect; with --jobs: jobs)"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},
 	{"seed", EST_KEY_SEED, "S", "seed of sampled phases and matchings (1)"},

@@ -159,6 +159,37 @@ static void test_tune(void **state)
 	cr_fabric_free(f);
 }
 
+/* No job of two hosts (an idle machine): the tables in use, unchanged. */
+static void test_no_pair(void **state)
+{
+	struct cr_fabric *f = tu_two_level(4, 4, 2, NULL, 0);
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = tu_route_by(f, "updn", NULL, &by);
+	struct cr_routing *t;
+	struct cr_options o;
+	const struct cr_jobs_start st = {f, cr_engine_find("updn"), &o, r, &by};
+	const struct cr_stop far = {NULL, cr_now() + 86400};
+	struct cr_jobs_tune_params par = {.budget = 1, .stop = &far};
+	const char *const texts[] = {"", "# none\n", "4 h0001\n5 h0007\n"};
+	struct cr_jobs_gain g;
+
+	(void)state;
+	cr_options_init(&o);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct cr_jobs *j = jobs_of(f, texts[i]);
+
+		assert_int_equal(cr_jobs_tune(&st, j, &par, &t, &g), 0);
+		assert_true(same_lfts(f, r, t));
+		assert_int_equal(g.churn, 0);
+		assert_true(g.gain == 0);
+		cr_routing_free(t);
+		cr_jobs_free(j);
+	}
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
 /* The default objective's first term (blended) on r, hosts in order. */
 static double objective(const struct cr_fabric *f, const struct cr_routing *r,
 			const struct cr_jobs *j)
@@ -371,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_tune),
+		cmocka_unit_test(test_no_pair),
 		cmocka_unit_test(test_never_below_bases),
 		cmocka_unit_test(test_keeps_sls),
 	};

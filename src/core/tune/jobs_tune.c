@@ -104,6 +104,21 @@ static int score_of(const struct cr_fabric *f, const struct cr_routing *r,
 	return ret;
 }
 
+/* The one term text names, on r. */
+static int score_of_text(const struct cr_fabric *f, const struct cr_routing *r,
+			 const char *text, const struct cr_hosts *hosts,
+			 double *out)
+{
+	struct cr_objective obj;
+	int ret;
+
+	if (cr_objective_parse(text, "jobs", &obj))
+		return -1;
+	ret = score_of(f, r, &obj, hosts, out);
+	cr_objective_release(&obj);
+	return ret;
+}
+
 static void base_release(struct base *b)
 {
 	cr_routing_free(b->r);
@@ -286,17 +301,20 @@ int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 	*out = NULL;
 	if (!hosts)
 		goto out;
+	/* no pair, no jobs' traffic to score: the jobs term stays 0 */
+	if (!has_pair(jobs)) {
+		cr_note("jobs: no job has two hosts: the tables stay");
+		b.r = cr_routing_copy(s->r);
+		if (!b.r || score_of_text(s->f, s->r, "shift:avg", hosts,
+					  &g->shift_before))
+			goto out;
+		g->shift_after = g->shift_before;
+		goto done;
+	}
 	if (measure(s->f, s->r, jobs, hosts, &g->jobs_before, &g->shift_before))
 		goto out;
 	g->jobs_after = g->jobs_before;
 	g->shift_after = g->shift_before;
-	if (!has_pair(jobs)) {
-		cr_note("jobs: no job has two hosts: the tables stay");
-		b.r = cr_routing_copy(s->r);
-		if (!b.r)
-			goto out;
-		goto done;
-	}
 	ret = tune(s, jobs, t, hosts, &b, g);
 	if (ret)
 		goto out;
