@@ -156,6 +156,7 @@ struct cli_setup {
 	const char *lids; /* guid2lid file */
 	int lmc; /* -1: not given */
 	bool refused; /* the engine refused the fabric (exit 1, not 2) */
+	bool not_its_kind; /* nor is the fabric of the engine's kind (2) */
 	const char *sl, *sl2vl; /* check --sl/--sl2vl: the LFTs' layers */
 	uint64_t sm_port; /* --sm-port; 0: the file's first port */
 	const char *engine; /* NULL: not given */

@@ -308,7 +308,9 @@ static int resil_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	/* the engine's input files and settings, as cli_route reads them */
 	r0 = cli_route(&c.setup, f, &e, &secs);
-	if (!r0 && !c.setup.refused)
+	/* a refusal leaves the fabric to the chain's next engines, as
+	 * OpenSM does; none routing it is said below */
+	if (!r0 && !c.setup.refused && !c.setup.not_its_kind)
 		goto out;
 	rc.opts = &c.setup.opts;
 	rc.incremental = (c.incremental || c.setup.conf.cr.incremental) &&

@@ -132,11 +132,13 @@ struct cr_routing *cli_route(struct cli_setup *s, const struct cr_fabric *f,
 		return NULL;
 	t0 = cli_now();
 	s->refused = false;
+	s->not_its_kind = false;
 	rc = cr_route_by(e, f, &s->opts, r, &s->by);
 	if (rc) {
 		cr_err("cr-%s cannot route %s", e->name, s->topo);
 		/* Not the engine's kind of fabric: bad input, exit 2. */
 		s->refused = rc != CR_ROUTE_NOT_ITS_FABRIC;
+		s->not_its_kind = rc == CR_ROUTE_NOT_ITS_FABRIC;
 		cr_routing_free(r);
 		return NULL;
 	}

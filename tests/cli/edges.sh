@@ -1,7 +1,9 @@
 #!/bin/bash
 # Fabrics at the edges through the command, every engine: `croute route`
 # must route (exit 0, and `croute check` then runs: 0 or 1) or refuse with
-# a message (exit 1: a finding about the fabric, not bad input); a signal or any other status fails. In the sanitizer
+# a message: exit 1, a finding about a fabric of the engine's kind, or
+# exit 2 when the engine says the fabric is not of its kind ("cannot
+# route"); a signal or any other status fails. In the sanitizer
 # build this runs croute under ASan and UBSan. tests/unit/test_edges.c
 # covers the same shapes (and LFT capacity) through the core.
 . "$(dirname "$0")/lib.sh"
@@ -98,6 +100,9 @@ for topo in single ports254 isolated dualport toplids ring lmc7; do
 			[ $status -le 1 ] || result="check exit $status"
 		elif [ $status -eq 1 ] && [ -s "$tmp/err" ]; then
 			result="refused: $(head -n 1 "$tmp/err")"
+		elif [ $status -eq 2 ] &&
+			grep -q "^croute: error: cr-$e cannot route" "$tmp/err"; then
+			result="refused, not its kind: $(head -n 1 "$tmp/err")"
 		else
 			result="exit $status"
 		fi
