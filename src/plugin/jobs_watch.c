@@ -35,6 +35,7 @@
 #include "jobs_route.h"
 #include "err.h"
 
+#include <croute/model/buf.h>
 #include <croute/model/log.h>
 
 /* While the directory cannot be watched, how often to try again (ms). */
@@ -95,18 +96,8 @@ static void read_free(struct jobs_read *jr)
 /* The line as read, for the tuning's own parser; -1: out of memory. */
 static int text_add(struct jobs_read *jr, const char *line, size_t n)
 {
-	if (jr->tlen + n + 1 > jr->tcap) {
-		size_t cap = jr->tcap ? jr->tcap * 2 : 4096;
-		char *p;
-
-		while (cap < jr->tlen + n + 1)
-			cap *= 2;
-		p = realloc(jr->text, cap);
-		if (!p)
-			return -1;
-		jr->text = p;
-		jr->tcap = cap;
-	}
+	if (cr_grow(&jr->text, &jr->tcap, jr->tlen + n + 1, 1))
+		return -1;
 	memcpy(jr->text + jr->tlen, line, n);
 	jr->tlen += n;
 	jr->text[jr->tlen] = '\0';
@@ -115,18 +106,8 @@ static int text_add(struct jobs_read *jr, const char *line, size_t n)
 
 static int ids_add(struct jobs_read *jr, const char *id, size_t n)
 {
-	if (jr->len + n + 2 > jr->cap) {
-		size_t cap = jr->cap ? jr->cap * 2 : 256;
-		char *p;
-
-		while (cap < jr->len + n + 2)
-			cap *= 2;
-		p = realloc(jr->ids, cap);
-		if (!p)
-			return -1;
-		jr->ids = p;
-		jr->cap = cap;
-	}
+	if (cr_grow(&jr->ids, &jr->cap, jr->len + n + 2, 1))
+		return -1;
 	jr->ids[jr->len++] = ' ';
 	memcpy(jr->ids + jr->len, id, n);
 	jr->len += n;

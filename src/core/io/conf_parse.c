@@ -354,8 +354,8 @@ static int set_jobs_min_interval(struct cr_conf *c, const char *val)
 	return 0;
 }
 
-/* Whole seconds, as `croute route --jobs-budget` takes them; 0: default. */
-static int set_jobs_budget(struct cr_conf *c, const char *val)
+/* Whole seconds up to max: no sign, no fraction. */
+static int whole_seconds(const char *val, unsigned long max, unsigned *out)
 {
 	char *end;
 	unsigned long n;
@@ -364,26 +364,22 @@ static int set_jobs_budget(struct cr_conf *c, const char *val)
 		return -1;
 	errno = 0;
 	n = strtoul(val, &end, 10);
-	if (errno || *end || n > 100000)
+	if (errno || *end || n > max)
 		return -1;
-	c->jobs_budget = (unsigned)n;
+	*out = (unsigned)n;
 	return 0;
 }
 
-/* Whole seconds, as croute-slurm reads them (no sign, no fraction). */
+/* As `croute route --jobs-budget` takes them; 0: the default. */
+static int set_jobs_budget(struct cr_conf *c, const char *val)
+{
+	return whole_seconds(val, 100000, &c->jobs_budget);
+}
+
+/* As croute-slurm reads them. */
 static int set_jobs_wait(struct cr_conf *c, const char *val)
 {
-	char *end;
-	unsigned long n;
-
-	if (!isdigit((unsigned char)val[0]))
-		return -1;
-	errno = 0;
-	n = strtoul(val, &end, 10);
-	if (errno || *end || n > 3600)
-		return -1;
-	c->jobs_wait = (unsigned)n;
-	return 0;
+	return whole_seconds(val, 3600, &c->jobs_wait);
 }
 
 struct conf_key {
