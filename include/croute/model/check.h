@@ -67,6 +67,14 @@ struct cr_check_sink {
 	void (*fn)(void *arg, const struct cr_check_problem *p);
 	void *arg;
 };
+/*
+ * A path toward lid that ends short of it from switch node sw: true when
+ * it loops among switches, false at a dead end (the reports tell them
+ * apart).
+ */
+bool cr_path_loops(const struct cr_fabric *f, const struct cr_routing *r,
+		   uint32_t sw, uint16_t lid);
+
 /* cr_check with each problem handed to out (may be NULL). */
 int cr_check_each(const struct cr_fabric *f, const struct cr_routing *r,
 		  unsigned flags, const struct cr_check_sink *out,

@@ -471,9 +471,8 @@ out:
 	return ret;
 }
 
-/* Tells a dead end from a loop, for the report. */
-static bool path_loops(const struct cr_fabric *f, const struct cr_routing *r,
-		       uint32_t sw, uint16_t lid)
+bool cr_path_loops(const struct cr_fabric *f, const struct cr_routing *r,
+		   uint32_t sw, uint16_t lid)
 {
 	for (uint32_t i = 0; i <= f->num_switches; i++) {
 		uint8_t p = r->lft[sw][lid];
@@ -582,7 +581,7 @@ int cr_check_each(const struct cr_fabric *f, const struct cr_routing *r,
 				continue;
 			rep->pairs += pairs;
 			if (h == CR_NO_PATH) {
-				bool loop = path_loops(f, r, sw, lid);
+				bool loop = cr_path_loops(f, r, sw, lid);
 
 				if (loop)
 					rep->loops += pairs;

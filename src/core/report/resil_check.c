@@ -29,22 +29,6 @@ struct cr_resil_check {
 	struct cr_check_report all; /* their sums */
 };
 
-/* cr_check_each()'s dead end or loop: still among switches after ns. */
-static bool path_loops(const struct cr_fabric *f, const struct cr_routing *r,
-		       uint32_t sw, uint16_t lid)
-{
-	for (uint32_t i = 0; i <= f->num_switches; i++) {
-		uint8_t p = r->lft[sw][lid];
-
-		if (p == 0 || p == CR_NO_PATH || p > f->nodes[sw].num_ports)
-			return false;
-		sw = f->nodes[sw].ports[p].remote;
-		if (sw == CR_NO_NODE || !cr_is_switch(f, sw))
-			return false;
-	}
-	return true;
-}
-
 /* The counts of lids[0..n) into c[i * C_N ..], as cr_check_each() counts. */
 static int count_lids(const struct cr_fabric *f, const struct cr_routing *r,
 		      const uint32_t *cas, const uint16_t *lids, uint32_t n,
@@ -78,9 +62,9 @@ static int count_lids(const struct cr_fabric *f, const struct cr_routing *r,
 			c[i * C_N + C_PAIRS] += pairs;
 			if (hops[(size_t)s * n + i] != CR_NO_PATH)
 				continue;
-			c[i * C_N +
-			  (path_loops(f, r, sw, lid) ? C_LOOPS : C_UNREACH)] +=
-				pairs;
+			c[i * C_N + (cr_path_loops(f, r, sw, lid)
+					     ? C_LOOPS
+					     : C_UNREACH)] += pairs;
 		}
 	}
 	ret = 0;
