@@ -119,27 +119,24 @@ touch "$SLURM_DIR/out/end.array"
 slurm_wait_idle 30 || slurm_fail "array $A does not end"
 [ -z "$(jobs_listed)" ] || slurm_fail "array tasks still listed"
 
+# hooks_at_once CONTEXT: jobs 900001-900024's hooks, all started at once.
+hooks_at_once() {
+	n=1
+	while [ $n -le 24 ]; do
+		CROUTE_OPENSM_CONF=$SLURM_OSM_CONF SLURM_SCRIPT_CONTEXT=$1 \
+			SLURM_JOB_ID=$((900000 + n)) \
+			SLURM_JOB_NODELIST="x[$n-$((n + 1))]" "$HOOK" &
+		pids="$pids $!"
+		n=$((n + 1))
+	done
+	waitall
+}
+
 slurm_log "24 hooks at once"
-n=1
-while [ $n -le 24 ]; do
-	CROUTE_OPENSM_CONF=$SLURM_OSM_CONF SLURM_SCRIPT_CONTEXT=prolog_slurmctld \
-		SLURM_JOB_ID=$((900000 + n)) SLURM_JOB_NODELIST="x[$n-$((n + 1))]" \
-		"$HOOK" &
-	pids="$pids $!"
-	n=$((n + 1))
-done
-waitall
+hooks_at_once prolog_slurmctld
 [ "$(jobs_listed | wc -l)" = 24 ] ||
 	slurm_fail "$(jobs_listed | wc -l) of 24 concurrent adds kept"
-n=1
-while [ $n -le 24 ]; do
-	CROUTE_OPENSM_CONF=$SLURM_OSM_CONF SLURM_SCRIPT_CONTEXT=epilog_slurmctld \
-		SLURM_JOB_ID=$((900000 + n)) SLURM_JOB_NODELIST="x[$n-$((n + 1))]" \
-		"$HOOK" &
-	pids="$pids $!"
-	n=$((n + 1))
-done
-waitall
+hooks_at_once epilog_slurmctld
 [ -z "$(jobs_listed)" ] || slurm_fail "concurrent removes left lines"
 
 # --- 4. a broken jobs directory, a bad croute_jobs_wait: the job runs, not
