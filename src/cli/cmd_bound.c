@@ -46,6 +46,9 @@ static const struct cli_opt bound_opts[] = {
 	{"lanes", KEY_LANES, "N",
 	 "with LMC > 0: flows striped over at most N of a port's LIDs"
 	 " (default all 2^LMC; estimate's --lanes)"},
+	{"jobs", EST_KEY_JOBS, "FILE",
+	 "running jobs, \"JOBID NODELIST\" a line: pattern jobs, in Slurm's"
+	 " order (--orders: random orders within each job)"},
 	CLI_OPT_END,
 };
 
@@ -65,6 +68,61 @@ struct bound_ctx {
 	unsigned lmc; /* the hosts' largest */
 	unsigned long lanes; /* --lanes; 0: not given */
 };
+
+/* --orders: a pattern's avg bound on random orders of its hosts */
+struct bound_orders {
+	double mean, worst;
+};
+
+/* A jobs pattern runs on its jobs' hosts: Slurm's order, as estimate's. */
+static const struct cr_hosts *pattern_hosts(const struct cr_pattern *p,
+					    const struct cr_hosts *h)
+{
+	return p->kind == CR_PAT_JOBS && p->jobs ? &p->jobs->hosts : h;
+}
+
+/*
+ * The avg bound on the random host orders estimate --orders scores with
+ * the same --seed (within each job for jobs): a routing's mean over those
+ * orders is at most this mean, its worst order at most the worst. 0, -1.
+ */
+static int bound_orders(const struct bound_ctx *c, const struct cr_fabric *f,
+			const struct cr_est *e, const struct cr_pattern *p,
+			const struct cr_hosts *h, struct bound_orders *out)
+{
+	uint32_t n = c->est.par.orders;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t j = 0; p->kind != CR_PAT_FLOWS && j < n; j++) {
+		struct cr_hosts *o =
+			cr_hosts_random_order(h, c->est.par.order_seed, j);
+		struct cr_bound_result *b =
+			o ? cr_bound_run(f, e, p, o, &c->bo) : NULL;
+
+		cr_hosts_free(o);
+		if (!b)
+			return -1;
+		if (!j || b->avg_frac < out->worst)
+			out->worst = b->avg_frac;
+		out->mean += b->avg_frac / n;
+		cr_bound_result_free(b);
+	}
+	return 0;
+}
+
+static void print_orders(const struct bound_ctx *c,
+			 struct cr_bound_result *const *res,
+			 const struct bound_orders *ord, int n)
+{
+	printf("\n# on %u random host orders (seed %llu): mean and worst of"
+	       " the avg bound;\n# own: the order above\n",
+	       c->est.par.orders, (unsigned long long)c->est.par.order_seed);
+	printf("%-16s %10s %10s %10s\n", "pattern", "own avg", "mean avg",
+	       "worst avg");
+	for (int i = 0; i < n; i++)
+		printf("%-16s %10.4f %10.4f %10.4f\n", res[i]->name,
+		       res[i]->avg_frac, ord[i].mean, ord[i].worst);
+}
 
 static int bound_opt(void *arg, int key, const char *val)
 {
@@ -154,7 +212,7 @@ static void print_phases(const struct cr_bound_result *b, bool unsplit)
 /* croute(1) JSON OUTPUT, command "bound". */
 static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 		       const char *how, struct cr_bound_result *const *res,
-		       int n)
+		       const struct bound_orders *ord, int n)
 {
 	const struct cr_bound_opts *o = &c->bo;
 
@@ -185,6 +243,10 @@ static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 		if (o->one_routing)
 			printf(", \"phase_avg_frac\": %.6g, \"lp_value\": %.6g",
 			       b->phase_avg_frac, b->joint_primal);
+		if (c->est.par.orders)
+			printf(", \"orders\": %u, \"orders_mean_avg\": %.6g,"
+			       " \"orders_worst_avg\": %.6g",
+			       c->est.par.orders, ord[i].mean, ord[i].worst);
 		fputs(", \"per_phase\": [", stdout);
 		for (uint32_t k = 0; k < b->num_phases; k++) {
 			const struct cr_bound_phase *p = &b->phase[k];
@@ -344,6 +406,7 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cr_pattern *pats = NULL;
 	struct cr_est *est = NULL;
 	struct cr_bound_result **res = NULL;
+	struct bound_orders *ord = NULL;
 	struct cli_progress *prog;
 	const char *how = "";
 	int npat = 0, done = 0, ret;
@@ -368,10 +431,10 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	npat = est_setup_patterns(&c.est, &pats);
-	if (npat < 0 || est_setup_no_jobs(&c.est, pats, npat))
+	if (npat < 0)
 		goto out;
 	f = cli_load(&c.setup);
-	if (!f)
+	if (!f || est_setup_jobs(&c.est, f, pats, npat))
 		goto out;
 	c.lmc = hosts_lmc(f);
 	c.bo.lanes = 1u << c.lmc;
@@ -392,14 +455,16 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 	if (c.write_lp && write_lp(f, est, &pats[0], hosts, &c.bo, c.write_lp))
 		goto out;
 	res = calloc(npat, sizeof(*res));
-	if (!res) {
+	ord = calloc(npat, sizeof(*ord));
+	if (!res || !ord) {
 		cr_err("out of memory");
 		goto out;
 	}
 	/* too big for the MIP: say so before any phase runs (exit 2) */
 	for (int i = 0; (c.bo.unsplittable || c.bo.one_routing) && i < npat;
 	     i++)
-		if (cr_bound_mip_check(f, est, &pats[i], hosts, &c.bo))
+		if (cr_bound_mip_check(f, est, &pats[i],
+				       pattern_hosts(&pats[i], hosts), &c.bo))
 			goto out;
 	if (!c.json) {
 		print_header(&c, f, hosts, how);
@@ -418,9 +483,15 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		c.bo.on_phase_arg = prog;
 	}
 	for (done = 0; done < npat; done++) {
-		res[done] = cr_bound_run(f, est, &pats[done], hosts, &c.bo);
+		const struct cr_hosts *h = pattern_hosts(&pats[done], hosts);
+
+		res[done] = cr_bound_run(f, est, &pats[done], h, &c.bo);
 		if (!res[done])
 			break;
+		if (bound_orders(&c, f, est, &pats[done], h, &ord[done])) {
+			cr_bound_result_free(res[done]);
+			break;
+		}
 		cli_progress_hold(prog, true);
 		if (!c.json)
 			print_result(res[done], &c.bo);
@@ -434,8 +505,10 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		goto out;
 	for (int i = 0; !c.json && i < npat; i++)
 		print_phases(res[i], c.bo.unsplittable);
+	if (!c.json && c.est.par.orders)
+		print_orders(&c, res, ord, npat);
 	if (c.json)
-		bound_json(&c, hosts, how, res, npat);
+		bound_json(&c, hosts, how, res, ord, npat);
 	if (fflush(stdout) || ferror(stdout)) {
 		cr_err("cannot write the report");
 		goto out;
@@ -445,6 +518,7 @@ out:
 	for (int i = 0; res && i < done; i++)
 		cr_bound_result_free(res[i]);
 	free(res);
+	free(ord);
 	cr_est_free(est);
 	cr_hosts_free(hosts);
 	if (npat > 0)
@@ -561,7 +635,8 @@ struct cr_bound_result *const *bound_cache_get(struct bound_cache *bc,
 	o.on_phase = bound_phase_done;
 	o.on_phase_arg = prog;
 	for (int p = 0; p < bc->npat; p++) {
-		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p], h,
+		e->res[p] = cr_bound_run(bc->f, est, &bc->pats[p],
+					 pattern_hosts(&bc->pats[p], h),
 					 prog ? &o : NULL);
 		if (!e->res[p])
 			goto fail;
@@ -614,7 +689,10 @@ const struct cli_cmd cli_cmd_bound = {
 		" routing found (\"incumbent\").\n--one-routing: one LP"
 		" over all phases in which each (source switch,\ndestination)"
 		" keeps the same path shares in every phase, as one routing"
-		" does.\n",
+		" does.\n--jobs FILE: the jobs pattern (the default pattern then) on"
+		" the jobs' hosts in\nSlurm's order; with --orders N also on"
+		" N random orders within each job, as\nestimate --orders"
+		" draws them with the same --seed.\n",
 	.opts = bound_tables,
 	.run = bound_run,
 };

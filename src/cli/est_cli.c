@@ -17,7 +17,7 @@
 const struct cli_opt est_cli_opts[] = {
 	{"pattern", EST_KEY_PATTERN, "LIST",
 	 "shift[:K], bisect[:R], alltoall[:K], fanin[:K], flows:FILE,"
-	 " rail-ring, jobs (estimate and compare, with --jobs); comma list"
+	 " rail-ring, jobs (estimate, compare, bound: --jobs); comma list"
 	 " (shift,bisect; with --jobs: jobs)"},
 	{"phases", EST_KEY_PHASES, "K",
 	 "shift: a seeded sample of K phases, not all N-1"},
@@ -54,7 +54,7 @@ int est_setup_no_jobs(struct est_setup *s, const struct cr_pattern *pats, int n)
 	for (int i = 0; i < n; i++)
 		if (pats[i].kind == CR_PAT_JOBS) {
 			cli_usage_error(s->cmd, "pattern jobs goes with"
-						" estimate and compare");
+						" estimate, compare and bound");
 			return -1;
 		}
 	return 0;
