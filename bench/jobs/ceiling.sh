@@ -1,0 +1,158 @@
+#!/bin/sh
+# The ceiling of job-aware routing: per fabric and job mix, an upper
+# bound on the jobs term (bench/jobs/run.sh's score: Slurm's order and
+# EVAL_ORDERS random orders within each job of seed EVAL_SEED, weighted
+# 1 and EVAL_ORDERS) that no routing croute may install for the jobs can
+# pass, against what cr-auto without jobs, the best OpenSM built-in and
+# (with TUNED) the tuned tables score.
+#
+# The bounds (croute bound --jobs --orders, GLPK), each an upper bound
+# per host order, combined with the score's weights:
+#   all:  splittable multi-commodity flow over any path: every routing;
+#   min:  the same over fewest-hop paths: every minimal routing (cr-lash,
+#         cr-minhop, and cr-updn / cr-ftree where their paths are minimal:
+#         the "nonmin" columns count the tables' non-minimal paths);
+#   one:  with ONE (fabrics, default prod-tree), min with one path share
+#         per (source switch, destination) for all phases of an order
+#         (--one-routing --paths minimal), as LFTs are.
+# The estimate is a max-min fair allocation, so a routing's score can sit
+# below the best throughput its own paths allow: these are ceilings, not
+# figures some routing is known to reach.
+#
+# usage: bench/jobs/ceiling.sh [FABRIC...]  (random prod-tree torus director)
+# Environment: CROUTE, SEEDS (default held out 11..20), OSM (a directory
+# bench/jobs/opensm.sh filled: LIDs and OpenSM's tables), QOS (fabrics
+# where cr-auto takes --qos, as in bench/jobs/README: random torus),
+# TUNED (a run.sh OUT directory: score its tuned tables too), ONE, OUT,
+# SAMPLE (FABRIC:K words: there the score and the bounds both take the
+# same K sampled phases, --pattern jobs:K, default director:12 torus:12,
+# the LPs of all phases being hours there; "s" after the seed says so).
+# One line per mix: fabric seed auto osm(engine) tuned, the bounds all,
+# min, one, target = 1.05 x max(auto, osm), the best bound over the
+# target's base (ceil/base), the tuned tables over the best bound, the
+# non-minimal paths of cr-auto's and the tuned tables, and "unreachable"
+# where the tightest bound that holds for the tuned tables is below the
+# target.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CROUTE=${CROUTE:-$top/build/src/cli/croute}
+SEEDS=${SEEDS:-"11 12 13 14 15 16 17 18 19 20"}
+EVAL_ORDERS=${EVAL_ORDERS:-4}
+EVAL_SEED=${EVAL_SEED:-101}
+QOS=${QOS:-"random torus"}
+ONE=${ONE:-prod-tree}
+SAMPLE=${SAMPLE:-"director:12 torus:12"}
+TUNED=${TUNED:-}
+OSM=${OSM:-}
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+[ $# -gt 0 ] || set -- random prod-tree torus director
+
+topo_of() {
+	case $1 in
+	random) "$CROUTE" gen random --switches 64 --links 8 --hosts 4 \
+		--seed 1 -o "$2" ;;
+	torus) "$CROUTE" gen torus 6 6 6 --hosts 2 -o "$2" ;;
+	prod-tree) cp "$top/tests/fabrics/prod-tree.topo" "$2" ;;
+	director) "$CROUTE" gen two-level --leaves 36 --hosts 18 \
+		--uplinks 18 --spines 18 --scramble 1 -o "$2" ;;
+	*) echo "unknown fabric $1" >&2; exit 2 ;;
+	esac
+}
+
+# the score's weights over the "own mean" of an orders table
+weigh='{ printf "%.4f", ($2 + k * $3) / (k + 1) }'
+
+# term TOPO LFTS MIX: run.sh's score
+term() {
+	# shellcheck disable=SC2086
+	"$CROUTE" estimate -t "$1" $LIDS --lfts "$2" --jobs "$3" $PAT \
+		--orders "$EVAL_ORDERS" --seed "$EVAL_SEED" 2>/dev/null |
+		awk -v k="$EVAL_ORDERS" '/random host orders/ { on = 1; next }
+		on && $1 ~ /^jobs/ '"$weigh"
+}
+
+# ceil TOPO MIX ARGS...: the bound with the score's weights
+ceil() {
+	_t=$1 _m=$2
+	shift 2
+	# shellcheck disable=SC2086
+	"$CROUTE" bound -t "$_t" --jobs "$_m" $PAT --orders "$EVAL_ORDERS" \
+		--seed "$EVAL_SEED" "$@" 2>/dev/null |
+		awk -v k="$EVAL_ORDERS" '/random host orders/ { on = 1; next }
+		on && $1 ~ /^jobs/ '"$weigh"
+}
+
+nonmin() {
+	[ -f "$2" ] || { echo -; return; }
+	# shellcheck disable=SC2086
+	"$CROUTE" check -t "$1" $LIDS --lfts "$2" 2>/dev/null |
+		awk '/^non-minimal paths:/ { print $3 }'
+}
+
+echo "# fabric seed auto osm(engine) tuned all min one target" \
+	"ceil/base tuned/ceil nonmin-auto nonmin-tuned verdict"
+for fab in "$@"; do
+	d=$OUT/$fab
+	mkdir -p "$d"
+	t=$d/topo
+	LIDS=
+	osm=
+	if [ -n "$OSM" ] && [ -f "$OSM/$fab/guid2lid" ]; then
+		cp "$OSM/$fab/topo" "$t"
+		LIDS="--lids $OSM/$fab/guid2lid"
+		osm=$OSM/$fab
+	else
+		topo_of "$fab" "$t" >/dev/null 2>&1
+	fi
+	PAT= tag=
+	for w in $SAMPLE; do
+		[ "${w%%:*}" = "$fab" ] && PAT="--pattern jobs:${w#*:}" tag=s
+	done
+	qos=
+	case " $QOS " in *" $fab "*) qos=--qos ;; esac
+	# shellcheck disable=SC2086
+	"$CROUTE" route -q -t "$t" $LIDS -e auto $qos -o "$d/auto.lfts" \
+		2>/dev/null
+	na=$(nonmin "$t" "$d/auto.lfts")
+	for s in $SEEDS; do
+		m=$d/mix$s.jobs
+		python3 "$top/bench/jobs/mixgen.py" "$t" "$s" >"$m"
+		a=$(term "$t" "$d/auto.lfts" "$m")
+		o=0 on=-
+		for l in ${osm:+"$osm"/lfts.*}; do
+			v=$(term "$t" "$l" "$m")
+			if awk -v a="$v" -v b="$o" 'BEGIN{exit !(a > b)}'; then
+				o=$v on=${l##*/lfts.}
+			fi
+		done
+		j=- nt=-
+		if [ -n "$TUNED" ] && [ -f "$TUNED/$fab/tuned$s.lfts" ]; then
+			j=$(term "$t" "$TUNED/$fab/tuned$s.lfts" "$m")
+			nt=$(nonmin "$t" "$TUNED/$fab/tuned$s.lfts")
+		fi
+		ba=$(ceil "$t" "$m")
+		bm=$(ceil "$t" "$m" --paths minimal)
+		b1=-
+		case " $ONE " in *" $fab "*)
+			b1=$(ceil "$t" "$m" --paths minimal --one-routing) ;;
+		esac
+		echo "$fab $s$tag $a $o($on) $j $ba $bm $b1 $na $nt"
+	done
+done | awk '
+	/^#/ { print; next }
+	{
+		base = $3; o = $4; sub(/\(.*/, "", o)
+		if (o + 0 > base) base = o + 0
+		target = 1.05 * base
+		# the tightest bound that holds for the tuned tables: the
+		# minimal ones only where those tables are minimal
+		c = $6
+		minok = ($10 == "0" || ($10 == "-" && $9 == "0"))
+		if (minok && $7 + 0 < c) c = $7 + 0
+		if (minok && $8 != "-" && $8 + 0 < c) c = $8 + 0
+		tc = $5 == "-" ? "-" : sprintf("%.3f", $5 / c)
+		printf "%s %s %s %s %s %s %s %s %.4f %.3f %s %s %s %s\n",
+			$1, $2, $3, $4, $5, $6, $7, $8, target, c / base, tc,
+			$9, $10, c < target ? "unreachable" : "room"
+	}'
