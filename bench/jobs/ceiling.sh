@@ -27,6 +27,9 @@
 # SAMPLE (FABRIC:K words: there the score and the bounds both take the
 # same K sampled phases, --pattern jobs:K, default director:12 torus:12,
 # the LPs of all phases being hours there; "s" after the seed says so),
+# SCORES (a file of run.sh's lines, bench/jobs/README's held-out ones
+# included: take cr-auto's, the best OpenSM's and the tuned tables'
+# scores from there instead of scoring them again),
 # NOALL (fabrics without the all-path bound: default random torus
 # director).
 # One line per mix: fabric seed auto osm(engine) tuned, the bounds all,
@@ -48,6 +51,7 @@ SAMPLE=${SAMPLE:-"director:12 torus:12"}
 # the minimal bound then being the one that holds (cr-lash with --qos)
 NOALL=${NOALL:-"random torus director"}
 TUNED=${TUNED:-}
+SCORES=${SCORES:-}
 OSM=${OSM:-}
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
@@ -66,6 +70,7 @@ topo_of() {
 }
 
 # the score's weights over the "own mean" of an orders table
+# shellcheck disable=SC2016
 weigh='{ printf "%.4f", ($2 + k * $3) / (k + 1) }'
 
 # term TOPO LFTS MIX: run.sh's score
@@ -110,7 +115,7 @@ for fab in "$@"; do
 	else
 		topo_of "$fab" "$t" >/dev/null 2>&1
 	fi
-	PAT= tag=
+	PAT='' tag=''
 	for w in $SAMPLE; do
 		[ "${w%%:*}" = "$fab" ] && PAT="--pattern jobs:${w#*:}" tag=s
 	done
@@ -123,18 +128,32 @@ for fab in "$@"; do
 	for s in $SEEDS; do
 		m=$d/mix$s.jobs
 		python3 "$top/bench/jobs/mixgen.py" "$t" "$s" >"$m"
-		a=$(term "$t" "$d/auto.lfts" "$m")
-		o=0 on=-
-		for l in ${osm:+"$osm"/lfts.*}; do
-			v=$(term "$t" "$l" "$m")
-			if awk -v a="$v" -v b="$o" 'BEGIN{exit !(a > b)}'; then
-				o=$v on=${l##*/lfts.}
+		row=
+		[ -z "$SCORES" ] || row=$(awk -v f="$fab" -v s="$s" \
+			'$1 == f && $2 == s && NF >= 15 { print $5, $14, $7 }' \
+			"$SCORES" | head -n 1)
+		[ -z "$PAT" ] || row=
+		if [ -n "$row" ]; then
+			# shellcheck disable=SC2086
+			set -- $row
+			a=$1 o=$2 j=$3 nt=- on=
+			[ -z "$TUNED" ] ||
+				nt=$(nonmin "$t" "$TUNED/$fab/tuned$s.lfts")
+		else
+			a=$(term "$t" "$d/auto.lfts" "$m")
+			o=0 on=- j=- nt=-
+			for l in ${osm:+"$osm"/lfts.*}; do
+				v=$(term "$t" "$l" "$m")
+				if awk -v a="$v" -v b="$o" \
+					'BEGIN{exit !(a > b)}'; then
+					o=$v on=${l##*/lfts.}
+				fi
+			done
+			if [ -n "$TUNED" ] &&
+				[ -f "$TUNED/$fab/tuned$s.lfts" ]; then
+				j=$(term "$t" "$TUNED/$fab/tuned$s.lfts" "$m")
+				nt=$(nonmin "$t" "$TUNED/$fab/tuned$s.lfts")
 			fi
-		done
-		j=- nt=-
-		if [ -n "$TUNED" ] && [ -f "$TUNED/$fab/tuned$s.lfts" ]; then
-			j=$(term "$t" "$TUNED/$fab/tuned$s.lfts" "$m")
-			nt=$(nonmin "$t" "$TUNED/$fab/tuned$s.lfts")
 		fi
 		ba=-
 		case " $NOALL " in *" $fab "*) ;; *) ba=$(ceil "$t" "$m") ;; esac
@@ -143,7 +162,7 @@ for fab in "$@"; do
 		case " $ONE " in *" $fab "*)
 			b1=$(ceil "$t" "$m" --paths minimal --one-routing) ;;
 		esac
-		echo "$fab $s$tag $a $o($on) $j $ba $bm $b1 $na $nt"
+		echo "$fab $s$tag $a $o${on:+($on)} $j $ba $bm $b1 $na $nt"
 	done
 done | awk '
 	/^#/ { print; next }
