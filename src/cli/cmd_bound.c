@@ -313,6 +313,10 @@ static void print_header(const struct bound_ctx *c, const struct cr_fabric *f,
 
 	printf("# croute bound: %s, %u switches, %u hosts in the order of %s\n",
 	       c->setup.topo, f->num_switches, hosts->count, how);
+	if (c->est.jobs)
+		printf("# jobs: %u hosts of %u jobs in Slurm's order (%s)\n",
+		       c->est.jobs->hosts.count, c->est.jobs->num_jobs,
+		       c->est.jobs_file);
 	print_lanes(c);
 	if (o->one_routing) {
 		char paths[64];
