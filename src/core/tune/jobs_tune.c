@@ -224,9 +224,11 @@ static int climb(const struct cr_jobs_start *s, const struct cr_objective *obj,
 		 struct cr_opt_stats *st)
 {
 	struct cr_opt_params op;
+	double budget = t && t->budget > 0 ? t->budget : CR_JOBS_BUDGET_DEFAULT;
 
 	cr_opt_params_init(&op);
-	op.budget = t && t->budget > 0 ? t->budget : CR_JOBS_BUDGET_DEFAULT;
+	/* the pass counts its budget in CR_OPT_WORK_PER_S units */
+	op.budget = budget * (CR_JOBS_WORK_PER_S / CR_OPT_WORK_PER_S);
 	op.natural_hosts = true;
 	op.keep_sls = true;
 	op.stop = t ? t->stop : NULL;
