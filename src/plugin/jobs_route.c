@@ -463,8 +463,13 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 	struct cr_routing *installed = NULL, *to = NULL;
 	struct jr_base *b = take_base(jr, &installed);
 	struct cr_stop stop = {&jr->cancel, 0};
-	/* as `croute route --jobs [--jobs-budget croute_jobs_budget]` */
-	struct cr_jobs_tune_params tp = {.budget = jc->budget, .stop = &stop};
+	/*
+	 * as `croute route --jobs [--jobs-budget croute_jobs_budget]
+	 * [--jobs-objective croute_jobs_objective]`
+	 */
+	struct cr_jobs_tune_params tp = {.objective = jc->objective,
+					 .budget = jc->budget,
+					 .stop = &stop};
 	struct cr_jobs *jobs = NULL;
 	struct cr_jobs_gain g;
 	struct cr_jobs_start st;

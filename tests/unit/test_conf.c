@@ -150,6 +150,7 @@ static void test_jobs_keys(void **state)
 	assert_true(jc.threshold == 0.02 && jc.min_interval == 30);
 	assert_int_equal(jc.wait, 5);
 	assert_true(jc.budget == 0);
+	assert_null(jc.objective);
 	assert_int_equal(parse(&c, "croute_jobs_file /tmp/jobs\n"
 				   "croute_jobs_threshold 0\n"
 				   "croute_jobs_min_interval 0.5\n"
@@ -157,8 +158,10 @@ static void test_jobs_keys(void **state)
 				   "croute_jobs_budget 3\n"
 				   "croute_auto_max_churn 0.1\n"),
 			 0);
+	assert_int_equal(parse(&c, "croute_jobs_objective jobs:avg\n"), 0);
 	cr_conf_jobs(&c, &jc);
 	assert_true(jc.budget == 3);
+	assert_string_equal(jc.objective, "jobs:avg");
 	assert_string_equal(jc.file, "/tmp/jobs");
 	assert_true(jc.threshold == 0 && jc.min_interval == 0.5);
 	assert_true(jc.max_churn == 0.1);
@@ -281,6 +284,17 @@ static void test_errors(void **state)
 	assert_non_null(strstr(last_error, "opensm.conf:1"));
 	assert_non_null(strstr(last_error, "croute_auto_objective"));
 	assert_string_equal(c.auto_objective, "");
+	assert_int_equal(parse_checked(&c, "croute_jobs_objective jobs:avg\n"
+					   "croute_jobs_objective jobs:nope\n"),
+			 1);
+	assert_non_null(strstr(last_error, "opensm.conf:2"));
+	assert_non_null(strstr(last_error, "croute_jobs_objective"));
+	assert_string_equal(c.jobs_objective, "");
+	assert_int_equal(parse_checked(&c,
+				       "croute_jobs_objective jobs:min@2*0.9,"
+				       "shift:avg*0.1\n"),
+			 0);
+	assert_string_equal(c.jobs_objective, "jobs:min@2*0.9,shift:avg*0.1");
 
 	/* Outside the tests the hook is no key at all. */
 	c.test_hooks = false;

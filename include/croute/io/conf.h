@@ -83,6 +83,7 @@ enum cr_conf_checked {
 	CR_CHECK_PENALTY,
 	CR_CHECK_JOBS_FILE,
 	CR_CHECK_PATHS,
+	CR_CHECK_JOBS_OBJECTIVE,
 	CR_CHECK_NUM,
 };
 
@@ -145,6 +146,7 @@ struct cr_conf {
 	double jobs_min_interval; /* seconds */
 	unsigned jobs_wait; /* seconds; croute-slurm's, checked here too */
 	unsigned jobs_budget; /* seconds of work; 0: cr_jobs_tune's default */
+	char jobs_objective[512]; /* as --jobs-objective; "": the default */
 	struct cr_conf_at at[CR_CHECK_NUM]; /* where each checked key was set */
 };
 

@@ -54,6 +54,8 @@ struct cr_jobs_conf {
 	double min_interval; /* least seconds between two readings */
 	unsigned wait; /* croute-slurm's wait, reported in the state file */
 	double budget; /* the tuning's, as --jobs-budget; 0: the default */
+	/* the tuning's, as --jobs-objective (points into the conf); NULL */
+	const char *objective;
 };
 void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc);
 

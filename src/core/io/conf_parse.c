@@ -376,6 +376,12 @@ static int set_jobs_budget(struct cr_conf *c, const char *val)
 	return whole_seconds(val, 100000, &c->jobs_budget);
 }
 
+/* As `croute route --jobs-objective` takes it; cr_conf_check checks it. */
+static int set_jobs_objective(struct cr_conf *c, const char *val)
+{
+	return set_str(c->jobs_objective, sizeof(c->jobs_objective), val);
+}
+
 /* As croute-slurm reads them. */
 static int set_jobs_wait(struct cr_conf *c, const char *val)
 {
@@ -397,6 +403,7 @@ static const char *const checked_keys[CR_CHECK_NUM] = {
 	[CR_CHECK_PENALTY] = "croute_penalty_factors",
 	[CR_CHECK_JOBS_FILE] = "croute_jobs_file",
 	[CR_CHECK_PATHS] = "croute_paths",
+	[CR_CHECK_JOBS_OBJECTIVE] = "croute_jobs_objective",
 };
 
 /* Every key croute reads from opensm.conf (conf/croute.conf documents them). */
@@ -455,6 +462,9 @@ static const struct conf_key conf_keys[] = {
 	{"croute_jobs_wait", set_jobs_wait, "whole seconds, 0 to 3600"},
 	{"croute_jobs_budget", set_jobs_budget,
 	 "whole seconds of work, 0 (the default) to 100000"},
+	{"croute_jobs_objective", set_jobs_objective,
+	 "PATTERN[:avg|min][@K[:worst]][*W][~N%][,...],"
+	 " e.g. jobs:avg@4*0.8,shift:avg*0.2"},
 };
 
 void cr_conf_defaults(struct cr_conf *c)

@@ -11,11 +11,11 @@
 #include <croute/tune/conf_check.h>
 #include <croute/estimate/est_setup.h>
 
-static int check_objective(const char *val)
+static int check_objective(const char *val, const char *key)
 {
 	struct cr_objective obj;
 
-	if (cr_objective_parse(val, "croute_auto_objective", &obj))
+	if (cr_objective_parse(val, key, &obj))
 		return -1;
 	cr_objective_release(&obj);
 	return 0;
@@ -79,7 +79,8 @@ int cr_conf_check(struct cr_conf *c)
 		c->auto_candidates[0] = '\0';
 		bad++;
 	}
-	if (c->auto_objective[0] && check_objective(c->auto_objective)) {
+	if (c->auto_objective[0] &&
+	    check_objective(c->auto_objective, "croute_auto_objective")) {
 		cr_conf_report(c, CR_CHECK_AUTO_OBJECTIVE, c->auto_objective);
 		c->auto_objective[0] = '\0';
 		bad++;
@@ -102,6 +103,12 @@ int cr_conf_check(struct cr_conf *c)
 	if (cr_est_conf_check_paths(&c->est)) {
 		cr_conf_report(c, CR_CHECK_PATHS, c->est.paths);
 		c->est.paths[0] = '\0';
+		bad++;
+	}
+	if (c->jobs_objective[0] &&
+	    check_objective(c->jobs_objective, "croute_jobs_objective")) {
+		cr_conf_report(c, CR_CHECK_JOBS_OBJECTIVE, c->jobs_objective);
+		c->jobs_objective[0] = '\0';
 		bad++;
 	}
 	if (c->jobs_file[0] && check_jobs_file(c->jobs_file)) {

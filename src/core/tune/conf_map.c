@@ -68,4 +68,5 @@ void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc)
 	jc->min_interval = c->jobs_min_interval;
 	jc->wait = c->jobs_wait;
 	jc->budget = c->jobs_budget;
+	jc->objective = c->jobs_objective[0] ? c->jobs_objective : NULL;
 }
