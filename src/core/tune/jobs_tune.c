@@ -104,6 +104,32 @@ static int score_of(const struct cr_fabric *f, const struct cr_routing *r,
 	return ret;
 }
 
+/*
+ * The terms that make the objective's first score (the weighted ones when
+ * the first is weighted, else the first alone), in *lead (terms
+ * allocated, patterns shared: free lead->terms only). The starts are
+ * ranked on that score alone, so the terms that only break ties
+ * (bisect's samples) are not estimated for each; the seeds of the terms'
+ * samples and orders do not depend on their index, so the score is the
+ * same to the bit.
+ */
+static int lead_terms(const struct cr_objective *obj, struct cr_objective *lead)
+{
+	bool weighted = obj->terms[0].weight > 0;
+
+	*lead = *obj;
+	lead->num_terms = 0;
+	lead->terms = calloc(obj->num_terms, sizeof(*lead->terms));
+	if (!lead->terms) {
+		cr_err("jobs: out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i < obj->num_terms; i++)
+		if (!i || (weighted && obj->terms[i].weight > 0))
+			lead->terms[lead->num_terms++] = obj->terms[i];
+	return 0;
+}
+
 /* The one term text names, on r. */
 static int score_of_text(const struct cr_fabric *f, const struct cr_routing *r,
 			 const char *text, const struct cr_hosts *hosts,
@@ -264,7 +290,7 @@ static int tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 		struct cr_jobs_gain *g)
 {
 	const char *bases = t && t->bases ? t->bases : CR_JOBS_BASES_DEFAULT;
-	struct cr_objective obj;
+	struct cr_objective obj, lead;
 	struct cr_opt_stats st;
 	double from;
 	int ret;
@@ -274,10 +300,15 @@ static int tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 			       "jobs objective", &obj))
 		return -1;
 	obj.jobs = jobs;
-	ret = start_base(s, &obj, hosts, b);
+	if (lead_terms(&obj, &lead)) {
+		cr_objective_release(&obj);
+		return -1;
+	}
+	ret = start_base(s, &lead, hosts, b);
 	from = b->score;
 	if (!ret && *bases && all_sl0(s->f, s->r))
-		ret = best_base(s, bases, &obj, hosts, t ? t->stop : NULL, b);
+		ret = best_base(s, bases, &lead, hosts, t ? t->stop : NULL, b);
+	free(lead.terms);
 	if (!ret) {
 		cr_note("jobs: the pass starts from %s (%.4f; the tables in"
 			" use %.4f)",
