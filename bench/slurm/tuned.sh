@@ -2,22 +2,25 @@
 # From a job's prolog to the tables tuned for it in the switches, on a
 # 256-host two-level fabric (16 leaves of 16 hosts, 8 spines) routed by
 # cr-minhop in opensm under ibsim, croute_jobs_min_interval 0,
-# croute_jobs_wait 120, croute_jobs_budget BUDGET (0: the default, 20 s of
-# work). A background of running jobs (sizes 2 to 32, hosts drawn at
-# random: fragmented) is in place first; then, RUNS times, one
-# more job of SIZE random hosts is added by croute-slurm as
+# croute_jobs_wait 120, croute_jobs_budget BUDGET (0: the default, 1 s of
+# work, about 1 s of CPU here). A background of running jobs (sizes 2 to
+# 32, hosts drawn at random: fragmented) is in place first; then, RUNS
+# times, one more job of SIZE random hosts is added by croute-slurm as
 # PrologSlurmctld, timed from its start to its return, which comes once
 # PATH.state lists the job: the watcher read the file, cr_jobs_tune() ran,
 # and the tuned tables were installed by the heavy sweep it asked for (or
 # the decision to keep the tables was made: the "routing" column says
 # which). Its epilog then takes it out, and the tables settle again
-# before the next run. Also: the tuning's own time, from OpenSM's log.
+# before the next run. Also: the tuning's own time and CPU, from OpenSM's
+# log, and the load average (the machine is shared: wall clock is CPU
+# times how crowded it is).
 #
 # usage: bench/slurm/tuned.sh [SEED [RUNS [SIZE [BUDGET]]]]
 #        (default 1 5 16 0)
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/ibsim/lib.sh"
+. "$top_srcdir/tests/ibsim/faultlib.sh"
 
 SEED=${1:-1}
 RUNS=${2:-5}
@@ -99,16 +102,17 @@ idle
 for n in $(seq 1 "$RUNS"); do
 	list=$(sed -n "$((bgn + n))p" "$CR_DIR/lists")
 	[ -n "$list" ] || cr_fail "no host list for run $n"
-	tunes=$(grep -c "croute: optimize: cr-minhop" "$CR_LOG")
+	tunes=$(grep -c "jobs: the tuning took" "$CR_LOG")
 	t0=$(date +%s%N)
 	hook prolog $((900 + n)) "$list"
 	ms=$(ms_since "$t0")
 	grep -q "^jobs.* $((900 + n))\( \|\$\)" "$J.state" ||
 		cr_fail "the prolog returned before the state listed its job"
-	tune=$(grep "croute: optimize: cr-minhop" "$CR_LOG" |
-		sed -n "$((tunes + 1)),\$p" | sed -n 's/.*, \([0-9.]*\) s, work.*/\1/p' |
+	tune=$(grep "jobs: the tuning took" "$CR_LOG" |
+		sed -n "$((tunes + 1)),\$p" |
+		sed -n 's/.*took \([0-9.]*\) s, \([0-9.]*\) s of CPU.*/\1 s (\2 s CPU)/p' |
 		tr '\n' ' ')
-	echo "run $n: prolog -> state $ms ms, routing $(state_key routing), tuning ${tune:-none} s"
+	echo "run $n: prolog -> state $ms ms, routing $(state_key routing), tuning ${tune:-none}, load $(cut -d' ' -f1 /proc/loadavg)"
 	hook epilog $((900 + n))
 	# the end's own tuning and install, before the next run
 	idle

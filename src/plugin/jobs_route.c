@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin.h"
 #include "err.h"
@@ -455,6 +456,16 @@ static bool keep(struct cr_jobs_route *jr, const struct jr_base *b,
 	return ok;
 }
 
+/* Seconds of CPU this thread used. */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 					const struct cr_jobs_conf *jc,
 					const char *text, size_t len,
@@ -495,9 +506,14 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		to = cr_routing_copy(b->r);
 		rc = to ? 0 : -1;
 	} else {
+		double t0 = cr_now(), c0 = thread_cpu();
+
 		cr_info("%s: jobs: tuning the tables for %u jobs", b->name,
 			jobs->num_jobs);
 		rc = cr_jobs_tune(&st, jobs, &tp, &to, &g);
+		/* the CPU apart from the wall clock: how loaded the host was */
+		cr_info("%s: jobs: the tuning took %.2f s, %.2f s of CPU",
+			b->name, cr_now() - t0, thread_cpu() - c0);
 	}
 	if (rc && __atomic_load_n(&jr->cancel, __ATOMIC_ACQUIRE)) {
 		v = CR_JOBS_STALE;
