@@ -52,7 +52,8 @@ static const struct cli_opt route_opts[] = {
 	{"jobs-objective", KEY_JOBS_OBJECTIVE, "SPEC",
 	 "with --jobs: the objective (" CR_JOBS_OBJECTIVE_DEFAULT ")"},
 	{"jobs-budget", KEY_JOBS_BUDGET, "S",
-	 "with --jobs: seconds of the pass's work (20)"},
+	 "with --jobs: seconds of the pass's work, about seconds of CPU on"
+	 " 256 hosts (1)"},
 	CLI_OPT_END,
 };
 
