@@ -40,8 +40,9 @@
  */
 #define CR_JOBS_WORK_PER_S 20e6
 /*
- * Seconds of the pass's CPU (CR_JOBS_WORK_PER_S a second): a job's
- * prolog sees its tables within about 5 s on a busy SM host (bench/slurm).
+ * Seconds of the pass's CPU (CR_JOBS_WORK_PER_S a second): the shortest
+ * whole budget, about 1.1 s of CPU per tuning on 256 hosts; a prolog's
+ * wait is that times how crowded the SM host is (bench/slurm/README).
  */
 #define CR_JOBS_BUDGET_DEFAULT 1.0
 
