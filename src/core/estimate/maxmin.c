@@ -34,6 +34,17 @@ struct cr_maxmin {
 	uint32_t num_links;
 	uint32_t gen;
 	uint32_t *stamp; /* == gen: the link is used in this solve */
+	/*
+	 * A link in use has a dense number, in the order the flows first
+	 * cross it, and every array below is by that number: a phase
+	 * touches a few thousand links of a fabric's tens of thousands,
+	 * and the solve reads them in cache lines of their own. The heap
+	 * sees the same keys in the same slots whatever the numbers, so
+	 * its ties, hence every rate, are the same.
+	 */
+	uint32_t *local; /* link -> its number, while stamp == gen */
+	uint32_t *lpath; /* the flows' paths in those numbers */
+	size_t lpath_alloc;
 	uint32_t *cnt; /* unfrozen flows on the link */
 	/* their shares of the link summed: cnt when every share is 1 */
 	double *wsum;
@@ -60,6 +71,7 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 		goto oom;
 	m->num_links = num_links;
 	m->stamp = calloc(nl, sizeof(*m->stamp));
+	m->local = malloc(nl * sizeof(*m->local));
 	m->cnt = malloc(nl * sizeof(*m->cnt));
 	m->wsum = malloc(nl * sizeof(*m->wsum));
 	m->first = malloc(nl * sizeof(*m->first));
@@ -71,9 +83,9 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->heap.pos = malloc(nl * sizeof(*m->heap.pos));
 	m->heap.slot = malloc(nl * sizeof(*m->heap.slot));
 	m->touched = malloc(nl * sizeof(*m->touched));
-	if (!m->stamp || !m->cnt || !m->wsum || !m->first || !m->fill ||
-	    !m->rem || !m->level || !m->key || !m->heap.pos || !m->heap.slot ||
-	    !m->touched)
+	if (!m->stamp || !m->local || !m->cnt || !m->wsum || !m->first ||
+	    !m->fill || !m->rem || !m->level || !m->key || !m->heap.pos ||
+	    !m->heap.slot || !m->touched)
 		goto oom;
 	return m;
 oom:
@@ -87,6 +99,8 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	if (!m)
 		return;
 	free(m->stamp);
+	free(m->local);
+	free(m->lpath);
 	free(m->cnt);
 	free(m->wsum);
 	free(m->first);
@@ -108,7 +122,7 @@ static void freeze(struct cr_maxmin *m, const struct cr_maxmin_flows *fl,
 {
 	rate[f] = v;
 	for (uint32_t k = fl->start[f]; k < fl->start[f + 1]; k++) {
-		uint32_t l = fl->path[k];
+		uint32_t l = m->lpath[k];
 		double a = fl->share ? fl->share[k] : 1;
 
 		m->rem[l] -= a * v;
@@ -177,18 +191,22 @@ static int reserve(struct cr_maxmin *m, size_t n, size_t entries)
 {
 	if (cr_grow(&m->lflows, &m->lflows_alloc, entries,
 		    sizeof(*m->lflows)) ||
+	    cr_grow(&m->lpath, &m->lpath_alloc, entries, sizeof(*m->lpath)) ||
 	    cr_grow(&m->order, &m->order_alloc, n, sizeof(*m->order)) ||
 	    cr_grow(&m->tmp, &m->tmp_alloc, n, sizeof(*m->tmp)))
 		return -1;
 	return 0;
 }
 
-/* Counts each link's flows and lays out link -> flows. */
+/*
+ * Numbers the links in use, counts each one's flows and lays out
+ * link -> flows; touched[i] is link i's number in the fabric.
+ */
 static uint32_t index_links(struct cr_maxmin *m, const double *cap,
 			    const struct cr_maxmin_flows *fl)
 {
 	const uint32_t *start = fl->start, *path = fl->path;
-	size_t n = fl->n;
+	size_t n = fl->n, begin = start[0], entries = start[n];
 	uint32_t ntouched = 0, off = 0;
 
 	if (++m->gen == 0) {
@@ -196,31 +214,39 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap,
 			m->stamp[l] = 0;
 		m->gen = 1;
 	}
-	for (size_t f = 0; f < n; f++) {
-		for (uint32_t k = start[f]; k < start[f + 1]; k++) {
-			uint32_t l = path[k];
+	for (size_t k = begin; k < entries; k++) {
+		uint32_t l = path[k];
 
-			if (m->stamp[l] != m->gen) {
-				m->stamp[l] = m->gen;
-				m->cnt[l] = 0;
-				m->wsum[l] = 0;
-				m->touched[ntouched++] = l;
-			}
-			m->cnt[l]++;
-			m->wsum[l] += fl->share ? fl->share[k] : 1;
+		if (m->stamp[l] != m->gen) {
+			m->stamp[l] = m->gen;
+			m->local[l] = ntouched;
+			m->cnt[ntouched] = 0;
+			m->wsum[ntouched] = 0;
+			m->touched[ntouched++] = l;
 		}
+		m->lpath[k] = m->local[l];
+	}
+	/* the same sums in the same order as by flow: entries are by flow */
+	if (fl->share) {
+		for (size_t k = begin; k < entries; k++) {
+			m->cnt[m->lpath[k]]++;
+			m->wsum[m->lpath[k]] += fl->share[k];
+		}
+	} else {
+		for (size_t k = begin; k < entries; k++)
+			m->cnt[m->lpath[k]]++;
+		for (uint32_t i = 0; i < ntouched; i++)
+			m->wsum[i] = m->cnt[i];
 	}
 	for (uint32_t i = 0; i < ntouched; i++) {
-		uint32_t l = m->touched[i];
-
-		m->first[l] = m->fill[l] = off;
-		off += m->cnt[l];
-		m->rem[l] = cap[l];
-		m->level[l] = m->key[l] = cap[l] / m->wsum[l];
+		m->first[i] = m->fill[i] = off;
+		off += m->cnt[i];
+		m->rem[i] = cap[m->touched[i]];
+		m->level[i] = m->key[i] = m->rem[i] / m->wsum[i];
 	}
 	for (size_t f = 0; f < n; f++)
 		for (uint32_t k = start[f]; k < start[f + 1]; k++)
-			m->lflows[m->fill[path[k]]++] = (uint32_t)f;
+			m->lflows[m->fill[m->lpath[k]]++] = (uint32_t)f;
 	return ntouched;
 }
 
@@ -251,7 +277,7 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 	ntouched = index_links(m, cap, fl);
 	m->heap.len = 0;
 	for (uint32_t i = 0; i < ntouched; i++)
-		cr_iheap_put(&m->heap, m->heap.len++, m->touched[i]);
+		cr_iheap_put(&m->heap, m->heap.len++, i);
 	cr_iheap_heapify(&m->heap);
 
 	for (size_t f = 0; f < n; f++) {
