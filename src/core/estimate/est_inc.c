@@ -565,30 +565,33 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 		return -1;
 	st = x->tstart + *so;
 	pa = x->tpath + *po;
-	for (uint32_t i = 0; i < ph->n; i++) {
-		uint32_t fl = ph->first + i;
+	memcpy(x->tbound, x->bound + ph->first, ph->n * sizeof(*x->tbound));
+	/* the unchanged flows between two changed ones: one copy */
+	for (uint32_t i = 0, run = 0; i <= ph->n; i++) {
+		uint32_t fl = ph->first + i, a, len;
+		size_t from = ph->start[run];
 
+		if (i < ph->n && x->aff_stamp[fl] != x->aff_gen)
+			continue;
+		memcpy(pa + np, ph->path + from,
+		       (ph->start[i] - from) * sizeof(*pa));
+		for (uint32_t j = run; j < i; j++)
+			st[j] = (uint32_t)(np + ph->start[j] - from);
+		np += ph->start[i] - from;
+		run = i + 1;
+		if (i == ph->n)
+			break;
+		a = x->aff_idx[fl];
+		len = x->aff_start[a + 1] - x->aff_start[a];
 		st[i] = (uint32_t)np;
-		if (x->aff_stamp[fl] == x->aff_gen) {
-			uint32_t a = x->aff_idx[fl];
-			uint32_t len = x->aff_start[a + 1] - x->aff_start[a];
-
-			memcpy(pa + np, x->aff_path + x->aff_start[a],
-			       len * sizeof(*pa));
-			x->key[nk++] = i;
-			x->key[nk++] = len;
-			memcpy(x->key + nk, pa + np, len * sizeof(*pa));
-			nk += len;
-			np += len;
-			x->tbound[i] = x->aff_bound[a];
-		} else {
-			uint32_t len = ph->start[i + 1] - ph->start[i];
-
-			memcpy(pa + np, ph->path + ph->start[i],
-			       len * sizeof(*pa));
-			np += len;
-			x->tbound[i] = x->bound[fl];
-		}
+		memcpy(pa + np, x->aff_path + x->aff_start[a],
+		       len * sizeof(*pa));
+		x->key[nk++] = i;
+		x->key[nk++] = len;
+		memcpy(x->key + nk, pa + np, len * sizeof(*pa));
+		nk += len;
+		np += len;
+		x->tbound[i] = x->aff_bound[a];
 	}
 	st[ph->n] = (uint32_t)np;
 	if (memo_hit(ph, x->key, nk)) {

@@ -30,31 +30,40 @@ struct bound_ix {
 	uint32_t flow;
 };
 
+/* A link in use, one cache line's half: what a freeze updates. */
+struct mm_link {
+	double rem; /* capacity left by the frozen flows */
+	/* the unfrozen flows' shares summed: cnt when every share is 1 */
+	double wsum;
+	double level; /* rem / wsum */
+	uint32_t cnt; /* unfrozen flows on the link */
+	uint32_t first; /* its flows: lflows[first .. next link's first) */
+};
+
+/* A fabric link: the number it has in this solve, while stamp == gen. */
+struct mm_num {
+	uint32_t stamp, local;
+};
+
 struct cr_maxmin {
 	uint32_t num_links;
 	uint32_t gen;
-	uint32_t *stamp; /* == gen: the link is used in this solve */
 	/*
 	 * A link in use has a dense number, in the order the flows first
-	 * cross it, and every array below is by that number: a phase
+	 * cross it, and the arrays below are by that number: a phase
 	 * touches a few thousand links of a fabric's tens of thousands,
 	 * and the solve reads them in cache lines of their own. The heap
 	 * sees the same keys in the same slots whatever the numbers, so
 	 * its ties, hence every rate, are the same.
 	 */
-	uint32_t *local; /* link -> its number, while stamp == gen */
+	struct mm_num *num; /* by fabric link */
 	uint32_t *lpath; /* the flows' paths in those numbers */
 	size_t lpath_alloc;
-	uint32_t *cnt; /* unfrozen flows on the link */
-	/* their shares of the link summed: cnt when every share is 1 */
-	double *wsum;
-	uint32_t *first; /* the link's flows in lflows[] */
+	struct mm_link *lk; /* room for every link and one more */
 	uint32_t *fill;
-	double *rem; /* capacity left by the frozen flows */
-	double *level; /* rem / cnt */
 	double *key; /* heap key: level when last sifted, never above it */
 	struct cr_iheap heap; /* the links in use, keyed by key[] */
-	uint32_t *touched;
+	uint32_t *touched; /* number -> fabric link */
 
 	uint32_t *lflows; /* link -> flows, grouped by link */
 	size_t lflows_alloc;
@@ -70,21 +79,15 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	if (!m)
 		goto oom;
 	m->num_links = num_links;
-	m->stamp = calloc(nl, sizeof(*m->stamp));
-	m->local = malloc(nl * sizeof(*m->local));
-	m->cnt = malloc(nl * sizeof(*m->cnt));
-	m->wsum = malloc(nl * sizeof(*m->wsum));
-	m->first = malloc(nl * sizeof(*m->first));
+	m->num = calloc(nl, sizeof(*m->num));
+	m->lk = malloc((nl + 1) * sizeof(*m->lk));
 	m->fill = malloc(nl * sizeof(*m->fill));
-	m->rem = malloc(nl * sizeof(*m->rem));
-	m->level = malloc(nl * sizeof(*m->level));
 	m->key = malloc(nl * sizeof(*m->key));
 	m->heap.key = m->key;
 	m->heap.pos = malloc(nl * sizeof(*m->heap.pos));
 	m->heap.slot = malloc(nl * sizeof(*m->heap.slot));
 	m->touched = malloc(nl * sizeof(*m->touched));
-	if (!m->stamp || !m->local || !m->cnt || !m->wsum || !m->first ||
-	    !m->fill || !m->rem || !m->level || !m->key || !m->heap.pos ||
+	if (!m->num || !m->lk || !m->fill || !m->key || !m->heap.pos ||
 	    !m->heap.slot || !m->touched)
 		goto oom;
 	return m;
@@ -98,15 +101,10 @@ void cr_maxmin_free(struct cr_maxmin *m)
 {
 	if (!m)
 		return;
-	free(m->stamp);
-	free(m->local);
+	free(m->num);
 	free(m->lpath);
-	free(m->cnt);
-	free(m->wsum);
-	free(m->first);
+	free(m->lk);
 	free(m->fill);
-	free(m->rem);
-	free(m->level);
 	free(m->key);
 	free(m->heap.pos);
 	free(m->heap.slot);
@@ -123,24 +121,25 @@ static void freeze(struct cr_maxmin *m, const struct cr_maxmin_flows *fl,
 	rate[f] = v;
 	for (uint32_t k = fl->start[f]; k < fl->start[f + 1]; k++) {
 		uint32_t l = m->lpath[k];
+		struct mm_link *x = &m->lk[l];
 		double a = fl->share ? fl->share[k] : 1;
 
-		m->rem[l] -= a * v;
-		m->wsum[l] -= a;
-		m->cnt[l]--;
+		x->rem -= a * v;
+		x->wsum -= a;
+		x->cnt--;
 		if (m->heap.pos[l] == CR_IHEAP_OUT)
 			continue;
-		if (!m->cnt[l]) {
+		if (!x->cnt) {
 			cr_iheap_remove(&m->heap, l);
 			continue;
 		}
-		m->level[l] = m->rem[l] / m->wsum[l];
+		x->level = x->rem / x->wsum;
 		/*
 		 * R / n does not decrease (but for rounding): the key may
 		 * lag behind, the top is set right when it is read
 		 */
-		if (m->level[l] < m->key[l]) {
-			m->key[l] = m->level[l];
+		if (x->level < m->key[l]) {
+			m->key[l] = x->level;
 			cr_iheap_up(&m->heap, m->heap.pos[l]);
 		}
 	}
@@ -211,39 +210,42 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap,
 
 	if (++m->gen == 0) {
 		for (uint32_t l = 0; l < m->num_links; l++)
-			m->stamp[l] = 0;
+			m->num[l].stamp = 0;
 		m->gen = 1;
 	}
 	for (size_t k = begin; k < entries; k++) {
-		uint32_t l = path[k];
+		struct mm_num *u = &m->num[path[k]];
 
-		if (m->stamp[l] != m->gen) {
-			m->stamp[l] = m->gen;
-			m->local[l] = ntouched;
-			m->cnt[ntouched] = 0;
-			m->wsum[ntouched] = 0;
-			m->touched[ntouched++] = l;
+		if (u->stamp != m->gen) {
+			u->stamp = m->gen;
+			u->local = ntouched;
+			m->lk[ntouched].cnt = 0;
+			m->lk[ntouched].wsum = 0;
+			m->touched[ntouched++] = path[k];
 		}
-		m->lpath[k] = m->local[l];
+		m->lpath[k] = u->local;
 	}
 	/* the same sums in the same order as by flow: entries are by flow */
 	if (fl->share) {
 		for (size_t k = begin; k < entries; k++) {
-			m->cnt[m->lpath[k]]++;
-			m->wsum[m->lpath[k]] += fl->share[k];
+			m->lk[m->lpath[k]].cnt++;
+			m->lk[m->lpath[k]].wsum += fl->share[k];
 		}
 	} else {
 		for (size_t k = begin; k < entries; k++)
-			m->cnt[m->lpath[k]]++;
+			m->lk[m->lpath[k]].cnt++;
 		for (uint32_t i = 0; i < ntouched; i++)
-			m->wsum[i] = m->cnt[i];
+			m->lk[i].wsum = m->lk[i].cnt;
 	}
 	for (uint32_t i = 0; i < ntouched; i++) {
-		m->first[i] = m->fill[i] = off;
-		off += m->cnt[i];
-		m->rem[i] = cap[m->touched[i]];
-		m->level[i] = m->key[i] = m->rem[i] / m->wsum[i];
+		struct mm_link *x = &m->lk[i];
+
+		x->first = m->fill[i] = off;
+		off += x->cnt;
+		x->rem = cap[m->touched[i]];
+		x->level = m->key[i] = x->rem / x->wsum;
 	}
+	m->lk[ntouched].first = off;
 	for (size_t f = 0; f < n; f++)
 		for (uint32_t k = start[f]; k < start[f + 1]; k++)
 			m->lflows[m->fill[m->lpath[k]]++] = (uint32_t)f;
@@ -305,12 +307,13 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 			next++;
 		next_bound = next < nb ? m->order[next].bound : INFINITY;
 		/* the smallest key with its level is the smallest level */
-		while (m->heap.len &&
-		       m->key[m->heap.slot[0]] != m->level[m->heap.slot[0]]) {
-			m->key[m->heap.slot[0]] = m->level[m->heap.slot[0]];
+		while (m->heap.len && m->key[m->heap.slot[0]] !=
+					      m->lk[m->heap.slot[0]].level) {
+			m->key[m->heap.slot[0]] = m->lk[m->heap.slot[0]].level;
 			cr_iheap_down(&m->heap, 0);
 		}
-		next_level = m->heap.len ? m->level[m->heap.slot[0]] : INFINITY;
+		next_level =
+			m->heap.len ? m->lk[m->heap.slot[0]].level : INFINITY;
 		if (next == nb && !m->heap.len)
 			break;
 		if (next_bound <= next_level) {
@@ -324,7 +327,7 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 
 		t = next_level > t ? next_level : t;
 		cr_iheap_remove(&m->heap, l);
-		for (uint32_t k = m->first[l]; k < m->fill[l]; k++) {
+		for (uint32_t k = m->lk[l].first; k < m->lk[l + 1].first; k++) {
 			uint32_t f = m->lflows[k];
 
 			if (rate[f] < 0)
