@@ -98,12 +98,8 @@ static bool same_hosts(const struct cr_hosts *a, const struct cr_hosts *b)
 /* Whether some entry of r still leaves by port p of node n. */
 static bool toward(const struct cr_routing *r, uint32_t n, unsigned p)
 {
-	if (!r->lft[n])
-		return false;
-	for (uint32_t lid = 1; lid <= r->max_lid; lid++)
-		if (r->lft[n][lid] == p)
-			return true;
-	return false;
+	return r->lft[n] && r->max_lid &&
+	       memchr(r->lft[n] + 1, (int)p, r->max_lid);
 }
 
 int cr_resil_inc_score(struct cr_resil_inc *x, const struct cr_fabric *g,
@@ -124,8 +120,10 @@ int cr_resil_inc_score(struct cr_resil_inc *x, const struct cr_fabric *g,
 		uint32_t sw = g->switches[s];
 
 		for (uint32_t lid = 1; lid <= r->max_lid; lid++) {
-			if (r->lft[sw][lid] == w0->lft[sw][lid])
-				continue;
+			lid = cr_resil_next_diff(r->lft[sw], w0->lft[sw], lid,
+						 r->max_lid + 1);
+			if (lid > r->max_lid)
+				break;
 			if (n == x->chg_cap) {
 				size_t cap = x->chg_cap ? 2 * x->chg_cap : 1024;
 				void *nc =

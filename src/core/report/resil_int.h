@@ -23,6 +23,13 @@ int cr_resil_summarize(const struct cr_resil_report *rep,
 		       struct cr_resil_summary *s);
 /* "name 0xGUID port p - name 0xGUID port q", or a switch's name and GUID. */
 void cr_resil_what(FILE *out, const struct cr_resil_row *r);
+/*
+ * The first i in [from, end) where a[i] != b[i], else end: a failure
+ * changes a few entries of each table, and its row costs two passes over
+ * every table (the changes for the estimate, the blocks for the churn).
+ */
+uint32_t cr_resil_next_diff(const uint8_t *a, const uint8_t *b, uint32_t from,
+			    uint32_t end);
 
 /*
  * A worker's incremental score (resil_inc.c): the phases of c's patterns
