@@ -103,6 +103,11 @@ struct cr_est_inc {
 	size_t key_alloc;
 	uint32_t commits;
 
+	/* a try's changes by LID; the old links of one LID's changes */
+	struct cr_est_inc_change *csort;
+	size_t csort_alloc;
+	uint32_t *cstamp, cgen;
+
 	/* cr_est_inc_limits */
 	uint32_t *lstamp, lgen;
 	double *lload, *lmax;
@@ -145,6 +150,8 @@ void cr_est_inc_free(struct cr_est_inc *x)
 	free(x->tbound);
 	free(x->trate);
 	free(x->lstamp);
+	free(x->csort);
+	free(x->cstamp);
 	free(x->lload);
 	free(x->lmax);
 	cr_maxmin_free(x->mm);
@@ -295,10 +302,11 @@ struct cr_est_inc *cr_est_inc_new_each(const struct cr_fabric *f,
 	x->pat_flows = calloc(n + 1, sizeof(*x->pat_flows));
 	x->mm = cr_maxmin_new(x->e->num_links);
 	x->lstamp = calloc(x->e->num_links + 1, sizeof(*x->lstamp));
+	x->cstamp = calloc(x->e->num_links + 1, sizeof(*x->cstamp));
 	x->lload = malloc((x->e->num_links + 1) * sizeof(*x->lload));
 	x->lmax = malloc((x->e->num_links + 1) * sizeof(*x->lmax));
 	if (!x->pat_first || !x->pat_flows || !x->mm || !x->lstamp ||
-	    !x->lload || !x->lmax)
+	    !x->cstamp || !x->lload || !x->lmax)
 		goto oom;
 	for (unsigned i = 0; i < n; i++) {
 		struct cr_phases *run = cr_phases_start(f, &pats[i], hosts[i]);
@@ -625,11 +633,23 @@ static int trial_phase(struct cr_est_inc *x, uint32_t p, size_t *so, size_t *po,
 	return 0;
 }
 
-/* The flows to c->lid that left c->sw by c->old_port, walked again. */
-static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
+/* Whether path[a .. b) crosses a link marked for this LID. */
+static bool crosses(const struct cr_est_inc *x, const uint32_t *path,
+		    uint32_t a, uint32_t b)
 {
-	uint32_t link = x->e->base[c->sw] + c->old_port;
-	uint16_t lid = c->lid;
+	for (uint32_t k = a; k < b; k++)
+		if (x->cstamp[path[k]] == x->cgen)
+			return true;
+	return false;
+}
+
+/*
+ * The flows to lid that left a switch by a port marked in cstamp (the
+ * old ports of every change toward lid), walked again: each flow to
+ * the LID is read once, however many switches changed their entry.
+ */
+static int collect(struct cr_est_inc *x, uint16_t lid)
+{
 	int rc;
 
 	if (lid > x->f->max_lid)
@@ -642,7 +662,7 @@ static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
 		if (x->aff_stamp[fl] == x->aff_gen)
 			continue; /* another change of this try moved it */
 		if (x->ok[fl] &&
-		    !path_has(ph->path, ph->start[i], ph->start[i + 1], link))
+		    !crosses(x, ph->path, ph->start[i], ph->start[i + 1]))
 			continue;
 		if (!x->ok[fl]) {
 			/* one that did not arrive must not start to: the
@@ -660,6 +680,55 @@ static int collect(struct cr_est_inc *x, const struct cr_est_inc_change *c)
 			continue;
 		}
 		rc = rewalk(x, fl);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct cr_est_inc_change *x = a, *y = b;
+
+	if (x->lid != y->lid)
+		return x->lid < y->lid ? -1 : 1;
+	if (x->sw != y->sw)
+		return x->sw < y->sw ? -1 : 1;
+	return (x->old_port > y->old_port) - (x->old_port < y->old_port);
+}
+
+/*
+ * Every change's moved flows, a LID at a time. Which flows move does not
+ * depend on the order of the changes (the tables hold them all), nor do
+ * the phases' solves (each lays out its flows in flow order).
+ */
+static int collect_all(struct cr_est_inc *x, const struct cr_est_inc_change *c,
+		       unsigned n)
+{
+	struct cr_est_inc_change *s;
+	int rc;
+
+	if (cr_grow(&x->csort, &x->csort_alloc, (size_t)n + 1,
+		    sizeof(*x->csort)))
+		return -1;
+	s = x->csort;
+	memcpy(s, c, n * sizeof(*s));
+	if (n > 1)
+		qsort(s, n, sizeof(*s), cmp_change);
+	for (unsigned g = 0, h; g < n; g = h) {
+		if (++x->cgen == 0) {
+			memset(x->cstamp, 0,
+			       x->e->num_links * sizeof(*x->cstamp));
+			x->cgen = 1;
+		}
+		for (h = g; h < n && s[h].lid == s[g].lid; h++) {
+			uint32_t l = x->e->base[s[h].sw] + s[h].old_port;
+
+			/* no path crosses a link past the last */
+			if (l < x->e->num_links)
+				x->cstamp[l] = x->cgen;
+		}
+		rc = collect(x, s[g].lid);
 		if (rc)
 			return rc;
 	}
@@ -737,13 +806,11 @@ long cr_est_inc_try_part(struct cr_est_inc *x,
 		memset(x->aff_stamp, 0, x->nflows * sizeof(*x->aff_stamp));
 		x->aff_gen = 1;
 	}
-	for (unsigned k = 0; k < n; k++) {
-		rc = collect(x, &c[k]);
-		if (rc == -1)
-			goto oom;
-		if (rc)
-			return -2;
-	}
+	rc = collect_all(x, c, n);
+	if (rc == -1)
+		goto oom;
+	if (rc)
+		return -2;
 	/* their phases, in order */
 	if (cr_grow(&x->tph, &x->tph_alloc, x->naff + 1, sizeof(*x->tph)))
 		goto oom;
