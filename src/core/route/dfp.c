@@ -80,6 +80,7 @@
 #include <string.h>
 
 #include <croute/route/engine.h>
+#include <croute/model/buf.h>
 #include <croute/model/hops.h>
 #include <croute/model/log.h>
 #include <croute/route/portsel.h>
@@ -294,6 +295,52 @@ static int all_pairs_cabled(const struct dfp *d)
 		got += !k || pair[k] != pair[k - 1];
 	free(pair);
 	return got == want;
+}
+
+/*
+ * Whether some pair of groups shares at least twice the global cables
+ * (parallel ones each) of another pair that shares any: 1 yes, 0 no, -1
+ * out of memory. Flow balance evens out each leaf's uplinks, and where
+ * a group reaches most groups by one cable and a few by two, that leaves
+ * one of the two idle for some destinations (bench/modern/README).
+ */
+static int uneven_cables(const struct dfp *d)
+{
+	const struct cr_fabric *f = d->rp.f;
+	uint64_t ng = d->num_groups, *pair = NULL;
+	size_t n = 0, cap = 0, run = 0, lo = SIZE_MAX, hi = 0;
+
+	for (uint32_t s = 0; s < d->rp.ns; s++) {
+		const struct cr_node *x = &f->nodes[f->switches[s]];
+
+		for (unsigned p = 1; p <= x->num_ports; p++) {
+			uint32_t y = x->ports[p].remote;
+			uint64_t g = d->gid[s], h;
+
+			if (y == CR_NO_NODE ||
+			    f->nodes[y].type != CR_NODE_SWITCH)
+				continue;
+			h = d->gid[f->nodes[y].sw_index];
+			if (g >= h)
+				continue;
+			if (cr_grow(&pair, &cap, n + 1, sizeof(*pair))) {
+				free(pair);
+				return -1;
+			}
+			pair[n++] = g * ng + h;
+		}
+	}
+	qsort(pair, n, sizeof(*pair), cmp_u64);
+	for (size_t k = 0; k < n; k++) {
+		run++;
+		if (k + 1 < n && pair[k + 1] == pair[k])
+			continue;
+		lo = run < lo ? run : lo;
+		hi = run > hi ? run : hi;
+		run = 0;
+	}
+	free(pair);
+	return n && hi >= 2 * lo;
 }
 
 /* Whether switch indices s and t share a cable. */
@@ -907,6 +954,31 @@ static void dfp_free(struct dfp *d)
 	cr_ranked_free(&d->rp);
 }
 
+/*
+ * The default port choice (no croute_balance, port shifting or scatter
+ * asked for): flow balance, but path loads where group pairs share
+ * uneven numbers of cables (uneven_cables()), on a dragonfly+ only.
+ * -1: out of memory.
+ */
+static int dfp_balance(struct dfp *d, const struct cr_options *o,
+		       struct cr_options *po)
+{
+	int rc;
+
+	if (o->balance_global || o->balance_first || o->port_shifting ||
+	    o->scatter_ports || !dfp_is_dragonfly(d))
+		return 0;
+	rc = uneven_cables(d);
+	if (rc <= 0)
+		return rc;
+	*po = *o;
+	po->balance_global = true;
+	d->rp.o = po;
+	cr_info("cr-dfp: some pairs of groups share twice the global cables"
+		" of others: balancing path loads, not each leaf's flows");
+	return 0;
+}
+
 int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		 struct cr_routing *r, struct cr_byproducts *by)
 {
@@ -920,6 +992,7 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 			       .label = label_toward,
 			       .set_try = set_order}};
 	uint8_t *dist = cr_switch_distances(f);
+	struct cr_options po;
 	char why[256] = "";
 	int ret = -1;
 
@@ -933,6 +1006,8 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		ret = CR_ROUTE_NOT_ITS_FABRIC;
 		goto out;
 	}
+	if (dfp_balance(&d, o, &po))
+		goto oom;
 	ret = cr_ranked_route_tries(&d.rp, dist, DFP_ORDERS, why, sizeof(why));
 	if (ret == -1) {
 		/* Chained orders, and trees where the waves fail. */
@@ -947,6 +1022,8 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 	if (ret == -2)
 		goto oom;
 	if (ret) {
+		/* cr-updn's fallback tables as the options ask them */
+		d.rp.o = o;
 		ret = cr_ranked_fall_back(&d.rp, by, why);
 		goto out;
 	}
