@@ -9,7 +9,8 @@
 # ibdmchk) and uses two SLs, SL i on VL i; shortest paths between hosts
 # on the intact fabric; a fabric that is no dragonfly+ (a torus, trees)
 # it refuses with exit status 2, saying why; cr-auto with --qos
-# qualifies it.
+# qualifies it. Where pairs of groups share uneven numbers of global
+# cables, it balances path loads and stays ahead of cr-lash.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -87,6 +88,45 @@ $(head -n 2 "$tmp/nm")"
 grep '^non-minimal:' "$tmp/out" | grep -v "spine-[0-9]*' (" >"$tmp/nm"
 [ -s "$tmp/nm" ] && fail "dfp: non-minimal paths between hosts: \
 $(head -n 2 "$tmp/nm")"
+
+# Uneven global cables: 6 groups of 4 x 4 with 2 global cables a spine
+# give a group one cable to three groups and two to two. There cr-dfp
+# balances path loads (its tables are --balance global's, intact and
+# less three cables of any kind) and its random-order shift and bisect
+# are at least 1.02 x cr-lash's; where every pair shares one cable
+# (the 9-group fabric above) flow balance stays.
+"$croute" gen dragonfly-plus --groups 6 --leaves 4 --spines 4 --hosts 2 \
+	--global 2 -o "$tmp/u.topo" || fail "croute gen dragonfly-plus 6"
+python3 "$top_srcdir/bench/modern/cut-random.py" --count 3 --seed 1 \
+	"$tmp/u.topo" >"$tmp/u3.topo" 2>"$tmp/cuts" ||
+	fail "cut-random.py: $(cat "$tmp/cuts")"
+# shift_bisect TOPO LFTS: the random-order means of shift and bisect
+shift_bisect() {
+	"$croute" estimate -t "$1" --lfts "$2" --pattern shift,bisect:10 \
+		--phases 16 --orders 6 2>/dev/null |
+		awk '/^pattern +own avg/ { on = 1; next }
+		     on && /^shift/ { s = $3 } on && /^bisect/ { b = $3 }
+		     END { print s + 0, b + 0 }'
+}
+for t in u u3; do
+	route_ranked dfp "cr-dfp: .* balancing path loads" $t
+	[ "$(path_sls $t)" = "0 1 " ] || fail "dfp's $t path SLs not 0 1"
+	"$croute" route -t "$tmp/$t.topo" -e dfp --balance global \
+		-o "$tmp/$t.glob" 2>/dev/null || fail "dfp --balance global $t"
+	cmp -s "$tmp/$t.lfts" "$tmp/$t.glob" ||
+		fail "dfp's $t tables are not --balance global's"
+	"$croute" route -t "$tmp/$t.topo" -e lash -o "$tmp/$t.lash" \
+		2>/dev/null || fail "lash routes $t"
+	set -- $(shift_bisect "$tmp/$t.topo" "$tmp/$t.lfts") \
+		$(shift_bisect "$tmp/$t.topo" "$tmp/$t.lash")
+	awk -v d="$1" -v e="$2" -v l="$3" -v m="$4" \
+		'BEGIN { exit !(d >= 1.02 * l && e >= 1.02 * m) }' ||
+		fail "dfp on $t: shift/bisect $1/$2 below 1.02 x lash's $3/$4"
+done
+"$croute" route -v -t "$tmp/d.topo" -e dfp -o /dev/null 2>"$tmp/err" ||
+	fail "dfp routes d"
+grep -q "balancing path loads" "$tmp/err" &&
+	fail "dfp balances path loads where every group pair shares a cable"
 
 # Not a dragonfly+ (a torus: leaves cabled to leaves; trees: one group,
 # or groups without leaves): refused, saying why, exit 2, no tables.
