@@ -40,7 +40,8 @@
  * then picks among them with the port-selection module (flow balance by
  * default: CA sources counted per port, farthest switches first; the
  * flows a switch's own CAs must send by its only port one hop nearer a
- * destination count there from the start). Host
+ * destination count there from the start; path loads where some pair of
+ * groups shares twice the global cables of another, dfp_balance()). Host
  * paths are therefore shortest wherever the ranks allow: on an intact
  * dragonfly+ leaf-spine-spine-leaf, spread over the global cables; pairs
  * of groups that lost their cables go through a third group, and only
@@ -300,9 +301,10 @@ static int all_pairs_cabled(const struct dfp *d)
 /*
  * Whether some pair of groups shares at least twice the global cables
  * (parallel ones each) of another pair that shares any: 1 yes, 0 no, -1
- * out of memory. Flow balance evens out each leaf's uplinks, and where
- * a group reaches most groups by one cable and a few by two, that leaves
- * one of the two idle for some destinations (bench/modern/README).
+ * out of memory. There a spine reaching fewer groups gets fewer forced
+ * flows on every leaf's uplink, and each leaf's flow balance fills that
+ * uplink with the group's own traffic, which then shares the spine's
+ * downlinks; path loads see them (doc/design.md, bench/modern/README).
  */
 static int uneven_cables(const struct dfp *d)
 {
