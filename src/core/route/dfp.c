@@ -332,6 +332,8 @@ static int uneven_cables(const struct dfp *d)
 			pair[n++] = g * ng + h;
 		}
 	}
+	if (!pair)
+		return 0;
 	qsort(pair, n, sizeof(*pair), cmp_u64);
 	for (size_t k = 0; k < n; k++) {
 		run++;
@@ -342,7 +344,7 @@ static int uneven_cables(const struct dfp *d)
 		run = 0;
 	}
 	free(pair);
-	return n && hi >= 2 * lo;
+	return hi >= 2 * lo;
 }
 
 /* Whether switch indices s and t share a cable. */
