@@ -11,7 +11,7 @@
 # FABRICS (default "dfly dfly12"), CUTS ("3 6") and SEEDS ("1 2 3 4 5")
 # choose the cases; AUTO=0 leaves cr-auto out; TEAR=N also tears N
 # groups of each draw (cut-random.py --tear: every leaf there loses a
-# spine).
+# spine); ORDER_SEED (default 1) seeds the orders, phases and matchings.
 #   dfly    dragonfly-plus --groups 9 --leaves 4 --spines 4 --hosts 4
 #           --global 2
 #   dfly12  dragonfly-plus --groups 12 --leaves 6 --spines 6 --hosts 6
@@ -35,7 +35,8 @@ gen_args() {
 # score LFTS: "shift bisect", the means over the random orders
 score() {
 	"$croute" estimate -t "$t" --lfts "$1" --pattern shift,bisect:10 \
-		--phases 16 --orders "$orders" 2>/dev/null |
+		--phases 16 --orders "$orders" --seed "${ORDER_SEED:-1}" \
+		2>/dev/null |
 		awk '/^pattern +own avg/ { on = 1; next }
 		     on && /^shift/ { s = $3 } on && /^bisect/ { b = $3 }
 		     END { printf "%s %s", s, b }'
