@@ -6,7 +6,9 @@
 # to what `croute route` computes offline for the same LIDs, on at most
 # two SLs, and free of credit loops on its path SLs by `croute check`
 # (with the plugin's croute-lash-sl.dump and croute-lash-sl2vl.dump) and
-# by ibdmchk on the same dumps.
+# by ibdmchk on the same dumps. Its groups share one or two global
+# cables, so cr-dfp balances path loads: the tables are offline
+# --balance global's.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 
@@ -72,6 +74,15 @@ for t in full cut; do
 	cr_ibsim_start "$CR_DIR/$t.topo"
 	cr_opensm_once -Q -R cr-dfp,updn
 	dfp_verify "$t" "$CR_DIR/$t.topo"
+	# A group reaches two groups by one cable and two by two: path loads.
+	cr_expect_log "cr-dfp: .*balancing path loads" \
+		"$t: cr-dfp did not say it balances path loads"
+	"$CROUTE" route --topo "$CR_DIR/$t.topo" --lids "$CR_GUID2LID" \
+		--engine dfp --balance global -o "$CR_DIR/$t.glob" \
+		2>"$CR_DIR/$t.glob.err" || cr_fail "$t: croute route failed"
+	cr_lfts_norm "$CR_DIR/$t.glob" >"$CR_DIR/$t.glob.norm"
+	cr_same "$CR_DIR/$t.opensm.norm" "$CR_DIR/$t.glob.norm" 10 \
+		"$t: opensm's LFTs are not cr-dfp's with path loads"
 	cr_ibsim_stop
 done
 
