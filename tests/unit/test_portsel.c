@@ -386,8 +386,11 @@ static void test_lmc_diversity(void **state)
 	cr_fabric_free(f);
 }
 
-/* CA LIDs leaf by leaf in port order, all LIDs of a port together, then
- * switch LIDs; a GUID order list comes first. */
+/*
+ * CA LIDs leaf by leaf in port order, then switch LIDs; with LMC 1 every
+ * port's base LID in that order, then its second LIDs in the same order.
+ * A GUID order list comes first.
+ */
 static void test_lid_order(void **state)
 {
 	struct cr_fabric *f = uf_director(3, 2, 2, 0, 1);
@@ -399,17 +402,18 @@ static void test_lid_order(void **state)
 	cr_options_init(&o);
 	n = cr_lid_order(f, &o, &lids);
 	assert_int_equal(n, 5 + 6 * 2);
-	for (int i = 0; i < 12; i++) {
+	for (int i = 0; i < 6; i++) {
 		uint32_t node = f->lid_node[lids[i]];
 
 		assert_int_equal(f->nodes[node].type, CR_NODE_CA);
+		assert_true(cr_lid_is_base(f, lids[i]));
 		/* Hosts were added leaf by leaf, in port order. */
 		assert_true(node >= last_ca);
 		last_ca = node;
-		if (i % 2)
-			assert_int_equal(lids[i], lids[i - 1] + 1);
+		/* The second LIDs follow the switch LIDs, in that order. */
+		assert_int_equal(lids[11 + i], lids[i] + 1);
 	}
-	for (int i = 12; i < n; i++)
+	for (int i = 6; i < 11; i++)
 		assert_true(cr_is_switch(f, f->lid_node[lids[i]]));
 	free(lids);
 
@@ -419,7 +423,8 @@ static void test_lid_order(void **state)
 	n = cr_lid_order(f, &o, &lids);
 	assert_int_equal(n, 17);
 	assert_int_equal(f->lid_node[lids[0]], last_ca);
-	assert_int_equal(f->lid_node[lids[1]], last_ca);
+	assert_int_equal(f->lid_node[lids[11]], last_ca);
+	assert_int_equal(lids[11], lids[0] + 1);
 	free(lids);
 	cr_options_release(&o);
 	cr_fabric_free(f);

@@ -143,7 +143,8 @@ void cr_portsel_expect_flows(struct cr_portsel *ps, uint32_t sw, unsigned p,
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p);
 /*
  * Adds n routes to port p of switch node sw: routes kept from an earlier
- * routing (incremental.c) weigh on the picks as if just routed.
+ * routing (incremental.c) weigh on the picks as if just routed, base LIDs'
+ * picks included.
  */
 void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
 			  uint32_t n);

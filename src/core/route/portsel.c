@@ -10,7 +10,12 @@
  * Pick: the least loaded candidate, first in order on ties; scatter_ports
  * picks at random among the least loaded, from its seed.
  * LMC > 0: a port's further LIDs prefer candidates leading to a system
- * image, then a node, not yet used by its earlier LIDs on this switch.
+ * image, then a node, then a cable, not yet used by its earlier LIDs on
+ * this switch. Base LIDs are balanced, and globally weighed, on the base
+ * LIDs' routes alone, further LIDs on all routes: jobs that ignore LMC
+ * use the base LIDs only, and their paths must be those of LMC 0 whatever
+ * the further LIDs did (engines also route every base LID first,
+ * cr_lid_order()).
  *
  * port_shifting. OpenSM starts the least-loaded scan at (sum of loads /
  * candidates) mod candidates: a rotation by one every round of LIDs. That
@@ -71,7 +76,8 @@ struct cr_portsel {
 	bool first; /* croute_balance first: no balance */
 	uint64_t rng;
 	size_t stride; /* ports per switch row: max ports + 1 */
-	uint32_t *count; /* [sw_index * stride + port] */
+	uint32_t *count; /* [sw_index * stride + port]: base LIDs' routes */
+	uint32_t *xcount; /* the same, further LIDs' routes (LMC > 0) */
 	uint16_t *rank; /* position of the port in the order */
 	bool *listed; /* [sw_index]: port_search_ordering_file names it */
 	/* port_shifting with CR_PS_SPREAD: */
@@ -80,6 +86,7 @@ struct cr_portsel {
 	uint8_t *height; /* [sw_index]: hops from a switch with CAs */
 	/* global balance: */
 	uint64_t *weight; /* [sw_index * stride + port]: routes over it */
+	uint64_t *xweight; /* the same, toward further LIDs */
 	uint32_t *cas; /* [sw_index]: CA ports cabled to the switch */
 	/*
 	 * with rip-up and reroute: [sw_index * stride + port], the link's
@@ -181,14 +188,15 @@ static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o,
 		free(lids);
 		return -1;
 	}
-	/* The LIDs of one port are consecutive in that order. */
+	/*
+	 * One place per port, taken by its base LID (the port's first in
+	 * that order); its further LIDs share it.
+	 */
 	for (int pass = 0; pass < 3; pass++) {
-		uint32_t prev_node = CR_NO_NODE;
-		uint8_t prev_port = 0;
-
 		for (int i = 0; i < n; i++) {
 			uint32_t node = f->lid_node[lids[i]];
-			uint8_t port = f->lid_port[lids[i]];
+			const struct cr_port *port =
+				&f->nodes[node].ports[f->lid_port[lids[i]]];
 			uint32_t sw = cr_lid_switch(f, lids[i], NULL);
 			int kind = cr_is_switch(f, node) ? 2
 				   : sw != CR_NO_NODE &&
@@ -196,17 +204,15 @@ static int rank_destinations(struct cr_portsel *ps, const struct cr_options *o,
 					   ? 0
 					   : 1;
 
-			if (kind != pass)
+			if (kind != pass || port->lid != lids[i])
 				continue;
-			if (prev_node != CR_NO_NODE &&
-			    (node != prev_node || port != prev_port))
-				pos++;
-			prev_node = node;
-			prev_port = port;
-			ps->dest_rank[lids[i]] = pos;
-		}
-		if (prev_node != CR_NO_NODE)
+			for (uint32_t l = port->lid;
+			     l < port->lid + (1u << port->lmc) &&
+			     l <= f->max_lid;
+			     l++)
+				ps->dest_rank[l] = pos;
 			pos++;
+		}
 		if (pass == 0)
 			ps->num_ca_ranks = pos;
 	}
@@ -332,9 +338,10 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 	ps->stride = max_ports + 1;
 	cells = (size_t)f->num_switches * ps->stride + 1;
 	ps->count = calloc(cells, sizeof(*ps->count));
+	ps->xcount = calloc(cells, sizeof(*ps->xcount));
 	ps->rank = calloc(cells, sizeof(*ps->rank));
 	ps->listed = calloc(f->num_switches + 1, sizeof(*ps->listed));
-	if (!ps->count || !ps->rank || !ps->listed)
+	if (!ps->count || !ps->xcount || !ps->rank || !ps->listed)
 		goto oom;
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank_ports(ps, &f->nodes[f->switches[s]], o);
@@ -343,8 +350,9 @@ struct cr_portsel *cr_portsel_new(const struct cr_fabric *f,
 		goto oom;
 	if (o->balance_global) {
 		ps->weight = calloc(cells, sizeof(*ps->weight));
+		ps->xweight = calloc(cells, sizeof(*ps->xweight));
 		ps->cas = calloc(f->num_switches + 1, sizeof(*ps->cas));
-		if (!ps->weight || !ps->cas)
+		if (!ps->weight || !ps->xweight || !ps->cas)
 			goto oom;
 		for (uint32_t s = 0; s < f->num_switches; s++) {
 			const struct cr_node *n = &f->nodes[f->switches[s]];
@@ -373,11 +381,13 @@ void cr_portsel_free(struct cr_portsel *ps)
 	if (!ps)
 		return;
 	free(ps->count);
+	free(ps->xcount);
 	free(ps->rank);
 	free(ps->listed);
 	free(ps->dest_rank);
 	free(ps->height);
 	free(ps->weight);
+	free(ps->xweight);
 	free(ps->cas);
 	free(ps->scale);
 	free(ps->flow);
@@ -389,11 +399,22 @@ bool cr_portsel_global(const struct cr_portsel *ps)
 	return ps->weight != NULL;
 }
 
-/* A link's weight, per unit of capacity with rip-up and reroute. */
-static uint64_t cell_cost(const struct cr_portsel *ps, size_t cell)
+/* Whether lid is a further LID of its port (LMC > 0), not its base. */
+static bool is_further(const struct cr_fabric *f, uint16_t lid)
 {
-	return ps->scale ? ps->weight[cell] * ps->scale[cell]
-			 : ps->weight[cell];
+	return lid && lid <= f->max_lid && !cr_lid_is_base(f, lid);
+}
+
+/*
+ * A link's weight, per unit of capacity with rip-up and reroute; toward a
+ * base LID, the base LIDs' routes only.
+ */
+static uint64_t cell_cost(const struct cr_portsel *ps, size_t cell,
+			  bool further)
+{
+	uint64_t w = ps->weight[cell] + (further ? ps->xweight[cell] : 0);
+
+	return ps->scale ? w * ps->scale[cell] : w;
 }
 
 /*
@@ -404,6 +425,7 @@ static uint64_t path_weight(const struct cr_portsel *ps, uint32_t n,
 			    uint16_t lid, uint32_t dst)
 {
 	const struct cr_fabric *f = ps->f;
+	bool further = is_further(f, lid);
 	uint64_t w = 0;
 
 	for (unsigned hops = 0; n != dst && hops < 64; hops++) {
@@ -415,7 +437,8 @@ static uint64_t path_weight(const struct cr_portsel *ps, uint32_t n,
 		if (p == CR_NO_PATH || p == 0 || p > f->nodes[n].num_ports)
 			break;
 		w += cell_cost(ps,
-			       (size_t)f->nodes[n].sw_index * ps->stride + p);
+			       (size_t)f->nodes[n].sw_index * ps->stride + p,
+			       further);
 		n = f->nodes[n].ports[p].remote;
 	}
 	return w;
@@ -425,6 +448,7 @@ static uint64_t path_weight(const struct cr_portsel *ps, uint32_t n,
 static void commit_sign(struct cr_portsel *ps, uint16_t lid, int sign)
 {
 	const struct cr_fabric *f = ps->f;
+	uint64_t *weight;
 	uint32_t dst;
 
 	if (!ps->weight || !lid || lid > f->max_lid)
@@ -432,6 +456,7 @@ static void commit_sign(struct cr_portsel *ps, uint16_t lid, int sign)
 	dst = cr_lid_switch(f, lid, NULL);
 	if (dst == CR_NO_NODE)
 		return;
+	weight = is_further(f, lid) ? ps->xweight : ps->weight;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t n = f->switches[s];
 
@@ -446,9 +471,9 @@ static void commit_sign(struct cr_portsel *ps, uint16_t lid, int sign)
 				break;
 			cell = (size_t)f->nodes[n].sw_index * ps->stride + p;
 			if (sign > 0)
-				ps->weight[cell] += ps->cas[s];
+				weight[cell] += ps->cas[s];
 			else
-				ps->weight[cell] -= ps->cas[s];
+				weight[cell] -= ps->cas[s];
 			n = f->nodes[n].ports[p].remote;
 			if (n == CR_NO_NODE || !cr_is_switch(f, n))
 				break;
@@ -484,7 +509,8 @@ void cr_portsel_uncommit(struct cr_portsel *ps, uint16_t lid)
 		if (n == dst || p == CR_NO_PATH || p == 0 ||
 		    p > f->nodes[n].num_ports)
 			continue;
-		c = ps->count + (size_t)s * ps->stride + p;
+		c = (is_further(f, lid) ? ps->xcount : ps->count) +
+		    (size_t)s * ps->stride + p;
 		if (*c)
 			(*c)--;
 	}
@@ -498,12 +524,13 @@ static unsigned keep_lightest(const struct cr_portsel *ps, uint32_t sw,
 	size_t row = (size_t)f->nodes[sw].sw_index * ps->stride;
 	uint32_t dst = cr_lid_switch(f, lid, NULL);
 	uint64_t cost[CR_MAX_PORTS], least = UINT64_MAX;
+	bool further = is_further(f, lid);
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t m = f->nodes[sw].ports[cands[i]].remote;
 
-		cost[i] = cell_cost(ps, row + cands[i]) +
+		cost[i] = cell_cost(ps, row + cands[i], further) +
 			  path_weight(ps, m, lid, dst);
 		if (cost[i] < least)
 			least = cost[i];
@@ -539,7 +566,9 @@ bool cr_portsel_parallel(const struct cr_portsel *ps)
 
 uint32_t cr_portsel_count(const struct cr_portsel *ps, uint32_t sw, unsigned p)
 {
-	return ps->count[(size_t)ps->f->nodes[sw].sw_index * ps->stride + p];
+	size_t cell = (size_t)ps->f->nodes[sw].sw_index * ps->stride + p;
+
+	return ps->count[cell] + ps->xcount[cell];
 }
 
 void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
@@ -551,7 +580,8 @@ void cr_portsel_add_count(struct cr_portsel *ps, uint32_t sw, unsigned p,
 /*
  * Keeps the candidates that lead away from what the earlier LIDs of the
  * same port already use on this switch: another system image if any,
- * else another node. Returns the new count (n when nothing to prefer).
+ * else another node, else another cable (parallel cables to one node).
+ * Returns the new count (n when nothing to prefer).
  */
 static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 			       uint8_t *cands, unsigned n, uint16_t lid)
@@ -567,7 +597,7 @@ static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 	/* The port's first LID (every LID with LMC 0) has nothing to avoid. */
 	if (base == lid)
 		return n;
-	for (int level = 0; level < 2; level++) {
+	for (int level = 0; level < 3; level++) {
 		unsigned k = 0;
 
 		for (unsigned i = 0; i < n; i++) {
@@ -586,7 +616,8 @@ static unsigned prefer_diverse(const struct cr_portsel *ps, uint32_t sw,
 				u = &f->nodes[node->ports[p].remote];
 				used = level == 0 ? u->sysimg_guid ==
 							    far->sysimg_guid
-						  : u == far;
+				       : level == 1 ? u == far
+						    : p == cands[i];
 			}
 			if (!used)
 				keep[k++] = cands[i];
@@ -672,10 +703,11 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 			const uint8_t *cands, unsigned n, uint16_t lid,
 			unsigned flags)
 {
-	uint32_t *count =
-		ps->count + (size_t)ps->f->nodes[sw].sw_index * ps->stride;
+	size_t row = (size_t)ps->f->nodes[sw].sw_index * ps->stride;
+	bool further = is_further(ps->f, lid);
+	uint32_t *count = ps->count + row, *xcount = ps->xcount + row;
 	uint8_t order[CR_MAX_PORTS + 1];
-	uint32_t least = UINT32_MAX;
+	uint32_t least = UINT32_MAX, load[CR_MAX_PORTS + 1];
 	uint64_t total = 0;
 	unsigned start = 0, ties = 0, best = 0;
 	uint8_t port;
@@ -721,17 +753,19 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	    ps->f->lid_node[lid] != CR_NO_NODE)
 		n = prefer_diverse(ps, sw, order, n, lid);
 
+	/* A further LID weighs every route; a base LID the base ones. */
 	for (unsigned i = 0; i < n; i++) {
-		total += count[order[i]];
-		if (count[order[i]] < least)
-			least = count[order[i]];
+		load[i] = count[order[i]] + (further ? xcount[order[i]] : 0);
+		total += load[i];
+		if (load[i] < least)
+			least = load[i];
 	}
 	if (ps->scatter) {
 		for (unsigned i = 0; i < n; i++)
-			ties += count[order[i]] == least;
+			ties += load[i] == least;
 		ties = cr_rand_next(&ps->rng) % ties;
 		for (unsigned i = 0; i < n; i++)
-			if (count[order[i]] == least && !ties--) {
+			if (load[i] == least && !ties--) {
 				best = i;
 				break;
 			}
@@ -741,7 +775,7 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 		for (unsigned i = 0; i < n; i++) {
 			unsigned idx = (start + i) % n;
 
-			if (count[order[idx]] == least) {
+			if (load[idx] == least) {
 				best = idx;
 				break;
 			}
@@ -750,7 +784,7 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 	port = order[best];
 done:
 	if (!(flags & CR_PS_NOCOUNT))
-		count[port]++;
+		(further ? xcount : count)[port]++;
 	return port;
 }
 
@@ -811,7 +845,7 @@ uint8_t cr_portsel_pick_flows(struct cr_portsel *ps, uint32_t sw,
 		if (flow[order[i]] < flow[port])
 			port = order[i];
 	flow[port] += flows;
-	ps->count[row + port]++;
+	(flags & CR_PS_BASE ? ps->count : ps->xcount)[row + port]++;
 	return port;
 }
 
