@@ -387,6 +387,41 @@ static void test_lmc_diversity(void **state)
 }
 
 /*
+ * LMC 1, two parallel cables from X to Y: the second LID takes the other
+ * cable though no further LID loads either, and the next base LID does
+ * not see the further LIDs' routes (it takes the cable no base LID uses).
+ */
+static void test_lmc_cable(void **state)
+{
+	struct cr_fabric *f = cr_fabric_new();
+	uint32_t x = tu_switch(f, 3, 1), y = tu_switch(f, 3, 2), h;
+	struct cr_routing *r;
+	struct cr_options o;
+	struct cr_portsel *ps;
+	const uint8_t cands[] = {1, 2};
+	uint16_t base;
+
+	(void)state;
+	tu_link(f, x, 1, y, 1);
+	tu_link(f, x, 2, y, 2);
+	h = tu_host(f, 1);
+	tu_link(f, y, 3, h, 1);
+	assert_int_equal(cr_fabric_assign_lids(f, 1), 0);
+	base = f->nodes[h].ports[1].lid;
+	r = cr_routing_new(f);
+	cr_options_init(&o);
+	ps = cr_portsel_new(f, &o, r);
+	r->lft[x][base] = cr_portsel_pick(ps, x, cands, 2, base, 0);
+	assert_int_equal(r->lft[x][base], 1);
+	r->lft[x][base + 1] = cr_portsel_pick(ps, x, cands, 2, base + 1, 0);
+	assert_int_equal(r->lft[x][base + 1], 2);
+	assert_int_equal(cr_portsel_pick(ps, x, cands, 2, base, 0), 2);
+	cr_portsel_free(ps);
+	cr_routing_free(r);
+	cr_fabric_free(f);
+}
+
+/*
  * CA LIDs leaf by leaf in port order, then switch LIDs; with LMC 1 every
  * port's base LID in that order, then its second LIDs in the same order.
  * A GUID order list comes first.
@@ -443,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_uncommit),
 		cmocka_unit_test(test_scatter_reproducible),
 		cmocka_unit_test(test_lmc_diversity),
+		cmocka_unit_test(test_lmc_cable),
 		cmocka_unit_test(test_lid_order),
 	};
 
