@@ -57,17 +57,7 @@ OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 [ $# -gt 0 ] || set -- random prod-tree torus director
 
-topo_of() {
-	case $1 in
-	random) "$CROUTE" gen random --switches 64 --links 8 --hosts 4 \
-		--seed 1 -o "$2" ;;
-	torus) "$CROUTE" gen torus 6 6 6 --hosts 2 -o "$2" ;;
-	prod-tree) cp "$top/tests/fabrics/prod-tree.topo" "$2" ;;
-	director) "$CROUTE" gen two-level --leaves 36 --hosts 18 \
-		--uplinks 18 --spines 18 --scramble 1 -o "$2" ;;
-	*) echo "unknown fabric $1" >&2; exit 2 ;;
-	esac
-}
+. "$top/bench/jobs/lib.sh"
 
 # the score's weights over the "own mean" of an orders table
 # shellcheck disable=SC2016
@@ -103,18 +93,7 @@ nonmin() {
 echo "# fabric seed auto osm(engine) tuned all min one target" \
 	"ceil/base tuned/ceil nonmin-auto nonmin-tuned verdict"
 for fab in "$@"; do
-	d=$OUT/$fab
-	mkdir -p "$d"
-	t=$d/topo
-	LIDS=
-	osm=
-	if [ -n "$OSM" ] && [ -f "$OSM/$fab/guid2lid" ]; then
-		cp "$OSM/$fab/topo" "$t"
-		LIDS="--lids $OSM/$fab/guid2lid"
-		osm=$OSM/$fab
-	else
-		topo_of "$fab" "$t" >/dev/null 2>&1
-	fi
+	fabric_dir "$fab"
 	PAT='' tag=''
 	for w in $SAMPLE; do
 		[ "${w%%:*}" = "$fab" ] && PAT="--pattern jobs:${w#*:}" tag=s

@@ -35,17 +35,7 @@ LIDS=
 mkdir -p "$OUT"
 [ $# -gt 0 ] || set -- random prod-tree torus director
 
-topo_of() {
-	case $1 in
-	random) "$CROUTE" gen random --switches 64 --links 8 --hosts 4 \
-		--seed 1 -o "$2" ;;
-	torus) "$CROUTE" gen torus 6 6 6 --hosts 2 -o "$2" ;;
-	prod-tree) cp "$top/tests/fabrics/prod-tree.topo" "$2" ;;
-	director) "$CROUTE" gen two-level --leaves 36 --hosts 18 \
-		--uplinks 18 --spines 18 --scramble 1 -o "$2" ;;
-	*) echo "unknown fabric $1" >&2; exit 2 ;;
-	esac
-}
+. "$top/bench/jobs/lib.sh"
 
 # term TOPO LFTS MIX: the jobs term (own order and the random ones).
 term() {
@@ -100,18 +90,7 @@ gain() {
 echo "# fabric seed jobs hosts auto best(engine) tuned vs-auto vs-best" \
 	"shift-auto shift-tuned loops sl-same osm(engine) vs-osm"
 for fab in "$@"; do
-	d=$OUT/$fab
-	mkdir -p "$d"
-	t=$d/topo
-	LIDS=
-	osm=
-	if [ -n "$OSM" ] && [ -f "$OSM/$fab/guid2lid" ]; then
-		cp "$OSM/$fab/topo" "$t"
-		LIDS="--lids $OSM/$fab/guid2lid"
-		osm=$OSM/$fab
-	else
-		topo_of "$fab" "$t" >/dev/null 2>&1
-	fi
+	fabric_dir "$fab"
 	# shellcheck disable=SC2086
 	"$CROUTE" route -q -t "$t" $LIDS -e auto $AUTO_ARGS -o "$d/auto.lfts" \
 		--lash-sl "$d/auto.sl" --lash-sl2vl "$d/auto.sl2vl" \
