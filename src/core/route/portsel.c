@@ -756,9 +756,8 @@ uint8_t cr_portsel_pick(struct cr_portsel *ps, uint32_t sw,
 
 	/*
 	 * Two balances, as with flow balance: base LIDs over the base LIDs'
-	 * routes, further LIDs over the further LIDs' (on the production
-	 * tree cr-lash's split score at LMC 1 was 0.686 weighing every
-	 * route, 0.729 so).
+	 * routes, further LIDs over the further LIDs'. Weighing every route
+	 * for the further LIDs stripes worse (bench/lmcbase).
 	 */
 	for (unsigned i = 0; i < n; i++) {
 		load[i] = further ? xcount[order[i]] : count[order[i]];
