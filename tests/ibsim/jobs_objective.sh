@@ -9,27 +9,18 @@
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
+. "$top_srcdir/tests/ibsim/jobslib.sh"
 
 cr_init jobs_objective
 
-topo=$CR_DIR/tree.topo
 # 16 hosts on 4 leaves, 2 spines: 2:1, so where a job's flows cross the
 # spines matters.
-cr_gen "$topo" two-level --leaves 4 --hosts 4 --uplinks 2 --spines 2
-cr_ibsim_start "$topo"
-
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
+jobs_fabric 4 4 2 2
 # Jobs A and B, written as croute-slurm writes the file.
 printf '301 h[0001-0002,0005-0006]\n302 h[0003,0007,0009,0013]\n' \
 	>"$JOBS.tmp" && chmod 644 "$JOBS.tmp" && mv "$JOBS.tmp" "$JOBS"
 # Another objective than the default, one whose tables differ here.
 OBJ="jobs:avg@4*0.8,alltoall:avg*0.2"
-
-state_key() {
-	sed -n "s/^$1 //p" "$STATE" 2>/dev/null
-}
 
 # offline NAME [OBJECTIVE]: `croute route -e minhop --jobs` on opensm's
 # LIDs, normalised into NAME.want.

@@ -15,34 +15,21 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/ibsim/faultlib.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
+. "$top_srcdir/tests/ibsim/jobslib.sh"
 
 cr_need ibnetdiscover
 cr_init jobs_route
 slurm_init jobs_route
 
-topo=$CR_DIR/tree.topo
 # 16 hosts h0001..h0016 on 4 leaves, 2 spines: 2:1, so that where a job's
 # flows cross the spines matters.
-cr_gen "$topo" two-level --leaves 4 --hosts 4 --uplinks 2 --spines 2
-cr_ibsim_start "$topo"
-
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
+jobs_fabric 4 4 2 2
 cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 1" \
 	"croute_jobs_wait 30"
 cr_opensm_start -R cr-minhop
 cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "opensm did not route"
 cr_quiet
-
-state_lists() {
-	sed -n 's/^jobs//p' "$STATE" 2>/dev/null | tr ' ' '\n' | grep -qx "$1"
-}
-
-state_key() {
-	sed -n "s/^$1 //p" "$STATE" 2>/dev/null
-}
 
 # offline NAME TOPO [JOBS]: `croute route -e minhop` on opensm's LIDs,
 # with --jobs JOBS when given, normalised into NAME.want.

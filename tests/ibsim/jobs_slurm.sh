@@ -9,18 +9,13 @@
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
+. "$top_srcdir/tests/ibsim/jobslib.sh"
 
 cr_init jobs_slurm
 slurm_init jobs_slurm
 
-topo=$CR_DIR/tree.topo
 # Hosts h0001..h0008: Slurm's node names.
-cr_gen "$topo" two-level --leaves 2 --hosts 4 --uplinks 2 --spines 2
-cr_ibsim_start "$topo"
-
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
+jobs_fabric 2 4 2 2
 # Readings 5 s apart: a prolog right after one waits for the next.
 cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 5" \
 	"croute_jobs_wait 20"
@@ -37,14 +32,6 @@ done
 syslog=1
 slurm_syslog_start || syslog=
 slurm_start 8
-
-state_lists() {
-	sed -n 's/^jobs//p' "$STATE" 2>/dev/null | tr ' ' '\n' | grep -qx "$1"
-}
-
-state_key() {
-	sed -n "s/^$1 //p" "$STATE" 2>/dev/null
-}
 
 cr_log "=== a job on h0002,h0005,h0007, just after a reading"
 r=$(state_key reading)

@@ -7,17 +7,12 @@
 # re-sweeps go on while the file changes all the time.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
+. "$top_srcdir/tests/ibsim/jobslib.sh"
 
 cr_init jobs_watch
 HOOK=$top_srcdir/contrib/croute-slurm
 
-topo=$CR_DIR/tree.topo
-cr_gen "$topo" two-level --leaves 2 --hosts 4 --uplinks 2 --spines 2
-cr_ibsim_start "$topo"
-
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
+jobs_fabric 2 4 2 2
 
 # hook prolog|epilog ID [NODELIST]: croute-slurm as Slurm runs it.
 hook() {
@@ -46,10 +41,6 @@ wait_state() {
 		}
 		sleep 0.1
 	done
-}
-
-state_key() {
-	sed -n "s/^$1 //p" "$STATE"
 }
 
 cr_log "=== jobs before opensm starts, read at its first routing"
