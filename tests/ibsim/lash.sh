@@ -174,6 +174,23 @@ lash_sa_check() {
 			echo "$d $s host-to-switch"
 		done
 	done <"$CR_DIR/$name.switches" >>"$CR_DIR/$name.pairs"
+	# And three host pairs the dump puts on a later layer than the
+	# first, so that the SA is seen to answer more than one layer's SL.
+	awk -v start="$start" '
+		FILENAME == ARGV[1] { guid[$1] = $2; next }
+		FILENAME == ARGV[2] { sl[$1 " " $2] = $3; next }
+		{ host[++n] = $1 }
+		END {
+			for (i = 1; i <= n && k < 3; i++)
+			for (j = 1; j <= n && k < 3; j++) {
+				v = sl[guid[host[i]] " " host[j]]
+				if (i != j && v != "" && v != start) {
+					print host[i], host[j], "host"
+					k++
+				}
+			}
+		}' "$CR_DIR/$name.ends" "$CR_DUMP/croute-lash-sl.dump" \
+		"$CR_DIR/$name.hosts" >>"$CR_DIR/$name.pairs"
 	seen_sls=
 	pairs=0
 	kinds=
