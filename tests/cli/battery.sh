@@ -15,7 +15,7 @@
 # BATTERY_VERBOSE=1 lists every case; BATTERY_ONLY=LABEL runs one group;
 # BATTERY_STRIDE=N damages every N-th of the lines it would (whole-file
 # damage stays): scripts/check's sanitizer build, where each case costs
-# three times as much, runs every third, the plain build all of them.
+# several times as much, runs every fifth, the plain build all of them.
 . "$(dirname "$0")/lib.sh"
 
 stride=${BATTERY_STRIDE:-1}
