@@ -31,18 +31,17 @@
 #define CR_JOBS_BASES_DEFAULT \
 	"minhop,minhop+ps,minhop+glob,updn,updn+ps,updn+glob,ftree"
 /*
- * The budget's unit: the pass's work (cr_est_inc_work) that one core of
- * this project's 2-core Debian 12 machine does in a second of CPU on
- * 256 hosts (bench/slurm/tuned.sh's fabric and jobs), so that budget B
- * is about B seconds of CPU there; cr-auto's CR_OPT_WORK_PER_S was
- * measured on smaller phases. Work, not time: the same tables under any
- * load.
+ * The budget's unit: the pass's work (cr_est_inc_work) that one core
+ * does in about a second of CPU on 256 hosts (bench/slurm/tuned.sh's
+ * fabric and jobs), so that budget B is about B seconds of CPU there;
+ * cr-auto's CR_OPT_WORK_PER_S was calibrated on smaller phases. Work, not
+ * time: the same tables under any load.
  */
 #define CR_JOBS_WORK_PER_S 20e6
 /*
  * Seconds of the pass's CPU (CR_JOBS_WORK_PER_S a second): the shortest
- * whole budget, about 1.1 s of CPU per tuning on 256 hosts; a prolog's
- * wait is that times how crowded the SM host is (bench/slurm/README).
+ * whole budget, so that a job starts on its routes within seconds; a
+ * prolog's wait grows with how crowded the SM host is (bench/slurm).
  */
 #define CR_JOBS_BUDGET_DEFAULT 1.0
 
