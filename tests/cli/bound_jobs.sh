@@ -7,15 +7,7 @@
 # routing's estimate --jobs (own order and mean over the orders) stays
 # under the minimal-path bound, that under the all-path one. Bad input:
 # exit 2.
-set -u
-croute=${top_builddir:-.}/src/cli/croute
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+. "$(dirname "$0")/lib.sh"
 # the "# on N random host orders" table's row: own mean worst
 orders_row() {
 	awk '/random host orders/ { on = 1; next }
