@@ -73,7 +73,12 @@ struct cr_jobs_watch {
 	char path[1024];
 	char dir[1024];
 	const char *base; /* the file's name in dir, into path */
-	struct cr_jobs_conf conf; /* file points to path */
+	struct cr_jobs_conf conf; /* file points to path, objective to own */
+	/*
+	 * The sweeper rewrites its configuration at every run while this
+	 * thread tunes: the objective's text is read from a copy of its own.
+	 */
+	char objective[512];
 	unsigned long readings;
 	bool warned_dir; /* the directory's watch failure is logged */
 };
@@ -482,6 +487,7 @@ static bool conf_same(const struct cr_jobs_watch *w,
 		      const struct cr_jobs_conf *jc)
 {
 	return !strcmp(w->path, jc->file) &&
+	       !strcmp(w->objective, jc->objective ? jc->objective : "") &&
 	       w->conf.threshold == jc->threshold &&
 	       w->conf.max_churn == jc->max_churn &&
 	       w->conf.min_interval == jc->min_interval &&
@@ -522,6 +528,9 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc,
 	w->base = w->path + (strrchr(w->path, '/') - w->path) + 1;
 	w->conf = *jc;
 	w->conf.file = w->path;
+	snprintf(w->objective, sizeof(w->objective), "%s",
+		 jc->objective ? jc->objective : "");
+	w->conf.objective = jc->objective ? w->objective : NULL;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	w->kfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

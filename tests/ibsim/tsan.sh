@@ -92,6 +92,70 @@ rc=$?
 [ $rc = 0 ] || cr_fail "opensm with cr-auto's thread exited with status $rc"
 cr_expect_log "cancelled: the configuration changed" \
 	"the configuration change did not cancel the improve step"
+
+# The jobs file (croute_jobs_file): its watcher thread tunes the tables
+# for the jobs (jobs_route.c) while re-sweeps come, on an objective read
+# from the configuration each sweep reads again; the file changes while
+# a tuning runs (read once it ends), a croute_jobs_* key changes while
+# one runs (the sweeper cancels and joins the watcher), and opensm stops
+# while one runs (cancelled, joined).
+mkdir -p "$CR_DIR/jobs"
+JOBS=$CR_DIR/jobs/jobs
+STATE=$JOBS.state
+# put TEXT: the jobs file replaced as croute-slurm does, root's, 0644.
+put() {
+	printf '%s\n' "$1" >"$JOBS.tmp" && chmod 644 "$JOBS.tmp" &&
+		mv "$JOBS.tmp" "$JOBS"
+}
+# jobs_conf MIN_INTERVAL: the keys of this phase.
+jobs_conf() {
+	cr_conf "sweep_interval 0" "croute_jobs_file $JOBS" \
+		"croute_jobs_min_interval $1" "croute_jobs_threshold 0" \
+		"croute_jobs_objective jobs:avg@4*0.8,alltoall:avg*0.2"
+}
+TUNING="jobs: tuning the tables for"
+TOOK="jobs: the tuning took"
+JOBS_A="501 h[0001-0002,0009-0010,0017-0018]
+502 h[0003,0011,0019,0025,0033,0041]"
+JOBS_B="$JOBS_A
+503 h[0004-0005,0028-0029]"
+put "$JOBS_A"
+jobs_conf 0
+cr_opensm_start -R cr-minhop
+cr_wait_log "$CR_LOG" "$TUNING" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no tuning for the jobs under TSan"
+# Re-sweeps of the same fabric while the tuning runs: it goes on.
+during=0
+for i in 1 2 3; do
+	n=$(cr_count "$CR_DONE")
+	cr_hup
+	cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" \
+		"$CR_OSM_PID" || cr_fail "no routing after SIGHUP $i (jobs)"
+	[ "$(cr_count "$TOOK")" = 0 ] && during=$((during + 1))
+done
+# The file changes while the first tuning runs: read once it ends.
+put "$JOBS_B"
+cr_wait_log "$CR_LOG" "$TUNING" 2 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "the changed jobs file is not tuned for"
+# A croute_jobs_* key changes while that tuning runs: the sweeper stops
+# the watcher (cancel, join) and starts another, which tunes again.
+jobs_conf 1
+n=$(cr_count "$CR_DONE")
+cr_hup
+cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "no routing after the jobs keys changed"
+cr_expect_log "no longer watched \\(croute_jobs_\\* changed\\)"
+# opensm stops while the restarted watcher tunes: cancelled, joined.
+cr_wait_log "$CR_LOG" "$TUNING" 3 "$CR_TIMEOUT" "$CR_OSM_PID" ||
+	cr_fail "the restarted watcher does not tune"
+cr_opensm_stop "$CR_TIMEOUT"
+rc=$?
+[ $rc = 0 ] || cr_fail "opensm with the jobs watcher exited with status $rc"
+stopped=$(cr_count "jobs: the tuning stopped: the tables changed or opensm")
+cr_log "$during of 3 re-sweeps came while the first tuning ran;" \
+	"$stopped of $(cr_count "$TUNING") tunings cancelled"
+[ "$during" -ge 1 ] || cr_fail "no re-sweep came while a tuning ran"
+[ "$stopped" -ge 1 ] || cr_fail "no tuning was cancelled"
 cr_ibsim_stop
 
 sup=$(grep -c "superseded by a newer routing" "$est_log")
