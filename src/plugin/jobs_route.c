@@ -72,6 +72,7 @@ struct cr_jobs_route {
 	struct jr_base *base; /* NULL: none installed */
 	struct cr_routing *tuned; /* in the switches, NULL: the base */
 	const char *tuned_why;
+	bool carried; /* tuned is an older base's, kept for this one */
 	struct cr_routing *kept; /* to install at the next sweep */
 	const char *kept_why;
 	uint64_t kept_token;
@@ -120,6 +121,7 @@ static void drop_locked(struct cr_jobs_route *jr)
 	jr->base = NULL;
 	cr_routing_free(jr->tuned);
 	jr->tuned = NULL;
+	jr->carried = false;
 	cr_routing_free(jr->kept);
 	jr->kept = NULL;
 	jr->installing = false;
@@ -219,7 +221,7 @@ bool cr_jobs_route_sweep(struct cr_jobs_route *jr,
 	uint64_t fd = cr_bg_fabric_digest(f);
 	struct jr_base *b, *nb = NULL;
 	const struct cr_routing *target;
-	struct cr_routing *c;
+	struct cr_routing *c = NULL, *carry = NULL;
 
 	pthread_mutex_lock(&jr->lock);
 	b = jr->base;
@@ -246,12 +248,26 @@ bool cr_jobs_route_sweep(struct cr_jobs_route *jr,
 		pthread_mutex_unlock(&jr->lock);
 		return c != NULL;
 	}
+	/*
+	 * New base tables on the same fabric (cr-auto's background
+	 * improvement, a pass) while the jobs' are in the switches: those
+	 * stay until the new base is tuned, so that the one change made is
+	 * the tuning's, checked from them (worth_it()), not an unchecked
+	 * step back to the engine's tables and forth again.
+	 */
+	if (b && b->e == pe->e && b->fabric_digest == fd && jr->tuned &&
+	    same_sls(f, jr->tuned, *r)) {
+		carry = jr->tuned;
+		jr->tuned = NULL;
+	}
 	if (b)
-		cr_info("%s: jobs: %s: these tables are installed, then tuned"
-			" for the running jobs",
+		cr_info("%s: jobs: %s: %s, then tuned for the running jobs",
 			pe->name,
 			b->fabric_digest != fd ? "the fabric changed"
-					       : "new base tables");
+					       : "new base tables",
+			carry ? "the jobs' tables stay installed until these"
+				" are"
+			      : "these tables are installed");
 	drop_locked(jr);
 	/* copies made under the lock: the watcher only reads the base */
 	nb = base_new(pe, f, o, *r, by, fd);
@@ -264,9 +280,18 @@ bool cr_jobs_route_sweep(struct cr_jobs_route *jr,
 		nb->gen = jr->gen;
 		jr->base = nb;
 		jr->fresh = true;
+		if (carry && (c = cr_routing_copy(carry))) {
+			jr->tuned = carry;
+			jr->tuned_why = "tuned";
+			jr->carried = true;
+			carry = NULL;
+			cr_routing_free(*r);
+			*r = c;
+		}
 	}
+	cr_routing_free(carry);
 	pthread_mutex_unlock(&jr->lock);
-	return false;
+	return c != NULL;
 }
 
 bool cr_jobs_route_installed(struct cr_jobs_route *jr)
@@ -278,6 +303,7 @@ bool cr_jobs_route_installed(struct cr_jobs_route *jr)
 		cr_routing_free(jr->tuned);
 		jr->tuned = jr->kept;
 		jr->tuned_why = jr->kept_why;
+		jr->carried = false;
 		jr->kept = NULL;
 		jr->installing = false;
 		jr->news = true;
@@ -354,7 +380,7 @@ static bool has_pair(const struct cr_jobs *jobs)
 static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 		     const struct cr_jobs *jobs, const struct cr_routing *from,
 		     const struct cr_routing *to, const struct cr_jobs_gain *g,
-		     const char **why)
+		     bool carried, const char **why)
 {
 	const struct cr_fabric *f = b->f;
 	bool to_base = same_tables(f, b->r, to);
@@ -370,14 +396,15 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 	if (before < 0)
 		return false;
 	gain = before > 0 ? after / before - 1 : 0;
-	if (to_base && pair && after < before) {
+	/* from a carried older base, the engine moved anyway: no gain asked */
+	if (to_base && pair && !carried && after < before) {
 		cr_info("%s: jobs: back to the engine's tables would lose"
 			" %.2f%% on the running jobs; the installed tables"
 			" stay",
 			b->name, -100 * gain);
 		return false;
 	}
-	if (!to_base && gain < jc->threshold) {
+	if (!to_base && !carried && gain < jc->threshold) {
 		cr_info("%s: jobs: predicted gain on the running jobs %+.2f%%"
 			" (%.4f -> %.4f) is below croute_jobs_threshold"
 			" (%.2f%%); the installed tables stay",
@@ -409,13 +436,15 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 	cr_info("%s: jobs: predicted gain on the running jobs %+.2f%% (%.4f"
 		" -> %.4f), %" PRIu64 " LFT entries change (%.2f%%): %s",
 		b->name, 100 * gain, before, after, churn, 100 * share,
-		to_base ? "back to the engine's tables" : "tuned for the jobs");
+		to_base	  ? "back to the engine's tables"
+		: carried ? "the new base tables, tuned for the jobs"
+			  : "tuned for the jobs");
 	return true;
 }
 
 /* The base to tune and a copy of the installed tables; NULL: none. */
 static struct jr_base *take_base(struct cr_jobs_route *jr,
-				 struct cr_routing **installed)
+				 struct cr_routing **installed, bool *carried)
 {
 	struct jr_base *b;
 
@@ -423,6 +452,7 @@ static struct jr_base *take_base(struct cr_jobs_route *jr,
 	b = jr->base;
 	if (b) {
 		*installed = cr_routing_copy(jr->tuned ? jr->tuned : b->r);
+		*carried = jr->carried;
 		if (*installed)
 			b->refs++;
 		else
@@ -461,6 +491,15 @@ static bool keep(struct cr_jobs_route *jr, const struct jr_base *b,
 	return ok;
 }
 
+/* The carried tables turned out to be b's own tuning: gains count again. */
+static void uncarry(struct cr_jobs_route *jr, const struct jr_base *b)
+{
+	pthread_mutex_lock(&jr->lock);
+	if (jr->base == b && b->gen == jr->gen)
+		jr->carried = false;
+	pthread_mutex_unlock(&jr->lock);
+}
+
 /* Seconds of CPU this thread used. */
 static double thread_cpu(void)
 {
@@ -477,7 +516,8 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 					uint64_t token, const char **why)
 {
 	struct cr_routing *installed = NULL, *to = NULL;
-	struct jr_base *b = take_base(jr, &installed);
+	bool carried = false;
+	struct jr_base *b = take_base(jr, &installed, &carried);
 	struct cr_stop stop = {&jr->cancel, 0};
 	/*
 	 * as `croute route --jobs [--jobs-budget croute_jobs_budget]
@@ -534,8 +574,10 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		cr_info("%s: jobs: the installed tables are those tuned for"
 			" the %u jobs (jobs term %.4f)",
 			b->name, jobs->num_jobs, g.jobs_after);
+		if (carried)
+			uncarry(jr, b);
 		v = CR_JOBS_KEPT;
-	} else if (!worth_it(b, jc, jobs, installed, to, &g, why)) {
+	} else if (!worth_it(b, jc, jobs, installed, to, &g, carried, why)) {
 		*why = "unchanged";
 		v = CR_JOBS_KEPT;
 	} else if (__atomic_load_n(&jr->stopping, __ATOMIC_ACQUIRE)) {
