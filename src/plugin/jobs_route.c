@@ -18,7 +18,9 @@
  * jobs run). Kept tables are installed by a heavy sweep, as the
  * background improvements are, when that sweep's fabric and base tables
  * are the snapshot's; any other base drops them, is installed at once,
- * and is tuned again once installed.
+ * and is tuned again once installed, but for new base tables of the same
+ * fabric while the jobs' are in the switches: those stay until the new
+ * base is tuned (carried; cr_jobs_route_sweep()).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -256,7 +258,7 @@ bool cr_jobs_route_sweep(struct cr_jobs_route *jr,
 	 * step back to the engine's tables and forth again.
 	 */
 	if (b && b->e == pe->e && b->fabric_digest == fd && jr->tuned &&
-	    same_sls(f, jr->tuned, *r)) {
+	    !same_tables(f, b->r, jr->tuned) && same_sls(f, jr->tuned, *r)) {
 		carry = jr->tuned;
 		jr->tuned = NULL;
 	}

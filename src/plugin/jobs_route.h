@@ -37,7 +37,9 @@ void cr_jobs_route_free(struct cr_jobs_route *jr);
 /*
  * The sweeper, after routing f into *r (the base tables): when f and *r
  * are those the jobs' tables were tuned from, *r becomes those tables
- * (true); otherwise a copy of the base is kept for the next tuning.
+ * (true); otherwise a copy of the base is kept for the next tuning, and
+ * *r becomes the jobs' tables in the switches (true) when the fabric is
+ * the same, until the new base is tuned.
  * False too when out of memory (logged; the base tables are installed).
  */
 bool cr_jobs_route_sweep(struct cr_jobs_route *jr,

@@ -39,9 +39,10 @@ cr_conf "sweep_interval 0" "croute_auto_budget $budget" "$far" \
 	"croute_jobs_file $JOBS" "croute_jobs_min_interval 0"
 cr_opensm_start -R cr-auto
 
-# How an improve step ends; what the jobs' tuning decides; a new base.
+# How an improve step ends; what the jobs' tuning decides (a tuning
+# that stopped for new tables is tuned again: no decision); a new base.
 END="background: (improvement found|nothing better|nothing to install|the improvement is not installed|no improve step)"
-DECIDED="jobs: (the installed tables are those|.*the installed tables stay|a heavy sweep requested|the tuning stopped|the tables changed while)"
+DECIDED="jobs: (the installed tables are those|.*the installed tables stay|a heavy sweep requested)"
 NEWBASE="jobs: (the fabric changed|new base tables):"
 
 # settled: the improve step ended, the jobs' decision on the last base
@@ -86,7 +87,7 @@ changes() {
 		}
 		/run: churn [0-9]+ LFT entries against/ {
 			c = $0; sub(/.*run: churn /, "", c); sub(/ .*/, "", c)
-			if (seen++ && c > 0)
+			if (seen++ && c + 0 > 0)
 				print c, (c in safe) ? "" : "unchecked"
 			split("", safe)
 		}' "$CR_LOG"

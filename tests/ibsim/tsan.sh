@@ -8,7 +8,11 @@
 # works on the previous routing, so the sweeper (log level, routing, dumps, temporary files) and
 # the estimate thread (log, dump) run at once; then opensm stops, joining
 # the thread. Then cr-auto, its improve step on a thread of its own while
-# sweeps come, a changed configuration cancels it and opensm stops. No ThreadSanitizer report may name croute's code.
+# sweeps come, a changed configuration cancels it and opensm stops, the
+# jobs file's watcher tuning beside it. Then the watcher alone: it tunes
+# for the jobs while re-sweeps come, the file and a croute_jobs_* key
+# change during a tuning, and opensm stops during one. No
+# ThreadSanitizer report may name croute's code.
 # Skipped in a build without TSan.
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/ibsim/lib.sh"
@@ -65,16 +69,40 @@ rc=$?
 [ $rc = 0 ] || cr_fail "opensm with the TSan plugin exited with status $rc"
 est_log=$CR_LOG
 
+# The jobs file of the phases below, written as croute-slurm does.
+mkdir -p "$CR_DIR/jobs"
+JOBS=$CR_DIR/jobs/jobs
+STATE=$JOBS.state
+# put TEXT: the jobs file replaced as croute-slurm does, root's, 0644.
+put() {
+	printf '%s\n' "$1" >"$JOBS.tmp" && chmod 644 "$JOBS.tmp" &&
+		mv "$JOBS.tmp" "$JOBS"
+}
+# jobs_conf MIN_INTERVAL: the keys of the jobs phase.
+jobs_conf() {
+	cr_conf "sweep_interval 0" "croute_jobs_file $JOBS" \
+		"croute_jobs_min_interval $1" "croute_jobs_threshold 0" \
+		"croute_jobs_objective jobs:avg@4*0.8,alltoall:avg*0.2"
+}
+JOBS_A="501 h[0001-0002,0009-0010,0017-0018]
+502 h[0003,0011,0019,0025,0033,0041]"
+JOBS_B="$JOBS_A
+503 h[0004-0005,0028-0029]"
 # cr-auto's improve step on its thread: sweeps come while it runs (a
 # changed configuration cancels it and starts another), it asks for its
 # own heavy sweep when it finds better tables, and opensm stops with one
-# running, joining it; the estimate thread runs meanwhile.
-cr_conf "sweep_interval 0" "croute_auto_budget 0.5" "croute_estimate full"
+# running, joining it; the estimate thread runs meanwhile, and the jobs
+# file's watcher tunes for the jobs beside the improve step (their
+# tables meet in the sweep, as tests/ibsim/jobs_auto.sh checks).
+put "$JOBS_A"
+cr_conf "sweep_interval 0" "croute_auto_budget 0.5" "croute_estimate full" \
+	"croute_jobs_file $JOBS" "croute_jobs_min_interval 0"
 cr_opensm_start -R cr-auto
 STARTS="background: the improve step starts"
 cr_wait_log "$CR_LOG" "$STARTS" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "no improve step under TSan"
-cr_conf "sweep_interval 0" "croute_auto_budget 0.6" "croute_estimate full"
+cr_conf "sweep_interval 0" "croute_auto_budget 0.6" "croute_estimate full" \
+	"croute_jobs_file $JOBS" "croute_jobs_min_interval 0"
 n=$(cr_count "$CR_DONE")
 kill -HUP "$(cr_opensm_pid)"
 cr_wait_log "$CR_LOG" "$CR_DONE" $((n + 1)) "$CR_TIMEOUT" "$CR_OSM_PID" ||
@@ -99,26 +127,8 @@ cr_expect_log "cancelled: the configuration changed" \
 # a tuning runs (read once it ends), a croute_jobs_* key changes while
 # one runs (the sweeper cancels and joins the watcher), and opensm stops
 # while one runs (cancelled, joined).
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
-# put TEXT: the jobs file replaced as croute-slurm does, root's, 0644.
-put() {
-	printf '%s\n' "$1" >"$JOBS.tmp" && chmod 644 "$JOBS.tmp" &&
-		mv "$JOBS.tmp" "$JOBS"
-}
-# jobs_conf MIN_INTERVAL: the keys of this phase.
-jobs_conf() {
-	cr_conf "sweep_interval 0" "croute_jobs_file $JOBS" \
-		"croute_jobs_min_interval $1" "croute_jobs_threshold 0" \
-		"croute_jobs_objective jobs:avg@4*0.8,alltoall:avg*0.2"
-}
 TUNING="jobs: tuning the tables for"
 TOOK="jobs: the tuning took"
-JOBS_A="501 h[0001-0002,0009-0010,0017-0018]
-502 h[0003,0011,0019,0025,0033,0041]"
-JOBS_B="$JOBS_A
-503 h[0004-0005,0028-0029]"
 put "$JOBS_A"
 jobs_conf 0
 cr_opensm_start -R cr-minhop
