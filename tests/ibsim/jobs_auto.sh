@@ -24,10 +24,7 @@ cr_init jobs_auto
 # jobs whose tuning differs on the two.
 topo=$CR_DIR/fabric.topo
 cr_gen "$topo" random --switches 8 --links 3 --hosts 3 --seed 6
-cr_ibsim_start "$topo"
-mkdir -p "$CR_DIR/jobs"
-JOBS=$CR_DIR/jobs/jobs
-STATE=$JOBS.state
+jobs_ibsim
 printf '%s\n' '201 h[0001-0002,0007-0008]' '202 h[0004,0010,0013,0016]' \
 	'203 h[0003,0006,0012,0015]' >"$JOBS.tmp" && chmod 644 "$JOBS.tmp" && mv "$JOBS.tmp" "$JOBS"
 budget=1
@@ -112,6 +109,10 @@ cr_lfts_norm "$CR_DIR/offline.lfts" >"$CR_DIR/offline.norm"
 cr_same "$CR_DIR/offline.norm" "$CR_DIR/plugin.norm" 10 \
 	"the installed LFTs are not offline croute route -e auto --jobs"
 cr_log "installed LFTs = offline croute route -e auto --jobs"
+# The state file lists the jobs (what croute-slurm's prolog waits for).
+for id in 201 202 203; do
+	state_lists $id || cr_fail "the state file does not list job $id"
+done
 
 # A sweep now reinstalls them: nothing left to undo.
 cr_resweep

@@ -7,6 +7,11 @@ jobs_fabric() {
 	topo=$CR_DIR/tree.topo
 	cr_gen "$topo" two-level --leaves "$1" --hosts "$2" --uplinks "$3" \
 		--spines "$4"
+	jobs_ibsim
+}
+
+# jobs_ibsim: as jobs_fabric, on the fabric already in topo.
+jobs_ibsim() {
 	cr_ibsim_start "$topo"
 	mkdir -p "$CR_DIR/jobs"
 	JOBS=$CR_DIR/jobs/jobs
