@@ -142,9 +142,16 @@ void cr_jobs_route_free(struct cr_jobs_route *jr)
 
 void cr_jobs_route_stopping(struct cr_jobs_route *jr, bool on)
 {
+	/*
+	 * Under the lock: take_base() reads stopping and clears cancel
+	 * under it, and a cancel raised between the two would be lost; the
+	 * sweeper would then wait in the join for a whole tuning.
+	 */
+	pthread_mutex_lock(&jr->lock);
 	__atomic_store_n(&jr->stopping, on, __ATOMIC_RELEASE);
 	if (on)
 		__atomic_store_n(&jr->cancel, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&jr->lock);
 }
 
 void cr_jobs_route_forget(struct cr_jobs_route *jr, const char *why)
