@@ -165,7 +165,8 @@ stopped=$(cr_count "jobs: the tuning stopped: the tables changed or opensm")
 cr_log "$during of 3 re-sweeps came while the first tuning ran;" \
 	"$stopped of $(cr_count "$TUNING") tunings cancelled"
 [ "$during" -ge 1 ] || cr_fail "no re-sweep came while a tuning ran"
-[ "$stopped" -ge 1 ] || cr_fail "no tuning was cancelled"
+# the key change's and the exit's (a tuning takes seconds under TSan)
+[ "$stopped" -ge 2 ] || cr_fail "a tuning was not cancelled"
 cr_ibsim_stop
 
 sup=$(grep -c "superseded by a newer routing" "$est_log")
