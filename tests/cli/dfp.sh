@@ -10,7 +10,8 @@
 # on the intact fabric; a fabric that is no dragonfly+ (a torus, trees)
 # it refuses with exit status 2, saying why; cr-auto with --qos
 # qualifies it. Where pairs of groups share uneven numbers of global
-# cables, it balances path loads and stays ahead of cr-lash.
+# cables, it balances path loads and stays ahead of cr-lash, and
+# cr-auto does not route its dfp+glob candidate again.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -127,6 +128,14 @@ done
 	fail "dfp routes d"
 grep -q "balancing path loads" "$tmp/err" &&
 	fail "dfp balances path loads where every group pair shares a cable"
+# There cr-auto's dfp+glob would route dfp's tables again: it takes
+# dfp's results instead; where flow balance stays, it routes its own.
+for t in u:"the tables of dfp \(not routed again\)" d:"routed in"; do
+	expect 0 "cr-auto: +[0-9]+ +[0-9]+ +dfp\+glob .*${t#*:}" \
+		"cr-auto's dfp+glob on ${t%%:*}" "$croute" route -v \
+		-t "$tmp/${t%%:*}.topo" -e auto --qos --no-auto-optimize \
+		--auto-candidates dfp,dfp+glob -o /dev/null
+done
 
 # Not a dragonfly+ (a torus: leaves cabled to leaves; trees: one group,
 # or groups without leaves): refused, saying why, exit 2, no tables.

@@ -134,6 +134,11 @@ struct cr_byproducts {
 	 * candidate to; 0 on any other fabric.
 	 */
 	uint8_t native_vls;
+	/*
+	 * cr-dfp: its own rule chose path loads (croute_balance global's
+	 * port choice), so its tables are those it routes with that asked.
+	 */
+	bool path_loads;
 };
 
 /* Frees what b holds and empties it. */

@@ -1032,6 +1032,7 @@ int cr_dfp_route(const struct cr_fabric *f, const struct cr_options *o,
 		goto out;
 	}
 	ret = cr_ranked_finish(&d.rp, by, "paths through a third group");
+	by->path_loads = ret >= 0 && d.rp.o == &po;
 	if (ret)
 		goto out;
 	cr_info("cr-dfp: %u switches in %u groups routed on %u VL(s)", d.rp.ns,

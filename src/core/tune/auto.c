@@ -326,6 +326,7 @@ void auto_run_one(const struct run *a, struct cand *c, struct cr_routing **out,
 	cr_log_set_thread(NULL, NULL);
 	c->route_s = cr_now() - t0;
 	c->routed = rc == 0;
+	c->path_loads = rc == 0 && by->path_loads;
 	if (rc < 0) {
 		snprintf(c->why, sizeof(c->why), "refused: %.140s",
 			 cap.first_err[0] ? cap.first_err : "(no reason)");
@@ -721,6 +722,10 @@ static void run_candidates(struct run *a)
 		c->score = a->scores + (size_t)i * a->obj.num_terms;
 		if (skipped(a, i))
 			continue;
+		if (auto_take_same(a, i)) {
+			a->work_done += a->work[i];
+			continue;
+		}
 		auto_run_one(a, c, &cr, &a->cand_by);
 		a->work_done += a->work[i];
 		if (cr && vl_limit(a, c, cr, &a->cand_by)) {

@@ -69,6 +69,14 @@ struct cand {
 	unsigned fin;
 	uint64_t credit_loops;
 	unsigned vls; /* the VLs its routing uses (1 without layers) */
+	/* cr-dfp chose path loads itself (cr_byproducts.path_loads) */
+	bool path_loads;
+	/*
+	 * 1 + the index of the earlier candidate whose tables this one
+	 * would route again: its results are that one's, not routed
+	 * again (auto_same.c); 0: none.
+	 */
+	int same_as;
 	double route_s, check_s, score_s, total_s;
 };
 
@@ -182,6 +190,14 @@ int auto_cmp(const struct cr_objective *obj, double thr, const double *a,
  */
 void auto_keep(struct run *a, int i, struct cr_routing *r,
 	       struct cr_byproducts *by);
+/* Where auto_keep() would put scores sc on vls VLs (>= cap: not kept). */
+unsigned auto_keep_pos(const struct run *a, const double *sc, unsigned vls);
+/*
+ * auto_same.c: when candidate i would route the tables of an earlier
+ * one again, takes that one's results (and a copy of its routing where
+ * it is kept) instead of routing: true. False: route it.
+ */
+bool auto_take_same(struct run *a, int i);
 /*
  * Scores the finalists on held-out samples and makes the best there the
  * winner (a->best, a->best_by, a->win); ties keep the training order.

@@ -63,21 +63,27 @@ int auto_cmp(const struct cr_objective *obj, double thr, const double *a,
 	return cr_objective_cmp_tol(obj, a, b);
 }
 
-void auto_keep(struct run *a, int i, struct cr_routing *r,
-	       struct cr_byproducts *by)
+unsigned auto_keep_pos(const struct run *a, const double *sc, unsigned vls)
 {
-	const double *s = a->v[i].score;
-	unsigned p = 0, cap = a->nfin ? a->nfin : 1;
 	double thr = auto_threshold(a->ac);
+	unsigned p = 0;
 
 	while (p < a->kept) {
 		const struct cand *k = &a->v[a->fin_idx[p]];
 
-		if (auto_cmp(&a->obj, thr, s, a->v[i].vls, k->score, k->vls) >
-		    0)
+		if (auto_cmp(&a->obj, thr, sc, vls, k->score, k->vls) > 0)
 			break;
 		p++;
 	}
+	return p;
+}
+
+void auto_keep(struct run *a, int i, struct cr_routing *r,
+	       struct cr_byproducts *by)
+{
+	unsigned p = auto_keep_pos(a, a->v[i].score, a->v[i].vls);
+	unsigned cap = a->nfin ? a->nfin : 1;
+
 	if (p >= cap) {
 		cr_routing_free(r);
 		cr_byproducts_release(by);
@@ -157,6 +163,18 @@ int auto_choose_heldout(struct run *a)
 		struct cand *c = &a->v[a->fin_idx[j]];
 
 		c->held = a->held_scores + (size_t)j * a->obj.num_terms;
+		h[j] = c->held;
+		vls[j] = c->vls;
+		/* the same tables as an earlier finalist: its scores */
+		for (unsigned e = 0; e < j; e++)
+			if (c->same_as == a->fin_idx[e] + 1)
+				h[j] = a->v[a->fin_idx[e]].held;
+		if (h[j] != c->held) {
+			memcpy(c->held, h[j],
+			       a->obj.num_terms * sizeof(*c->held));
+			h[j] = c->held;
+			continue;
+		}
 		if (cr_objective_score_set(a->f, a->fin_r[j], &a->held_obj,
 					   a->hosts, CR_SCORE_HELDOUT,
 					   c->held)) {
@@ -168,8 +186,6 @@ int auto_choose_heldout(struct run *a)
 			ret = -1;
 			goto out;
 		}
-		h[j] = c->held;
-		vls[j] = c->vls;
 	}
 	auto_rank_heldout(&a->obj, auto_threshold(a->ac), h, vls, k, rank);
 	for (unsigned j = 0; j < k; j++) {

@@ -111,6 +111,13 @@ static void format_row(const struct run *a, unsigned pos, char *buf, size_t len)
 		return;
 	if (!c->ran)
 		snprintf(buf + k, len - k, " | skipped: %s", c->why);
+	else if (c->same_as)
+		snprintf(buf + k, len - k,
+			 " | VLs %u, credit loops %llu, the tables of %s"
+			 " (not routed again) | %s",
+			 c->vls, (unsigned long long)c->credit_loops,
+			 a->v[c->same_as - 1].name,
+			 winner ? "WINNER" : "qualifies");
 	else if (!c->routed)
 		snprintf(buf + k, len - k, " | %.4f s | rejected: %s",
 			 c->total_s, c->why);
