@@ -9,7 +9,7 @@
 # Rows: cr-auto (qos TRUE, -Q, both steps in the sweep:
 # croute_auto_background FALSE, so that opensm -o installs its final
 # tables and route_s is their time), cr-hyperx (-Q) on the HyperX, and
-# OpenSM's minhop, updn, ftree, and dfsssp and nue with -Q. Each
+# OpenSM's minhop, updn, ftree, and dfsssp, nue and lash with -Q. Each
 # installed opensm-lfts.dump is scored with `croute estimate` (shift on
 # PHASES sampled phases, default 16, or "all" of them; bisect:10;
 # rail-ring on the rail tree; fractions of injection) on the fabric's
@@ -18,9 +18,9 @@
 # checked by
 # `croute check` (with the plugin's path-SL and SL2VL dumps for cr-auto's
 # layered winners: "OK" or u<unreachable>,c<VLs with credit loops>; the
-# built-ins' SLs are not dumped, so dfsssp's and nue's loops on one VL
-# are expected). "VLs": cr-auto's SLs in use, else "-". "/bound" is the
-# own-order figure over `croute bound`'s for the same phases. The
+# built-ins' SLs are not dumped, so dfsssp's, nue's and lash's loops on
+# one VL are expected). "VLs": cr-auto's SLs in use, else "-". "/bound"
+# is the own-order figure over `croute bound`'s for the same phases. The
 # "auto offline" row is `croute route -e auto --qos`, the same tables
 # cr-auto installs unless its wall clock cut candidates.
 #
@@ -143,7 +143,7 @@ for spec in "$@"; do
 	extra=
 	case $spec in hyperx | *=hyperx*) extra=cr-hyperx ;; esac
 	for row in "cr-auto Q" ${extra:+"$extra Q"} "minhop -" "updn -" \
-		"ftree -" "dfsssp Q" "nue Q"; do
+		"ftree -" "dfsssp Q" "nue Q" "lash Q"; do
 		set -- $row
 		if [ "$1" = cr-auto ]; then
 			# both steps in the sweep: its time and final winner
