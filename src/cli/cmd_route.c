@@ -27,6 +27,7 @@ enum {
 	KEY_JOBS,
 	KEY_JOBS_OBJECTIVE,
 	KEY_JOBS_BUDGET,
+	KEY_JOBS_REFINE,
 };
 
 static const struct cli_opt route_opts[] = {
@@ -54,6 +55,10 @@ static const struct cli_opt route_opts[] = {
 	{"jobs-budget", KEY_JOBS_BUDGET, "S",
 	 "with --jobs: seconds of the pass's work, about seconds of CPU on"
 	 " 256 hosts (1)"},
+	{"jobs-refine", KEY_JOBS_REFINE, "S",
+	 "with --jobs: the refine stage's budget, in the same unit, after"
+	 " the first stage's (10); 0: the first stage's tables, those the"
+	 " plugin installs first"},
 	CLI_OPT_END,
 };
 
@@ -109,6 +114,14 @@ static int route_opt(void *arg, int key, const char *val)
 		if (cli_uint(c->setup.cmd, "--jobs-budget", val, 100000, &v))
 			return -1;
 		c->jp.budget = (double)v;
+		break;
+	}
+	case KEY_JOBS_REFINE: {
+		unsigned long v;
+
+		if (cli_uint(c->setup.cmd, "--jobs-refine", val, 100000, &v))
+			return -1;
+		c->jp.refine = (double)v;
 		break;
 	}
 	default:
@@ -223,7 +236,7 @@ static int route_jobs(struct route_ctx *c, const struct cr_fabric *f,
 					 &c->setup.by};
 	struct cr_routing *tuned = NULL;
 	struct cr_jobs_gain g;
-	struct cr_stop stop = {NULL, cr_now() + CLI_GIVE_UP_S};
+	struct cr_stop stop = {.deadline = cr_now() + CLI_GIVE_UP_S};
 
 	/* Offline no one waits: the work alone decides, as for cr-auto. */
 	c->jp.stop = &stop;
@@ -367,6 +380,7 @@ static int route_run(const struct cli_cmd *cmd, int argc, char **argv)
 	int ret = CLI_BAD;
 
 	cli_setup_init(&c.setup, cmd);
+	c.jp.refine = CR_JOBS_REFINE_DEFAULT;
 	ret = cli_parse_options(cmd, argc, argv, route_opt, &c);
 	if (ret != CLI_GO)
 		goto out;

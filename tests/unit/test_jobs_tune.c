@@ -131,7 +131,7 @@ static void test_tune(void **state)
 	const struct cr_jobs_start st = {f, cr_engine_find("updn"), &o, r, &by};
 	/* a far deadline replaces the wall-clock guard: the work decides,
 	 * however slow the machine (or a sanitizer) makes it */
-	const struct cr_stop far = {NULL, cr_now() + 86400};
+	const struct cr_stop far = {.deadline = cr_now() + 86400};
 	struct cr_jobs_tune_params par = {.budget = 1, .stop = &far};
 	struct cr_jobs_gain g1, g2;
 	struct cr_check_report rep;
@@ -168,7 +168,7 @@ static void test_no_pair(void **state)
 	struct cr_routing *t;
 	struct cr_options o;
 	const struct cr_jobs_start st = {f, cr_engine_find("updn"), &o, r, &by};
-	const struct cr_stop far = {NULL, cr_now() + 86400};
+	const struct cr_stop far = {.deadline = cr_now() + 86400};
 	struct cr_jobs_tune_params par = {.budget = 1, .stop = &far};
 	const char *const texts[] = {"", "# none\n", "4 h0001\n5 h0007\n"};
 	struct cr_jobs_gain g;
@@ -247,7 +247,7 @@ static void test_never_below_bases(void **state)
 	const struct cr_engine *e;
 	struct cr_routing *r, *t;
 	struct cr_options o;
-	const struct cr_stop far = {NULL, cr_now() + 86400};
+	const struct cr_stop far = {.deadline = cr_now() + 86400};
 	struct cr_jobs_tune_params par = {
 		.budget = 1e-6, .stop = &far, .bases = "minhop,updn,minhop+ps"};
 	struct cr_jobs_gain g;
@@ -344,7 +344,7 @@ static void test_keeps_sls(void **state)
 	struct cr_routing *r, *t, *x;
 	struct cr_options o;
 	struct cr_jobs *j;
-	const struct cr_stop far = {NULL, cr_now() + 86400};
+	const struct cr_stop far = {.deadline = cr_now() + 86400};
 	struct cr_jobs_tune_params par = {.budget = 0.3, .stop = &far};
 	struct cr_jobs_gain g;
 	struct cr_check_report rep;

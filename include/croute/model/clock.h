@@ -17,6 +17,12 @@ double cr_now(void);
 struct cr_stop {
 	const bool *cancel; /* NULL: none */
 	double deadline;
+	/*
+	 * Asked too, on the computing thread, when not NULL: news that only
+	 * that thread can see (the plugin's jobs watcher: a new jobs file)
+	 */
+	bool (*asks)(void *arg);
+	void *arg;
 };
 
 /* Whether s (NULL: never) says to give up now. */

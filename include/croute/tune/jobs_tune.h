@@ -44,6 +44,13 @@
  * prolog's wait grows with how crowded the SM host is (bench/slurm).
  */
 #define CR_JOBS_BUDGET_DEFAULT 1.0
+/*
+ * Seconds of CPU (the same unit) of the refine stage: the pass goes on
+ * from the first stage's tables, which the plugin installs first, so that
+ * a job starts on its routes within seconds and gets the better ones
+ * later. Chosen on bench/jobs' training mixes (bench/jobs/README).
+ */
+#define CR_JOBS_REFINE_DEFAULT 10.0
 
 /* The tables in use and how they were made. */
 struct cr_jobs_start {
@@ -64,6 +71,12 @@ struct cr_jobs_tune_params {
 	 * points; NULL: CR_JOBS_BASES_DEFAULT; "": the tables in use only
 	 */
 	const char *bases;
+	/*
+	 * The refine stage's budget (CR_JOBS_REFINE_DEFAULT is the
+	 * commands' and the plugin's default); 0: none, the first stage's
+	 * tables are the answer
+	 */
+	double refine;
 };
 
 struct cr_jobs_gain {
@@ -87,9 +100,42 @@ struct cr_jobs_gain {
  * no job of two hosts leave *out equal to s->r, gain 0. Deterministic:
  * the pass's work budget, not the clock, bounds it. 0; -1 (logged) on
  * error; -2 (logged) when it gave up (t->stop), *out then NULL.
+ * With t->refine above 0, the refine stage (cr_jobs_refine()) follows the
+ * first, and *out and *g are its.
  */
 int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 		 const struct cr_jobs_tune_params *t, struct cr_routing **out,
 		 struct cr_jobs_gain *g);
+
+/*
+ * What the refine stage goes on from: the first stage's tables, engine,
+ * by-products and objective. Tied to the cr_jobs_start and jobs it was
+ * made for, which must outlive it.
+ */
+struct cr_jobs_stage;
+
+/*
+ * The first stage alone (t->refine is not looked at), as cr_jobs_tune()
+ * with t->refine 0 gives it; when stage is not NULL, *stage is what
+ * cr_jobs_refine() goes on from (allocated; NULL when no job has two
+ * hosts: nothing to refine). Returns as cr_jobs_tune().
+ */
+int cr_jobs_tune_first(const struct cr_jobs_start *s,
+		       const struct cr_jobs *jobs,
+		       const struct cr_jobs_tune_params *t,
+		       struct cr_routing **out, struct cr_jobs_gain *g,
+		       struct cr_jobs_stage **stage);
+/*
+ * The refine stage: the pass again from the first stage's tables, on its
+ * objective, for t->refine (> 0) of budget, t->stop as the first stage's.
+ * *out and *g as cr_jobs_tune() (gain and churn against the tables in
+ * use, moves of both stages): never below the first stage's tables on the
+ * objective, same SLs. The same to the bit as cr_jobs_tune() with that
+ * refine.
+ */
+int cr_jobs_refine(const struct cr_jobs_stage *st,
+		   const struct cr_jobs_tune_params *t, struct cr_routing **out,
+		   struct cr_jobs_gain *g);
+void cr_jobs_stage_free(struct cr_jobs_stage *st);
 
 #endif

@@ -18,5 +18,7 @@ bool cr_stop_now(const struct cr_stop *s)
 		return false;
 	if (s->cancel && __atomic_load_n(s->cancel, __ATOMIC_ACQUIRE))
 		return true;
+	if (s->asks && s->asks(s->arg))
+		return true;
 	return s->deadline > 0 && cr_now() >= s->deadline;
 }

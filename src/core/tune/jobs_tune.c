@@ -246,11 +246,10 @@ out:
  * tables, gained nothing on bench/jobs' training mixes.)
  */
 static int climb(const struct cr_jobs_start *s, const struct cr_objective *obj,
-		 const struct cr_jobs_tune_params *t, struct base *b,
-		 struct cr_opt_stats *st)
+		 const struct cr_jobs_tune_params *t, double budget,
+		 struct base *b, struct cr_opt_stats *st)
 {
 	struct cr_opt_params op;
-	double budget = t && t->budget > 0 ? t->budget : CR_JOBS_BUDGET_DEFAULT;
 
 	cr_opt_params_init(&op);
 	/* the pass counts its budget in CR_OPT_WORK_PER_S units */
@@ -313,7 +312,10 @@ static int tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 		cr_note("jobs: the pass starts from %s (%.4f; the tables in"
 			" use %.4f)",
 			b->name, b->score, from);
-		ret = climb(s, &obj, t, b, &st);
+		ret = climb(s, &obj, t,
+			    t && t->budget > 0 ? t->budget
+					       : CR_JOBS_BUDGET_DEFAULT,
+			    b, &st);
 	}
 	cr_objective_release(&obj);
 	if (ret)
@@ -322,9 +324,113 @@ static int tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 	return 0;
 }
 
-int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
-		 const struct cr_jobs_tune_params *t, struct cr_routing **out,
-		 struct cr_jobs_gain *g)
+struct cr_jobs_stage {
+	struct cr_jobs_start s;
+	const struct cr_jobs *jobs;
+	char *objective; /* NULL: the default */
+	struct base b; /* r: a copy of the first stage's tables */
+	struct cr_jobs_gain g; /* the first stage's */
+};
+
+void cr_jobs_stage_free(struct cr_jobs_stage *st)
+{
+	if (!st)
+		return;
+	base_release(&st->b);
+	free(st->objective);
+	free(st);
+}
+
+/*
+ * What the refine stage needs of the first: b's engine and by-products
+ * (taken: b->by then belongs to the stage), a copy of its tables.
+ */
+static int stage_new(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
+		     const struct cr_jobs_tune_params *t,
+		     const struct cr_jobs_gain *g, struct base *b,
+		     struct cr_jobs_stage **out)
+{
+	struct cr_jobs_stage *st = calloc(1, sizeof(*st));
+
+	if (!st ||
+	    (t && t->objective && !(st->objective = strdup(t->objective)))) {
+		free(st);
+		cr_err("jobs: out of memory");
+		return -1;
+	}
+	st->s = *s;
+	st->jobs = jobs;
+	st->g = *g;
+	st->b = *b;
+	st->b.r = cr_routing_copy(b->r);
+	if (b->byp == &b->by) {
+		st->b.byp = &st->b.by;
+		memset(&b->by, 0, sizeof(b->by));
+		b->byp = NULL;
+	}
+	if (!st->b.r) {
+		cr_jobs_stage_free(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+int cr_jobs_refine(const struct cr_jobs_stage *st,
+		   const struct cr_jobs_tune_params *t, struct cr_routing **out,
+		   struct cr_jobs_gain *g)
+{
+	const struct cr_fabric *f = st->s.f;
+	struct cr_hosts *hosts = cr_hosts_default(f);
+	struct cr_objective obj;
+	struct cr_opt_stats os;
+	struct base b = st->b;
+	int ret = -1;
+
+	*g = st->g;
+	*out = NULL;
+	b.r = NULL;
+	if (!hosts ||
+	    cr_objective_parse(st->objective ? st->objective
+					     : CR_JOBS_OBJECTIVE_DEFAULT,
+			       "jobs objective", &obj)) {
+		cr_hosts_free(hosts);
+		return -1;
+	}
+	obj.jobs = st->jobs;
+	b.r = cr_routing_copy(st->b.r);
+	if (!b.r)
+		goto out;
+	cr_note("jobs: refining from the first stage's tables (%u moves)",
+		st->g.moves);
+	ret = climb(&st->s, &obj, t, t->refine, &b, &os);
+	if (ret)
+		goto out;
+	ret = -1;
+	if (!same_sls(f, st->s.r, b.r)) {
+		cr_err("jobs: the refined tables change path SLs");
+		goto out;
+	}
+	if (measure(f, b.r, st->jobs, hosts, &g->jobs_after, &g->shift_after))
+		goto out;
+	g->moves += os.moves;
+	g->churn = cr_routing_churn(f, st->s.r, f, b.r);
+	g->gain = g->jobs_before > 0 ? g->jobs_after / g->jobs_before - 1 : 0;
+	*out = b.r;
+	b.r = NULL;
+	ret = 0;
+out:
+	cr_routing_free(b.r);
+	cr_objective_release(&obj);
+	cr_hosts_free(hosts);
+	return ret;
+}
+
+int cr_jobs_tune_first(const struct cr_jobs_start *s,
+		       const struct cr_jobs *jobs,
+		       const struct cr_jobs_tune_params *t,
+		       struct cr_routing **out, struct cr_jobs_gain *g,
+		       struct cr_jobs_stage **stage)
 {
 	struct cr_hosts *hosts = cr_hosts_default(s->f);
 	struct base b = {0};
@@ -332,6 +438,8 @@ int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 
 	memset(g, 0, sizeof(*g));
 	*out = NULL;
+	if (stage)
+		*stage = NULL;
 	if (!hosts)
 		goto out;
 	/* no pair, no jobs' traffic to score: the jobs term stays 0 */
@@ -359,6 +467,8 @@ int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 	}
 	if (measure(s->f, b.r, jobs, hosts, &g->jobs_after, &g->shift_after))
 		goto out;
+	if (stage && stage_new(s, jobs, t, g, &b, stage))
+		goto out;
 done:
 	g->churn = cr_routing_churn(s->f, s->r, s->f, b.r);
 	g->gain = g->jobs_before > 0 ? g->jobs_after / g->jobs_before - 1 : 0;
@@ -368,5 +478,26 @@ done:
 out:
 	base_release(&b);
 	cr_hosts_free(hosts);
+	return ret;
+}
+
+int cr_jobs_tune(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
+		 const struct cr_jobs_tune_params *t, struct cr_routing **out,
+		 struct cr_jobs_gain *g)
+{
+	struct cr_jobs_stage *st = NULL;
+	struct cr_routing *first = NULL;
+	int ret;
+
+	if (!t || t->refine <= 0)
+		return cr_jobs_tune_first(s, jobs, t, out, g, NULL);
+	ret = cr_jobs_tune_first(s, jobs, t, &first, g, &st);
+	if (!ret && st) {
+		ret = cr_jobs_refine(st, t, out, g);
+		cr_routing_free(first);
+	} else if (!ret) {
+		*out = first;
+	}
+	cr_jobs_stage_free(st);
 	return ret;
 }
