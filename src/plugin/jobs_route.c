@@ -64,6 +64,20 @@ struct jr_base {
 	struct cr_byproducts by;
 };
 
+/*
+ * The refine stage of the latest reading (the watcher's thread only):
+ * what the first stage left, then the refined tables until installed.
+ */
+struct jr_refine {
+	struct jr_base *b; /* a reference; NULL: nothing to refine */
+	struct cr_jobs *jobs;
+	struct cr_jobs_stage *stage;
+	uint64_t token; /* the reading's */
+	/* the jobs term of the tables installed when the jobs were read */
+	double read_term;
+	struct cr_routing *refined; /* worth installing; NULL: none */
+};
+
 struct cr_jobs_route {
 	pthread_mutex_t lock;
 	osm_opensm_t *osm; /* for the sweep request only */
@@ -84,6 +98,7 @@ struct cr_jobs_route {
 	const char *installed_why;
 	bool fresh; /* the base is new: tune it once installed */
 	bool retune; /* a new base, installed: tune it */
+	struct jr_refine rf; /* the watcher's thread's only */
 };
 
 static void base_unref_locked(struct jr_base *b)
@@ -131,10 +146,20 @@ static void drop_locked(struct cr_jobs_route *jr)
 	jr->retune = false;
 }
 
+static void refine_clear_locked(struct jr_refine *rf)
+{
+	base_unref_locked(rf->b);
+	cr_jobs_stage_free(rf->stage);
+	cr_jobs_free(rf->jobs);
+	cr_routing_free(rf->refined);
+	memset(rf, 0, sizeof(*rf));
+}
+
 void cr_jobs_route_free(struct cr_jobs_route *jr)
 {
 	if (!jr)
 		return;
+	refine_clear_locked(&jr->rf);
 	drop_locked(jr);
 	pthread_mutex_destroy(&jr->lock);
 	free(jr);
@@ -382,6 +407,12 @@ static bool has_pair(const struct cr_jobs *jobs)
 	return false;
 }
 
+/* The gain a change must make: the key that sets it, for the log. */
+struct jr_gate {
+	const char *key;
+	bool carried; /* from a carried older base: no gain asked */
+};
+
 /*
  * Whether to go from the installed tables (from) to the tuning's (to):
  * logs the reason when not. *why: what the tables are for the state.
@@ -389,8 +420,9 @@ static bool has_pair(const struct cr_jobs *jobs)
 static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 		     const struct cr_jobs *jobs, const struct cr_routing *from,
 		     const struct cr_routing *to, const struct cr_jobs_gain *g,
-		     bool carried, const char **why)
+		     const struct jr_gate *gate, const char **why)
 {
+	bool carried = gate->carried;
 	const struct cr_fabric *f = b->f;
 	bool to_base = same_tables(f, b->r, to);
 	uint64_t all = (uint64_t)f->num_switches * ((uint64_t)f->max_lid + 1);
@@ -415,9 +447,9 @@ static bool worth_it(const struct jr_base *b, const struct cr_jobs_conf *jc,
 	}
 	if (!to_base && !carried && gain < jc->threshold) {
 		cr_info("%s: jobs: predicted gain on the running jobs %+.2f%%"
-			" (%.4f -> %.4f) is below croute_jobs_threshold"
-			" (%.2f%%); the installed tables stay",
-			b->name, 100 * gain, before, after,
+			" (%.4f -> %.4f) is below %s (%.2f%%); the"
+			" installed tables stay",
+			b->name, 100 * gain, before, after, gate->key,
 			100 * jc->threshold);
 		return false;
 	}
@@ -519,6 +551,186 @@ static double thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The jobs term of the installed tables from, as worth_it() takes it;
+ * -1 (logged) on error.
+ */
+static double term_of(const struct jr_base *b, const struct cr_jobs *jobs,
+		      const struct cr_routing *from,
+		      const struct cr_jobs_gain *g)
+{
+	return same_tables(b->f, b->r, from) ? g->jobs_before
+					     : jobs_term(b->f, from, jobs);
+}
+
+/*
+ * What the refine stage needs, kept (*jobs and *stage taken) for the
+ * watcher's next cr_jobs_route_refine(); left (logged) when it cannot be.
+ */
+static void refine_keep(struct cr_jobs_route *jr, struct jr_base *b,
+			struct cr_jobs **jobs, struct cr_jobs_stage **stage,
+			uint64_t token, const struct cr_routing *installed,
+			const struct cr_jobs_gain *g)
+{
+	struct jr_refine *rf = &jr->rf;
+	double term = term_of(b, *jobs, installed, g);
+
+	if (term < 0) {
+		pl_err("CR58",
+		       "%s: the jobs term of the installed tables is"
+		       " unknown; the tables are not refined",
+		       b->name);
+		return;
+	}
+	pthread_mutex_lock(&jr->lock);
+	b->refs++;
+	pthread_mutex_unlock(&jr->lock);
+	rf->b = b;
+	rf->jobs = *jobs;
+	rf->stage = *stage;
+	rf->token = token;
+	rf->read_term = term;
+	*jobs = NULL;
+	*stage = NULL;
+}
+
+void cr_jobs_route_refine_drop(struct cr_jobs_route *jr)
+{
+	pthread_mutex_lock(&jr->lock);
+	refine_clear_locked(&jr->rf);
+	pthread_mutex_unlock(&jr->lock);
+}
+
+bool cr_jobs_route_refine_waits(const struct cr_jobs_route *jr)
+{
+	return jr->rf.stage != NULL;
+}
+
+/*
+ * Whether the refine stage's tables (to, g) go in for the installed ones
+ * (from): they gain croute_jobs_threshold over the tables installed when
+ * the jobs were read, as the first stage would have had to, and
+ * croute_jobs_refine_threshold over those installed now; then the first
+ * stage's checks (worth_it()). So once the first stage's tables are in,
+ * the refine stage's follow unless they add too little or move too much.
+ */
+static bool refine_worth_it(const struct jr_refine *rf,
+			    const struct cr_jobs_conf *jc,
+			    const struct cr_routing *from,
+			    const struct cr_routing *to,
+			    const struct cr_jobs_gain *g)
+{
+	struct cr_jobs_conf rc = *jc;
+	const struct jr_gate gate = {"croute_jobs_refine_threshold", false};
+	double gain = rf->read_term > 0 ? g->jobs_after / rf->read_term - 1 : 0;
+	const char *why;
+
+	if (gain < jc->threshold) {
+		cr_info("%s: jobs: the refined tables gain %+.2f%% on the"
+			" running jobs over the tables installed when they"
+			" were read (%.4f -> %.4f), below croute_jobs_threshold"
+			" (%.2f%%); the installed tables stay",
+			rf->b->name, 100 * gain, rf->read_term, g->jobs_after,
+			100 * jc->threshold);
+		return false;
+	}
+	rc.threshold = jc->refine_threshold;
+	return worth_it(rf->b, &rc, rf->jobs, from, to, g, &gate, &why);
+}
+
+int cr_jobs_route_refine(struct cr_jobs_route *jr,
+			 const struct cr_jobs_conf *jc, bool (*asks)(void *arg),
+			 void *arg)
+{
+	struct jr_refine *rf = &jr->rf;
+	struct cr_routing *installed = NULL, *to = NULL;
+	bool carried;
+	struct jr_base *b = take_base(jr, &installed, &carried);
+	struct cr_stop stop = {.cancel = &jr->cancel, .asks = asks, .arg = arg};
+	/* as `croute route --jobs [--jobs-refine croute_jobs_refine]` */
+	struct cr_jobs_tune_params tp = {.objective = jc->objective,
+					 .budget = jc->budget,
+					 .refine = jc->refine,
+					 .stop = &stop};
+	struct cr_jobs_gain g;
+	double t0 = cr_now(), c0 = thread_cpu();
+	int ret = -1, rc;
+
+	if (!b || b != rf->b || !rf->stage) {
+		if (rf->stage)
+			cr_info("%s: jobs: the tables changed since the first"
+				" stage; not refined",
+				rf->b->name);
+		goto out;
+	}
+	stop.deadline = cr_now() + JR_SLACK_S + CR_OPT_WALL_GUARD * jc->refine;
+	cr_info("%s: jobs: refining the tables for %u jobs"
+		" (croute_jobs_refine %g)",
+		b->name, rf->jobs->num_jobs, jc->refine);
+	rc = cr_jobs_refine(rf->stage, &tp, &to, &g);
+	cr_info("%s: jobs: the refine stage took %.2f s, %.2f s of CPU",
+		b->name, cr_now() - t0, thread_cpu() - c0);
+	if (rc == -2) {
+		cr_info("%s: jobs: the refine stage stopped: new jobs, new"
+			" tables or opensm exits",
+			b->name);
+	} else if (rc) {
+		pl_err("CR58",
+		       "%s: the tables could not be refined for the jobs of %s;"
+		       " the installed tables stay",
+		       b->name, jc->file);
+	} else if (same_tables(b->f, installed, to)) {
+		cr_info("%s: jobs: the installed tables are those refined for"
+			" the %u jobs (jobs term %.4f)",
+			b->name, rf->jobs->num_jobs, g.jobs_after);
+		ret = 0;
+	} else if (refine_worth_it(rf, jc, installed, to, &g)) {
+		rf->refined = to;
+		to = NULL;
+		ret = 1;
+	} else {
+		ret = 0;
+	}
+out:
+	/* the refined tables, if any, and the base: the rest is done */
+	cr_jobs_stage_free(rf->stage);
+	rf->stage = NULL;
+	if (ret < 1)
+		cr_jobs_route_refine_drop(jr);
+	cr_routing_free(to);
+	cr_routing_free(installed);
+	if (b)
+		put_base(jr, b);
+	return ret;
+}
+
+enum cr_jobs_verdict cr_jobs_route_refine_install(struct cr_jobs_route *jr,
+						  uint64_t *token)
+{
+	struct jr_refine *rf = &jr->rf;
+	enum cr_jobs_verdict v = CR_JOBS_KEPT;
+
+	*token = rf->token;
+	if (!rf->refined) {
+		v = CR_JOBS_KEPT;
+	} else if (__atomic_load_n(&jr->stopping, __ATOMIC_ACQUIRE) ||
+		   !keep(jr, rf->b, &rf->refined, rf->token, "refined")) {
+		cr_info("%s: jobs: the tables changed since the refine stage;"
+			" its tables are dropped",
+			rf->b->name);
+		v = CR_JOBS_STALE;
+	} else {
+		cr_info("%s: jobs: a heavy sweep requested to install the"
+			" refined tables",
+			rf->b->name);
+		jr->osm->subn.force_heavy_sweep = TRUE;
+		osm_opensm_sweep(jr->osm);
+		v = CR_JOBS_SWEEP;
+	}
+	cr_jobs_route_refine_drop(jr);
+	return v;
+}
+
 enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 					const struct cr_jobs_conf *jc,
 					const char *text, size_t len,
@@ -527,7 +739,7 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 	struct cr_routing *installed = NULL, *to = NULL;
 	bool carried = false;
 	struct jr_base *b = take_base(jr, &installed, &carried);
-	struct cr_stop stop = {&jr->cancel, 0};
+	struct cr_stop stop = {.cancel = &jr->cancel};
 	/*
 	 * as `croute route --jobs [--jobs-budget croute_jobs_budget]
 	 * [--jobs-objective croute_jobs_objective]`
@@ -536,12 +748,14 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 					 .budget = jc->budget,
 					 .stop = &stop};
 	struct cr_jobs *jobs = NULL;
+	struct cr_jobs_stage *stage = NULL;
 	struct cr_jobs_gain g;
 	struct cr_jobs_start st;
 	enum cr_jobs_verdict v = CR_JOBS_FAILED;
 	int rc;
 
 	*why = "unchanged";
+	cr_jobs_route_refine_drop(jr);
 	if (!b)
 		return CR_JOBS_NO_ROUTING;
 	st = (struct cr_jobs_start){b->f, b->e, &b->o, b->r, &b->by};
@@ -564,7 +778,9 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 
 		cr_info("%s: jobs: tuning the tables for %u jobs", b->name,
 			jobs->num_jobs);
-		rc = cr_jobs_tune(&st, jobs, &tp, &to, &g);
+		/* the first stage; the refine stage goes on from it later */
+		rc = cr_jobs_tune_first(&st, jobs, &tp, &to, &g,
+					jc->refine > 0 ? &stage : NULL);
 		/* the CPU apart from the wall clock: how loaded the host was */
 		cr_info("%s: jobs: the tuning took %.2f s, %.2f s of CPU",
 			b->name, cr_now() - t0, thread_cpu() - c0);
@@ -586,7 +802,10 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		if (carried)
 			uncarry(jr, b);
 		v = CR_JOBS_KEPT;
-	} else if (!worth_it(b, jc, jobs, installed, to, &g, carried, why)) {
+	} else if (!worth_it(b, jc, jobs, installed, to, &g,
+			     &(const struct jr_gate){"croute_jobs_threshold",
+						     carried},
+			     why)) {
 		*why = "unchanged";
 		v = CR_JOBS_KEPT;
 	} else if (__atomic_load_n(&jr->stopping, __ATOMIC_ACQUIRE)) {
@@ -604,6 +823,9 @@ enum cr_jobs_verdict cr_jobs_route_tune(struct cr_jobs_route *jr,
 		osm_opensm_sweep(jr->osm);
 		v = CR_JOBS_SWEEP;
 	}
+	if (stage && (v == CR_JOBS_KEPT || v == CR_JOBS_SWEEP))
+		refine_keep(jr, b, &jobs, &stage, token, installed, &g);
+	cr_jobs_stage_free(stage);
 	cr_jobs_free(jobs);
 	cr_routing_free(to);
 	cr_routing_free(installed);

@@ -84,6 +84,24 @@ bool cr_jobs_route_take_installed(struct cr_jobs_route *jr, uint64_t *token,
 				  const char **why);
 bool cr_jobs_route_take_retune(struct cr_jobs_route *jr);
 /*
+ * The refine stage (croute_jobs_refine), on the watcher's thread: after
+ * cr_jobs_route_tune() KEPT or SWEEP, cr_jobs_route_refine_waits() says
+ * whether its first stage left something to refine. Once the first
+ * stage's tables are in, cr_jobs_route_refine() goes on from them as
+ * `croute route --jobs` does, gives up when asks(arg) says so (new jobs)
+ * or as a tuning does, and decides: 1, refined tables wait for
+ * cr_jobs_route_refine_install() (which requests the heavy sweep, *token
+ * the reading's); 0, the installed tables stay (logged); -1, stopped or
+ * failed (logged). cr_jobs_route_refine_drop() forgets them.
+ */
+bool cr_jobs_route_refine_waits(const struct cr_jobs_route *jr);
+int cr_jobs_route_refine(struct cr_jobs_route *jr,
+			 const struct cr_jobs_conf *jc, bool (*asks)(void *arg),
+			 void *arg);
+enum cr_jobs_verdict cr_jobs_route_refine_install(struct cr_jobs_route *jr,
+						  uint64_t *token);
+void cr_jobs_route_refine_drop(struct cr_jobs_route *jr);
+/*
  * Any thread: on, a running tuning gives up and none starts (the watcher
  * stops); off once it stopped.
  */

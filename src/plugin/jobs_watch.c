@@ -60,6 +60,14 @@ struct jobs_read {
 	unsigned long number; /* the reading's */
 };
 
+/* Where the refine stage of the latest reading is. */
+enum refine_step {
+	RF_NONE, /* nothing to refine */
+	RF_AFTER_INSTALL, /* once the first stage's tables are installed */
+	RF_DUE, /* to run */
+	RF_HELD, /* refined tables wait for croute_jobs_min_interval */
+};
+
 struct cr_jobs_watch {
 	pthread_t thread;
 	int ifd; /* inotify */
@@ -81,6 +89,9 @@ struct cr_jobs_watch {
 	char objective[512];
 	unsigned long readings;
 	bool warned_dir; /* the directory's watch failure is logged */
+	enum refine_step refine;
+	double installed_at; /* when tables were last asked for */
+	bool news; /* the file changed while the refine stage ran */
 };
 
 static double now_s(void)
@@ -284,6 +295,22 @@ static void state_write(struct cr_jobs_watch *w, const struct jobs_read *jr,
 	}
 }
 
+/* The tables of the latest reading are asked for: the state waits. */
+static void pend(struct cr_jobs_watch *w)
+{
+	struct jobs_read *jr = &w->last;
+
+	read_free(&w->pending);
+	w->pending_since = now_s();
+	w->installed_at = w->pending_since;
+	w->pending = *jr;
+	w->pending.text = NULL;
+	w->pending.ids = jr->ids ? strdup(jr->ids) : NULL;
+	if (jr->ids && !w->pending.ids)
+		pl_err("CR59", "out of memory: %s.state will list no job",
+		       w->path);
+}
+
 /*
  * The one place where a reading of the jobs file leads to a decision on
  * the routing (jobs_route.c). The state file lists the jobs of a reading
@@ -308,16 +335,7 @@ static void decide(struct cr_jobs_watch *w)
 			   w->path, jr->status, jr->jobs);
 		break;
 	case CR_JOBS_SWEEP:
-		read_free(&w->pending);
-		w->pending_since = now_s();
-		w->pending = *jr;
-		w->pending.text = NULL;
-		w->pending.ids = jr->ids ? strdup(jr->ids) : NULL;
-		if (jr->ids && !w->pending.ids)
-			pl_err("CR59",
-			       "out of memory: %s.state will list no"
-			       " job",
-			       w->path);
+		pend(w);
 		break;
 	case CR_JOBS_STALE:
 		break; /* the next install tunes again */
@@ -328,6 +346,9 @@ static void decide(struct cr_jobs_watch *w)
 		state_write(w, jr, why);
 		break;
 	}
+	w->refine = !cr_jobs_route_refine_waits(w->jr) ? RF_NONE
+		    : v == CR_JOBS_SWEEP	       ? RF_AFTER_INSTALL
+						       : RF_DUE;
 }
 
 static void jobs_changed(struct cr_jobs_watch *w)
@@ -359,9 +380,61 @@ static void kicked(struct cr_jobs_watch *w)
 			w->path, w->pending.number);
 		state_write(w, &w->pending, why);
 		read_free(&w->pending);
+		if (w->refine == RF_AFTER_INSTALL)
+			w->refine = RF_DUE;
 	}
 	if (cr_jobs_route_take_retune(w->jr) && w->last.status)
 		decide(w);
+}
+
+static bool events_read(struct cr_jobs_watch *w);
+
+/*
+ * The refine stage's question, asked as it runs: whether the file
+ * changed (or the watcher stops), so that it gives up for the new jobs.
+ */
+static bool refine_asks(void *arg)
+{
+	struct cr_jobs_watch *w = arg;
+	struct pollfd pfd[2] = {{.fd = w->efd, .events = POLLIN},
+				{.fd = w->ifd, .events = POLLIN}};
+
+	if (w->news || poll(pfd, 2, 0) <= 0)
+		return w->news;
+	if (pfd[0].revents)
+		return true;
+	if ((pfd[1].revents & POLLIN) && events_read(w))
+		w->news = true;
+	return w->news;
+}
+
+/* The refine stage of the latest reading; true: the file changed. */
+static bool refine_run(struct cr_jobs_watch *w)
+{
+	int rc = cr_jobs_route_refine(w->jr, &w->conf, refine_asks, w);
+	bool news = w->news;
+
+	w->refine = rc == 1 ? RF_HELD : RF_NONE;
+	w->news = false;
+	return news;
+}
+
+/* Milliseconds until the refined tables may go in, at least 0. */
+static int refine_ms(const struct cr_jobs_watch *w)
+{
+	double wait = w->installed_at + w->conf.min_interval - now_s();
+
+	return wait <= 0 ? 0 : (int)(wait * 1000) + 1;
+}
+
+static void refine_install(struct cr_jobs_watch *w)
+{
+	uint64_t token;
+
+	w->refine = RF_NONE;
+	if (cr_jobs_route_refine_install(w->jr, &token) == CR_JOBS_SWEEP &&
+	    token == w->last.number)
+		pend(w);
 }
 
 /* Watches the directory (again); false when it cannot (logged once). */
@@ -459,10 +532,21 @@ static void *watch_thread(void *arg)
 			jobs_changed(w);
 			continue;
 		}
+		/* new jobs first: their first stage, then their refine */
+		if (!pending && w->refine == RF_DUE) {
+			pending = refine_run(w);
+			continue;
+		}
+		if (!pending && w->refine == RF_HELD && !refine_ms(w)) {
+			refine_install(w);
+			continue;
+		}
 		if (pending) {
 			timeout = due_ms(w, last);
 			if (install_ms(w) > timeout)
 				timeout = install_ms(w);
+		} else if (w->refine == RF_HELD) {
+			timeout = refine_ms(w);
 		}
 		if (w->wd < 0 && (timeout < 0 || timeout > RETRY_MS))
 			timeout = RETRY_MS;
@@ -491,7 +575,9 @@ static bool conf_same(const struct cr_jobs_watch *w,
 	       w->conf.threshold == jc->threshold &&
 	       w->conf.max_churn == jc->max_churn &&
 	       w->conf.min_interval == jc->min_interval &&
-	       w->conf.wait == jc->wait && w->conf.budget == jc->budget;
+	       w->conf.wait == jc->wait && w->conf.budget == jc->budget &&
+	       w->conf.refine == jc->refine &&
+	       w->conf.refine_threshold == jc->refine_threshold;
 }
 
 static void watch_free(struct cr_jobs_watch *w)
@@ -519,6 +605,7 @@ static struct cr_jobs_watch *watch_start(const struct cr_jobs_conf *jc,
 		return NULL;
 	}
 	w->ifd = w->efd = w->kfd = w->wd = -1;
+	w->installed_at = -1e9;
 	w->jr = jr;
 	/* conf_check made it absolute, and short enough */
 	snprintf(w->path, sizeof(w->path), "%s", jc->file);

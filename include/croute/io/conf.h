@@ -43,6 +43,13 @@
 #define CR_JOBS_THRESHOLD_DEFAULT 0.02
 #define CR_JOBS_MIN_INTERVAL_DEFAULT 30
 #define CR_JOBS_WAIT_DEFAULT 5
+/*
+ * The refine stage's tables replace the first stage's, installed
+ * moments before while the jobs run, only when they gain at least this
+ * much more on the jobs (croute_jobs_refine_threshold): each change is a
+ * heavy sweep and LFT blocks rewritten under live traffic.
+ */
+#define CR_JOBS_REFINE_THRESHOLD_DEFAULT 0.005
 
 struct cr_engine;
 
@@ -147,6 +154,8 @@ struct cr_conf {
 	unsigned jobs_wait; /* seconds; croute-slurm's, checked here too */
 	unsigned jobs_budget; /* seconds of work; 0: cr_jobs_tune's default */
 	char jobs_objective[512]; /* as --jobs-objective; "": the default */
+	int jobs_refine; /* seconds of work, as --jobs-refine; -1: default */
+	double jobs_refine_threshold; /* relative, 0 <= x < 1 */
 	struct cr_conf_at at[CR_CHECK_NUM]; /* where each checked key was set */
 };
 

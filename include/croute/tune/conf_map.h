@@ -56,6 +56,9 @@ struct cr_jobs_conf {
 	double budget; /* the tuning's, as --jobs-budget; 0: the default */
 	/* the tuning's, as --jobs-objective (points into the conf); NULL */
 	const char *objective;
+	double refine; /* the refine stage's, as --jobs-refine; 0: none */
+	/* the least gain of the refine stage's over the installed tables */
+	double refine_threshold;
 };
 void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc);
 

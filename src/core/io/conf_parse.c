@@ -376,6 +376,28 @@ static int set_jobs_budget(struct cr_conf *c, const char *val)
 	return whole_seconds(val, 100000, &c->jobs_budget);
 }
 
+/* As `croute route --jobs-refine` takes them; 0: no refine stage. */
+static int set_jobs_refine(struct cr_conf *c, const char *val)
+{
+	unsigned s;
+
+	if (whole_seconds(val, 100000, &s))
+		return -1;
+	c->jobs_refine = (int)s;
+	return 0;
+}
+
+static int set_jobs_refine_threshold(struct cr_conf *c, const char *val)
+{
+	char *end;
+	double x = strtod(val, &end);
+
+	if (end == val || *end || !(x >= 0) || !(x < 1))
+		return -1;
+	c->jobs_refine_threshold = x;
+	return 0;
+}
+
 /* As `croute route --jobs-objective` takes it; cr_conf_check checks it. */
 static int set_jobs_objective(struct cr_conf *c, const char *val)
 {
@@ -465,6 +487,10 @@ static const struct conf_key conf_keys[] = {
 	{"croute_jobs_objective", set_jobs_objective,
 	 "PATTERN[:avg|min][@K[:worst]][*W][~N%][,...],"
 	 " e.g. jobs:avg@4*0.8,shift:avg*0.2"},
+	{"croute_jobs_refine", set_jobs_refine,
+	 "whole seconds of work, 0 (no refine stage) to 100000"},
+	{"croute_jobs_refine_threshold", set_jobs_refine_threshold,
+	 "a fraction, at least 0, below 1"},
 };
 
 void cr_conf_defaults(struct cr_conf *c)
@@ -482,6 +508,8 @@ void cr_conf_defaults(struct cr_conf *c)
 	c->jobs_threshold = CR_JOBS_THRESHOLD_DEFAULT;
 	c->jobs_min_interval = CR_JOBS_MIN_INTERVAL_DEFAULT;
 	c->jobs_wait = CR_JOBS_WAIT_DEFAULT;
+	c->jobs_refine = -1;
+	c->jobs_refine_threshold = CR_JOBS_REFINE_THRESHOLD_DEFAULT;
 }
 
 static char *trim(char *s)

@@ -5,6 +5,7 @@
  */
 #include <croute/estimate/est_setup.h>
 #include <croute/tune/conf_map.h>
+#include <croute/tune/jobs_tune.h>
 
 void cr_conf_improve(struct cr_auto_conf *ac, bool optimize, bool auto_optimize,
 		     struct cr_opt_params *par)
@@ -69,4 +70,7 @@ void cr_conf_jobs(const struct cr_conf *c, struct cr_jobs_conf *jc)
 	jc->wait = c->jobs_wait;
 	jc->budget = c->jobs_budget;
 	jc->objective = c->jobs_objective[0] ? c->jobs_objective : NULL;
+	jc->refine = c->jobs_refine < 0 ? CR_JOBS_REFINE_DEFAULT
+					: (double)c->jobs_refine;
+	jc->refine_threshold = c->jobs_refine_threshold;
 }
