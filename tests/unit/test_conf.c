@@ -9,6 +9,7 @@
 #include <croute/io/conf.h>
 #include <croute/tune/conf_check.h>
 #include <croute/tune/conf_map.h>
+#include <croute/tune/jobs_tune.h>
 #include <croute/route/engine.h>
 
 #include "testutil.h"
@@ -108,7 +109,8 @@ static void test_background_keys(void **state)
 }
 
 /*
- * The jobs file's keys: off, 0.02, 30 s, 5 s and budget 0 by default; nonsense is an
+ * The jobs file's keys: off, 0.02, 30 s, 5 s, budget 0 and the refine
+ * stage's default budget and 0.005 by default; nonsense is an
  * error naming the key, the key left as it was; a file name the protocol
  * uses for its other files, or in no directory, is refused after parsing
  * (the feature off), naming the line.
@@ -131,6 +133,11 @@ static void test_jobs_keys(void **state)
 		"croute_jobs_budget 1.5",
 		"croute_jobs_budget -1",
 		"croute_jobs_budget 100001",
+		"croute_jobs_refine 2.5",
+		"croute_jobs_refine -1",
+		"croute_jobs_refine 100001",
+		"croute_jobs_refine_threshold 1",
+		"croute_jobs_refine_threshold -0.01",
 	};
 	static const char *const refused[] = {
 		"/tmp/jobs.state",
@@ -151,6 +158,8 @@ static void test_jobs_keys(void **state)
 	assert_int_equal(jc.wait, 5);
 	assert_true(jc.budget == 0);
 	assert_null(jc.objective);
+	assert_true(jc.refine == CR_JOBS_REFINE_DEFAULT && jc.refine > 0);
+	assert_true(jc.refine_threshold == 0.005);
 	assert_int_equal(parse(&c, "croute_jobs_file /tmp/jobs\n"
 				   "croute_jobs_threshold 0\n"
 				   "croute_jobs_min_interval 0.5\n"
@@ -161,6 +170,16 @@ static void test_jobs_keys(void **state)
 	assert_int_equal(parse(&c, "croute_jobs_objective jobs:avg\n"), 0);
 	cr_conf_jobs(&c, &jc);
 	assert_true(jc.budget == 3);
+	assert_int_equal(parse(&c, "croute_jobs_refine 0\n"
+				   "croute_jobs_refine_threshold 0\n"),
+			 0);
+	cr_conf_jobs(&c, &jc);
+	assert_true(jc.refine == 0 && jc.refine_threshold == 0);
+	assert_int_equal(parse(&c, "croute_jobs_refine 7\n"
+				   "croute_jobs_refine_threshold 0.01\n"),
+			 0);
+	cr_conf_jobs(&c, &jc);
+	assert_true(jc.refine == 7 && jc.refine_threshold == 0.01);
 	assert_string_equal(jc.objective, "jobs:avg");
 	assert_string_equal(jc.file, "/tmp/jobs");
 	assert_true(jc.threshold == 0 && jc.min_interval == 0.5);

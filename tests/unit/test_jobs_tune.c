@@ -210,6 +210,64 @@ static double objective(const struct cr_fabric *f, const struct cr_routing *r,
 	return s[0];
 }
 
+/*
+ * The refine stage: the pass again from the first stage's tables. Its
+ * tables are cr_jobs_tune()'s with that refine budget, to the bit; the
+ * first stage alone is cr_jobs_tune()'s without one; the refined tables
+ * are never below the first stage's on the objective, keep the SLs and
+ * the checks, and here (a first stage cut short) move on from them.
+ */
+static void test_refine(void **state)
+{
+	struct cr_fabric *f = tu_two_level(8, 4, 2, NULL, 0);
+	struct cr_jobs *j = jobs_of(f, "1 h[0000,0004,0008,0012]\n"
+				       "2 h[0001,0005,0009,0013,0017]\n"
+				       "3 h[0020-0023,0002]\n"
+				       "4 h[0003,0010,0019,0027]\n");
+	struct cr_byproducts by = {0};
+	struct cr_routing *r = tu_route_by(f, "updn", NULL, &by);
+	struct cr_routing *t1, *t0, *t2, *t3;
+	struct cr_options o;
+	const struct cr_jobs_start st = {f, cr_engine_find("updn"), &o, r, &by};
+	const struct cr_stop far = {.deadline = cr_now() + 86400};
+	struct cr_jobs_tune_params par = {
+		.budget = 0.005, .refine = 1, .bases = "", .stop = &far};
+	struct cr_jobs_gain g1, g0, g2, g3;
+	struct cr_jobs_stage *stage = NULL;
+	struct cr_check_report rep;
+
+	(void)state;
+	cr_options_init(&o);
+	assert_int_equal(cr_jobs_tune_first(&st, j, &par, &t1, &g1, &stage), 0);
+	assert_non_null(stage);
+	par.refine = 0;
+	assert_int_equal(cr_jobs_tune(&st, j, &par, &t0, &g0), 0);
+	assert_true(same_lfts(f, t0, t1));
+	assert_true(g0.jobs_after == g1.jobs_after);
+	par.refine = 1;
+	assert_int_equal(cr_jobs_refine(stage, &par, &t2, &g2), 0);
+	assert_int_equal(cr_jobs_tune(&st, j, &par, &t3, &g3), 0);
+	assert_true(same_lfts(f, t2, t3));
+	assert_true(g2.jobs_after == g3.jobs_after && g2.moves == g3.moves);
+	assert_false(same_lfts(f, t1, t2));
+	assert_true(g2.moves > g1.moves);
+	assert_true(objective(f, t2, j) > objective(f, t1, j));
+	assert_true(g2.jobs_before == g1.jobs_before);
+	assert_true(fabs(g2.gain - (g2.jobs_after / g2.jobs_before - 1)) <
+		    1e-12);
+	assert_int_equal(cr_check(f, t2, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
+	assert_int_equal(rep.unreachable + rep.loops + rep.credit_loops, 0);
+	cr_jobs_stage_free(stage);
+	cr_routing_free(t0);
+	cr_routing_free(t1);
+	cr_routing_free(t2);
+	cr_routing_free(t3);
+	cr_jobs_free(j);
+	cr_routing_free(r);
+	cr_byproducts_release(&by);
+	cr_fabric_free(f);
+}
+
 /* Candidate name's tables, or NULL when they have loops or credit loops. */
 static struct cr_routing *route_cand(const struct cr_fabric *f,
 				     const struct cr_options *o,
@@ -403,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_tune),
 		cmocka_unit_test(test_no_pair),
+		cmocka_unit_test(test_refine),
 		cmocka_unit_test(test_never_below_bases),
 		cmocka_unit_test(test_keeps_sls),
 	};
