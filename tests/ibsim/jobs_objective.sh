@@ -1,6 +1,7 @@
 #!/bin/sh
 # croute_jobs_objective: the plugin tunes for the running jobs on the
-# objective the key gives, as `croute route --jobs --jobs-objective` does.
+# objective the key gives, as `croute route --jobs --jobs-objective` does
+# (the first stage's tables: no refine stage here, jobs_refine.sh's).
 # The objective chosen gives other tables than the default on this fabric
 # and jobs (checked offline first, so the test fails if the key is
 # ignored); the LFTs opensm installs are offline's for that objective. A
@@ -26,7 +27,7 @@ OBJ="jobs:avg@4*0.8,alltoall:avg*0.2"
 # LIDs, normalised into NAME.want.
 offline() {
 	"$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" -e minhop \
-		--jobs "$JOBS" ${2:+--jobs-objective "$2"} \
+		--jobs "$JOBS" --jobs-refine 0 ${2:+--jobs-objective "$2"} \
 		-o "$CR_DIR/$1.off" 2>"$CR_DIR/$1.err" ||
 		cr_fail "$1: croute route: $(cat "$CR_DIR/$1.err")"
 	cr_lfts_norm "$CR_DIR/$1.off" >"$CR_DIR/$1.want"
@@ -37,7 +38,7 @@ offline() {
 run() {
 	rm -f "$STATE"
 	cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 0" \
-		"croute_jobs_threshold 0" "$2"
+		"croute_jobs_threshold 0" "croute_jobs_refine 0" "$2"
 	cr_opensm_start -R cr-minhop
 	cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 		cr_fail "$1: opensm did not route"

@@ -4,7 +4,8 @@
 # by opensm with cr-minhop, croute-slurm as the controller's prolog and
 # epilog. For each change of the running jobs:
 #   - the LFTs opensm installed are those of offline `croute route
-#     --jobs` on the same jobs file and opensm's LIDs (guid2lid);
+#     --jobs --jobs-refine 0` on the same jobs file and opensm's LIDs
+#     (guid2lid), the refine stage off (jobs_refine.sh has it);
 #   - every job-driven change passes `croute check --transition`;
 #   - a job's end takes the tables back (offline again says which);
 #   - a failing hook still runs the job and leaves the routing alone;
@@ -25,7 +26,7 @@ slurm_init jobs_route
 # flows cross the spines matters.
 jobs_fabric 4 4 2 2
 cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 1" \
-	"croute_jobs_wait 30"
+	"croute_jobs_wait 30" "croute_jobs_refine 0"
 cr_opensm_start -R cr-minhop
 cr_wait_log "$CR_LOG" "$CR_DONE" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 	cr_fail "opensm did not route"
@@ -35,7 +36,8 @@ cr_quiet
 # with --jobs JOBS when given, normalised into NAME.want.
 offline() {
 	"$CROUTE" route -t "$2" --lids "$CR_GUID2LID" -e minhop \
-		${3:+--jobs "$3"} -o "$CR_DIR/$1.off" 2>"$CR_DIR/$1.err" ||
+		${3:+--jobs "$3" --jobs-refine 0} -o "$CR_DIR/$1.off" \
+		2>"$CR_DIR/$1.err" ||
 		cr_fail "$1: croute route: $(cat "$CR_DIR/$1.err")"
 	cr_lfts_norm "$CR_DIR/$1.off" >"$CR_DIR/$1.want"
 }
@@ -206,7 +208,8 @@ cr_ibsim_cmd "ReLink \"S-0002c90200000000\"[4]"
 printf '201 h[0001-0002,0005-0006]\n202 h[0003,0007,0009,0013]\n' \
 	>"$JOBS.tmp" && chmod 644 "$JOBS.tmp" && mv "$JOBS.tmp" "$JOBS"
 cr_conf "croute_jobs_file $JOBS" "croute_jobs_min_interval 1" \
-	"croute_auto_budget 1" "croute_auto_background FALSE"
+	"croute_auto_budget 1" "croute_auto_background FALSE" \
+	"croute_jobs_refine 0"
 cr_opensm_start -R cr-auto
 DECIDED_AUTO="cr-auto: jobs: (the installed tables are those|.*the installed tables stay|installing the tables just tuned)"
 cr_wait_log "$CR_LOG" "$DECIDED_AUTO" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
@@ -214,7 +217,7 @@ cr_wait_log "$CR_LOG" "$DECIDED_AUTO" 1 "$CR_TIMEOUT" "$CR_OSM_PID" ||
 slurm_wait 60 state_lists 202 || cr_fail "cr-auto: job 202 is not listed"
 installed auto
 "$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
-	--auto-budget 1 --jobs "$JOBS" -o "$CR_DIR/auto.off" \
+	--auto-budget 1 --jobs "$JOBS" --jobs-refine 0 -o "$CR_DIR/auto.off" \
 	2>"$CR_DIR/auto.err" || cr_fail "croute route -e auto --jobs failed"
 cr_lfts_norm "$CR_DIR/auto.off" >"$CR_DIR/auto.want"
 cr_same "$CR_DIR/auto.want" "$CR_DIR/auto.now" 10 \
