@@ -26,8 +26,9 @@ put() {
 		mv "$JOBS.tmp" "$JOBS"
 }
 
+# The first stage only: the counts of installs below are its.
 cr_conf "sweep_interval 0" "croute_jobs_file $JOBS" \
-	"croute_jobs_min_interval 0"
+	"croute_jobs_min_interval 0" "croute_jobs_refine 0"
 put "101 h[0001-0002,0005-0006]"
 cr_valgrind_start -R cr-minhop
 INSTALLED="jobs: installing the tables just tuned"
