@@ -576,7 +576,7 @@ static void refine_keep(struct cr_jobs_route *jr, struct jr_base *b,
 	double term = term_of(b, *jobs, installed, g);
 
 	if (term < 0) {
-		pl_err("CR58",
+		pl_err("CR5B",
 		       "%s: the jobs term of the installed tables is"
 		       " unknown; the tables are not refined",
 		       b->name);
@@ -675,7 +675,7 @@ int cr_jobs_route_refine(struct cr_jobs_route *jr,
 			" tables or opensm exits",
 			b->name);
 	} else if (rc) {
-		pl_err("CR58",
+		pl_err("CR5C",
 		       "%s: the tables could not be refined for the jobs of %s;"
 		       " the installed tables stay",
 		       b->name, jc->file);
