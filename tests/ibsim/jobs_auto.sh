@@ -4,7 +4,8 @@
 # the tables of one fabric. No Slurm: the jobs file is written as
 # croute-slurm writes it. Once both are done:
 #   - the LFTs opensm installed are offline `croute route -e auto --jobs`
-#     on the same budget, jobs file and opensm's LIDs;
+#     on the same budget, jobs file and opensm's LIDs (the first stage:
+#     croute_jobs_refine 0; tests/ibsim/jobs_refine.sh covers the refine);
 #   - every change of the installed tables (the churn croute_incremental
 #     logs) was checked safe for that very change before it was made
 #     (croute_auto_safe_transitions for cr-auto's, always for the jobs');
@@ -33,7 +34,8 @@ far="croute_auto_give_up 3600"
 echo "$far" >"$CR_DIR/offline.conf"
 cr_conf "sweep_interval 0" "croute_auto_budget $budget" "$far" \
 	"croute_auto_safe_transitions TRUE" "croute_incremental TRUE" \
-	"croute_jobs_file $JOBS" "croute_jobs_min_interval 0"
+	"croute_jobs_file $JOBS" "croute_jobs_min_interval 0" \
+	"croute_jobs_refine 0"
 cr_opensm_start -R cr-auto
 
 # How an improve step ends; what the jobs' tuning decides (a tuning
@@ -102,7 +104,7 @@ fi
 cp "$CR_DUMP/opensm-lfts.dump" "$CR_DIR/plugin.lfts"
 cr_lfts_norm "$CR_DIR/plugin.lfts" >"$CR_DIR/plugin.norm"
 "$CROUTE" route -t "$topo" --lids "$CR_GUID2LID" --engine auto \
-	-F "$CR_DIR/offline.conf" --auto-budget "$budget" --jobs "$JOBS" \
+	-F "$CR_DIR/offline.conf" --auto-budget "$budget" --jobs "$JOBS" --jobs-refine 0 \
 	-o "$CR_DIR/offline.lfts" 2>"$CR_DIR/offline.err" ||
 	cr_fail "croute route -e auto --jobs: $(cat "$CR_DIR/offline.err")"
 cr_lfts_norm "$CR_DIR/offline.lfts" >"$CR_DIR/offline.norm"
