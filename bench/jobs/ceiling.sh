@@ -26,7 +26,8 @@
 # TUNED (a run.sh OUT directory: score its tuned tables too), ONE, OUT,
 # SAMPLE (FABRIC:K words: there the score and the bounds both take the
 # same K sampled phases, --pattern jobs:K, default director:12 torus:12,
-# the LPs of all phases being hours there; "s" after the seed says so),
+# the LPs of all phases being hours there; "s" after the seed says so;
+# SAMPLE= for every phase everywhere),
 # SCORES (a file of run.sh's lines, bench/jobs/README's held-out ones
 # included: take cr-auto's, the best OpenSM's and the tuned tables'
 # scores from there instead of scoring them again),
@@ -37,7 +38,8 @@
 # target's base (ceil/base), the tuned tables over the best bound, the
 # non-minimal paths of cr-auto's and the tuned tables, and "unreachable"
 # where the tightest bound that holds for the tuned tables is below the
-# target.
+# target. Each line is printed as its mix is done, and kept in
+# OUT/FABRIC/ceilSEED (partial runs count).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 CROUTE=${CROUTE:-$top/build/src/cli/croute}
@@ -46,7 +48,7 @@ EVAL_ORDERS=${EVAL_ORDERS:-4}
 EVAL_SEED=${EVAL_SEED:-101}
 QOS=${QOS:-"random torus"}
 ONE=${ONE:-prod-tree}
-SAMPLE=${SAMPLE:-"director:12 torus:12"}
+SAMPLE=${SAMPLE-"director:12 torus:12"}
 # fabrics whose all-path LPs take minutes a phase (croute(1)): "-" there,
 # the minimal bound then being the one that holds (cr-lash with --qos)
 NOALL=${NOALL:-"random torus director"}
@@ -72,13 +74,14 @@ term() {
 		on && $1 ~ /^jobs/ '"$weigh"
 }
 
-# ceil TOPO MIX ARGS...: the bound with the score's weights
+# ceil TOPO MIX ARGS...: the bound with the score's weights; the score
+# is a mean of averages, so only the avg LPs are solved (--stat avg)
 ceil() {
 	_t=$1 _m=$2
 	shift 2
 	# shellcheck disable=SC2086
 	"$CROUTE" bound -t "$_t" --jobs "$_m" $PAT --orders "$EVAL_ORDERS" \
-		--seed "$EVAL_SEED" "$@" 2>/dev/null |
+		--seed "$EVAL_SEED" --stat avg "$@" 2>/dev/null |
 		awk -v k="$EVAL_ORDERS" '/random host orders/ { on = 1; next }
 		on && $1 ~ /^jobs/ '"$weigh"
 }
@@ -89,6 +92,24 @@ nonmin() {
 	"$CROUTE" check -t "$1" $LIDS --lfts "$2" 2>/dev/null |
 		awk '/^non-minimal paths:/ { print $3 }'
 }
+
+# verdict: a mix's line with its target, ceiling and verdict
+# shellcheck disable=SC2016
+verdict='{
+	base = $3; o = $4; sub(/\(.*/, "", o)
+	if (o + 0 > base) base = o + 0
+	target = 1.05 * base
+	# the tightest bound that holds for the tuned tables: the
+	# minimal ones only where those tables are minimal
+	c = $6 == "-" ? 1e9 : $6
+	minok = ($10 == "0" || ($10 == "-" && $9 == "0"))
+	if (minok && $7 + 0 < c) c = $7 + 0
+	if (minok && $8 != "-" && $8 + 0 < c) c = $8 + 0
+	tc = $5 == "-" ? "-" : sprintf("%.3f", $5 / c)
+	printf "%s %s %s %s %s %s %s %s %.4f %.3f %s %s %s %s\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, target, c / base, tc,
+		$9, $10, c < target ? "unreachable" : "room"
+}'
 
 echo "# fabric seed auto osm(engine) tuned all min one target" \
 	"ceil/base tuned/ceil nonmin-auto nonmin-tuned verdict"
@@ -141,23 +162,7 @@ for fab in "$@"; do
 		case " $ONE " in *" $fab "*)
 			b1=$(ceil "$t" "$m" --paths minimal --one-routing) ;;
 		esac
-		echo "$fab $s$tag $a $o${on:+($on)} $j $ba $bm $b1 $na $nt"
+		echo "$fab $s$tag $a $o${on:+($on)} $j $ba $bm $b1 $na $nt" |
+			awk "$verdict" | tee "$d/ceil$s"
 	done
-done | awk '
-	/^#/ { print; next }
-	{
-		base = $3; o = $4; sub(/\(.*/, "", o)
-		if (o + 0 > base) base = o + 0
-		target = 1.05 * base
-		# the tightest bound that holds for the tuned tables: the
-		# minimal ones only where those tables are minimal
-		c = $6 == "-" ? 1e9 : $6
-		minok = ($10 == "0" || ($10 == "-" && $9 == "0"))
-		if (minok && $7 + 0 < c) c = $7 + 0
-		if (minok && $8 != "-" && $8 + 0 < c) c = $8 + 0
-		tc = $5 == "-" ? "-" : sprintf("%.3f", $5 / c)
-		printf "%s %s %s %s %s %s %s %s %.4f %.3f %s %s %s %s\n",
-			$1, $2, $3, $4, $5, $6, $7, $8, target, c / base, tc,
-			$9, $10, c < target ? "unreachable" : "room"
-		fflush()
-	}'
+done

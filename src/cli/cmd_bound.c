@@ -6,6 +6,7 @@
  * see from the estimates of routings alone.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ enum {
 	KEY_ONE_ROUTING,
 	KEY_JSON,
 	KEY_LANES,
+	KEY_STAT,
 };
 
 static const struct cli_opt bound_opts[] = {
@@ -43,6 +45,9 @@ static const struct cli_opt bound_opts[] = {
 	 "(2)"},
 	{"mip-seconds", KEY_MIP_SECONDS, "S",
 	 "--unsplittable: stop a phase's MIP after S seconds, 0 never (60)"},
+	{"stat", KEY_STAT, "avg|min|both",
+	 "solve only the avg LPs or only the min (concurrent-flow) ones"
+	 " (both)"},
 	{"lanes", KEY_LANES, "N",
 	 "with LMC > 0: flows striped over at most N of a port's LIDs"
 	 " (default all 2^LMC; estimate's --lanes)"},
@@ -144,6 +149,18 @@ static int bound_opt(void *arg, int key, const char *val)
 		cli_usage_error(c->setup.cmd,
 				"--paths \"%s\": expected all or minimal", val);
 		return -1;
+	case KEY_STAT:
+		if (!strcmp(val, "avg") || !strcmp(val, "min") ||
+		    !strcmp(val, "both")) {
+			c->bo.stats = val[0] == 'a'   ? CR_BOUND_STAT_AVG
+				      : val[0] == 'm' ? CR_BOUND_STAT_MIN
+						      : 0;
+			return 0;
+		}
+		cli_usage_error(c->setup.cmd,
+				"--stat \"%s\": expected avg, min or both",
+				val);
+		return -1;
 	case KEY_UNSPLIT:
 		c->bo.unsplittable = true;
 		return 0;
@@ -174,12 +191,32 @@ static int bound_opt(void *arg, int key, const char *val)
 	return 0;
 }
 
+/* A bound in a column of the text tables: "-" when it was not solved. */
+static void print_frac(double v)
+{
+	if (isnan(v))
+		printf(" %10s", "-");
+	else
+		printf(" %10.4f", v);
+}
+
+/* The same in JSON: null when not solved. */
+static void json_frac(const char *key, double v)
+{
+	if (isnan(v))
+		printf("\"%s\": null", key);
+	else
+		printf("\"%s\": %.6g", key, v);
+}
+
 static void print_result(const struct cr_bound_result *b,
 			 const struct cr_bound_opts *o)
 {
-	printf("%-16s %9u/%-5u %10" PRIu64 " %10.4f %10.4f %9.2f", b->name,
-	       b->num_phases, b->phases_total, b->flows, b->avg_frac,
-	       b->min_frac, b->seconds);
+	printf("%-16s %9u/%-5u %10" PRIu64, b->name, b->num_phases,
+	       b->phases_total, b->flows);
+	print_frac(b->avg_frac);
+	print_frac(b->min_frac);
+	printf(" %9.2f", b->seconds);
 	if (o->unsplittable)
 		printf(" %10.4f %8u", b->incumbent_frac, b->unproved);
 	if (o->one_routing)
@@ -199,8 +236,10 @@ static void print_phases(const struct cr_bound_result *b, bool unsplit)
 	for (uint32_t i = 0; i < b->num_phases; i++) {
 		const struct cr_bound_phase *p = &b->phase[i];
 
-		printf("%8u %8u %10.4f %10.4f %9u %9u %7u %8.3f", p->label,
-		       p->flows, p->avg_frac, p->min_frac, p->rows, p->cols,
+		printf("%8u %8u", p->label, p->flows);
+		print_frac(p->avg_frac);
+		print_frac(p->min_frac);
+		printf(" %9u %9u %7u %8.3f", p->rows, p->cols,
 		       unsplit ? p->binaries : p->rounds, p->seconds);
 		if (unsplit)
 			printf(" %10.4f %8u %6s", p->incumbent_frac, p->nodes,
@@ -222,21 +261,27 @@ static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 	printf(", \"hosts\": %u, \"order\": ", hosts->count);
 	cli_json_str(stdout, how);
 	printf(", \"paths\": \"%s\", \"unsplittable\": %s,"
-	       " \"one_routing\": %s, \"lmc\": %u, \"lanes\": %u,"
-	       " \"patterns\": [",
+	       " \"one_routing\": %s, \"stat\": \"%s\", \"lmc\": %u,"
+	       " \"lanes\": %u, \"patterns\": [",
 	       o->minimal ? "minimal" : "all",
 	       o->unsplittable ? "true" : "false",
-	       o->one_routing ? "true" : "false", c->lmc, o->lanes);
+	       o->one_routing ? "true" : "false",
+	       o->stats == CR_BOUND_STAT_AVG   ? "avg"
+	       : o->stats == CR_BOUND_STAT_MIN ? "min"
+					       : "both",
+	       c->lmc, o->lanes);
 	for (int i = 0; i < n; i++) {
 		const struct cr_bound_result *b = res[i];
 
 		fputs(i ? ",\n  {\"pattern\": " : "\n  {\"pattern\": ", stdout);
 		cli_json_str(stdout, b->name);
 		printf(", \"phases\": %u, \"phases_total\": %u, \"flows\": %" PRIu64
-		       ", \"avg_frac\": %.6g, \"min_frac\": %.6g, \"seconds\":"
-		       " %.3f",
-		       b->num_phases, b->phases_total, b->flows, b->avg_frac,
-		       b->min_frac, b->seconds);
+		       ", ",
+		       b->num_phases, b->phases_total, b->flows);
+		json_frac("avg_frac", b->avg_frac);
+		fputs(", ", stdout);
+		json_frac("min_frac", b->min_frac);
+		printf(", \"seconds\": %.3f", b->seconds);
 		if (o->unsplittable)
 			printf(", \"incumbent_frac\": %.6g, \"unproved\": %u",
 			       b->incumbent_frac, b->unproved);
@@ -251,10 +296,12 @@ static void bound_json(const struct bound_ctx *c, const struct cr_hosts *hosts,
 		for (uint32_t k = 0; k < b->num_phases; k++) {
 			const struct cr_bound_phase *p = &b->phase[k];
 
-			printf("%s{\"phase\": %u, \"flows\": %u, \"avg_frac\":"
-			       " %.6g, \"min_frac\": %.6g, \"seconds\": %.3f",
-			       k ? ", " : "", p->label, p->flows, p->avg_frac,
-			       p->min_frac, p->seconds);
+			printf("%s{\"phase\": %u, \"flows\": %u, ",
+			       k ? ", " : "", p->label, p->flows);
+			json_frac("avg_frac", p->avg_frac);
+			fputs(", ", stdout);
+			json_frac("min_frac", p->min_frac);
+			printf(", \"seconds\": %.3f", p->seconds);
 			if (o->unsplittable)
 				printf(", \"incumbent_frac\": %.6g, \"proved\":"
 				       " %s",
@@ -427,6 +474,13 @@ static int bound_run(const struct cli_cmd *cmd, int argc, char **argv)
 		cli_usage_error(cmd, "--max-extra-hops goes with "
 				     "--unsplittable or --one-routing, and "
 				     "--paths all");
+		goto out;
+	}
+	if (c.bo.stats == CR_BOUND_STAT_MIN &&
+	    (c.bo.unsplittable || c.bo.one_routing || c.est.orders)) {
+		/* their figures are avg bounds only */
+		cli_usage_error(cmd, "--stat min: not with --unsplittable, "
+				     "--one-routing or --orders");
 		goto out;
 	}
 	if (c.bo.unsplittable && c.bo.one_routing) {
@@ -693,7 +747,9 @@ const struct cli_cmd cli_cmd_bound = {
 		" routing found (\"incumbent\").\n--one-routing: one LP"
 		" over all phases in which each (source switch,\ndestination)"
 		" keeps the same path shares in every phase, as one routing"
-		" does.\n--jobs FILE: the jobs pattern (the default pattern then) on"
+		" does.\n--stat avg|min: solve only that statistic's LPs (the other prints"
+		" \"-\"); a\nscore that averages, such as the jobs term, needs"
+		" only avg.\n--jobs FILE: the jobs pattern (the default pattern then) on"
 		" the jobs' hosts in\nSlurm's order; with --orders N also on"
 		" N random orders within each job, as\nestimate --orders"
 		" draws them with the same --seed.\n",

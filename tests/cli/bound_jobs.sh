@@ -5,7 +5,8 @@
 # own order and on --orders random ones (same --seed); the order matters
 # on an oversubscribed tree, so the equality is no accident. Every
 # routing's estimate --jobs (own order and mean over the orders) stays
-# under the minimal-path bound, that under the all-path one. Bad input:
+# under the minimal-path bound, that under the all-path one. --stat
+# solves one statistic's LPs and gives the full run's figure. Bad input:
 # exit 2.
 . "$(dirname "$0")/lib.sh"
 # the "# on N random host orders" table's row: own mean worst
@@ -78,7 +79,43 @@ sys.exit(not (p["pattern"] == "jobs" and p["orders"] == 2 and
 	0 < p["orders_worst_avg"] <= p["orders_mean_avg"] <= 1))' "$tmp/json" ||
 	fail "--json lacks the orders' bound"
 
+# --stat: only the LPs asked for, the same figures as both. avg is what
+# the jobs score needs (its orders table), min has no orders table.
+"$croute" bound -t "$tmp/t.topo" --jobs "$tmp/two.jobs" --orders 3 --seed 5 \
+	--stat avg >"$tmp/b.avg" 2>/dev/null || fail "bound --stat avg"
+[ -n "$(orders_row "$tmp/b.avg")" ] &&
+	[ "$(orders_row "$tmp/b.avg")" = "$(orders_row "$tmp/b.all")" ] ||
+	fail "--stat avg's orders ($(orders_row "$tmp/b.avg")) are not" \
+		"the full run's ($(orders_row "$tmp/b.all"))"
+# the pattern row: name phases flows avg min
+prow() { awk '$1 ~ /^jobs/ && NF >= 6 { print $4, $5; exit }' "$1"; }
+read -r fa fm <<<"$(prow "$tmp/b.all")"
+read -r sa sm <<<"$(prow "$tmp/b.avg")"
+[ "$sa" = "$fa" ] && [ "$sm" = - ] ||
+	fail "--stat avg: avg $sa min $sm, the full run avg $fa"
+"$croute" bound -t "$tmp/t.topo" --jobs "$tmp/two.jobs" --stat min \
+	>"$tmp/b.min" 2>/dev/null || fail "bound --stat min"
+read -r na nm <<<"$(prow "$tmp/b.min")"
+[ "$na" = - ] && [ "$nm" = "$fm" ] ||
+	fail "--stat min: avg $na min $nm, the full run min $fm"
+"$croute" bound -t "$tmp/t.topo" --jobs "$tmp/two.jobs" --stat avg \
+	--json >"$tmp/json.avg" 2>/dev/null || fail "bound --stat avg --json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["patterns"][0]
+sys.exit(not (d["stat"] == "avg" and p["min_frac"] is None and
+	"%.4f" % p["avg_frac"] == sys.argv[2] and
+	all(q["min_frac"] is None for q in p["per_phase"])))' \
+	"$tmp/json.avg" "$fa" || fail "--stat avg --json: min not null"
+
 # bad input: exit 2
+for bad in "--stat max" "--stat" "--stat min --orders 2" \
+	"--stat min --one-routing"; do
+	# shellcheck disable=SC2086
+	"$croute" bound -t "$tmp/t.topo" --jobs "$tmp/two.jobs" $bad \
+		>/dev/null 2>&1
+	[ $? -eq 2 ] || fail "bound $bad is not exit 2"
+done
 "$croute" bound -t "$tmp/t.topo" --jobs "$tmp/none.jobs" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing jobs file is not exit 2"
 "$croute" bound -t "$tmp/t.topo" --pattern jobs >/dev/null 2>&1

@@ -53,6 +53,11 @@ struct cr_bound_opts {
 	unsigned lanes;
 	double mip_seconds; /* per phase; 0: no limit */
 	/*
+	 * the statistics to solve (CR_BOUND_STAT_*), each its own LP a
+	 * phase; one left out is NAN in the results. 0: both.
+	 */
+	unsigned stats;
+	/*
 	 * cr_bound_phase (not cr_bound_run): when not NULL, the edge
 	 * formulation of the avg LP is written there in CPLEX LP format,
 	 * for cross-checks with another solver (glpsol, clp)
@@ -73,7 +78,12 @@ struct cr_bound_opts {
 /* --one-routing: candidate (flow, path) pairs over all phases */
 #define CR_BOUND_JOINT_MAX_COLS 1000000
 
+#define CR_BOUND_STAT_AVG 0x1
+#define CR_BOUND_STAT_MIN 0x2
+
 void cr_bound_opts_init(struct cr_bound_opts *o); /* all paths, split */
+/* o's statistics, both when o is NULL or its stats 0 */
+unsigned cr_bound_stats(const struct cr_bound_opts *o);
 
 struct cr_bound_phase {
 	uint32_t label; /* as in the estimate */

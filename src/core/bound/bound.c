@@ -7,7 +7,9 @@
  * unsplittable MIP (mip.c); then, for --one-routing, the one LP over all
  * phases (joint.c). A pattern's avg bound is the flow-weighted mean of
  * its phases', its min bound the smallest phase's. The cost is the
- * solvers': see those files and croute(1).
+ * solvers': see those files and croute(1). Each statistic is its own LP
+ * a phase, so one not asked for (o->stats) is not solved: the ceiling of
+ * a score that is an average needs only the avg LPs, half the time.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,11 @@
 #include <croute/model/log.h>
 
 #include "bound_int.h"
+
+unsigned cr_bound_stats(const struct cr_bound_opts *o)
+{
+	return o && o->stats ? o->stats : CR_BOUND_STAT_AVG | CR_BOUND_STAT_MIN;
+}
 
 void cr_bound_opts_init(struct cr_bound_opts *o)
 {
@@ -45,36 +52,46 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 {
 	const char *lp_path = o ? o->lp_path : NULL;
 	struct model m = {.f = f, .ns = f->num_switches, .n = n};
+	unsigned stats = cr_bound_stats(o);
+	bool want_avg = stats & CR_BOUND_STAT_AVG;
+	bool want_min = stats & CR_BOUND_STAT_MIN;
 	double t0 = cr_now();
-	double avg = 0, lambda = 0;
+	double avg = NAN, lambda = NAN;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->flows = (uint32_t)n;
-	if (!n)
+	if (!n) {
+		out->avg_frac = want_avg ? 0 : NAN;
+		out->min_frac = want_min ? 0 : NAN;
 		return 0;
+	}
 	glp_term_out(GLP_OFF);
 	if (model_build(&m, e, flows, o))
 		goto out;
 	/* the edge LP, written and not solved: for cross-checks (glpsol) */
 	if (lp_path && cr_bound_edge_lp(&m, false, lp_path, NULL, NULL, NULL))
 		goto out;
-	if (o && o->unsplittable) {
+	if (o && o->unsplittable && want_avg) {
 		/* the min bound stays the splittable one over the paths */
 		ret = cr_bound_mip(&m, o, out);
 		if (ret)
 			goto out;
 		ret = -1;
 		avg = out->avg_frac * (double)n;
-		if (cr_bound_colgen(&m, true, &lambda, NULL, NULL, NULL))
-			goto out;
-	} else if (flags & CR_BOUND_EDGE_LP) {
+	} else if (want_avg && (flags & CR_BOUND_EDGE_LP)) {
 		if (cr_bound_edge_lp(&m, false, NULL, &avg, &out->rows,
-				     &out->cols) ||
-		    cr_bound_edge_lp(&m, true, NULL, &lambda, NULL, NULL))
+				     &out->cols))
 			goto out;
-	} else if (cr_bound_colgen(&m, false, &avg, &out->rows, &out->cols,
-				   &out->rounds) ||
+	} else if (want_avg && cr_bound_colgen(&m, false, &avg, &out->rows,
+					       &out->cols, &out->rounds)) {
+		goto out;
+	}
+	/* the concurrent-flow LP only where its figure is asked for */
+	if (want_min && (flags & CR_BOUND_EDGE_LP) && !(o && o->unsplittable)) {
+		if (cr_bound_edge_lp(&m, true, NULL, &lambda, NULL, NULL))
+			goto out;
+	} else if (want_min &&
 		   cr_bound_colgen(&m, true, &lambda, NULL, NULL, NULL)) {
 		goto out;
 	}
@@ -85,7 +102,7 @@ int cr_bound_phase(const struct cr_fabric *f, const struct cr_est *e,
 		out->proved = true;
 	}
 	/* a flow that cannot arrive gets 0 whatever the routing */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; want_min && i < n; i++)
 		if (m.inject[i] <= 0)
 			out->min_frac = 0;
 	ret = 0;
@@ -265,6 +282,9 @@ struct cr_bound_result *cr_bound_run(const struct cr_fabric *f,
 	b->incumbent_frac = b->flows ? inc / (double)b->flows : 0;
 	if (!b->num_phases)
 		b->min_frac = 0;
+	/* a statistic not asked for is NAN, in the pattern as per phase */
+	if (!(cr_bound_stats(o) & CR_BOUND_STAT_MIN))
+		b->min_frac = NAN;
 	b->seconds = cr_now() - t0;
 	goto out;
 oom:
