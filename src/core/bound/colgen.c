@@ -13,6 +13,18 @@
  * objective never decreases and each round adds at least one new path:
  * it ends.
  *
+ * The avg LP's figure is not the master's objective but a dual bound:
+ * with the master's link and host-link duals y >= 0 and each flow's
+ * cheapest path under y (the pricing's), u(i) = max(0, 1 / inject(i) -
+ * y(i's host links) - price(i)) makes (u, y) feasible for the dual of the
+ * full LP, all paths' columns included, so sum(cap y) + sum(inject u)
+ * bounds the optimum from above whatever GLPK's tolerances (the master's
+ * objective is a flow some routing reaches: it is below the optimum by
+ * the pricing's tolerance). At the optimum the two meet. Stopping the
+ * generation once they are within a small gap was tried: on a 6x6x6
+ * torus's jobs phases the gap closes only in the last round or two, so
+ * the generation runs to its end.
+ *
  * Cost per round: a simplex on the master (rows: flows + links + host
  * links, columns: the paths so far) and one Dijkstra per source switch
  * (or one DAG pass per destination switch); croute bound prints the
@@ -197,6 +209,7 @@ struct colgen {
 	/* the flows by key: by source switch, with minimal by destination */
 	size_t *order;
 	const uint32_t *key;
+	double dual_bound; /* avg: sum of inject u over the flows priced */
 };
 
 /*
@@ -369,6 +382,43 @@ static double reduced_threshold(const struct colgen *c, size_t i)
 	return thr;
 }
 
+/* A row's dual, never below 0: a larger one keeps the dual feasible. */
+static double row_dual(const struct colgen *c, int row)
+{
+	double d = glp_get_row_dual(c->lp, row);
+
+	return d > 0 ? d : 0;
+}
+
+/*
+ * inject(i) u(i) of the dual bound: what flow i's cheapest path (price,
+ * under the links' duals) leaves of its objective coefficient after its
+ * host links' duals.
+ */
+static double flow_dual(const struct colgen *c, size_t i, double price)
+{
+	const struct model *m = c->m;
+	double u = 1.0 / m->inject[i] - price -
+		   row_dual(c, c->first_key + (int)m->src_key[i]);
+
+	if (m->dst_key[i] != UINT32_MAX)
+		u -= row_dual(c, c->first_key + (int)m->dst_key[i]);
+	return u > 0 ? m->inject[i] * u : 0;
+}
+
+/* The dual bound's part from the capacities: sum of cap y. */
+static double capacity_dual(const struct colgen *c)
+{
+	const struct model *m = c->m;
+	double sum = 0;
+
+	for (uint32_t k = 0; k < m->ne; k++)
+		sum += m->edge[k].cap * c->len[k];
+	for (uint32_t k = 0; k < m->nkeys; k++)
+		sum += m->key_cap[k] * row_dual(c, c->first_key + (int)k);
+	return sum;
+}
+
 /*
  * One round of pricing: every flow's cheapest path under the lengths,
  * added when its reduced cost is positive (in round 0: every flow's
@@ -389,8 +439,12 @@ static int price_round(struct colgen *c, uint32_t round, unsigned *added)
 			continue;
 		if (round) {
 			thr = reduced_threshold(c, i);
-			if (m->src_sw[i] == m->dst_sw[i])
-				continue; /* its one path is in */
+			if (m->src_sw[i] == m->dst_sw[i]) {
+				/* its one path is in, with no link */
+				if (!c->concurrent)
+					c->dual_bound += flow_dual(c, i, 0);
+				continue;
+			}
 		}
 		if (c->key[i] != cur) {
 			cur = c->key[i];
@@ -399,12 +453,18 @@ static int price_round(struct colgen *c, uint32_t round, unsigned *added)
 			else
 				dijkstra(&c->g, m, cur, c->len);
 		}
-		/* the hop lengths only break ties: discount them */
+		/*
+		 * the hop lengths only break ties: discount them (more than
+		 * a simple path's hops, so the price is never above the
+		 * cheapest path's length)
+		 */
 		price = m->minimal
 				? c->g.dist[m->src_sw[i]]
 				: c->g.dist[m->dst_sw[i]] - 1e-9 * (m->ns + 1);
 		if (!isfinite(price))
 			continue;
+		if (round && !c->concurrent)
+			c->dual_bound += flow_dual(c, i, price);
 		if (round && price >= thr - 1e-7 * fabs(thr) - 1e-12)
 			continue;
 		st = add_path(c, i);
@@ -413,6 +473,16 @@ static int price_round(struct colgen *c, uint32_t round, unsigned *added)
 		*added += st == 0;
 	}
 	return 0;
+}
+
+/* The flows that can carry anything: the avg LP's trivial bound. */
+static size_t movable(const struct model *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		k += m->inject[i] > 0;
+	return k;
 }
 
 static int colgen_alloc(struct colgen *c)
@@ -450,6 +520,7 @@ int cr_bound_colgen(const struct model *m, bool concurrent, double *value,
 		    uint32_t *rounds_out)
 {
 	struct colgen c = {.m = m, .concurrent = concurrent};
+	double best = INFINITY; /* the avg LP's least dual bound */
 	glp_smcp parm;
 	uint32_t rounds = 0;
 	unsigned added;
@@ -471,8 +542,15 @@ int cr_bound_colgen(const struct model *m, bool concurrent, double *value,
 	for (;;) {
 		if (rounds && solve_master(&c, &parm))
 			goto out;
+		c.dual_bound = rounds && !concurrent ? capacity_dual(&c) : 0;
 		if (price_round(&c, rounds, &added))
 			goto oom;
+		if (rounds && !concurrent && c.dual_bound < best)
+			best = c.dual_bound;
+		cr_debug("bound: round %u, master %.9g, dual bound %.9g, %u"
+			 " paths added",
+			 rounds, rounds ? glp_get_obj_val(c.lp) : 0.0,
+			 c.dual_bound, added);
 		if (rounds && !added)
 			break;
 		if (++rounds > 100000) {
@@ -486,7 +564,13 @@ int cr_bound_colgen(const struct model *m, bool concurrent, double *value,
 			goto out;
 		}
 	}
+	/*
+	 * the dual bound holds whatever the tolerances; never below the
+	 * master's objective (a flow), never above every flow at its rate
+	 */
 	*value = glp_get_obj_val(c.lp);
+	if (!concurrent && best < INFINITY && best > *value)
+		*value = best < (double)movable(m) ? best : (double)movable(m);
 	if (rows_out)
 		*rows_out = (uint32_t)c.nrows;
 	if (cols_out)
