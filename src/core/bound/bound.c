@@ -9,7 +9,7 @@
  * its phases', its min bound the smallest phase's. The cost is the
  * solvers': see those files and croute(1). Each statistic is its own LP
  * a phase, so one not asked for (o->stats) is not solved: the ceiling of
- * a score that is an average needs only the avg LPs, half the time.
+ * a score that is an average needs only the avg LPs.
  */
 #include <math.h>
 #include <stdio.h>
