@@ -1,4 +1,5 @@
-# Shared helpers of the benchmarks; sourced after tests/ibsim/lib.sh.
+# Shared helpers of the benchmarks; sourced after tests/ibsim/lib.sh
+# (bench/jobs/lib.sh, outside an ibsim run, gives its own cr_gen, cr_fail).
 #
 # Every benchmark runs OpenSM's built-in engine and croute's on the same
 # simulated fabric in the same ibsim run (so with the same LIDs), and

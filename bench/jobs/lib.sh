@@ -1,17 +1,21 @@
 # Shared by bench/jobs/run.sh and ceiling.sh: the fabrics by name, and
 # where a fabric's files go. Needs top, CROUTE, OUT and OSM set.
 
-# topo_of NAME FILE: the fabric NAME, written to FILE.
+# topo_of NAME FILE: the fabric NAME of bench/auto (bench/lib.sh's
+# bench_fabric), written to FILE with CROUTE, outside an ibsim run.
+top_srcdir=${top_srcdir:-$top}
+. "$top/bench/lib.sh"
+cr_gen() {
+	out=$1
+	shift
+	"$CROUTE" gen "$@" >"$out"
+}
+cr_fail() {
+	echo "$*" >&2
+	exit 2
+}
 topo_of() {
-	case $1 in
-	random) "$CROUTE" gen random --switches 64 --links 8 --hosts 4 \
-		--seed 1 -o "$2" ;;
-	torus) "$CROUTE" gen torus 6 6 6 --hosts 2 -o "$2" ;;
-	prod-tree) cp "$top/tests/fabrics/prod-tree.topo" "$2" ;;
-	director) "$CROUTE" gen two-level --leaves 36 --hosts 18 \
-		--uplinks 18 --spines 18 --scramble 1 -o "$2" ;;
-	*) echo "unknown fabric $1" >&2; exit 2 ;;
-	esac
+	bench_fabric "$1" "$2"
 }
 
 # fabric_dir NAME: d, NAME's directory under OUT; t, its topology
