@@ -54,6 +54,7 @@ printf '%-7s %4s %4s  %-11s %3s %7s %7s  %-11s %3s %7s %7s  %7s %7s %5s\n' \
 	fabric cuts seed old VLs shift bisect new VLs shift bisect \
 	d_shift d_bisec user
 for fab in ${FABRICS:-dfly dfly12}; do
+	# shellcheck disable=SC2046
 	"$new" gen dragonfly-plus $(gen_args "$fab") -o "$tmp/$fab.topo" ||
 		exit 2
 	for cuts in ${CUTS:-3 6}; do
