@@ -16,6 +16,10 @@
 #include <croute/model/log.h>
 #include <croute/model/node_match.h>
 #include <croute/tune/jobs_tune.h>
+#include "jobs_swap.h"
+
+/* The refine budget's share whole-route swaps may take at most. */
+#define SWAP_SHARE 0.5
 
 /* A starting point: tables, the engine whose moves keep them legal. */
 struct base {
@@ -376,6 +380,32 @@ static int stage_new(const struct cr_jobs_start *s, const struct cr_jobs *jobs,
 	return 0;
 }
 
+/*
+ * The refine stage's search: whole-route swaps first (moves the pass's
+ * single entries cannot make, jobs_swap.c), then the pass on what is
+ * left of the budget. The swaps' work counts against the same budget.
+ */
+static int refine_climb(const struct cr_jobs_stage *st,
+			const struct cr_objective *obj,
+			const struct cr_jobs_tune_params *t, struct base *b,
+			struct cr_opt_stats *os)
+{
+	double work = t->refine * CR_JOBS_WORK_PER_S, left;
+	struct jobs_swap_stats ss;
+	int ret;
+
+	memset(os, 0, sizeof(*os));
+	ret = cr_jobs_swap(st->s.f, b->r, st->jobs, obj,
+			   (uint64_t)(work * SWAP_SHARE), t->stop, &ss);
+	if (ret)
+		return ret;
+	left = (work - (double)ss.work) / CR_JOBS_WORK_PER_S;
+	if (left > 0)
+		ret = climb(&st->s, obj, t, left, b, os);
+	os->moves += ss.swaps;
+	return ret;
+}
+
 int cr_jobs_refine(const struct cr_jobs_stage *st,
 		   const struct cr_jobs_tune_params *t, struct cr_routing **out,
 		   struct cr_jobs_gain *g)
@@ -403,7 +433,7 @@ int cr_jobs_refine(const struct cr_jobs_stage *st,
 		goto out;
 	cr_note("jobs: refining from the first stage's tables (%u moves)",
 		st->g.moves);
-	ret = climb(&st->s, &obj, t, t->refine, &b, &os);
+	ret = refine_climb(st, &obj, t, &b, &os);
 	if (ret)
 		goto out;
 	ret = -1;
