@@ -29,27 +29,56 @@
 #include <croute/model/check.h>
 #include <croute/model/clock.h>
 #include <croute/model/log.h>
+#include <croute/tune/jobs_tune.h>
 #include "jobs_swap.h"
 #include "opt_held.h"
 #include "opt_int.h"
 
 #define MAX_HOPS 64
-/* Slurm's order's share of the surrogate (the rest: random orders) */
+/*
+ * Slurm's order's share of the jobs' part of the surrogate, the rest
+ * random orders: the objective already judges Slurm's order, the
+ * surrogate leans toward the orders it does not see (bench/jobs scores
+ * them 4 to 1)
+ */
 #define SLURM_SHARE 0.2
 #define SWEEPS 8 /* over every switch, at most */
 #define ROUNDS 4 /* over a switch's pairs, at most */
 #define MAX_LOADS (64u << 20) /* phase x link counters, at most */
+/* shift's phases the surrogate counts, evenly spaced, at most */
+#define SHIFT_PHASES 64
+/*
+ * The surrogate's work (a path entry walked or counted) next to the
+ * estimate's (cr_est_inc_work): a third of the CPU, measured on the
+ * director of bench/jobs
+ */
+#define SG_WORK_DIV 3
 
 struct grp {
 	uint32_t sw; /* switch index */
 	uint32_t count; /* the job's hosts on it */
 };
 
+/*
+ * Hosts in a known order, each running shift within its group (a job,
+ * or all hosts), every phase counted exactly.
+ */
+struct ord {
+	uint32_t n, ph;
+	uint32_t step, nk; /* phases 1, 1 + step, ... ph: nk of them */
+	uint32_t *sw; /* host -> switch index */
+	uint32_t *first, *cnt; /* host -> its group's first host, size */
+	uint32_t *at; /* LID -> host, NONE */
+	uint16_t *lid; /* host -> LID */
+	uint16_t *load; /* phase x link */
+	double weight;
+};
+
 struct sg {
 	const struct cr_fabric *f;
 	struct cr_routing *r;
 	const struct cr_jobs *jobs;
-	uint32_t ns, nlinks, ph;
+	uint32_t ns, nlinks;
 	uint32_t *link_base; /* switch index -> its port 0's link */
 	uint32_t *hsw, *hjob; /* jobs' host -> switch index, job */
 	uint32_t *lid_host; /* LID -> jobs' host, NONE */
@@ -58,7 +87,8 @@ struct sg {
 	double *s, *q, *ds, *dq; /* per link: sum, sum of squares */
 	uint32_t *touched, ntouched;
 	uint8_t *mark;
-	uint16_t *load; /* Slurm's order: phase x link */
+	double jobs_share; /* the jobs' part; the rest: shift's */
+	struct ord ord[2]; /* the jobs in Slurm's order; shift */
 	/* paths from each switch to two LIDs, cached per pair */
 	uint32_t *pl[2];
 	int *pn[2];
@@ -79,7 +109,14 @@ static void sg_free(struct sg *g)
 	free(g->dq);
 	free(g->touched);
 	free(g->mark);
-	free(g->load);
+	for (int i = 0; i < 2; i++) {
+		free(g->ord[i].sw);
+		free(g->ord[i].first);
+		free(g->ord[i].cnt);
+		free(g->ord[i].at);
+		free(g->ord[i].lid);
+		free(g->ord[i].load);
+	}
 	for (int i = 0; i < 2; i++) {
 		free(g->pl[i]);
 		free(g->pn[i]);
@@ -202,28 +239,27 @@ static double random_settle(struct sg *g, bool keep)
 }
 
 /*
- * Slurm's order: the flows to host i (LID of slot from) move to slot
- * to's paths, phase by phase, in place; the change in colliding pairs.
+ * Order o: the flows to host i (LID of slot from) move to slot to's
+ * paths, phase by phase, in place; the change in colliding pairs.
  */
-static long slurm_move(struct sg *g, uint32_t i, uint32_t m, uint16_t la,
-		       uint16_t lb, int from)
+static long order_move(struct sg *g, struct ord *o, uint32_t i, uint32_t m,
+		       uint16_t la, uint16_t lb, int from)
 {
-	uint32_t j = g->hjob[i];
-	const struct cr_job *jb = &g->jobs->job[j];
-	uint32_t n = jb->count, qpos = i - jb->first;
+	uint32_t n = o->cnt[i], qpos = i - o->first[i];
 	long d = 0;
 
-	for (uint32_t k = 1; k <= g->ph; k++) {
+	for (uint32_t k = 1; k <= o->ph; k += o->step) {
 		uint32_t s = (k - 1) % (n - 1) + 1;
-		uint32_t src = jb->first + (qpos + n - s) % n;
-		uint16_t *ld = g->load + (size_t)k * g->nlinks;
+		uint32_t src = o->first[i] + (qpos + n - s) % n;
+		uint16_t *ld =
+			o->load + (size_t)((k - 1) / o->step) * g->nlinks;
 		const uint32_t *p0, *p1;
 		int n0, n1;
 
-		if (g->hsw[src] == m)
+		if (o->sw[src] == m)
 			continue;
-		n0 = path(g, from, g->hsw[src], from ? lb : la, m, &p0);
-		n1 = path(g, !from, g->hsw[src], from ? la : lb, m, &p1);
+		n0 = path(g, from, o->sw[src], from ? lb : la, m, &p0);
+		n1 = path(g, !from, o->sw[src], from ? la : lb, m, &p1);
 		if (n0 < 0 || n1 < 0)
 			continue; /* refused by random_move's walk already */
 		for (int x = 0; x < n0; x++)
@@ -260,7 +296,7 @@ static int sg_swap(struct sg *g, uint32_t m, uint16_t la, uint16_t lb,
 	uint32_t ia = g->lid_host[la], ib = g->lid_host[lb];
 	uint32_t ja = ia == NONE ? NONE : g->hjob[ia];
 	uint32_t jb = ib == NONE ? NONE : g->hjob[ib];
-	long ds = 0;
+	long ds;
 
 	forget_paths(g);
 	if (ja != jb && ((ia != NONE && random_move(g, ia, m, la, lb, 0)) ||
@@ -268,12 +304,22 @@ static int sg_swap(struct sg *g, uint32_t m, uint16_t la, uint16_t lb,
 		random_settle(g, false);
 		return -1;
 	}
-	*d = (1 - SLURM_SHARE) * random_settle(g, true);
-	if (ia != NONE)
-		ds += slurm_move(g, ia, m, la, lb, 0);
-	if (ib != NONE)
-		ds += slurm_move(g, ib, m, la, lb, 1);
-	*d += SLURM_SHARE * (double)ds / g->ph;
+	*d = (1 - SLURM_SHARE) * g->jobs_share * random_settle(g, true);
+	for (int k = 0; k < 2; k++) {
+		struct ord *o = &g->ord[k];
+		uint32_t xa, xb;
+
+		if (!o->ph)
+			continue;
+		xa = o->at[la];
+		xb = o->at[lb];
+		ds = 0;
+		if (xa != NONE)
+			ds += order_move(g, o, xa, m, la, lb, 0);
+		if (xb != NONE)
+			ds += order_move(g, o, xb, m, la, lb, 1);
+		*d += o->weight * (double)ds / o->nk;
+	}
 	swap_cols(g, m, la, lb);
 	return 0;
 }
@@ -351,16 +397,15 @@ static int sg_hosts(struct sg *g)
 				g->grp[ng++] = (struct grp){w, cnt[w]};
 				cnt[w] = 0;
 			}
-		if (x->count - 1 > g->ph)
-			g->ph = x->count - 1;
 	}
 	g->gfirst[jb->num_jobs] = ng;
 	free(cnt);
 	return 0;
 }
 
-/* Both parts' loads from the tables. 0, 1 when a path does not arrive. */
-static int sg_loads(struct sg *g)
+/* The random orders' sums from the tables: 0, 1 when a path does not
+ * arrive. */
+static int random_loads(struct sg *g)
 {
 	const struct cr_jobs *jb = g->jobs;
 	uint32_t *p = g->pl[0];
@@ -390,29 +435,126 @@ static int sg_loads(struct sg *g)
 					g->q[p[t]] += a * w;
 				}
 			}
-			for (uint32_t k = 1; k <= g->ph; k++) {
-				uint32_t n = x->count,
-					 s = (k - 1) % (n - 1) + 1;
-				uint32_t src =
-					x->first + (i - x->first + n - s) % n;
-				int c;
-
-				if (g->hsw[src] == g->hsw[i])
-					continue;
-				c = walk(g, g->hsw[src], lid, g->hsw[i], p);
-				if (c < 0)
-					return 1;
-				for (int t = 0; t < c; t++)
-					g->load[(size_t)k * g->nlinks + p[t]]++;
-			}
 		}
 	}
 	return 0;
 }
 
+static int ord_alloc(struct ord *o, uint32_t n, uint32_t max_lid)
+{
+	o->n = n;
+	o->sw = calloc(n + 1, sizeof(uint32_t));
+	o->first = calloc(n + 1, sizeof(uint32_t));
+	o->cnt = calloc(n + 1, sizeof(uint32_t));
+	o->at = malloc(((size_t)max_lid + 1) * sizeof(uint32_t));
+	o->lid = calloc(n + 1, sizeof(uint16_t));
+	if (!o->sw || !o->first || !o->cnt || !o->at || !o->lid)
+		return -1;
+	memset(o->at, 0xff, ((size_t)max_lid + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+/* The jobs in Slurm's order (their list's). */
+static int ord_jobs(struct sg *g, struct ord *o)
+{
+	const struct cr_jobs *jb = g->jobs;
+
+	if (ord_alloc(o, jb->hosts.count, g->f->max_lid))
+		return -1;
+	for (uint32_t j = 0; j < jb->num_jobs; j++) {
+		const struct cr_job *x = &jb->job[j];
+
+		for (uint32_t i = x->first; i < x->first + x->count; i++) {
+			o->sw[i] = g->hsw[i];
+			o->first[i] = x->first;
+			o->cnt[i] = x->count;
+			o->lid[i] = jb->hosts.ep[i].lid;
+			if (x->count > 1)
+				o->at[jb->hosts.ep[i].lid] = i;
+		}
+		if (x->count > 1 && x->count - 1 > o->ph)
+			o->ph = x->count - 1;
+	}
+	o->weight = SLURM_SHARE * g->jobs_share;
+	return 0;
+}
+
+/* Shift on the objective's hosts (none when one is on no switch). */
+static int ord_shift(struct sg *g, struct ord *o, const struct cr_hosts *h)
+{
+	if (ord_alloc(o, h->count, g->f->max_lid))
+		return -1;
+	for (uint32_t i = 0; i < h->count; i++) {
+		uint16_t lid = h->ep[i].lid;
+
+		o->sw[i] = lid <= g->f->max_lid ? dest_sw(g->f, lid) : NONE;
+		if (o->sw[i] == NONE)
+			return 0;
+		o->cnt[i] = h->count;
+		o->lid[i] = lid;
+		o->at[lid] = i;
+	}
+	o->ph = h->count > 1 ? h->count - 1 : 0;
+	o->weight = 1 - g->jobs_share;
+	if (!(o->weight > 0))
+		o->ph = 0; /* no shift term: not counted */
+	return 0;
+}
+
+/* o's loads from the tables: 0, 1 when a path does not arrive. */
+static int ord_loads(struct sg *g, struct ord *o)
+{
+	uint32_t *p = g->pl[0];
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t n = o->cnt[i];
+
+		if (n < 2)
+			continue;
+		for (uint32_t k = 1; k <= o->ph; k += o->step) {
+			uint32_t s = (k - 1) % (n - 1) + 1;
+			uint32_t src =
+				o->first[i] + (i - o->first[i] + n - s) % n;
+			int c;
+
+			if (o->sw[src] == o->sw[i])
+				continue;
+			c = walk(g, o->sw[src], o->lid[i], o->sw[i], p);
+			if (c < 0)
+				return 1;
+			for (int t = 0; t < c; t++)
+				o->load[(size_t)((k - 1) / o->step) *
+						g->nlinks +
+					p[t]]++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The jobs' share of the surrogate, the rest shift's: the objective's
+ * weights of its first jobs and shift terms when both are weighted
+ * (its default: 0.8 and 0.2), else the jobs' alone.
+ */
+static double jobs_share(const struct cr_objective *obj)
+{
+	double wj = 0, ws = 0;
+
+	for (unsigned i = 0; i < obj->num_terms; i++) {
+		const struct cr_objective_term *t = &obj->terms[i];
+
+		if (t->pat.kind == CR_PAT_JOBS && !wj)
+			wj = t->weight;
+		if (t->pat.kind == CR_PAT_SHIFT && !ws)
+			ws = t->weight;
+	}
+	return wj > 0 && ws > 0 ? wj / (wj + ws) : 1;
+}
+
 /* 0 ready, 1 the surrogate does not apply (said), -1 error (logged). */
 static int sg_init(struct sg *g, const struct cr_fabric *f,
-		   struct cr_routing *r, const struct cr_jobs *jobs)
+		   struct cr_routing *r, const struct cr_jobs *jobs,
+		   const struct cr_objective *obj, const struct cr_hosts *h)
 {
 	int rc;
 
@@ -420,27 +562,42 @@ static int sg_init(struct sg *g, const struct cr_fabric *f,
 	g->f = f;
 	g->r = r;
 	g->jobs = jobs;
-	if (sg_links(g) || (rc = sg_hosts(g)) < 0)
+	g->jobs_share = jobs_share(obj);
+	if (sg_links(g) || (rc = sg_hosts(g)) < 0 || ord_jobs(g, &g->ord[0]) ||
+	    ord_shift(g, &g->ord[1], h))
 		goto oom;
-	if (rc || !g->ph) {
+	if (rc || !g->ord[0].ph) {
 		cr_info("jobs: whole-route swaps need every job's hosts on a"
 			" switch; none tried");
 		return 1;
 	}
-	if ((uint64_t)(g->ph + 1) * g->nlinks > MAX_LOADS) {
-		cr_info("jobs: too many phases x links for whole-route swaps;"
-			" none tried");
-		return 1;
+	for (int i = 0; i < 2; i++) {
+		struct ord *o = &g->ord[i];
+
+		if (!o->ph)
+			continue;
+		o->step = i && o->ph > SHIFT_PHASES
+				  ? (o->ph + SHIFT_PHASES - 1) / SHIFT_PHASES
+				  : 1;
+		o->nk = o->ph ? (o->ph - 1) / o->step + 1 : 0;
+		if ((uint64_t)o->nk * g->nlinks > MAX_LOADS) {
+			cr_info("jobs: too many phases x links for whole-route"
+				" swaps; none tried");
+			return 1;
+		}
+		o->load =
+			calloc((size_t)o->nk * g->nlinks + 1, sizeof(uint16_t));
+		if (!o->load)
+			goto oom;
+		if (ord_loads(g, o))
+			goto nopath;
 	}
-	g->load = calloc((size_t)(g->ph + 1) * g->nlinks, sizeof(uint16_t));
-	if (!g->load)
-		goto oom;
-	if (sg_loads(g)) {
-		cr_info("jobs: a job's flow has no path; no whole-route swap"
-			" tried");
-		return 1;
-	}
+	if (random_loads(g))
+		goto nopath;
 	return 0;
+nopath:
+	cr_info("jobs: a flow has no path; no whole-route swap tried");
+	return 1;
 oom:
 	cr_err("jobs: out of memory");
 	return -1;
@@ -595,7 +752,7 @@ static int try_switch(struct run *u, uint32_t m)
 
 static uint64_t run_work(const struct run *u)
 {
-	return cr_est_inc_work(u->inc) + u->g.work;
+	return cr_est_inc_work(u->inc) + u->g.work / SG_WORK_DIV;
 }
 
 /* Sweeps over the switches: 0, -1 error, -2 stopped. */
@@ -744,7 +901,7 @@ int cr_jobs_swap(const struct cr_fabric *f, struct cr_routing *r,
 	u.st = st;
 	if (!hosts || !s0 || !s1)
 		goto out;
-	rc = sg_init(&u.g, f, r, jobs);
+	rc = sg_init(&u.g, f, r, jobs, obj, hosts);
 	if (rc) {
 		ret = rc > 0 ? 0 : -1;
 		goto out;
@@ -781,8 +938,9 @@ int cr_jobs_swap(const struct cr_fabric *f, struct cr_routing *r,
 		restore(f, r, r0);
 	if (ret == 0 || ret == -2)
 		cr_note("jobs: whole-route swaps: %u kept at %u of %u"
-			" switches tried, %.4f -> %.4f%s",
+			" switches tried, %.4f -> %.4f, work %.2f s%s",
 			st->swaps, st->kept, st->groups, st->before, st->after,
+			(double)st->work / CR_JOBS_WORK_PER_S,
 			ret == -2 ? " (stopped: undone)" : "");
 out:
 	if (ret && ret != -2 && r0)
