@@ -6,7 +6,10 @@
  * fragmented, so which engine spreads them best differs from what the
  * oblivious patterns rank; the pass then only climbs from there. Running
  * queue pairs keep their path SLs, so a start with other SLs is never
- * taken and the pass never re-layers.
+ * taken and the pass never re-layers. The refine stage first swaps
+ * whole routes of destinations that share a switch (jobs_swap.c), a move
+ * the pass's single entries cannot make, then climbs on the rest of its
+ * budget.
  */
 #include <stdlib.h>
 #include <string.h>
