@@ -44,7 +44,7 @@
 #define SLURM_SHARE 0.2
 #define SWEEPS 8 /* over every switch, at most */
 #define ROUNDS 4 /* over a switch's pairs, at most */
-#define MAX_LOADS (64u << 20) /* phase x link counters, at most */
+#define MAX_LOADS (16u << 20) /* phase x link counters (2 bytes), at most */
 /* shift's phases the surrogate counts, evenly spaced, at most */
 #define SHIFT_PHASES 64
 /*
