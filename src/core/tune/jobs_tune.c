@@ -90,7 +90,7 @@ static int measure(const struct cr_fabric *f, const struct cr_routing *r,
 	return ret;
 }
 
-/* The objective's first term (the weighted terms blended) on r. */
+/* The objective's first score on r (cr_objective_score blends it). */
 static int score_of(const struct cr_fabric *f, const struct cr_routing *r,
 		    const struct cr_objective *obj,
 		    const struct cr_hosts *hosts, double *out)
@@ -103,7 +103,6 @@ static int score_of(const struct cr_fabric *f, const struct cr_routing *r,
 		return -1;
 	}
 	if (!cr_objective_score(f, r, obj, hosts, s)) {
-		cr_objective_blend(obj, s);
 		*out = s[0];
 		ret = 0;
 	}
