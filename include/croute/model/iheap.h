@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * An indexed binary min-heap of item numbers keyed by key[item], for the
- * max-min solver's links and the bound's shortest paths. pos[] lets a
- * caller lower or raise one item's key and re-sift it in O(log n). Equal
- * keys keep whatever order the sifts leave, which depends only on the
- * sequence of calls, so results stay deterministic. Inline: both users
- * sift in their innermost loops.
+ * bound's shortest paths (the max-min solver makes these sifts with the
+ * keys in its slots; test_maxmin holds it to this heap's bits). pos[]
+ * lets a caller lower or raise one item's key and re-sift it in
+ * O(log n). Equal keys keep whatever order the sifts leave, which
+ * depends only on the sequence of calls, so results stay deterministic.
+ * Inline: its users sift in their innermost loops.
  */
 #ifndef CROUTE_IHEAP_H
 #define CROUTE_IHEAP_H

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include <croute/model/buf.h>
-#include <croute/model/iheap.h>
 #include <croute/model/log.h>
 #include "maxmin.h"
 
@@ -39,6 +38,18 @@ struct mm_link {
 	uint32_t cnt; /* unfrozen flows on the link */
 	uint32_t first; /* its flows: lflows[first .. next link's first) */
 };
+
+/*
+ * A heap slot: a link in use and its key (its level when last sifted,
+ * never above it), side by side, so a sift compares keys without
+ * reading another array.
+ */
+struct mm_slot {
+	double key;
+	uint32_t link;
+};
+
+#define MM_OUT UINT32_MAX /* pos[] of a link not in the heap */
 
 /* A fabric link: the number it has in this solve, while stamp == gen. */
 struct mm_num {
@@ -61,8 +72,14 @@ struct cr_maxmin {
 	size_t lpath_alloc;
 	struct mm_link *lk; /* room for every link and one more */
 	uint32_t *fill;
-	double *key; /* heap key: level when last sifted, never above it */
-	struct cr_iheap heap; /* the links in use, keyed by key[] */
+	/*
+	 * The links in use in a binary min-heap by key: cr_iheap's sifts,
+	 * step for step (equal keys end in the same slots, so the same
+	 * link fills first), with the keys in the slots.
+	 */
+	struct mm_slot *hs;
+	uint32_t *pos; /* per link: its slot, or MM_OUT */
+	uint32_t hlen;
 	uint32_t *touched; /* number -> fabric link */
 
 	uint32_t *lflows; /* link -> flows, grouped by link */
@@ -82,13 +99,10 @@ struct cr_maxmin *cr_maxmin_new(uint32_t num_links)
 	m->num = calloc(nl, sizeof(*m->num));
 	m->lk = malloc((nl + 1) * sizeof(*m->lk));
 	m->fill = malloc(nl * sizeof(*m->fill));
-	m->key = malloc(nl * sizeof(*m->key));
-	m->heap.key = m->key;
-	m->heap.pos = malloc(nl * sizeof(*m->heap.pos));
-	m->heap.slot = malloc(nl * sizeof(*m->heap.slot));
+	m->hs = malloc(nl * sizeof(*m->hs));
+	m->pos = malloc(nl * sizeof(*m->pos));
 	m->touched = malloc(nl * sizeof(*m->touched));
-	if (!m->num || !m->lk || !m->fill || !m->key || !m->heap.pos ||
-	    !m->heap.slot || !m->touched)
+	if (!m->num || !m->lk || !m->fill || !m->hs || !m->pos || !m->touched)
 		goto oom;
 	return m;
 oom:
@@ -105,14 +119,67 @@ void cr_maxmin_free(struct cr_maxmin *m)
 	free(m->lpath);
 	free(m->lk);
 	free(m->fill);
-	free(m->key);
-	free(m->heap.pos);
-	free(m->heap.slot);
+	free(m->hs);
+	free(m->pos);
 	free(m->touched);
 	free(m->lflows);
 	free(m->order);
 	free(m->tmp);
 	free(m);
+}
+
+static inline void h_put(struct cr_maxmin *m, uint32_t i, struct mm_slot v)
+{
+	m->hs[i] = v;
+	m->pos[v.link] = i;
+}
+
+static inline void h_up(struct cr_maxmin *m, uint32_t i)
+{
+	struct mm_slot v = m->hs[i];
+
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (m->hs[p].key <= v.key)
+			break;
+		h_put(m, i, m->hs[p]);
+		i = p;
+	}
+	h_put(m, i, v);
+}
+
+static inline void h_down(struct cr_maxmin *m, uint32_t i)
+{
+	struct mm_slot v = m->hs[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= m->hlen)
+			break;
+		if (c + 1 < m->hlen && m->hs[c + 1].key < m->hs[c].key)
+			c++;
+		if (v.key <= m->hs[c].key)
+			break;
+		h_put(m, i, m->hs[c]);
+		i = c;
+	}
+	h_put(m, i, v);
+}
+
+static inline void h_remove(struct cr_maxmin *m, uint32_t l)
+{
+	uint32_t i = m->pos[l];
+	struct mm_slot last = m->hs[--m->hlen];
+
+	m->pos[l] = MM_OUT;
+	if (last.link == l)
+		return;
+	h_put(m, i, last);
+	/* the moved key may belong either above or below slot i */
+	h_down(m, i);
+	h_up(m, m->pos[last.link]);
 }
 
 static void freeze(struct cr_maxmin *m, const struct cr_maxmin_flows *fl,
@@ -127,20 +194,20 @@ static void freeze(struct cr_maxmin *m, const struct cr_maxmin_flows *fl,
 		x->rem -= a * v;
 		x->wsum -= a;
 		x->cnt--;
-		if (m->heap.pos[l] == CR_IHEAP_OUT)
+		if (m->pos[l] == MM_OUT)
 			continue;
 		if (!x->cnt) {
-			cr_iheap_remove(&m->heap, l);
+			h_remove(m, l);
 			continue;
 		}
-		x->level = x->rem / x->wsum;
+		x->level = x->wsum == 1 ? x->rem : x->rem / x->wsum;
 		/*
 		 * R / n does not decrease (but for rounding): the key may
 		 * lag behind, the top is set right when it is read
 		 */
-		if (x->level < m->key[l]) {
-			m->key[l] = x->level;
-			cr_iheap_up(&m->heap, m->heap.pos[l]);
+		if (x->level < m->hs[m->pos[l]].key) {
+			m->hs[m->pos[l]].key = x->level;
+			h_up(m, m->pos[l]);
 		}
 	}
 }
@@ -224,16 +291,13 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap,
 			m->touched[ntouched++] = path[k];
 		}
 		m->lpath[k] = u->local;
+		m->lk[u->local].cnt++;
 	}
 	/* the same sums in the same order as by flow: entries are by flow */
 	if (fl->share) {
-		for (size_t k = begin; k < entries; k++) {
-			m->lk[m->lpath[k]].cnt++;
-			m->lk[m->lpath[k]].wsum += fl->share[k];
-		}
-	} else {
 		for (size_t k = begin; k < entries; k++)
-			m->lk[m->lpath[k]].cnt++;
+			m->lk[m->lpath[k]].wsum += fl->share[k];
+	} else {
 		for (uint32_t i = 0; i < ntouched; i++)
 			m->lk[i].wsum = m->lk[i].cnt;
 	}
@@ -243,7 +307,10 @@ static uint32_t index_links(struct cr_maxmin *m, const double *cap,
 		x->first = m->fill[i] = off;
 		off += x->cnt;
 		x->rem = cap[m->touched[i]];
-		x->level = m->key[i] = x->rem / x->wsum;
+		/* x / 1 is x: most links of a phase carry one flow */
+		x->level = x->wsum == 1 ? x->rem : x->rem / x->wsum;
+		m->hs[i] = (struct mm_slot){x->level, i};
+		m->pos[i] = i;
 	}
 	m->lk[ntouched].first = off;
 	for (size_t f = 0; f < n; f++)
@@ -277,10 +344,9 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 		return -1;
 	}
 	ntouched = index_links(m, cap, fl);
-	m->heap.len = 0;
-	for (uint32_t i = 0; i < ntouched; i++)
-		cr_iheap_put(&m->heap, m->heap.len++, i);
-	cr_iheap_heapify(&m->heap);
+	m->hlen = ntouched;
+	for (uint32_t i = ntouched / 2; i-- > 0;)
+		h_down(m, i);
 
 	for (size_t f = 0; f < n; f++) {
 		rate[f] = -1;
@@ -307,14 +373,12 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 			next++;
 		next_bound = next < nb ? m->order[next].bound : INFINITY;
 		/* the smallest key with its level is the smallest level */
-		while (m->heap.len && m->key[m->heap.slot[0]] !=
-					      m->lk[m->heap.slot[0]].level) {
-			m->key[m->heap.slot[0]] = m->lk[m->heap.slot[0]].level;
-			cr_iheap_down(&m->heap, 0);
+		while (m->hlen && m->hs[0].key != m->lk[m->hs[0].link].level) {
+			m->hs[0].key = m->lk[m->hs[0].link].level;
+			h_down(m, 0);
 		}
-		next_level =
-			m->heap.len ? m->lk[m->heap.slot[0]].level : INFINITY;
-		if (next == nb && !m->heap.len)
+		next_level = m->hlen ? m->lk[m->hs[0].link].level : INFINITY;
+		if (next == nb && !m->hlen)
 			break;
 		if (next_bound <= next_level) {
 			/* the flow reaches its bound before any link fills */
@@ -323,10 +387,10 @@ int cr_maxmin_solve_shares(struct cr_maxmin *m, const double *cap,
 			continue;
 		}
 		/* the link fills: every flow still growing on it stops */
-		l = m->heap.slot[0];
+		l = m->hs[0].link;
 
 		t = next_level > t ? next_level : t;
-		cr_iheap_remove(&m->heap, l);
+		h_remove(m, l);
 		for (uint32_t k = m->lk[l].first; k < m->lk[l + 1].first; k++) {
 			uint32_t f = m->lflows[k];
 
