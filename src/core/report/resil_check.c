@@ -169,8 +169,12 @@ int cr_resil_check_cable(const struct cr_resil_check *x,
 		const uint8_t *a = r->lft[g->switches[s]];
 		const uint8_t *b = r0->lft[g->switches[s]];
 
-		for (uint32_t lid = 1; lid <= x->max_lid; lid++)
-			lids[lid] |= a[lid] != b[lid];
+		for (uint32_t lid = 1;; lid++) {
+			lid = cr_resil_next_diff(a, b, lid, x->max_lid + 1);
+			if (lid > x->max_lid)
+				break;
+			lids[lid] = 1;
+		}
 	}
 	for (uint32_t lid = 1; lid <= x->max_lid; lid++)
 		if (lids[lid] || g->lid_node[lid] != f->lid_node[lid] ||
