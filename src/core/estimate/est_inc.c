@@ -73,6 +73,14 @@ struct cr_est_inc {
 	uint8_t *ok;
 	uint32_t *lid_first; /* flows to LID l: lid_flow[lid_first[l] ..] */
 	uint32_t *lid_flow;
+	/*
+	 * By lid_flow's index: a bit per link the flow's path crosses
+	 * (link_bit), every bit for one that does not arrive. A try reads
+	 * a LID's flows in a row here, and the path only of those that
+	 * may cross a link of the try: most flows to a changed LID cross
+	 * none, and their paths lie all over memory.
+	 */
+	uint64_t *lid_sig;
 
 	/* the last try */
 	bool pending;
@@ -107,6 +115,7 @@ struct cr_est_inc {
 	struct cr_est_inc_change *csort;
 	size_t csort_alloc;
 	uint32_t *cstamp, cgen;
+	uint64_t cmask; /* link_bit of the links marked in cstamp */
 
 	/* cr_est_inc_limits */
 	uint32_t *lstamp, lgen;
@@ -137,6 +146,7 @@ void cr_est_inc_free(struct cr_est_inc *x)
 	free(x->ok);
 	free(x->lid_first);
 	free(x->lid_flow);
+	free(x->lid_sig);
 	free(x->aff);
 	free(x->aff_start);
 	free(x->aff_path);
@@ -233,14 +243,34 @@ static int hold_phase(struct cr_est_inc *x, const struct cr_flow *flows,
 	return 0;
 }
 
+/* A link's bit in a path's signature (a 64-bit Bloom filter). */
+static inline uint64_t link_bit(uint32_t l)
+{
+	return 1ULL << ((l * 0x9e3779b1u) >> 26);
+}
+
+static uint64_t path_sig(const struct cr_est_inc *x, uint32_t fl)
+{
+	const struct inc_phase *ph = &x->ph[x->fphase[fl]];
+	uint32_t i = fl - ph->first;
+	uint64_t sig = 0;
+
+	if (!x->ok[fl])
+		return ~0ULL;
+	for (uint32_t k = ph->start[i]; k < ph->start[i + 1]; k++)
+		sig |= link_bit(ph->path[k]);
+	return sig;
+}
+
 static int index_lids(struct cr_est_inc *x)
 {
 	uint32_t nl = (uint32_t)x->f->max_lid + 1, *fill;
 
 	x->lid_first = calloc(nl + 1, sizeof(*x->lid_first));
 	x->lid_flow = malloc((x->nflows + 1) * sizeof(*x->lid_flow));
+	x->lid_sig = malloc((x->nflows + 1) * sizeof(*x->lid_sig));
 	fill = malloc((nl + 1) * sizeof(*fill));
-	if (!x->lid_first || !x->lid_flow || !fill) {
+	if (!x->lid_first || !x->lid_flow || !x->lid_sig || !fill) {
 		free(fill);
 		return -1;
 	}
@@ -251,8 +281,10 @@ static int index_lids(struct cr_est_inc *x)
 		x->lid_first[l] += x->lid_first[l - 1];
 	memcpy(fill, x->lid_first, (nl + 1) * sizeof(*fill));
 	for (uint32_t fl = 0; fl < x->nflows; fl++)
-		if (x->flow[fl].dst_lid < nl)
+		if (x->flow[fl].dst_lid < nl) {
+			x->lid_sig[fill[x->flow[fl].dst_lid]] = path_sig(x, fl);
 			x->lid_flow[fill[x->flow[fl].dst_lid]++] = fl;
+		}
 	free(fill);
 	return 0;
 }
@@ -656,9 +688,14 @@ static int collect(struct cr_est_inc *x, uint16_t lid)
 		return 0;
 	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++) {
 		uint32_t fl = x->lid_flow[k];
-		const struct inc_phase *ph = &x->ph[x->fphase[fl]];
-		uint32_t i = fl - ph->first;
+		const struct inc_phase *ph;
+		uint32_t i;
 
+		/* no marked link's bit: it arrives and crosses none */
+		if (x->cmask && !(x->lid_sig[k] & x->cmask))
+			continue;
+		ph = &x->ph[x->fphase[fl]];
+		i = fl - ph->first;
 		if (x->aff_stamp[fl] == x->aff_gen)
 			continue; /* another change of this try moved it */
 		if (x->ok[fl] &&
@@ -721,12 +758,15 @@ static int collect_all(struct cr_est_inc *x, const struct cr_est_inc_change *c,
 			       x->e->num_links * sizeof(*x->cstamp));
 			x->cgen = 1;
 		}
+		x->cmask = 0;
 		for (h = g; h < n && s[h].lid == s[g].lid; h++) {
 			uint32_t l = x->e->base[s[h].sw] + s[h].old_port;
 
 			/* no path crosses a link past the last */
-			if (l < x->e->num_links)
+			if (l < x->e->num_links) {
 				x->cstamp[l] = x->cgen;
+				x->cmask |= link_bit(l);
+			}
 		}
 		rc = collect(x, s[g].lid);
 		if (rc)
@@ -849,6 +889,20 @@ long cr_est_inc_try_n(struct cr_est_inc *x, const struct cr_est_inc_change *c,
 	return cr_est_inc_try_part(x, c, n, x->npat, avg, min);
 }
 
+/* Flow fl's signature again, after its path changed. */
+static void resign(struct cr_est_inc *x, uint32_t fl)
+{
+	uint16_t lid = x->flow[fl].dst_lid;
+
+	if (lid > x->f->max_lid)
+		return;
+	for (uint32_t k = x->lid_first[lid]; k < x->lid_first[lid + 1]; k++)
+		if (x->lid_flow[k] == fl) {
+			x->lid_sig[k] = path_sig(x, fl);
+			return;
+		}
+}
+
 int cr_est_inc_commit(struct cr_est_inc *x)
 {
 	if (!x->pending)
@@ -878,6 +932,8 @@ int cr_est_inc_commit(struct cr_est_inc *x)
 		ph->min = tr->min;
 		ph->serial = x->commits + 1;
 	}
+	for (uint32_t a = 0; a < x->naff; a++)
+		resign(x, x->aff[a]);
 	x->commits++;
 	x->pending = false;
 	return 0;
