@@ -19,22 +19,11 @@ orders=${ORDERS:-24}
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-gen_args() {
-	case $1 in
-	dfly) echo "--groups 9 --leaves 4 --spines 4 --hosts 4 --global 2" ;;
-	dfly12) echo "--groups 12 --leaves 6 --spines 6 --hosts 6 --global 2" ;;
-	*) echo "autocmp.sh: unknown fabric $1" >&2; exit 2 ;;
-	esac
-}
+. "$here/lib.sh"
 
 # score LFTS: "shift bisect", the means over the random orders
 score() {
-	"$new" estimate -t "$t" --lfts "$1" --pattern shift,bisect:10 \
-		--phases 16 --orders "$orders" --seed "${ORDER_SEED:-303}" \
-		2>/dev/null |
-		awk '/^pattern +own avg/ { on = 1; next }
-		     on && /^shift/ { s = $3 } on && /^bisect/ { b = $3 }
-		     END { printf "%s %s", s, b }'
+	orders_score "$new" "$t" "$1" "$orders" "${ORDER_SEED:-303}"
 }
 
 # auto BUILD NAME: its tables into $tmp/NAME.*; prints "winner VLs"

@@ -105,18 +105,6 @@ static bool same_sls(const struct cr_fabric *f, const struct cr_routing *a,
 	return true;
 }
 
-static bool same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
-		      const struct cr_routing *b)
-{
-	for (uint32_t i = 0; i < f->num_switches; i++) {
-		uint32_t n = f->switches[i];
-
-		if (memcmp(a->lft[n], b->lft[n], (size_t)f->max_lid + 1))
-			return false;
-	}
-	return true;
-}
-
 /* Swaps on r (engine name) with jobs text; checks all but the gain. */
 static struct cr_routing *swapped(const struct cr_fabric *f,
 				  const struct cr_routing *r, const char *jobs,
@@ -140,7 +128,7 @@ static struct cr_routing *swapped(const struct cr_fabric *f,
 	/* the same inputs, the same tables */
 	assert_int_equal(cr_jobs_swap(f, t2, j, &obj, 100000000, &far, &st2),
 			 0);
-	assert_true(same_lfts(f, t, t2));
+	assert_true(tu_same_lfts(f, t, t2));
 	assert_true(whole_routes(f, r, t));
 	assert_true(same_sls(f, r, t));
 	assert_int_equal(cr_check(f, t, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
@@ -178,7 +166,7 @@ static void test_two_level(void **state)
 		    &st);
 	assert_true(st.swaps > 0);
 	assert_true(st.after > st.before);
-	assert_false(same_lfts(f, r, t));
+	assert_false(tu_same_lfts(f, r, t));
 	cr_routing_free(t);
 	cr_routing_free(r);
 	cr_byproducts_release(&by);

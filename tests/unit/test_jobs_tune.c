@@ -105,18 +105,6 @@ static void test_weights(void **state)
 	assert_int_equal(cr_objective_parse("shift*2000", "t", &obj), -1);
 }
 
-static bool same_lfts(const struct cr_fabric *f, const struct cr_routing *a,
-		      const struct cr_routing *b)
-{
-	for (uint32_t i = 0; i < f->num_switches; i++) {
-		uint32_t n = f->switches[i];
-
-		if (memcmp(a->lft[n], b->lft[n], (size_t)f->max_lid + 1))
-			return false;
-	}
-	return true;
-}
-
 static void test_tune(void **state)
 {
 	/* 8 leaves of 4 hosts, 2 spines: jobs across leaves contend */
@@ -140,7 +128,7 @@ static void test_tune(void **state)
 	cr_options_init(&o);
 	assert_int_equal(cr_jobs_tune(&st, j, &par, &t1, &g1), 0);
 	assert_int_equal(cr_jobs_tune(&st, j, &par, &t2, &g2), 0);
-	assert_true(same_lfts(f, t1, t2));
+	assert_true(tu_same_lfts(f, t1, t2));
 	assert_true(g1.jobs_after == g2.jobs_after);
 	assert_int_equal(cr_check(f, t1, CR_CHECK_CREDIT, NULL, 0, &rep), 0);
 	assert_int_equal(rep.unreachable, 0);
@@ -150,7 +138,7 @@ static void test_tune(void **state)
 	assert_true(g1.jobs_before > 0 && g1.jobs_after > 0);
 	assert_true(fabs(g1.gain - (g1.jobs_after / g1.jobs_before - 1)) <
 		    1e-12);
-	assert_int_equal(g1.churn == 0, same_lfts(f, r, t1));
+	assert_int_equal(g1.churn == 0, tu_same_lfts(f, r, t1));
 	cr_routing_free(t1);
 	cr_routing_free(t2);
 	cr_jobs_free(j);
@@ -179,7 +167,7 @@ static void test_no_pair(void **state)
 		struct cr_jobs *j = jobs_of(f, texts[i]);
 
 		assert_int_equal(cr_jobs_tune(&st, j, &par, &t, &g), 0);
-		assert_true(same_lfts(f, r, t));
+		assert_true(tu_same_lfts(f, r, t));
 		assert_int_equal(g.churn, 0);
 		assert_true(g.gain == 0);
 		cr_routing_free(t);
@@ -242,14 +230,14 @@ static void test_refine(void **state)
 	assert_non_null(stage);
 	par.refine = 0;
 	assert_int_equal(cr_jobs_tune(&st, j, &par, &t0, &g0), 0);
-	assert_true(same_lfts(f, t0, t1));
+	assert_true(tu_same_lfts(f, t0, t1));
 	assert_true(g0.jobs_after == g1.jobs_after);
 	par.refine = 1;
 	assert_int_equal(cr_jobs_refine(stage, &par, &t2, &g2), 0);
 	assert_int_equal(cr_jobs_tune(&st, j, &par, &t3, &g3), 0);
-	assert_true(same_lfts(f, t2, t3));
+	assert_true(tu_same_lfts(f, t2, t3));
 	assert_true(g2.jobs_after == g3.jobs_after && g2.moves == g3.moves);
-	assert_false(same_lfts(f, t1, t2));
+	assert_false(tu_same_lfts(f, t1, t2));
 	assert_true(g2.moves > g1.moves);
 	assert_true(objective(f, t2, j) > objective(f, t1, j));
 	assert_true(g2.jobs_before == g1.jobs_before);

@@ -11,12 +11,27 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <croute/route/engine.h>
 #include <croute/model/fabric.h>
 #include <croute/model/log.h>
 #include <croute/model/routing.h>
+
+/* Do a and b forward every LID the same way at every switch? */
+static inline bool tu_same_lfts(const struct cr_fabric *f,
+				const struct cr_routing *a,
+				const struct cr_routing *b)
+{
+	for (uint32_t i = 0; i < f->num_switches; i++) {
+		uint32_t n = f->switches[i];
+
+		if (memcmp(a->lft[n], b->lft[n], (size_t)f->max_lid + 1))
+			return false;
+	}
+	return true;
+}
 
 /*
  * Everything two models hold, compared node by node (same order). whole:
