@@ -33,10 +33,7 @@ auto() {
 		--lash-sl2vl "$tmp/$2.sl2vl" 2>"$tmp/$2.err" >/dev/null
 	w=$(sed -n 's/.*cr-auto: chose \([^ ]*\).*/\1/p' "$tmp/$2.err" |
 		tail -n 1)
-	v=$(awk '$3 ~ /^[0-9]+$/ { s[$3] = 1 }
-		END { for (k in s) n++; print n + 0 }' "$tmp/$2.sl" 2>/dev/null)
-	[ "${v:-0}" -gt 0 ] || v=1
-	echo "${w:-?} $v"
+	echo "${w:-?} $(sl_vls "$tmp/$2.sl")"
 }
 
 printf '%-7s %4s %4s  %-11s %3s %7s %7s  %-11s %3s %7s %7s  %7s %7s %5s\n' \
@@ -62,7 +59,8 @@ for fab in ${FABRICS:-dfly dfly12}; do
 				sn=$(score "$tmp/new.lft")
 			fi
 			set -- $a $so $b $sn
-			printf '%-7s %4s %4s  %-11s %3s %7s %7s  %-11s %3s %7s %7s  %+7.4f %+7.4f %5s\n' \
+			fmt='%-7s %4s %4s  %-11s %3s %7s %7s  %-11s %3s %7s'
+			printf "$fmt"' %7s  %+7.4f %+7.4f %5s\n' \
 				"$fab" "$cuts" "$seed" "$1" "$2" "$3" "$4" \
 				"$5" "$6" "$7" "$8" \
 				"$(awk -v a="$7" -v b="$3" 'BEGIN { print a - b }')" \

@@ -39,11 +39,7 @@ route() {
 	"$croute" route -t "$t" -e "$e" -o "$tmp/$n.lft" \
 		--lash-sl "$tmp/$n.sl" --lash-sl2vl "$tmp/$n.sl2vl" -v "$@" \
 		2>"$tmp/$n.err"
-	# the SLs the paths use: a routing without layers writes none
-	vls=$(awk '$3 ~ /^[0-9]+$/ { s[$3] = 1 }
-		END { for (k in s) n++; print n + 0 }' "$tmp/$n.sl" 2>/dev/null)
-	[ "${vls:-0}" -gt 0 ] || vls=1
-	echo "$vls"
+	sl_vls "$tmp/$n.sl"
 }
 
 printf '%-7s %4s %4s  %-5s %3s %7s %7s  %7s %7s  %5s %5s  %3s %7s %7s\n' \

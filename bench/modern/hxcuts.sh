@@ -12,6 +12,7 @@ top=$(cd "$here/../.." && pwd)
 croute=${1:-$top/build/src/cli/croute}
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+. "$here/lib.sh"
 
 printf '%-26s %4s %4s  %-8s %3s  %s\n' hyperx cuts seed fallback VLs check
 for size in "6 6 --hosts 6" "4 4 3 --hosts 3" "3 3 3 --hosts 2 --trunk 2" \
@@ -27,8 +28,7 @@ for size in "6 6 --hosts 6" "4 4 3 --hosts 3" "3 3 3 --hosts 2 --trunk 2" \
 			>/dev/null 2>"$tmp/err" || exit 2
 		fb=no
 		grep -q "up\*/down\*" "$tmp/err" && fb=yes
-		vls=$(awk '$3 ~ /^[0-9]+$/ { s[$3] = 1 }
-			END { for (k in s) n++; print n + 0 }' "$tmp/sl")
+		vls=$(sl_vls "$tmp/sl")
 		chk=$("$croute" check -t "$tmp/t.topo" --lfts "$tmp/l" \
 			--sl "$tmp/sl" --sl2vl "$tmp/sl2vl" 2>&1 |
 			sed -n 's/^result: *//p')

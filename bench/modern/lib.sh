@@ -1,5 +1,6 @@
-# Shared by bench/modern/cuts.sh and autocmp.sh: the dragonflies+ by
-# name, and a routing's mean shift and bisect over random host orders.
+# Shared by bench/modern/cuts.sh, autocmp.sh and hxcuts.sh: the
+# dragonflies+ by name, a routing's mean shift and bisect over random
+# host orders, and the VLs its path SLs use.
 
 # gen_args NAME: the arguments of `croute gen dragonfly-plus` for NAME
 gen_args() {
@@ -18,4 +19,13 @@ orders_score() {
 		awk '/^pattern +own avg/ { on = 1; next }
 		     on && /^shift/ { s = $3 } on && /^bisect/ { b = $3 }
 		     END { printf "%s %s", s, b }'
+}
+
+# sl_vls SLFILE: the VLs (SL i travels on VL i) the path SLs of SLFILE
+# use; 1 when there is none (a routing without layers writes none)
+sl_vls() {
+	v=$(awk '$3 ~ /^[0-9]+$/ { s[$3] = 1 }
+		END { for (k in s) n++; print n + 0 }' "$1" 2>/dev/null)
+	[ "${v:-0}" -gt 0 ] || v=1
+	echo "$v"
 }
