@@ -526,6 +526,13 @@ static bool keep(struct cr_jobs_route *jr, const struct jr_base *b,
 		jr->kept = *to;
 		jr->kept_why = why;
 		jr->kept_token = token;
+		/*
+		 * An install the watcher has not taken yet is superseded:
+		 * taken after it waits for these tables, it would pass for
+		 * theirs (the same reading's token), and the state file
+		 * would say so before they are in the switches.
+		 */
+		jr->news = false;
 		*to = NULL;
 	}
 	pthread_mutex_unlock(&jr->lock);
